@@ -1,0 +1,48 @@
+# The two commands: `make test` (everything CI runs) and `make run` (the stack on this machine).
+# Both bootstrap from a machine with nothing but Python 3.11+: uv is installed if missing.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
+RUN := $(UV) run --no-sync
+SRC := shared-contracts/src services/coordinator/src services/research/src services/debate/src services/judge/src
+
+.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research bench clean
+
+help:
+	@echo "make test      bootstrap, lint (ruff), types (mypy), layers (import-linter), all tests"
+	@echo "make run       start the services locally (SQLite, offline snapshot, rules engines)"
+	@echo "make research SYMBOL=600519.SH   post a research to the running stack and print a summary"
+	@echo "make bench     run the benchmarks and write a report under bench-results/"
+
+$(CURDIR)/.tools/bin/uv:
+	$(PYTHON) -m venv $(CURDIR)/.tools
+	$(CURDIR)/.tools/bin/pip install --quiet uv
+
+bootstrap: $(UV)
+	$(UV) sync --all-packages --locked
+
+sync: bootstrap
+
+lint: bootstrap
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+format: bootstrap
+	$(RUN) ruff check --fix .
+	$(RUN) ruff format .
+
+typecheck: bootstrap
+	$(RUN) mypy $(SRC)
+
+layers: bootstrap
+	$(RUN) lint-imports
+
+test: lint typecheck layers
+	$(RUN) pytest
+
+test-fast: bootstrap
+	$(RUN) pytest -x -q -m "not e2e"
+
+clean:
+	rm -rf .venv .tools .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Service entry point: ``uvicorn --factory coordinator.main:create_app``."""

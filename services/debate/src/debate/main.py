@@ -1,0 +1,1 @@
+"""Service entry point: ``uvicorn --factory debate.main:create_app``."""

@@ -1,0 +1,1 @@
+"""Service entry point: ``uvicorn --factory judge.main:create_app``."""

@@ -1,0 +1,74 @@
+"""The research service's errors, each with a stable ``code`` (the presentation layer maps them to HTTP):
+
+ResearchError
+├── InvalidRequestError            400
+│   ├── InvalidSymbolError         invalid_symbol
+│   └── InvalidOptionsError        invalid_options
+├── NotFoundError                  404
+│   ├── UnknownExpertError         unknown_expert
+│   ├── SymbolNotFoundError        symbol_not_found (carries the symbols available offline)
+│   ├── DataUnavailableError       data_unavailable (the provider has no data of that category)
+│   └── InsufficientHistoryError   insufficient_history (too little data before analysis_date)
+├── DataProviderError              502 data_provider_error (a live source failed)
+│   └── DataProviderTimeoutError   504 data_provider_timeout
+└── LLMOutputParseError            502 llm_output_invalid (the model's answer is not the promised JSON)
+"""
+
+from __future__ import annotations
+
+
+class ResearchError(Exception):
+    code = "research_error"
+
+
+class InvalidRequestError(ResearchError):
+    code = "invalid_request"
+
+
+class InvalidSymbolError(InvalidRequestError):
+    code = "invalid_symbol"
+
+
+class InvalidOptionsError(InvalidRequestError):
+    code = "invalid_options"
+
+
+class NotFoundError(ResearchError):
+    code = "not_found"
+
+
+class UnknownExpertError(NotFoundError):
+    code = "unknown_expert"
+
+
+class SymbolNotFoundError(NotFoundError):
+    code = "symbol_not_found"
+
+    def __init__(self, message: str, available_symbols: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.available_symbols = available_symbols
+        self.problem_extra = {"available_symbols": available_symbols} if available_symbols else None
+
+
+class DataUnavailableError(NotFoundError):
+    code = "data_unavailable"
+
+
+class InsufficientHistoryError(NotFoundError):
+    code = "insufficient_history"
+
+
+class DataProviderError(ResearchError):
+    code = "data_provider_error"
+
+
+class DataProviderTimeoutError(DataProviderError):
+    code = "data_provider_timeout"
+
+
+class LLMOutputParseError(ResearchError):
+    code = "llm_output_invalid"
+
+    def __init__(self, message: str, raw_output: str = "") -> None:
+        super().__init__(message)
+        self.raw_output = raw_output

@@ -1,0 +1,1 @@
+"""Service entry point: ``uvicorn --factory research.main:create_app``."""

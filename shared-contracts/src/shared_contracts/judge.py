@@ -1,0 +1,55 @@
+"""Wire models of the judge service: JudgeInput (the coordinator's debate_outcome mapping) and Verdict."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared_contracts.debate import Direction
+from shared_contracts.engine import EngineInfo
+
+Action = Literal["BUY", "SELL", "HOLD"]
+TimeHorizon = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
+
+
+class KeyLevels(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    support: list[float] = Field(default_factory=list)
+    resistance: list[float] = Field(default_factory=list)
+
+
+class JudgeInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    symbol: str = Field(min_length=1)
+    direction: Direction
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    bull_thesis: str
+    bear_thesis: str
+    risk_factors: list[str] = Field(default_factory=list)
+    key_disagreements: list[str] = Field(default_factory=list)
+    conflict_resolution: str = ""
+    reference_price: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    key_levels: KeyLevels | None = None
+
+
+class PriceLevel(BaseModel):
+    percent_from_entry: float = Field(description="Signed percent from the entry price, e.g. -8.0 or 15.0.")
+    price: float | None = Field(default=None, description="Absolute level when a reference price was given.")
+    basis: str = Field(description="How the level was set.")
+
+
+class Verdict(BaseModel):
+    symbol: str
+    action: Action
+    position_percent: float = Field(ge=0.0, le=100.0, allow_inf_nan=False)
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    entry_strategy: str
+    stop_loss: PriceLevel
+    take_profit: PriceLevel
+    time_horizon: TimeHorizon
+    risk_warnings: list[str]
+    reasoning: str
+    engine: EngineInfo

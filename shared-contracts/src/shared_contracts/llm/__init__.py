@@ -1,0 +1,1 @@
+"""OpenAI-compatible LLM client kit shared by the analysing services (infrastructure only)."""

@@ -1,0 +1,103 @@
+"""An OpenAI-compatible chat client (the ``openai`` SDK; any endpoint via LLM_BASE_URL)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import openai
+import structlog
+from openai.types.chat import ChatCompletionMessageParam
+
+from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.service.settings import EngineSettings
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class LLMCompletion:
+    text: str
+    model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
+class OpenAICompatibleChat:
+    """One chat completion per call. The SDK retries connection errors, 408/409/429 and 5xx with
+    exponential backoff (``max_retries``); what still fails is raised as an ``LLMError``."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None,
+        api_key: str | None,
+        timeout_seconds: float,
+        max_retries: int,
+        json_mode: bool = True,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        self.model = model
+        self._json_mode = json_mode
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key or "not-needed",
+            base_url=base_url,
+            timeout=timeout_seconds,
+            max_retries=max_retries,
+            http_client=http_client,
+        )
+
+    async def complete(self, prompt: str, system_message: str | None, temperature: float) -> LLMCompletion:
+        messages: list[ChatCompletionMessageParam] = []
+        if system_message:
+            messages.append({"role": "system", "content": system_message})
+        messages.append({"role": "user", "content": prompt})
+        kwargs: dict[str, Any] = {}
+        if self._json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        try:
+            response = await self._client.chat.completions.create(
+                model=self.model, messages=messages, temperature=temperature, **kwargs
+            )
+        except openai.APITimeoutError as exc:
+            raise LLMTimeoutError(f"the LLM at {self._client.base_url} did not answer in time") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMUnavailableError(f"the LLM at {self._client.base_url} is unreachable: {exc}") from exc
+        except openai.InternalServerError as exc:
+            raise LLMUnavailableError(f"the LLM answered {exc.status_code}: {exc.message}") from exc
+        except openai.APIStatusError as exc:
+            raise LLMUpstreamError(f"the LLM refused the call ({exc.status_code}): {exc.message}") from exc
+        if not response.choices:
+            raise LLMUpstreamError("the LLM returned no choices")
+        text = response.choices[0].message.content or ""
+        usage = response.usage
+        log.info(
+            "llm_call",
+            model=self.model,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+        )
+        return LLMCompletion(
+            text=text,
+            model=response.model or self.model,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def build_chat_client(settings: EngineSettings, http_client: httpx2.AsyncClient | None = None) -> OpenAICompatibleChat:
+    assert settings.llm_model, "EngineSettings validation guarantees LLM_MODEL with the LLM engine"
+    return OpenAICompatibleChat(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key,
+        timeout_seconds=settings.llm_timeout_seconds,
+        max_retries=settings.llm_max_retries,
+        json_mode=settings.llm_json_mode,
+        http_client=http_client,
+    )

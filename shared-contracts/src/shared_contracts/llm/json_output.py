@@ -1,0 +1,53 @@
+"""Read a JSON object out of model text (bare, fenced in ```json, or wrapped in prose) and validate it."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from shared_contracts.llm.errors import LLMJSONError
+
+M = TypeVar("M", bound=BaseModel)
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a valid JSON number")
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    candidates = [text.strip()]
+    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1 and end > start:
+        candidates.append(text[start : end + 1])
+    last_error = "no JSON object found"
+    for candidate in candidates:
+        if not candidate:
+            continue
+        try:
+            value = _loads(candidate)
+        except ValueError as exc:
+            last_error = str(exc)
+            continue
+        if isinstance(value, dict):
+            return value
+        last_error = f"expected a JSON object, got {type(value).__name__}"
+    raise LLMJSONError(f"the model output is not a JSON object ({last_error})", raw_output=text)
+
+
+def parse_model_output(text: str, model: type[M]) -> M:
+    """Extract the JSON object and validate it against ``model``; LLMJSONError says what was wrong."""
+    data = extract_json_object(text)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors())
+        raise LLMJSONError(f"the model output does not match {model.__name__} ({problems})", raw_output=text) from exc

@@ -1,0 +1,138 @@
+"""The expert-result → ExpertSummary projection (debate spec's mapping table), written once.
+
+Used by the coordinator's DebateGatewayAdapter and by the debate service's endpoint. It keeps four
+fields per expert and drops every debug or bulk field (``input``, ``output``, ``*_indicators``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shared_contracts.experts import ExpertType
+
+
+class ExpertSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    signal: str = Field(min_length=1)
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    reasoning: str
+    risk_warning: str
+
+
+class ProjectionError(ValueError):
+    """An expert result that cannot be read as a summary (unknown expert, missing or invalid fields)."""
+
+    def __init__(self, expert: str, message: str) -> None:
+        super().__init__(f"{expert}: {message}")
+        self.expert = expert
+
+
+_SUMMARY_FIELDS = frozenset(ExpertSummary.model_fields)
+
+# expert -> (signal, confidence, reasoning, risk_warning) paths; a tuple path reads a nested field.
+_MAPPING: dict[ExpertType, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    ExpertType.TECHNICAL_ANALYST: (("signal",), ("confidence",), ("summary_reasoning",), ("risk_warning",)),
+    ExpertType.FINANCIAL_AUDITOR: (("signal",), ("confidence",), ("summary_reasoning",), ("risk_warning",)),
+    ExpertType.VALUATION_MODELER: (
+        ("valuation_verdict",),
+        ("confidence_score",),
+        ("reasoning_summary",),
+        ("risk_factors",),
+    ),
+    ExpertType.MACRO_INTELLIGENCE: (
+        ("macro_environment",),
+        ("confidence_score",),
+        ("macro_summary",),
+        ("key_risks",),
+    ),
+    ExpertType.CATALYST_DETECTIVE: (
+        ("result", "catalyst_assessment"),
+        ("result", "confidence_score"),
+        ("result", "catalyst_summary"),
+        ("result", "negative_catalysts"),
+    ),
+}
+
+
+def _read(data: Mapping[str, Any], path: tuple[str, ...], expert: str) -> Any:
+    node: Any = data
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            raise ProjectionError(expert, f"missing field {'.'.join(path)!r}")
+        node = node[key]
+    return node
+
+
+def _join_risks(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return "; ".join(_format_item(item) for item in value if _format_item(item))
+
+
+def _format_item(item: Any) -> str:
+    if isinstance(item, str):
+        return item.strip()
+    if isinstance(item, Mapping):
+        title = next((str(item[k]) for k in ("title", "event", "name", "risk") if item.get(k)), "")
+        detail = next((str(item[k]) for k in ("description", "detail", "summary") if item.get(k)), "")
+        return f"{title}: {detail}" if title and detail else (title or detail)
+    return str(item)
+
+
+def _unwrap(value: Any) -> Mapping[str, Any] | None:
+    """Return the expert's data, or None for a failed expert (None, or an envelope not in success)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(f"an expert result must be an object, not {type(value).__name__}")
+    if "status" in value and ("data" in value or "error" in value):
+        if value["status"] != "success":
+            return None
+        data = value.get("data")
+        return data if isinstance(data, Mapping) else None
+    return value
+
+
+def summarize_expert_result(expert: str, value: Any) -> ExpertSummary | None:
+    """Project one expert's result; None when the expert failed (skipped, per the spec)."""
+    try:
+        data = _unwrap(value)
+    except TypeError as exc:
+        raise ProjectionError(expert, str(exc)) from exc
+    if data is None:
+        return None
+    try:
+        if _SUMMARY_FIELDS.issubset(data):
+            return ExpertSummary.model_validate({k: data[k] for k in _SUMMARY_FIELDS})
+        try:
+            expert_type = ExpertType(expert)
+        except ValueError:
+            raise ProjectionError(
+                expert, f"unknown expert; expected one of {', '.join(e.value for e in ExpertType)}"
+            ) from None
+        signal, confidence, reasoning, risk = _MAPPING[expert_type]
+        return ExpertSummary(
+            signal=str(_read(data, signal, expert)),
+            confidence=_read(data, confidence, expert),
+            reasoning=str(_read(data, reasoning, expert)),
+            risk_warning=_join_risks(_read(data, risk, expert)),
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ProjectionError(expert, problems) from exc
+
+
+def project_expert_results(expert_results: Mapping[str, Any]) -> dict[str, ExpertSummary]:
+    """Summaries of the successful experts, keyed by expert name; failed experts are skipped."""
+    summaries: dict[str, ExpertSummary] = {}
+    for expert, value in expert_results.items():
+        summary = summarize_expert_result(expert, value)
+        if summary is not None:
+            summaries[expert] = summary
+    return summaries

@@ -1,0 +1,29 @@
+"""/healthz (alive), /readyz (dependencies usable) and /metrics (Prometheus) for every service."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from prometheus_fastapi_instrumentator import Instrumentator
+
+ReadinessCheck = Callable[[FastAPI], Awaitable[dict[str, str]]]
+"""Returns {dependency: "ok" | reason}; any value other than "ok" makes /readyz answer 503."""
+
+
+def install_observability(app: FastAPI, service: str, readiness: ReadinessCheck | None = None) -> None:
+    @app.get("/healthz", tags=["ops"], summary="Process is alive")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok", "service": service}
+
+    @app.get("/readyz", tags=["ops"], summary="Dependencies are usable")
+    async def readyz() -> JSONResponse:
+        checks = await readiness(app) if readiness else {}
+        ready = all(v == "ok" for v in checks.values())
+        body = {"status": "ready" if ready else "not_ready", "service": service, "checks": checks}
+        return JSONResponse(body, status_code=200 if ready else 503)
+
+    Instrumentator(excluded_handlers=["/metrics", "/healthz", "/readyz"]).instrument(app).expose(
+        app, endpoint="/metrics", include_in_schema=False
+    )

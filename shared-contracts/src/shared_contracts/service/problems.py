@@ -1,0 +1,91 @@
+"""Errors mapped to HTTP once, at the edge: every error body is a problem detail with a ``code``.
+
+A service hands ``install_problem_handlers`` a table {exception class: HTTP status}; each exception
+carries its own stable ``code``. Request validation failures are 400 (not FastAPI's 422)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+from shared_contracts.service.request_id import current_request_id
+
+log = structlog.get_logger(__name__)
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}
+
+
+def problem_response(
+    status: int,
+    code: str,
+    detail: str,
+    *,
+    title: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> JSONResponse:
+    problem = ProblemDetail(
+        title=title or HTTPStatus(status).phrase,
+        status=status,
+        detail=detail,
+        code=code,
+        request_id=current_request_id(),
+        errors=errors,
+        **dict(extra or {}),
+    )
+    return JSONResponse(problem.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_CONTENT_TYPE)
+
+
+def _validation_problem(exc: RequestValidationError) -> JSONResponse:
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        for e in exc.errors()
+    ]
+    if any(e["type"] == "json_invalid" for e in errors):
+        return problem_response(400, "malformed_json", "The request body is not valid JSON.", errors=errors)
+    where = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors)
+    return problem_response(400, "invalid_request", f"The request is invalid: {where}", errors=errors)
+
+
+def install_problem_handlers(app: FastAPI, status_by_exception: Mapping[type[Exception], int]) -> None:
+    """Register one handler per mapped exception class, plus validation, HTTP and unexpected errors."""
+
+    async def on_validation(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return _validation_problem(exc)
+
+    async def on_http(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        return problem_response(exc.status_code, code, str(exc.detail))
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled_error", path=request.url.path, error=repr(exc))
+        return problem_response(500, "internal_error", "An unexpected error occurred; it has been logged.")
+
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)
+    for exc_class, status in status_by_exception.items():
+        app.add_exception_handler(exc_class, _mapped_handler(status))
+    app.add_exception_handler(Exception, on_unexpected)
+
+
+def _mapped_handler(status: int) -> Any:
+    async def handler(request: Request, exc: Exception) -> JSONResponse:
+        code = getattr(exc, "code", "error")
+        if status >= 500:
+            log.error("request_failed", path=request.url.path, code=code, error=str(exc))
+        else:
+            log.info("request_rejected", path=request.url.path, code=code, error=str(exc))
+        extra = getattr(exc, "problem_extra", None)
+        return problem_response(status, code, str(exc), extra=extra if isinstance(extra, Mapping) else None)
+
+    return handler
