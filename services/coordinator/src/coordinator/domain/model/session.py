@@ -1,0 +1,59 @@
+"""A research session: what was asked, what each stage produced, and how it ended (history and audit)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
+StageStatus = Literal["success", "failed", "skipped", "pending"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class ExpertOutcome:
+    status: Literal["success", "failed"]
+    data: dict[str, Any] | None = None
+    error: str | None = None
+    duration_ms: float | None = None
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class StageOutcome:
+    status: StageStatus = "pending"
+    error: str | None = None
+    duration_ms: float | None = None
+
+
+@dataclass
+class ResearchSession:
+    session_id: str
+    symbol: str
+    experts: list[str]
+    options: dict[str, dict[str, Any]]
+    skip_debate: bool
+    status: SessionStatus = "running"
+    retry_count: int = 0
+    retried_from: str | None = None
+    request_id: str | None = None
+    expert_outcomes: dict[str, ExpertOutcome] = field(default_factory=dict)
+    debate: StageOutcome = field(default_factory=StageOutcome)
+    debate_outcome: dict[str, Any] | None = None
+    judge: StageOutcome = field(default_factory=StageOutcome)
+    verdict: dict[str, Any] | None = None
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    completed_at: datetime | None = None
+
+    @property
+    def failed_experts(self) -> list[str]:
+        return [e for e in self.experts if (o := self.expert_outcomes.get(e)) is None or o.status != "success"]
+
+    @property
+    def successful_results(self) -> dict[str, dict[str, Any]]:
+        return {e: o.data for e, o in self.expert_outcomes.items() if o.status == "success" and o.data is not None}

@@ -1,0 +1,19 @@
+"""Told as each stage of a research finishes, so that it can be committed at once."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+
+
+class IResearchProgressListener(ABC):
+    @abstractmethod
+    async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None: ...
+
+    @abstractmethod
+    async def on_debate_finished(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None: ...
+
+    @abstractmethod
+    async def on_verdict_finished(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None: ...
