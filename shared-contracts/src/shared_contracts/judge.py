@@ -41,6 +41,13 @@ class PriceLevel(BaseModel):
     basis: str = Field(description="How the level was set.")
 
 
+class GuardrailAdjustment(BaseModel):
+    """A change the judge's guardrails made to what the engine proposed (never applied silently)."""
+
+    rule: str = Field(description="Stable rule id, e.g. position_capped, buy_without_position, contrarian_verdict.")
+    detail: str = Field(description="What was changed, from what to what, and why.")
+
+
 class Verdict(BaseModel):
     symbol: str
     action: Action
@@ -53,3 +60,6 @@ class Verdict(BaseModel):
     risk_warnings: list[str]
     reasoning: str
     engine: EngineInfo
+    guardrail_adjustments: list[GuardrailAdjustment] = Field(
+        default_factory=list, description="Guardrail changes to the engine's proposal; empty when none applied."
+    )

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared_contracts.llm.errors import LLMJSONError
+from shared_contracts.llm.json_output import extract_json_object, parse_model_output
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    signal: Literal["BULLISH", "BEARISH", "NEUTRAL"]
+    confidence: float = Field(ge=0, le=1, allow_inf_nan=False)
+
+
+def test_bare_json() -> None:
+    assert extract_json_object('{"a": 1}') == {"a": 1}
+
+
+def test_fenced_json_with_prose() -> None:
+    text = 'Here is my answer:\n```json\n{"signal": "BULLISH", "confidence": 0.7}\n```\nThanks.'
+    assert parse_model_output(text, Answer) == Answer(signal="BULLISH", confidence=0.7)
+
+
+def test_object_wrapped_in_prose_without_fence() -> None:
+    assert extract_json_object('Sure! {"a": {"b": 2}} hope it helps') == {"a": {"b": 2}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"signal": "BULLISH", "confidence": 0.7', "I think it is bullish", "", "[1, 2]", '"just a string"'],
+)
+def test_not_an_object_raises_with_raw_output(text: str) -> None:
+    with pytest.raises(LLMJSONError) as info:
+        extract_json_object(text)
+    assert info.value.raw_output == text
+    assert info.value.code == "llm_output_invalid"
+
+
+def test_nan_is_rejected() -> None:
+    with pytest.raises(LLMJSONError):
+        parse_model_output('{"signal": "BULLISH", "confidence": NaN}', Answer)
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [('{"signal": "UP", "confidence": 0.5}', "signal"), ('{"signal": "BULLISH", "confidence": 1.5}', "confidence")],
+)
+def test_validation_errors_name_the_field(payload: str, field: str) -> None:
+    with pytest.raises(LLMJSONError, match=field):
+        parse_model_output(payload, Answer)
+
+
+def test_extra_keys_follow_the_model_config() -> None:
+    assert parse_model_output('{"signal": "NEUTRAL", "confidence": 0.1, "mood": "calm"}', Answer).signal == "NEUTRAL"

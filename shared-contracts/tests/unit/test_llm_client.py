@@ -1,0 +1,109 @@
+"""OpenAICompatibleChat against a mocked OpenAI-compatible endpoint (openai 3 uses httpx2)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+import pytest
+
+from shared_contracts.llm.client import OpenAICompatibleChat
+from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+
+
+def completion(content: str) -> dict[str, Any]:
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
+
+
+def chat(handler: Callable[[httpx2.Request], httpx2.Response], **kwargs: Any) -> OpenAICompatibleChat:
+    return OpenAICompatibleChat(
+        model="test-model",
+        base_url="http://llm.test/v1",
+        api_key="k",
+        timeout_seconds=kwargs.pop("timeout_seconds", 5),
+        max_retries=kwargs.pop("max_retries", 0),
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        **kwargs,
+    )
+
+
+async def test_sends_system_user_temperature_and_json_mode() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content))
+        return httpx2.Response(200, json=completion('{"ok": true}'))
+
+    result = await chat(handler).complete("the prompt", "the system", 0.2)
+    assert result.text == '{"ok": true}'
+    assert (result.prompt_tokens, result.completion_tokens) == (11, 7)
+    body = seen[0]
+    assert body["messages"] == [
+        {"role": "system", "content": "the system"},
+        {"role": "user", "content": "the prompt"},
+    ]
+    assert body["temperature"] == 0.2
+    assert body["response_format"] == {"type": "json_object"}
+
+
+async def test_json_mode_can_be_switched_off() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content))
+        return httpx2.Response(200, json=completion("{}"))
+
+    await chat(handler, json_mode=False).complete("p", None, 0.0)
+    assert "response_format" not in seen[0]
+    assert [m["role"] for m in seen[0]["messages"]] == ["user"]
+
+
+async def test_server_error_is_unavailable_after_sdk_retries() -> None:
+    calls = 0
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        nonlocal calls
+        calls += 1
+        return httpx2.Response(503, json={"error": {"message": "overloaded"}})
+
+    with pytest.raises(LLMUnavailableError, match="503"):
+        await chat(handler, max_retries=1).complete("p", None, 0.0)
+    assert calls == 2
+
+
+async def test_refusal_is_upstream_error_without_retry() -> None:
+    calls = 0
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        nonlocal calls
+        calls += 1
+        return httpx2.Response(401, json={"error": {"message": "bad key"}})
+
+    with pytest.raises(LLMUpstreamError, match="401"):
+        await chat(handler, max_retries=2).complete("p", None, 0.0)
+    assert calls == 1
+
+
+async def test_timeout_is_llm_timeout() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ReadTimeout("slow", request=request)
+
+    with pytest.raises(LLMTimeoutError):
+        await chat(handler).complete("p", None, 0.0)
+
+
+async def test_connection_refused_is_unavailable() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("refused", request=request)
+
+    with pytest.raises(LLMUnavailableError, match="unreachable"):
+        await chat(handler).complete("p", None, 0.0)

@@ -1,0 +1,131 @@
+"""The FastAPI edge kit: problem details, request ids, health/readiness/metrics."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import APIRouter, FastAPI
+from pydantic import BaseModel
+
+from shared_contracts.service.app_factory import create_service_app
+from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
+from shared_contracts.service.settings import ServiceSettings
+
+
+class ThingNotFound(Exception):
+    code = "thing_not_found"
+
+
+class Payload(BaseModel):
+    n: int
+
+
+def build_app(ready: bool = True) -> FastAPI:
+    router = APIRouter()
+
+    @router.post("/things")
+    async def create(payload: Payload) -> dict[str, int | str | None]:
+        return {"n": payload.n, "request_id": current_request_id()}
+
+    @router.get("/things/{name}")
+    async def get(name: str) -> dict[str, str]:
+        if name == "boom":
+            raise RuntimeError("bug")
+        raise ThingNotFound(f"no thing called {name}")
+
+    async def readiness(_app: FastAPI) -> dict[str, str]:
+        return {"database": "ok" if ready else "connection refused"}
+
+    return create_service_app(
+        service="kit-test",
+        title="t",
+        description="d",
+        settings=ServiceSettings(log_json=True),
+        routers=[router],
+        status_by_exception={ThingNotFound: 404},
+        readiness=readiness,
+    )
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=build_app(), raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        yield c
+
+
+async def test_validation_error_is_400_problem(client: httpx.AsyncClient) -> None:
+    response = await client.post("/things", json={"n": "many"})
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["code"] == "invalid_request"
+    assert body["status"] == 400
+    assert "n" in body["detail"]
+
+
+async def test_body_that_is_not_json_is_malformed_json(client: httpx.AsyncClient) -> None:
+    response = await client.post("/things", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["code"] == "malformed_json"
+
+
+async def test_mapped_domain_exception(client: httpx.AsyncClient) -> None:
+    response = await client.get("/things/widget")
+    assert response.status_code == 404
+    assert response.json()["code"] == "thing_not_found"
+    assert response.json()["detail"] == "no thing called widget"
+
+
+async def test_unexpected_error_is_500_without_internals(client: httpx.AsyncClient) -> None:
+    response = await client.get("/things/boom")
+    assert response.status_code == 500
+    assert response.json()["code"] == "internal_error"
+    assert "bug" not in response.text
+
+
+async def test_unknown_route_is_a_problem(client: httpx.AsyncClient) -> None:
+    response = await client.get("/nowhere")
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+
+
+async def test_request_id_is_accepted_echoed_and_visible(client: httpx.AsyncClient) -> None:
+    response = await client.post("/things", json={"n": 1}, headers={REQUEST_ID_HEADER: "abc-123"})
+    assert response.headers[REQUEST_ID_HEADER] == "abc-123"
+    assert response.json()["request_id"] == "abc-123"
+
+
+async def test_request_id_is_generated_when_missing_or_unsafe(client: httpx.AsyncClient) -> None:
+    generated = await client.post("/things", json={"n": 1})
+    unsafe = await client.post("/things", json={"n": 1}, headers={REQUEST_ID_HEADER: "a b\tc"})
+    for response in (generated, unsafe):
+        rid = response.headers[REQUEST_ID_HEADER]
+        assert len(rid) == 32
+        assert response.json()["request_id"] == rid
+
+
+async def test_problem_carries_request_id(client: httpx.AsyncClient) -> None:
+    response = await client.get("/things/widget", headers={REQUEST_ID_HEADER: "rid-9"})
+    assert response.json()["request_id"] == "rid-9"
+
+
+async def test_health_ready_and_metrics(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/healthz")).json() == {"status": "ok", "service": "kit-test"}
+    ready = await client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json()["checks"] == {"database": "ok"}
+    await client.post("/things", json={"n": 1})
+    metrics = await client.get("/metrics")
+    assert metrics.status_code == 200
+    assert "http_requests_total" in metrics.text
+
+
+async def test_not_ready_is_503() -> None:
+    transport = httpx.ASGITransport(app=build_app(ready=False))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        response = await c.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["database"] == "connection refused"
