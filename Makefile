@@ -44,5 +44,15 @@ test: lint typecheck layers
 test-fast: bootstrap
 	$(RUN) pytest -x -q -m "not e2e"
 
+# The stack on this machine (no Docker, no key, no internet): honcho runs the Procfile, the script waits
+# for every /readyz, prints the URLs and a curl; Ctrl-C stops everything.
+run: bootstrap
+	$(RUN) python scripts/run_local.py
+
+# Post a research to the running stack (make run) and print a summary. COORDINATOR_URL=... for another one.
+SYMBOL ?= 600519.SH
+research: $(UV)
+	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts $(EXPERTS))
+
 clean:
 	rm -rf .venv .tools .pytest_cache .mypy_cache .ruff_cache

@@ -123,3 +123,5 @@ class CatalystDetectiveResult(BaseModel):
     data_source: str
     engine: EngineInfo
     data_gaps: list[str] = Field(default_factory=list)
+    input: Any = Field(default=None, description="The prompt sent to the LLM, or the rule inputs.")
+    output: Any = Field(default=None, description="The raw LLM text, or the rules engine's trace.")

@@ -1,1 +1,106 @@
-"""Composition root."""
+"""Composition root: builds every adapter from settings and wires the use case. Tests call the same
+builder with fakes (``build_container(settings, research_gateway=FakeGateway(), ...)``)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import httpx
+
+from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.domain.ports.debate_gateway import IDebateGateway
+from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
+from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
+from coordinator.domain.ports.session_repository import ISessionRepository
+from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
+from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
+from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
+from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+from coordinator.settings import Settings
+
+
+@dataclass
+class CoordinatorContainer:
+    settings: Settings
+    http_client: httpx.AsyncClient
+    peers: dict[str, PeerClient]
+    """research / debate / judge, for /readyz."""
+    research_gateway: IResearchExpertGateway
+    debate_gateway: IDebateGateway
+    judge_gateway: IJudgeGateway
+    orchestrator: IResearchOrchestrationPort
+    sessions: ISessionRepository | None
+    research_service: ResearchOrchestrationService
+    owns_http_client: bool = True
+
+    async def readiness(self) -> dict[str, str]:
+        """{dependency: "ok" | reason}: each peer's GET /healthz, and the session store's ping."""
+        timeout = self.settings.readiness_timeout_seconds
+        names = list(self.peers)
+        answers = await asyncio.gather(*(self.peers[n].health(timeout) for n in names))
+        checks = dict(zip(names, answers, strict=True))
+        if self.sessions is not None:
+            try:
+                await asyncio.wait_for(self.sessions.ping(), timeout)
+                checks["database"] = "ok"
+            except Exception as exc:
+                checks["database"] = f"unusable: {type(exc).__name__} {exc}".strip()
+        return checks
+
+    async def aclose(self) -> None:
+        if self.owns_http_client:
+            await self.http_client.aclose()
+
+
+def _policy(settings: Settings, budget: float) -> CallPolicy:
+    return CallPolicy(
+        budget_seconds=budget,
+        connect_timeout_seconds=settings.connect_timeout_seconds,
+        max_attempts=settings.http_max_attempts,
+        backoff_initial_seconds=settings.http_backoff_seconds,
+        backoff_max_seconds=settings.http_backoff_max_seconds,
+        backoff_jitter_seconds=settings.http_backoff_seconds,
+    )
+
+
+def build_container(
+    settings: Settings,
+    *,
+    http_client: httpx.AsyncClient | None = None,
+    research_gateway: IResearchExpertGateway | None = None,
+    debate_gateway: IDebateGateway | None = None,
+    judge_gateway: IJudgeGateway | None = None,
+    sessions: ISessionRepository | None = None,
+) -> CoordinatorContainer:
+    owns_client = http_client is None
+    client = http_client or httpx.AsyncClient(limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
+    peers = {
+        "research": PeerClient(
+            "research", settings.research_service_url, client, _policy(settings, settings.expert_timeout_seconds)
+        ),
+        "debate": PeerClient(
+            "debate", settings.debate_service_url, client, _policy(settings, settings.debate_timeout_seconds)
+        ),
+        "judge": PeerClient(
+            "judge", settings.judge_service_url, client, _policy(settings, settings.judge_timeout_seconds)
+        ),
+    }
+    research = research_gateway or ResearchGatewayAdapter(peers["research"])
+    debate = debate_gateway or DebateGatewayAdapter(peers["debate"])
+    judge = judge_gateway or JudgeGatewayAdapter(peers["judge"])
+    orchestrator = LangGraphResearchOrchestrator(research, debate_gateway=debate, judge_gateway=judge)
+    return CoordinatorContainer(
+        settings=settings,
+        http_client=client,
+        peers=peers,
+        research_gateway=research,
+        debate_gateway=debate,
+        judge_gateway=judge,
+        orchestrator=orchestrator,
+        sessions=sessions,
+        research_service=ResearchOrchestrationService(orchestrator, sessions),
+        owns_http_client=owns_client,
+    )

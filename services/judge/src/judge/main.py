@@ -1,1 +1,56 @@
 """Service entry point: ``uvicorn --factory judge.main:create_app``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import structlog
+from fastapi import FastAPI
+
+from judge.api.routes import ROUTERS
+from judge.container import JudgeContainer, build_container
+from judge.presentation.rest.errors import STATUS_BY_EXCEPTION
+from judge.settings import JudgeSettings
+from shared_contracts.service.app_factory import create_service_app
+from shared_contracts.service.settings import load_settings
+
+log = structlog.get_logger(__name__)
+
+
+def create_app(settings: JudgeSettings | None = None, container: JudgeContainer | None = None) -> FastAPI:
+    """Build the judge app; the container is built in the lifespan (and closed there) unless one is given."""
+    resolved = settings or (container.settings if container else load_settings(JudgeSettings))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        built = container or build_container(resolved)
+        app.state.container = built
+        app.state.judge_service = built.judge_service
+        log.info(
+            "judge_started",
+            engine="llm" if resolved.uses_llm else "rules",
+            fallback_to_rules=resolved.llm_fallback_to_rules,
+            max_position_percent=resolved.judge_max_position_percent,
+        )
+        try:
+            yield
+        finally:
+            app.state.judge_service = None
+            if container is None:
+                await built.aclose()
+
+    async def readiness(app: FastAPI) -> dict[str, str]:
+        ready = getattr(app.state, "judge_service", None) is not None
+        return {"judge_service": "ok" if ready else "not started"}
+
+    return create_service_app(
+        service="judge",
+        title="Judge service",
+        description="A verdict (action, position size, stop loss, take profit, horizon) from a debate outcome.",
+        settings=resolved,
+        routers=ROUTERS,
+        status_by_exception=STATUS_BY_EXCEPTION,
+        lifespan=lifespan,
+        readiness=readiness,
+    )

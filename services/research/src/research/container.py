@@ -1,1 +1,118 @@
-"""Composition root."""
+"""Composition root: builds the data provider and the engines from settings, and wires the use cases."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from research.application.catalyst_detective_service import CatalystDetectiveService
+from research.application.expert_dispatcher import ExpertDispatcher
+from research.application.financial_auditor_service import FinancialAuditorService
+from research.application.macro_intelligence_service import MacroIntelligenceService
+from research.application.technical_analyst_service import TechnicalAnalystService
+from research.application.valuation_modeler_service import ValuationModelerService
+from research.domain.model.verdicts import (
+    CatalystVerdict,
+    FinancialVerdict,
+    MacroVerdict,
+    TechnicalVerdict,
+    ValuationVerdictModel,
+)
+from research.domain.ports.agents import ExpertAgent
+from research.domain.ports.market_data import IMarketDataProvider
+from research.infrastructure.agents.catalyst_detective.rules import RulesCatalystDetectiveAgent
+from research.infrastructure.agents.fallback import FallbackAgent
+from research.infrastructure.agents.financial_auditor.rules import RulesFinancialAuditorAgent
+from research.infrastructure.agents.llm_agent import LLMExpertAgent, catalyst_slots
+from research.infrastructure.agents.macro_intelligence.rules import RulesMacroIntelligenceAgent
+from research.infrastructure.agents.technical_analyst.rules import RulesTechnicalAnalystAgent
+from research.infrastructure.agents.valuation_modeler.rules import RulesValuationModelerAgent
+from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
+from research.settings import Settings
+from shared_contracts.engine import EngineInfo
+from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
+from shared_contracts.service.settings import ConfigurationError
+
+_LIVE_PROVIDERS = {
+    "akshare": ("research.infrastructure.data.akshare_provider", "AkshareMarketDataProvider", "akshare"),
+    "yfinance": ("research.infrastructure.data.yfinance_provider", "YFinanceMarketDataProvider", "yfinance"),
+}
+
+
+@dataclass
+class ResearchContainer:
+    settings: Settings
+    provider: IMarketDataProvider
+    experts: ExpertDispatcher
+    engine: EngineInfo
+    chat: OpenAICompatibleChat | None = None
+
+    async def aclose(self) -> None:
+        if self.chat is not None:
+            await self.chat.aclose()
+        close = getattr(self.provider, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def build_provider(settings: Settings) -> IMarketDataProvider:
+    if settings.market_data_provider == "offline":
+        return OfflineSnapshotProvider(settings.snapshot_dir or DEFAULT_SNAPSHOT_DIR)
+    module_name, class_name, extra = _LIVE_PROVIDERS[settings.market_data_provider]
+    hint = f"MARKET_DATA_PROVIDER={settings.market_data_provider} needs the optional extra '{extra}'"
+    try:
+        module = importlib.import_module(module_name)  # lazy: the live libraries are optional extras
+        provider: IMarketDataProvider = getattr(module, class_name)(timeout_seconds=settings.data_timeout_seconds)
+    except ImportError as exc:
+        raise ConfigurationError(f"{hint} (uv sync --package research --extra {extra}): {exc}") from exc
+    except RuntimeError as exc:  # the adapter's OptionalDependencyMissingError: the library is not installed
+        raise ConfigurationError(f"{hint}: {exc}") from exc
+    return provider
+
+
+def _agent(
+    rules: ExpertAgent[Any, Any],
+    chat: OpenAICompatibleChat | None,
+    settings: Settings,
+    expert: str,
+    model: type[BaseModel],
+    **kwargs: Any,
+) -> ExpertAgent[Any, Any]:
+    if chat is None:
+        return rules
+    llm: ExpertAgent[Any, Any] = LLMExpertAgent(chat, expert, model, settings.report_language, **kwargs)
+    return FallbackAgent(llm, rules) if settings.llm_fallback_to_rules else llm
+
+
+def build_container(
+    settings: Settings,
+    *,
+    provider: IMarketDataProvider | None = None,
+    chat: OpenAICompatibleChat | None = None,
+) -> ResearchContainer:
+    """Build everything from settings; tests pass a fake ``provider`` or a ``chat`` on a mock transport."""
+    provider = provider or build_provider(settings)
+    if settings.uses_llm and chat is None:
+        chat = build_chat_client(settings)
+    if not settings.uses_llm:
+        chat = None
+    lang = settings.report_language
+    technical = _agent(RulesTechnicalAnalystAgent(lang), chat, settings, "technical_analyst", TechnicalVerdict)
+    financial = _agent(RulesFinancialAuditorAgent(lang), chat, settings, "financial_auditor", FinancialVerdict)
+    valuation = _agent(RulesValuationModelerAgent(lang), chat, settings, "valuation_modeler", ValuationVerdictModel)
+    macro = _agent(RulesMacroIntelligenceAgent(lang), chat, settings, "macro_intelligence", MacroVerdict)
+    catalyst = _agent(
+        RulesCatalystDetectiveAgent(lang), chat, settings, "catalyst_detective", CatalystVerdict, slots=catalyst_slots
+    )
+    experts = ExpertDispatcher(
+        TechnicalAnalystService(provider, technical),
+        FinancialAuditorService(provider, financial),
+        ValuationModelerService(provider, valuation),
+        MacroIntelligenceService(provider, macro),
+        CatalystDetectiveService(provider, catalyst),
+    )
+    engine = EngineInfo(kind="llm", model=chat.model) if chat else EngineInfo(kind="rules")
+    return ResearchContainer(settings=settings, provider=provider, experts=experts, engine=engine, chat=chat)

@@ -1,1 +1,11 @@
-"""Registers the routers."""
+"""Registers the routers (the spec names this file)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from coordinator.presentation.rest.research_routes import router as research_router
+
+
+def routers() -> list[APIRouter]:
+    return [research_router]

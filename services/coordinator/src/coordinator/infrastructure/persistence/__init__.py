@@ -1,0 +1,1 @@
+"""The sessions store: SQLAlchemy 2 async models, repository, Alembic migrations, start-up."""

@@ -1,0 +1,168 @@
+"""Post a research to the running coordinator and print a readable summary.
+
+    uv run python scripts/research_cli.py 600519.SH [--experts technical_analyst,valuation_modeler]
+    make research SYMBOL=600519.SH [EXPERTS=technical_analyst,valuation_modeler]
+
+COORDINATOR_URL (default http://127.0.0.1:8000) points it at another coordinator, e.g. the compose gateway
+http://127.0.0.1:8080. Exit code: 0 completed/partial, 1 failed or refused, 2 coordinator unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from shared_contracts.experts import ExpertType
+from shared_contracts.projection import ProjectionError, summarize_expert_result
+
+DEFAULT_URL = os.environ.get("COORDINATOR_URL", "http://127.0.0.1:8000")
+WIDTH = 100
+
+
+def _short(text: Any, limit: int = 160) -> str:
+    return textwrap.shorten(" ".join(str(text or "").split()), width=limit, placeholder=" ...")
+
+
+def _indent(text: Any, limit: int = 400) -> str:
+    return textwrap.fill(_short(text, limit), width=WIDTH, initial_indent="    ", subsequent_indent="    ")
+
+
+def _level(level: Any) -> str:
+    if not isinstance(level, Mapping):
+        return "-"
+    pct = level.get("percent_from_entry")
+    price = level.get("price")
+    text = f"{pct:+.1f}%" if isinstance(pct, int | float) else "?"
+    if isinstance(price, int | float):
+        text += f" (at {price:.2f})"
+    return text + (f"  {_short(level.get('basis'), 80)}" if level.get("basis") else "")
+
+
+def _engine(block: Mapping[str, Any]) -> str:
+    engine = block.get("engine")
+    if not isinstance(engine, Mapping):
+        return ""
+    text = str(engine.get("kind", "?")) + (f" {engine['model']}" if engine.get("model") else "")
+    if engine.get("fallback_reason"):
+        text += f", FELL BACK: {engine['fallback_reason']}"
+    return f"[engine: {text}]"
+
+
+def format_summary(body: Mapping[str, Any]) -> str:
+    """The coordinator's research response as a few readable lines."""
+    lines = [
+        f"Research {body.get('symbol', '?')}: {str(body.get('overall_status', '?')).upper()}"
+        f"   session {body.get('session_id', '?')}   retry_count {body.get('retry_count', 0)}",
+        "",
+        "Experts",
+    ]
+    experts = body.get("expert_results") or {}
+    for name, envelope in experts.items():
+        envelope = envelope if isinstance(envelope, Mapping) else {}
+        if envelope.get("status") != "success":
+            lines.append(f"  FAILED  {name:<20} {_short(envelope.get('error'), 120)}")
+            continue
+        try:
+            summary = summarize_expert_result(name, envelope)
+        except ProjectionError as exc:
+            lines.append(f"  ok      {name:<20} (unreadable summary: {exc})")
+            continue
+        if summary is None:
+            lines.append(f"  ok      {name:<20} (no data)")
+            continue
+        data = envelope.get("data") or {}
+        lines.append(f"  ok      {name:<20} {summary.signal:<10} confidence {summary.confidence:.2f}  {_engine(data)}")
+        lines.append(_indent(summary.reasoning, 220))
+
+    debate = body.get("debate_outcome")
+    lines.append("")
+    if isinstance(debate, Mapping):
+        lines.append(
+            f"Debate   {debate.get('direction', '?')}  confidence {float(debate.get('confidence', 0)):.2f}  "
+            f"{_engine(debate)}"
+        )
+        lines.append(_indent(debate.get("conflict_resolution"), 300))
+    else:
+        lines.append("Debate   (none: skipped, or too few experts succeeded)")
+
+    verdict = body.get("verdict")
+    lines.append("")
+    if isinstance(verdict, Mapping):
+        lines.append(
+            f"Verdict  {verdict.get('action', '?')}  position {float(verdict.get('position_percent', 0)):.1f}%  "
+            f"confidence {float(verdict.get('confidence', 0)):.2f}  horizon {verdict.get('time_horizon', '?')}  "
+            f"{_engine(verdict)}"
+        )
+        lines.append(f"  stop loss    {_level(verdict.get('stop_loss'))}")
+        lines.append(f"  take profit  {_level(verdict.get('take_profit'))}")
+        if verdict.get("entry_strategy"):
+            lines.append(f"  entry        {_short(verdict['entry_strategy'], 200)}")
+        lines.append(_indent(verdict.get("reasoning"), 400))
+        for warning in (verdict.get("risk_warnings") or [])[:5]:
+            lines.append(f"  ! {_short(warning, 150)}")
+    else:
+        lines.append("Verdict  (none)")
+    return "\n".join(lines)
+
+
+def format_problem(status: int, body: Any) -> str:
+    if isinstance(body, Mapping):
+        code = f" [{body['code']}]" if body.get("code") else ""
+        return f"{status} {body.get('title', '')}{code}: {body.get('detail', '')}".strip()
+    return f"{status}: {_short(body, 500)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("symbol", help="e.g. 600519.SH, 000001.SZ, AAPL")
+    parser.add_argument(
+        "--experts",
+        default=",".join(e.value for e in ExpertType),
+        help="comma-separated expert names (default: all five)",
+    )
+    parser.add_argument("--skip-debate", action="store_true", help="experts only: no debate, no verdict")
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"coordinator base URL (default {DEFAULT_URL})")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
+    parser.add_argument("--json", action="store_true", help="print the full JSON response instead")
+    args = parser.parse_args(argv)
+
+    payload = {
+        "symbol": args.symbol,
+        "experts": [e.strip() for e in args.experts.split(",") if e.strip()],
+        "skip_debate": args.skip_debate,
+    }
+    url = f"{args.url.rstrip('/')}/api/v1/coordinator/research"
+    print(f"POST {url} {json.dumps(payload, ensure_ascii=False)}", file=sys.stderr, flush=True)
+    try:
+        response = httpx.post(url, json=payload, timeout=httpx.Timeout(args.timeout, connect=5.0))
+    except httpx.ConnectError:
+        print(f"The coordinator is not reachable at {args.url}. Start the stack with `make run`.", file=sys.stderr)
+        return 2
+    except httpx.TimeoutException:
+        print(f"No answer from {args.url} within {args.timeout:.0f}s.", file=sys.stderr)
+        return 2
+    try:
+        body = response.json()
+    except ValueError:
+        body = response.text
+    request_id = response.headers.get("x-request-id", "-")
+
+    if args.json:
+        print(json.dumps(body, ensure_ascii=False, indent=2))
+    elif isinstance(body, Mapping) and "expert_results" in body:
+        print(format_summary(body))
+    else:
+        print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
+    print(f"\nHTTP {response.status_code}   X-Request-ID {request_id}", file=sys.stderr)
+    return 0 if response.status_code == 200 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

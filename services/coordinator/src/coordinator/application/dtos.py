@@ -1,0 +1,16 @@
+"""The use case's input as the caller gave it: not yet validated (the service validates)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ResearchCommand:
+    symbol: str | None
+    experts: list[str] | None
+    options: dict[str, dict[str, Any]] | None = None
+    skip_debate: bool = False
+    request_id: str | None = field(default=None, compare=False)
+    """The caller's X-Request-ID, stored on the session for audit."""

@@ -1,0 +1,97 @@
+"""Retry a research session: re-run only what failed, keep what succeeded, store a new session.
+
+What is re-run, given the source session (``running`` → 409 ``session_running``):
+
+- some experts failed (or never reported, for an ``interrupted`` session): those experts, with the
+  source's options; the successful results are carried; debate and judge run on the merged results;
+- every expert succeeded, the debate failed (or never ran): debate and judge;
+- every expert and the debate succeeded, the verdict failed: the judge only (the debate is carried);
+- everything succeeded (``skip_debate``: every expert succeeded): nothing → 409 ``not_retryable``,
+  unless the session was ``interrupted`` (it never finished, so it is re-run to a finished session).
+
+The new session has ``retry_count`` = source + 1 and ``retried_from`` = source; it runs through the
+same path as a first run (``run_in_session``). A session is retried at most once — the store
+enforces it (``RetryAlreadyStartedError``), so concurrent retries of one session cannot both run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from coordinator.application.recorded_run import run_in_session
+from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.exceptions import (
+    AllExpertsFailedError,
+    SessionNotFoundError,
+    SessionNotRetryableError,
+    SessionRunningError,
+)
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.session import ResearchSession
+from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
+from coordinator.domain.ports.session_repository import ISessionRepository
+
+
+def _new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+def plan_retry(source: ResearchSession) -> ResearchRequest:
+    """The request that re-runs only what failed in ``source``; raises a ``SessionConflictError``
+    when there is nothing to re-run now."""
+    if source.status == "running":
+        raise SessionRunningError(source.session_id)
+    carried = source.successful_results
+    all_experts_ok = not source.failed_experts
+    debate_ok = not source.skip_debate and source.debate.status == "success" and source.debate_outcome is not None
+    verdict_ok = source.judge.status == "success" and source.verdict is not None
+    nothing_failed = all_experts_ok and (source.skip_debate or (debate_ok and verdict_ok))
+    if nothing_failed and source.status != "interrupted":
+        what = "every expert succeeded" + ("" if source.skip_debate else ", and so did the debate and the verdict")
+        raise SessionNotRetryableError(source.session_id, what)
+    return ResearchRequest(
+        symbol=source.symbol,
+        experts=[ExpertType(e) for e in source.experts],
+        options=source.options,
+        skip_debate=source.skip_debate,
+        carried_results=carried,
+        carried_debate_outcome=source.debate_outcome if all_experts_ok and debate_ok else None,
+    )
+
+
+class ResearchRetryService:
+    def __init__(
+        self,
+        orchestrator: IResearchOrchestrationPort,
+        sessions: ISessionRepository,
+        *,
+        new_session_id: Callable[[], str] = _new_session_id,
+    ) -> None:
+        self._orchestrator = orchestrator
+        self._sessions = sessions
+        self._new_session_id = new_session_id
+
+    async def retry(self, session_id: str, *, request_id: str | None = None) -> ResearchResult:
+        """Raises ``SessionNotFoundError``, a ``SessionConflictError`` (409) before anything runs, and
+        ``AllExpertsFailedError`` (after the new session is finished) when no expert succeeded."""
+        source = await self._sessions.get(session_id)
+        if source is None:
+            raise SessionNotFoundError(session_id)
+        request = plan_retry(source)
+        session = ResearchSession(
+            session_id=self._new_session_id(),
+            symbol=source.symbol,
+            experts=list(source.experts),
+            options=source.options,
+            skip_debate=source.skip_debate,
+            retry_count=source.retry_count + 1,
+            retried_from=source.session_id,
+            request_id=request_id,
+        )
+        # The orchestrator reports what is carried as it starts (experts with ``attempts`` 0, the
+        # debate with its carried outcome), so the new session alone tells the whole story.
+        result = await run_in_session(self._orchestrator, self._sessions, session, request)
+        if result.overall_status == "failed":
+            raise AllExpertsFailedError(result)
+        return result

@@ -1,0 +1,47 @@
+"""History and audit: list stored research sessions (filtered, newest first, paginated) and read one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coordinator.domain.exceptions import SessionNotFoundError
+from coordinator.domain.model.session import ResearchSession, SessionStatus
+from coordinator.domain.ports.session_repository import ISessionRepository
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class SessionPageView:
+    items: list[ResearchSession]
+    total: int
+    limit: int
+    offset: int
+
+
+class SessionQueryService:
+    def __init__(self, sessions: ISessionRepository) -> None:
+        self._sessions = sessions
+
+    async def list_sessions(
+        self,
+        *,
+        symbol: str | None = None,
+        status: SessionStatus | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        offset: int = 0,
+    ) -> SessionPageView:
+        """A page of at most ``MAX_PAGE_SIZE`` sessions (a larger ``limit`` is capped, and the page
+        says so); ``symbol`` matches case-insensitively, a blank one is no filter."""
+        limit = max(1, min(limit, MAX_PAGE_SIZE))
+        offset = max(0, offset)
+        wanted = symbol.strip() if symbol and symbol.strip() else None
+        items, total = await self._sessions.list(symbol=wanted, status=status, limit=limit, offset=offset)
+        return SessionPageView(items=items, total=total, limit=limit, offset=offset)
+
+    async def get_session(self, session_id: str) -> ResearchSession:
+        session = await self._sessions.get(session_id)
+        if session is None:
+            raise SessionNotFoundError(session_id)
+        return session

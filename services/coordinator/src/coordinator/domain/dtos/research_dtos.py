@@ -1,0 +1,54 @@
+"""What the orchestration port takes and gives: a validated request and the gathered result."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from coordinator.domain.model.enums import ExpertType
+
+OverallStatus = Literal["completed", "partial", "failed"]
+
+
+class ResearchRequest(BaseModel):
+    """A validated request: experts are known and distinct, options are explicit (defaults resolved).
+
+    ``carried_results`` / ``carried_debate_outcome`` are what a retry keeps from its source session:
+    carried experts are not called again and a carried debate outcome is used instead of a new debate.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str = Field(min_length=1)
+    experts: list[ExpertType] = Field(min_length=1)
+    options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    skip_debate: bool = False
+    carried_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    carried_debate_outcome: dict[str, Any] | None = None
+
+
+class ExpertResultItem(BaseModel):
+    expert_type: ExpertType
+    status: Literal["success", "failed"]
+    data: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class ResearchResult(BaseModel):
+    symbol: str
+    overall_status: OverallStatus
+    expert_results: list[ExpertResultItem]
+    debate_outcome: dict[str, Any] | None = None
+    verdict: dict[str, Any] | None = None
+    session_id: str = ""
+    """Empty when no session repository is wired."""
+    retry_count: int = 0
+
+
+def overall_status_of(selected: list[str], succeeded: set[str]) -> OverallStatus:
+    """completed: every selected expert succeeded; partial: some did; failed: none did."""
+    done = [e for e in selected if e in succeeded]
+    if not done:
+        return "failed"
+    return "completed" if len(done) == len(selected) else "partial"

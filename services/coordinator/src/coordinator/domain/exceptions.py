@@ -1,0 +1,168 @@
+"""The coordinator's errors, each with a stable ``code`` (the presentation layer maps them to HTTP):
+
+CoordinatorError
+├── ResearchRequestError             400  a client mistake in the research request
+│   ├── SymbolRequiredError          symbol_required   symbol missing or blank
+│   ├── ExpertsEmptyError            experts_empty     experts missing or []
+│   ├── UnknownExpertError           unknown_expert    a name that is not an ExpertType value
+│   ├── DuplicateExpertError         duplicate_expert  an expert listed twice
+│   └── InvalidOptionsError          invalid_options   options for an expert not requested, unknown
+│                                                      option names, malformed values
+├── AllExpertsFailedError            500  all_experts_failed (carries the full result)
+└── GatewayError                     a call to a peer service failed (never reaches HTTP as such:
+    │                                the graph nodes record it as that stage's error)
+    ├── PeerResponseError            peer_error        the peer answered non-2xx (its problem detail)
+    ├── PeerTimeoutError             peer_timeout      the call's time budget ran out
+    ├── PeerUnavailableError         peer_unavailable  connection refused/reset, DNS, ...
+    └── PeerContractError            peer_contract     a body that breaks the wire contract
+
+Gateway errors carry ``service`` and ``attempts`` (how many HTTP attempts were made).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from coordinator.domain.dtos.research_dtos import ResearchResult
+
+
+class CoordinatorError(Exception):
+    code = "coordinator_error"
+
+
+class ResearchRequestError(CoordinatorError):
+    code = "invalid_request"
+
+
+class SymbolRequiredError(ResearchRequestError):
+    code = "symbol_required"
+
+
+class ExpertsEmptyError(ResearchRequestError):
+    code = "experts_empty"
+
+
+class UnknownExpertError(ResearchRequestError):
+    code = "unknown_expert"
+
+
+class DuplicateExpertError(ResearchRequestError):
+    code = "duplicate_expert"
+
+
+class InvalidOptionsError(ResearchRequestError):
+    code = "invalid_options"
+
+
+class AllExpertsFailedError(CoordinatorError):
+    """Every selected expert failed; ``result`` holds each expert's error (and the session id)."""
+
+    code = "all_experts_failed"
+
+    def __init__(self, result: ResearchResult) -> None:
+        errors = "; ".join(f"{i.expert_type.value}: {i.error}" for i in result.expert_results)
+        super().__init__(f"every selected expert failed ({errors})")
+        self.result = result
+
+
+class GatewayError(CoordinatorError):
+    code = "gateway_error"
+
+    def __init__(self, service: str, message: str, *, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.service = service
+        self.attempts = attempts
+
+
+class PeerResponseError(GatewayError):
+    """The peer answered with a non-2xx status; its problem detail, when it sent one, is kept."""
+
+    code = "peer_error"
+
+    def __init__(self, service: str, status: int, peer_code: str, detail: str, *, attempts: int = 1) -> None:
+        super().__init__(service, f"{service} {status} {peer_code}: {detail}", attempts=attempts)
+        self.status = status
+        self.peer_code = peer_code
+        self.detail = detail
+
+
+class PeerTimeoutError(GatewayError):
+    code = "peer_timeout"
+
+
+class PeerUnavailableError(GatewayError):
+    code = "peer_unavailable"
+
+
+class PeerContractError(GatewayError):
+    code = "peer_contract"
+
+
+# --- sessions: history, audit and retry ---------------------------------------------------------
+#
+# CoordinatorError
+# └── SessionError
+#     ├── SessionNotFoundError           404 session_not_found
+#     ├── SessionConflictError           409 (nothing to retry, or not now)
+#     │   ├── SessionRunningError        409 session_running (still in flight; retry once it has ended)
+#     │   ├── SessionNotRetryableError   409 not_retryable (completed, and debate and verdict succeeded)
+#     │   └── RetryAlreadyStartedError   409 retry_in_progress | already_retried (a session is retried
+#     │                                      at most once, enforced by the store; retry the newest one)
+#     └── SessionStoreUnavailableError   503 session_store_unavailable (the database cannot be reached)
+
+
+class SessionError(CoordinatorError):
+    code = "session_error"
+
+
+class SessionNotFoundError(SessionError):
+    code = "session_not_found"
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"No research session {session_id!r}.")
+        self.session_id = session_id
+
+
+class SessionConflictError(SessionError):
+    code = "session_conflict"
+
+
+class SessionRunningError(SessionConflictError):
+    code = "session_running"
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Session {session_id} is still running; retry it once it has ended.")
+        self.session_id = session_id
+
+
+class SessionNotRetryableError(SessionConflictError):
+    code = "not_retryable"
+
+    def __init__(self, session_id: str, reason: str) -> None:
+        super().__init__(f"Session {session_id} has nothing to retry: {reason}.")
+        self.session_id = session_id
+
+
+class RetryAlreadyStartedError(SessionConflictError):
+    """The source session already has a retry (a unique constraint in the store, so it holds across
+    coordinator replicas). ``code`` is ``retry_in_progress`` while that retry runs, ``already_retried``
+    once it has ended; the problem detail names it (``retry_session_id``) so the client can retry
+    the newest session of the chain."""
+
+    code = "already_retried"
+
+    def __init__(self, source_id: str, retry_session_id: str | None = None, *, in_progress: bool = False) -> None:
+        where = f" by {retry_session_id}" if retry_session_id else ""
+        state = "is already being retried" if in_progress else "has already been retried"
+        super().__init__(f"Session {source_id} {state}{where}; retry the newest session of the chain instead.")
+        self.source_id = source_id
+        self.retry_session_id = retry_session_id
+        self.code = "retry_in_progress" if in_progress else "already_retried"
+        self.problem_extra = {"retry_session_id": retry_session_id} if retry_session_id else None
+
+
+class SessionStoreUnavailableError(SessionError):
+    """The session store (database) cannot be reached; the client may try again later."""
+
+    code = "session_store_unavailable"

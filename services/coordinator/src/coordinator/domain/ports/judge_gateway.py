@@ -1,0 +1,19 @@
+"""How the coordinator asks for a verdict on a debate outcome."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+
+class IJudgeGateway(ABC):
+    @abstractmethod
+    async def run_verdict(
+        self,
+        symbol: str,
+        debate_outcome: dict[str, Any],
+        context: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """``debate_outcome``: the graph state's debate outcome. ``context`` (optional):
+        ``{"expert_results": {...}}``, from which a gateway may take price references.
+        Returns the verdict as a dict."""

@@ -1,0 +1,153 @@
+"""Calls to a peer service over HTTP, as distributed calls should be made.
+
+- a time budget per call (connect timeout, and the whole call incl. retries bounded by ``budget_seconds``);
+- retries (tenacity) only for transient failures: connection errors and 429/502/503/504, exponential
+  backoff with jitter, at most ``max_attempts``; any other 4xx/5xx is final;
+- the caller's X-Request-ID forwarded;
+- every failure raised as a typed ``GatewayError`` carrying ``attempts`` (a non-2xx reply becomes a
+  ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import structlog
+from pydantic import ValidationError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from coordinator.domain.exceptions import (
+    PeerContractError,
+    PeerResponseError,
+    PeerTimeoutError,
+    PeerUnavailableError,
+)
+from shared_contracts.problems import ProblemDetail
+from shared_contracts.service.request_id import outgoing_headers
+
+log = structlog.get_logger(__name__)
+
+TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+_TRANSIENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError)
+
+
+@dataclass(frozen=True)
+class CallPolicy:
+    budget_seconds: float
+    """The whole call, retries and backoff included; also each attempt's read/write timeout."""
+    connect_timeout_seconds: float = 5.0
+    max_attempts: int = 3
+    backoff_initial_seconds: float = 0.5
+    backoff_max_seconds: float = 4.0
+    backoff_jitter_seconds: float = 0.5
+
+
+class ServiceResponseError(PeerResponseError):
+    @classmethod
+    def from_response(cls, service: str, response: httpx.Response, *, attempts: int = 1) -> ServiceResponseError:
+        try:
+            problem = ProblemDetail.model_validate(response.json())
+            code, detail = problem.code, problem.detail
+        except (ValueError, ValidationError):
+            code = "http_error"
+            detail = response.text.strip()[:300] or response.reason_phrase
+        return cls(service, response.status_code, code, detail, attempts=attempts)
+
+
+class _TransientStatus(Exception):
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(f"HTTP {response.status_code}")
+        self.response = response
+
+
+def _is_transient(exc: BaseException) -> bool:
+    return isinstance(exc, (_TransientStatus, *_TRANSIENT_ERRORS))
+
+
+class PeerClient:
+    """One peer service (``service`` names it in errors and logs) over a shared ``httpx.AsyncClient``."""
+
+    def __init__(self, service: str, base_url: str, client: httpx.AsyncClient, policy: CallPolicy) -> None:
+        self.service = service
+        self.base_url = base_url.rstrip("/")
+        self._client = client
+        self._policy = policy
+        self._timeout = httpx.Timeout(policy.budget_seconds, connect=policy.connect_timeout_seconds)
+
+    async def post_json(self, path: str, body: dict[str, Any]) -> tuple[Any, int]:
+        """POST ``body``; return (the decoded JSON reply, attempts made)."""
+        url = f"{self.base_url}{path}"
+        attempts = 0
+        policy = self._policy
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(policy.max_attempts),
+            wait=wait_exponential_jitter(
+                multiplier=policy.backoff_initial_seconds,
+                max=policy.backoff_max_seconds,
+                jitter=policy.backoff_jitter_seconds,
+            ),
+            retry=retry_if_exception(_is_transient),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        try:
+            async with asyncio.timeout(policy.budget_seconds):
+                async for attempt in retrying:
+                    with attempt:
+                        attempts = attempt.retry_state.attempt_number
+                        response = await self._client.post(
+                            url, json=body, headers=outgoing_headers(), timeout=self._timeout
+                        )
+                        if response.status_code in TRANSIENT_STATUSES:
+                            raise _TransientStatus(response)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            if isinstance(exc, httpx.ConnectTimeout):
+                raise self._unavailable(url, exc, attempts) from exc
+            raise PeerTimeoutError(
+                self.service,
+                f"{self.service} timed out after {policy.budget_seconds:g}s ({_attempts(attempts)})",
+                attempts=attempts,
+            ) from exc
+        except _TransientStatus as exc:
+            raise ServiceResponseError.from_response(self.service, exc.response, attempts=attempts) from None
+        except httpx.HTTPError as exc:
+            raise self._unavailable(url, exc, attempts) from exc
+        if response.is_error:
+            raise ServiceResponseError.from_response(self.service, response, attempts=attempts)
+        try:
+            return response.json(), attempts
+        except ValueError as exc:
+            raise PeerContractError(self.service, f"{self.service} replied with non-JSON", attempts=attempts) from exc
+
+    async def health(self, timeout_seconds: float) -> str:
+        """'ok' when ``GET /healthz`` answers 200, else the reason (for /readyz)."""
+        try:
+            response = await self._client.get(
+                f"{self.base_url}/healthz", headers=outgoing_headers(), timeout=timeout_seconds
+            )
+        except httpx.HTTPError as exc:
+            return f"unreachable: {type(exc).__name__} {exc}".strip()
+        return "ok" if response.status_code == 200 else f"unhealthy: HTTP {response.status_code}"
+
+    def _unavailable(self, url: str, exc: httpx.HTTPError, attempts: int) -> PeerUnavailableError:
+        reason = str(exc) or type(exc).__name__
+        return PeerUnavailableError(
+            self.service, f"{self.service} unreachable at {url}: {reason} ({_attempts(attempts)})", attempts=attempts
+        )
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        log.warning(
+            "peer_retry",
+            service=self.service,
+            attempt=state.attempt_number,
+            error=str(exc) or type(exc).__name__,
+            wait_s=round(state.upcoming_sleep, 3),
+        )
+
+
+def _attempts(n: int) -> str:
+    return f"{n} attempt{'s' if n != 1 else ''}"

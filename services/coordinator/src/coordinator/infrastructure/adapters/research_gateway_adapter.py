@@ -1,0 +1,68 @@
+"""IResearchExpertGateway over HTTP: POST {RESEARCH_SERVICE_URL}/api/v1/research/experts/{expert}.
+
+Every expert's reply is checked against its wire model (``shared_contracts.research``) and handed on
+as a plain dict, unchanged: the catalyst detective's nested ``result`` object included, so all five
+results reach the coordinator as ``dict[str, Any]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from coordinator.domain.exceptions import PeerContractError
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
+from coordinator.infrastructure.adapters.peer_http import PeerClient
+from shared_contracts.research import (
+    CatalystDetectiveResult,
+    FinancialAuditorResult,
+    MacroIntelligenceResult,
+    TechnicalAnalystResult,
+    ValuationModelerResult,
+)
+
+RESULT_MODELS: dict[ExpertType, type[BaseModel]] = {
+    ExpertType.TECHNICAL_ANALYST: TechnicalAnalystResult,
+    ExpertType.FINANCIAL_AUDITOR: FinancialAuditorResult,
+    ExpertType.VALUATION_MODELER: ValuationModelerResult,
+    ExpertType.MACRO_INTELLIGENCE: MacroIntelligenceResult,
+    ExpertType.CATALYST_DETECTIVE: CatalystDetectiveResult,
+}
+
+
+class ResearchGatewayAdapter(IResearchExpertGateway):
+    def __init__(self, research: PeerClient) -> None:
+        self._research = research
+
+    async def run_expert(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return (await self.run_expert_detailed(expert_type, symbol, options)).data
+
+    async def run_expert_detailed(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> ExpertRun:
+        expert = ExpertType(expert_type)
+        body, attempts = await self._research.post_json(
+            f"/api/v1/research/experts/{expert.value}", {"symbol": symbol, "options": options or {}}
+        )
+        return ExpertRun(self._checked(expert, body, attempts), attempts)
+
+    def _checked(self, expert: ExpertType, body: Any, attempts: int) -> dict[str, Any]:
+        service = self._research.service
+        if not isinstance(body, dict):
+            raise PeerContractError(
+                service,
+                f"{service} {expert.value}: expected a JSON object, got {type(body).__name__}",
+                attempts=attempts,
+            )
+        try:
+            RESULT_MODELS[expert].model_validate(body)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+            raise PeerContractError(
+                service, f"{service} {expert.value}: result breaks the contract ({problems})", attempts=attempts
+            ) from None
+        return body

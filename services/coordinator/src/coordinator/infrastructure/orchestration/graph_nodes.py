@@ -1,0 +1,108 @@
+"""The research graph's nodes: plain async functions; gateways come in through the factories.
+
+Nodes never let an exception escape (in LangGraph an exception in one ``Send`` branch cancels its
+siblings): a failing expert is recorded in ``errors``; a failing debate or judge leaves an empty dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import Any, Protocol
+
+import structlog
+from langgraph.types import Send
+
+from coordinator.domain.dtos.research_dtos import overall_status_of
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.ports.debate_gateway import IDebateGateway
+from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
+from coordinator.infrastructure.orchestration.graph_state import ResearchGraphState
+
+log = structlog.get_logger(__name__)
+
+
+class Node(Protocol):
+    """A graph node: takes the state, returns the update."""
+
+    def __call__(self, state: ResearchGraphState) -> Awaitable[dict[str, Any]]: ...
+
+
+AGGREGATOR_NODE = "aggregator_node"
+DEBATE_NODE = "debate_node"
+JUDGE_NODE = "judge_node"
+
+
+def expert_node_name(expert: ExpertType | str) -> str:
+    return f"{ExpertType(expert).value}_node"
+
+
+def route_to_experts(state: ResearchGraphState) -> list[Send] | str:
+    """One ``Send`` per selected expert that has no result yet (a retry carries the others'); with
+    none left to run, straight to the aggregator."""
+    pending = [e for e in state["selected_experts"] if e not in (state.get("results") or {})]
+    if not pending:
+        return AGGREGATOR_NODE
+    return [Send(expert_node_name(e), state) for e in pending]
+
+
+def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway) -> Node:
+    async def expert_node(state: ResearchGraphState) -> dict[str, Any]:
+        try:
+            result = await gateway.run_expert(
+                expert_type=expert_type,
+                symbol=state["symbol"],
+                options=state["options"].get(expert_type.value, {}),
+            )
+        except Exception as exc:
+            error = str(exc) or type(exc).__name__
+            log.warning("expert_failed", expert=expert_type.value, error=error)
+            return {"errors": {expert_type.value: error}}
+        return {"results": {expert_type.value: result}}
+
+    expert_node.__name__ = expert_node_name(expert_type)
+    return expert_node
+
+
+async def aggregator_node(state: ResearchGraphState) -> dict[str, Any]:
+    """Results are passed on unchanged; only the overall status is decided here."""
+    results = state.get("results") or {}
+    selected = state.get("selected_experts") or list(results)
+    status = overall_status_of(selected, set(results))
+    log.info(
+        "experts_gathered", overall_status=status, succeeded=sorted(results), failed=sorted(state.get("errors") or {})
+    )
+    return {"overall_status": status}
+
+
+def create_debate_node(debate_gateway: IDebateGateway) -> Node:
+    async def debate_node(state: ResearchGraphState) -> dict[str, Any]:
+        if state.get("overall_status") == "failed":
+            log.info("debate_skipped", reason="no expert succeeded")
+            return {"debate_outcome": {}}
+        try:
+            outcome = await debate_gateway.run_debate(state["symbol"], state["results"])
+        except Exception as exc:
+            log.error("debate_failed", error=str(exc) or type(exc).__name__)
+            return {"debate_outcome": {}}
+        return {"debate_outcome": outcome}
+
+    return debate_node
+
+
+def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
+    async def judge_node(state: ResearchGraphState) -> dict[str, Any]:
+        debate_outcome = state.get("debate_outcome")
+        if not debate_outcome:
+            log.info("verdict_skipped", reason="no debate outcome")
+            return {"verdict": {}}
+        try:
+            verdict = await judge_gateway.run_verdict(
+                state["symbol"], debate_outcome, context={"expert_results": state.get("results") or {}}
+            )
+        except Exception as exc:
+            log.error("verdict_failed", error=str(exc) or type(exc).__name__)
+            return {"verdict": {}}
+        return {"verdict": verdict}
+
+    return judge_node

@@ -1,0 +1,139 @@
+"""Gateway wrappers that report each stage to an ``IResearchProgressListener`` the moment it ends
+(so a session can commit it at once), without changing the graph's node factories.
+
+A listener that fails (e.g. the session store is down) must not be mistaken for a failing expert:
+its error is kept aside and raised by the orchestrator once the graph is done.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable
+from typing import Any
+
+import structlog
+
+from coordinator.domain.exceptions import GatewayError
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.domain.ports.debate_gateway import IDebateGateway
+from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
+from coordinator.domain.ports.research_progress import IResearchProgressListener
+
+log = structlog.get_logger(__name__)
+
+
+class ProgressRelay:
+    """Forwards events to the listener (if any); remembers the first listener failure and which
+    stages ran."""
+
+    def __init__(self, listener: IResearchProgressListener | None) -> None:
+        self._listener = listener
+        self.failure: BaseException | None = None
+        self.debate_reported = False
+        self.verdict_reported = False
+
+    async def expert(self, expert: str, outcome: ExpertOutcome) -> None:
+        if self._listener is not None:
+            await self._guard(self._listener.on_expert_finished(expert, outcome))
+
+    async def debate(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
+        self.debate_reported = True
+        if self._listener is not None:
+            await self._guard(self._listener.on_debate_finished(stage, outcome))
+
+    async def verdict(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
+        self.verdict_reported = True
+        if self._listener is not None:
+            await self._guard(self._listener.on_verdict_finished(stage, verdict))
+
+    async def _guard(self, call: Awaitable[None]) -> None:
+        try:
+            await call
+        except Exception as exc:
+            log.error("progress_listener_failed", error=str(exc) or type(exc).__name__)
+            if self.failure is None:
+                self.failure = exc
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 1)
+
+
+def _error_text(exc: Exception) -> str:
+    return str(exc) or type(exc).__name__
+
+
+class ReportingExpertGateway(IResearchExpertGateway):
+    def __init__(self, inner: IResearchExpertGateway, relay: ProgressRelay) -> None:
+        self._inner = inner
+        self._relay = relay
+
+    async def run_expert(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        started = time.perf_counter()
+        try:
+            run = await self._inner.run_expert_detailed(expert_type, symbol, options)
+        except Exception as exc:
+            attempts = exc.attempts if isinstance(exc, GatewayError) else 1
+            outcome = ExpertOutcome(
+                "failed", error=_error_text(exc), duration_ms=_elapsed_ms(started), attempts=attempts
+            )
+            await self._relay.expert(expert_type.value, outcome)
+            raise
+        duration = _elapsed_ms(started)
+        log.info("expert_done", expert=expert_type.value, ms=duration, attempts=run.attempts)
+        await self._relay.expert(
+            expert_type.value, ExpertOutcome("success", data=run.data, duration_ms=duration, attempts=run.attempts)
+        )
+        return run.data
+
+
+class ReportingDebateGateway(IDebateGateway):
+    """With ``carried`` (a retry whose debate had succeeded), the debate is not run again."""
+
+    def __init__(self, inner: IDebateGateway, relay: ProgressRelay, carried: dict[str, Any] | None = None) -> None:
+        self._inner = inner
+        self._relay = relay
+        self._carried = carried
+
+    async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+        if self._carried:
+            await self._relay.debate(StageOutcome("success", duration_ms=0.0), self._carried)
+            return self._carried
+        started = time.perf_counter()
+        try:
+            outcome = await self._inner.run_debate(symbol, expert_results)
+        except Exception as exc:
+            await self._relay.debate(
+                StageOutcome("failed", error=_error_text(exc), duration_ms=_elapsed_ms(started)), None
+            )
+            raise
+        duration = _elapsed_ms(started)
+        log.info("debate_done", ms=duration, direction=outcome.get("direction"))
+        await self._relay.debate(StageOutcome("success", duration_ms=duration), outcome)
+        return outcome
+
+
+class ReportingJudgeGateway(IJudgeGateway):
+    def __init__(self, inner: IJudgeGateway, relay: ProgressRelay) -> None:
+        self._inner = inner
+        self._relay = relay
+
+    async def run_verdict(
+        self, symbol: str, debate_outcome: dict[str, Any], context: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        started = time.perf_counter()
+        try:
+            verdict = await self._inner.run_verdict(symbol, debate_outcome, context=context)
+        except Exception as exc:
+            await self._relay.verdict(
+                StageOutcome("failed", error=_error_text(exc), duration_ms=_elapsed_ms(started)), None
+            )
+            raise
+        duration = _elapsed_ms(started)
+        log.info("verdict_done", ms=duration, action=verdict.get("action"))
+        await self._relay.verdict(StageOutcome("success", duration_ms=duration), verdict)
+        return verdict

@@ -1,0 +1,62 @@
+"""The async engine for the sessions store, from ``DATABASE_URL`` — the same code path for SQLite
+(embedded default: a file under the data directory, created on first use) and PostgreSQL (asyncpg)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import URL, event, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+_ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+SQLITE_BUSY_TIMEOUT_S = 30.0
+
+
+def normalize_database_url(database_url: str | URL) -> URL:
+    """``sqlite:///x.db`` → ``sqlite+aiosqlite:///x.db``, ``postgres(ql)://`` → ``postgresql+asyncpg://``.
+
+    Raises ``ValueError`` for another backend or a synchronous driver (the service is async only)."""
+    url = make_url(database_url)
+    if url.drivername in _ASYNC_DRIVERS:
+        url = url.set(drivername=_ASYNC_DRIVERS[url.drivername])
+    if url.drivername not in ("sqlite+aiosqlite", "postgresql+asyncpg"):
+        raise ValueError(
+            f"DATABASE_URL uses {url.drivername!r}; use sqlite+aiosqlite:///path/to/file.db "
+            "or postgresql+asyncpg://user:password@host:5432/dbname"
+        )
+    return url
+
+
+def is_sqlite_memory(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
+
+
+def build_engine(database_url: str | URL) -> AsyncEngine:
+    url = normalize_database_url(database_url)
+    if url.get_backend_name() != "sqlite":
+        return create_async_engine(url, pool_pre_ping=True)
+    kwargs: dict[str, Any] = {"connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_S}}
+    if is_sqlite_memory(url):
+        # One shared connection, or every connection would see its own empty database.
+        kwargs["poolclass"] = StaticPool
+    else:
+        assert url.database is not None
+        Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(url, **kwargs)
+    event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    # WAL: readers (history queries) never block the writer committing a stage, and vice versa.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.close()
+
+
+def describe(database_url: str | URL) -> str:
+    """The URL with its password hidden, for logs."""
+    return normalize_database_url(database_url).render_as_string(hide_password=True)

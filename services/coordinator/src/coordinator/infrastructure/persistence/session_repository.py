@@ -1,0 +1,234 @@
+"""``ISessionRepository`` on SQLAlchemy 2 (async): every method is one short transaction, committed
+before it returns, so a stage that finished is on disk before the next one starts."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import Select, func, select, update
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm import selectinload
+
+from coordinator.domain.exceptions import (
+    RetryAlreadyStartedError,
+    SessionNotFoundError,
+    SessionStoreUnavailableError,
+)
+from coordinator.domain.model.session import (
+    ExpertOutcome,
+    ResearchSession,
+    SessionStatus,
+    StageOutcome,
+    utcnow,
+)
+from coordinator.domain.ports.session_repository import ISessionRepository
+from coordinator.infrastructure.persistence.tables import ExpertRow, SessionRow
+
+
+class SqlAlchemySessionRepository(ISessionRepository):
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncSession]:
+        try:
+            async with self._sessionmaker.begin() as db:
+                yield db
+        except (OperationalError, InterfaceError, OSError) as exc:
+            raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
+
+    async def create(self, session: ResearchSession) -> None:
+        row = _to_row(session)
+        try:
+            async with self._transaction() as db:
+                db.add(row)
+        except IntegrityError:
+            if session.retried_from is None:
+                raise
+            existing = await self._retry_of(session.retried_from)
+            if existing is None:
+                raise
+            raise RetryAlreadyStartedError(
+                session.retried_from, existing.session_id, in_progress=existing.status == "running"
+            ) from None
+
+    async def _retry_of(self, source_id: str) -> SessionRow | None:
+        async with self._transaction() as db:
+            found: SessionRow | None = await db.scalar(select(SessionRow).where(SessionRow.retried_from == source_id))
+            return found
+
+    async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None:
+        async with self._transaction() as db:
+            await self._touch(db, session_id)
+            await db.merge(_expert_row(session_id, expert, outcome))
+
+    async def record_debate(self, session_id: str, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
+        async with self._transaction() as db:
+            await self._touch(
+                db,
+                session_id,
+                debate_status=stage.status,
+                debate_error=stage.error,
+                debate_duration_ms=stage.duration_ms,
+                debate_outcome=outcome,
+            )
+
+    async def record_verdict(self, session_id: str, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
+        async with self._transaction() as db:
+            await self._touch(
+                db,
+                session_id,
+                judge_status=stage.status,
+                judge_error=stage.error,
+                judge_duration_ms=stage.duration_ms,
+                verdict=verdict,
+            )
+
+    async def finish(self, session_id: str, status: SessionStatus) -> None:
+        async with self._transaction() as db:
+            now = utcnow()
+            await self._touch(db, session_id, status=status, completed_at=now, updated_at=now)
+
+    @staticmethod
+    async def _touch(db: AsyncSession, session_id: str, **values: Any) -> None:
+        """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also
+        orders concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
+        result = await db.execute(
+            update(SessionRow)
+            .where(SessionRow.session_id == session_id)
+            .values(**{"updated_at": utcnow(), **values})
+            .execution_options(synchronize_session=False)
+        )
+        if getattr(result, "rowcount", 0) == 0:
+            raise SessionNotFoundError(session_id)
+
+    async def get(self, session_id: str) -> ResearchSession | None:
+        async with self._transaction() as db:
+            row = await db.scalar(_with_experts(select(SessionRow).where(SessionRow.session_id == session_id)))
+            return None if row is None else _to_domain(row)
+
+    async def list(
+        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
+    ) -> tuple[list[ResearchSession], int]:
+        """Newest first (ties broken by id, so pages are stable); returns (page, total matching).
+        ``symbol`` matches case-insensitively."""
+        if limit < 1 or offset < 0:
+            raise ValueError("limit must be >= 1 and offset >= 0")
+        filters = []
+        if symbol is not None:
+            filters.append(func.upper(SessionRow.symbol) == symbol.strip().upper())
+        if status is not None:
+            filters.append(SessionRow.status == status)
+        page = (
+            select(SessionRow)
+            .where(*filters)
+            .order_by(SessionRow.created_at.desc(), SessionRow.session_id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self._transaction() as db:
+            total = await db.scalar(select(func.count()).select_from(SessionRow).where(*filters))
+            rows = (await db.scalars(_with_experts(page))).all()
+            return [_to_domain(r) for r in rows], int(total or 0)
+
+    async def mark_running_as_interrupted(self) -> int:
+        async with self._transaction() as db:
+            result = await db.execute(
+                update(SessionRow)
+                .where(SessionRow.status == "running")
+                .values(status="interrupted", updated_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
+            return int(getattr(result, "rowcount", 0) or 0)
+
+    async def ping(self) -> None:
+        async with self._transaction() as db:
+            await db.execute(select(SessionRow.session_id).limit(1))
+
+
+def _with_experts(query: Select[SessionRow]) -> Select[SessionRow]:
+    return query.options(selectinload(SessionRow.expert_rows))
+
+
+def _expert_row(session_id: str, expert: str, outcome: ExpertOutcome) -> ExpertRow:
+    return ExpertRow(
+        session_id=session_id,
+        expert=expert,
+        status=outcome.status,
+        data=outcome.data,
+        error=outcome.error,
+        duration_ms=outcome.duration_ms,
+        attempts=outcome.attempts,
+        recorded_at=utcnow(),
+    )
+
+
+def _to_row(session: ResearchSession) -> SessionRow:
+    return SessionRow(
+        session_id=session.session_id,
+        symbol=session.symbol,
+        experts=list(session.experts),
+        options={k: dict(v) for k, v in session.options.items()},
+        skip_debate=session.skip_debate,
+        status=session.status,
+        retry_count=session.retry_count,
+        retried_from=session.retried_from,
+        request_id=session.request_id,
+        debate_status=session.debate.status,
+        debate_error=session.debate.error,
+        debate_duration_ms=session.debate.duration_ms,
+        debate_outcome=session.debate_outcome,
+        judge_status=session.judge.status,
+        judge_error=session.judge.error,
+        judge_duration_ms=session.judge.duration_ms,
+        verdict=session.verdict,
+        created_at=session.created_at,
+        updated_at=session.updated_at,
+        completed_at=session.completed_at,
+        expert_rows=[_expert_row(session.session_id, e, o) for e, o in session.expert_outcomes.items()],
+    )
+
+
+def _to_domain(row: SessionRow) -> ResearchSession:
+    by_expert = {r.expert: r for r in row.expert_rows}
+    ordered = [e for e in row.experts if e in by_expert] + [e for e in by_expert if e not in row.experts]
+    return ResearchSession(
+        session_id=row.session_id,
+        symbol=row.symbol,
+        experts=list(row.experts),
+        options=dict(row.options),
+        skip_debate=row.skip_debate,
+        status=row.status,  # type: ignore[arg-type]  # guarded by a CHECK constraint
+        retry_count=row.retry_count,
+        retried_from=row.retried_from,
+        request_id=row.request_id,
+        expert_outcomes={
+            e: ExpertOutcome(
+                status=by_expert[e].status,  # type: ignore[arg-type]  # CHECK constraint
+                data=by_expert[e].data,
+                error=by_expert[e].error,
+                duration_ms=by_expert[e].duration_ms,
+                attempts=by_expert[e].attempts,
+            )
+            for e in ordered
+        },
+        debate=StageOutcome(
+            status=row.debate_status,  # type: ignore[arg-type]  # CHECK constraint
+            error=row.debate_error,
+            duration_ms=row.debate_duration_ms,
+        ),
+        debate_outcome=row.debate_outcome,
+        judge=StageOutcome(
+            status=row.judge_status,  # type: ignore[arg-type]  # CHECK constraint
+            error=row.judge_error,
+            duration_ms=row.judge_duration_ms,
+        ),
+        verdict=row.verdict,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        completed_at=row.completed_at,
+    )

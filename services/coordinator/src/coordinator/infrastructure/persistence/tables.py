@@ -1,0 +1,138 @@
+"""The sessions schema (SQLAlchemy 2 declarative), one definition for SQLite and PostgreSQL.
+
+``research_sessions`` holds the request, the debate and judge stages and the overall status;
+``research_session_experts`` holds one row per expert, so that experts finishing in parallel each
+commit their own row (no read-modify-write of a shared JSON document). JSON columns use
+``sqlalchemy.JSON`` (JSON on PostgreSQL, TEXT on SQLite). The Alembic revisions in ``migrations/``
+create exactly this schema; a test compares the two.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+SESSION_STATUSES = ("running", "completed", "partial", "failed", "interrupted")
+STAGE_STATUSES = ("success", "failed", "skipped", "pending")
+EXPERT_STATUSES = ("success", "failed")
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend (SQLite stores naive text; we re-attach UTC)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+JSONDocument = JSON(none_as_null=True)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class SessionRow(Base):
+    __tablename__ = "research_sessions"
+    __table_args__ = (
+        # A session is retried at most once: two concurrent retries of one session cannot both start,
+        # whichever coordinator replica serves them. (NULLs are distinct on SQLite and PostgreSQL.)
+        UniqueConstraint("retried_from"),
+        CheckConstraint(_in("status", SESSION_STATUSES), name="status"),
+        CheckConstraint(_in("debate_status", STAGE_STATUSES), name="debate_status"),
+        CheckConstraint(_in("judge_status", STAGE_STATUSES), name="judge_status"),
+        CheckConstraint("retry_count >= 0", name="retry_count"),
+        Index("ix_research_sessions_created_at", "created_at"),
+        Index("ix_research_sessions_symbol_created_at", "symbol", "created_at"),
+        Index("ix_research_sessions_status_created_at", "status", "created_at"),
+    )
+
+    session_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    symbol: Mapped[str] = mapped_column(String(32))
+    experts: Mapped[list[str]] = mapped_column(JSON)
+    options: Mapped[dict[str, dict[str, Any]]] = mapped_column(JSON)
+    skip_debate: Mapped[bool] = mapped_column(Boolean)
+    status: Mapped[str] = mapped_column(String(16))
+    retry_count: Mapped[int] = mapped_column(Integer, default=0)
+    retried_from: Mapped[str | None] = mapped_column(
+        String(36), ForeignKey("research_sessions.session_id", ondelete="RESTRICT"), nullable=True
+    )
+    request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    debate_status: Mapped[str] = mapped_column(String(16))
+    debate_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    debate_duration_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    debate_outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    judge_status: Mapped[str] = mapped_column(String(16))
+    judge_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    judge_duration_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    verdict: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    expert_rows: Mapped[list[ExpertRow]] = relationship(
+        back_populates="session", cascade="all, delete-orphan", lazy="raise", passive_deletes=True
+    )
+
+
+class ExpertRow(Base):
+    __tablename__ = "research_session_experts"
+    __table_args__ = (
+        CheckConstraint(_in("status", EXPERT_STATUSES), name="status"),
+        CheckConstraint("attempts >= 0", name="attempts"),
+    )
+
+    session_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("research_sessions.session_id", ondelete="CASCADE"), primary_key=True
+    )
+    expert: Mapped[str] = mapped_column(String(64), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    data: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    duration_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    session: Mapped[SessionRow] = relationship(back_populates="expert_rows", lazy="raise")

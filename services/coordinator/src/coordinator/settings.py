@@ -1,0 +1,41 @@
+"""The coordinator's configuration, from the environment (and ``.env``). Loaded with
+``shared_contracts.service.settings.load_settings``: a bad value fails at start naming the variable."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from shared_contracts.service.settings import ServiceSettings
+
+
+class Settings(ServiceSettings):
+    research_service_url: str = "http://127.0.0.1:8001"
+    debate_service_url: str = "http://127.0.0.1:8002"
+    judge_service_url: str = "http://127.0.0.1:8003"
+    database_url: str = "sqlite+aiosqlite:///./data/coordinator.db"
+
+    expert_timeout_seconds: float = Field(default=120.0, gt=0, description="One expert call, retries included.")
+    debate_timeout_seconds: float = Field(default=180.0, gt=0, description="The debate call, retries included.")
+    judge_timeout_seconds: float = Field(default=90.0, gt=0, description="The judge call, retries included.")
+    connect_timeout_seconds: float = Field(default=5.0, gt=0)
+    http_max_attempts: int = Field(default=3, ge=1, le=3, description="Attempts per call (transient failures).")
+    http_backoff_seconds: float = Field(default=0.5, ge=0, description="First retry wait; doubles, with jitter.")
+    http_backoff_max_seconds: float = Field(default=4.0, ge=0)
+    readiness_timeout_seconds: float = Field(default=2.0, gt=0)
+
+    @field_validator("research_service_url", "debate_service_url", "judge_service_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")) or len(value) <= len("https://"):
+            raise ValueError(f"must be an http(s) URL, got {value!r}")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        if "://" not in value:
+            raise ValueError(
+                f"must be a SQLAlchemy URL such as sqlite+aiosqlite:///./data/coordinator.db, got {value!r}"
+            )
+        return value

@@ -1,0 +1,415 @@
+"""Test doubles for the coordinator's ports, and wire-valid sample data.
+
+Fakes implement the ports (in memory) and record what they were asked; tests assert on that state.
+Sample expert results, debate outcomes and verdicts satisfy the shared wire models.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from typing import Any
+
+import httpx
+
+from coordinator.container import CoordinatorContainer, build_container
+from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.exceptions import GatewayError
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.session import (
+    ExpertOutcome,
+    ResearchSession,
+    SessionStatus,
+    StageOutcome,
+    utcnow,
+)
+from coordinator.domain.ports.debate_gateway import IDebateGateway
+from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
+from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
+from coordinator.domain.ports.research_progress import IResearchProgressListener
+from coordinator.domain.ports.session_repository import ISessionRepository
+from coordinator.main import create_app
+from coordinator.settings import Settings
+
+ALL_EXPERTS = [e.value for e in ExpertType]
+_ENGINE = {"kind": "rules", "model": None, "fallback_reason": None}
+_AUDIT = {"as_of": "2026-02-13", "data_source": "offline-snapshot", "engine": _ENGINE, "data_gaps": []}
+
+
+# --- sample data ----------------------------------------------------------------------------------
+
+
+def technical_result(symbol: str = "600519.SH") -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        **_AUDIT,
+        "input": {"rules": "ma/rsi/macd"},
+        "output": "trace: MA20 > MA60",
+        "signal": "BULLISH",
+        "confidence": 0.78,
+        "summary_reasoning": "均线多头排列，MACD 金叉",
+        "risk_warning": "RSI 接近超买",
+        "key_technical_levels": {"support": [1500.0, 1450.5], "resistance": [1650.0]},
+        "technical_indicators": {"close": 1580.5, "rsi14": 68.2, "ma20": 1540.0},
+    }
+
+
+def financial_result(symbol: str = "600519.SH") -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        **_AUDIT,
+        "input": "prompt",
+        "output": "raw",
+        "signal": "NEUTRAL",
+        "confidence": 0.6,
+        "summary_reasoning": "ROE 稳定",
+        "risk_warning": "应收增长",
+        "financial_indicators": {"roe": 0.31},
+        "dimension_analyses": [{"dimension": "profitability", "score": 8}],
+    }
+
+
+def valuation_result(symbol: str = "600519.SH") -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        **_AUDIT,
+        "input": "prompt",
+        "output": "raw",
+        "valuation_verdict": "UNDERVALUED",
+        "confidence_score": 0.65,
+        "reasoning_summary": "PE 处于历史低位",
+        "risk_factors": ["行业政策", "需求放缓"],
+        "estimated_intrinsic_value_range": {"low": 1700, "high": 1900},
+        "valuation_indicators": {"pe_ttm": 19.5},
+    }
+
+
+def macro_result(symbol: str = "600519.SH") -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        **_AUDIT,
+        "input": "prompt",
+        "output": "raw",
+        "macro_environment": "NEUTRAL",
+        "confidence_score": 0.5,
+        "macro_summary": "流动性中性",
+        "key_risks": ["消费疲软"],
+        "macro_indicators": {"cpi": 0.2},
+        "information_sources": ["https://example.org/cpi"],
+    }
+
+
+def catalyst_result(symbol: str = "600519.SH") -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        "as_of": "2026-02-13",
+        "data_source": "offline-snapshot",
+        "engine": _ENGINE,
+        "data_gaps": [],
+        "result": {
+            "catalyst_assessment": "POSITIVE",
+            "confidence_score": 0.7,
+            "catalyst_summary": "提价预期",
+            "positive_catalysts": [{"title": "提价", "description": "出厂价上调"}],
+            "negative_catalysts": [{"title": "减持", "description": "股东减持计划"}],
+        },
+        "raw_llm_output": "raw llm",
+        "user_prompt": "prompt",
+        "catalyst_context": {"events": []},
+    }
+
+
+SAMPLE_RESULTS = {
+    ExpertType.TECHNICAL_ANALYST.value: technical_result,
+    ExpertType.FINANCIAL_AUDITOR.value: financial_result,
+    ExpertType.VALUATION_MODELER.value: valuation_result,
+    ExpertType.MACRO_INTELLIGENCE.value: macro_result,
+    ExpertType.CATALYST_DETECTIVE.value: catalyst_result,
+}
+
+
+def sample_result(expert: str, symbol: str = "600519.SH") -> dict[str, Any]:
+    return SAMPLE_RESULTS[expert](symbol)
+
+
+def debate_outcome(symbol: str = "600519.SH") -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        "direction": "BULLISH",
+        "confidence": 0.7,
+        "bull_case": {
+            "core_thesis": "估值低于内在价值",
+            "supporting_arguments": [
+                {
+                    "argument": "PE 低",
+                    "evidence": "PE 19.5",
+                    "source_experts": ["valuation_modeler"],
+                    "strength": "HIGH",
+                }
+            ],
+            "acknowledged_risks": ["需求放缓"],
+        },
+        "bear_case": {
+            "core_thesis": "行业景气度下行",
+            "supporting_arguments": [
+                {
+                    "argument": "消费弱",
+                    "evidence": "CPI 0.2",
+                    "source_experts": ["macro_intelligence"],
+                    "strength": "MEDIUM",
+                }
+            ],
+            "acknowledged_strengths": ["品牌"],
+        },
+        "risk_matrix": [
+            {"risk": "政策风险", "probability": "LOW", "impact": "HIGH", "mitigation": "分散"},
+            {"risk": "需求风险", "probability": "MEDIUM", "impact": "MEDIUM", "mitigation": "跟踪"},
+            {"risk": "估值风险", "probability": "LOW", "impact": "LOW", "mitigation": "止损"},
+        ],
+        "key_disagreements": ["需求是否见底"],
+        "conflict_resolution": "多头证据更强",
+        "engine": _ENGINE,
+    }
+
+
+def verdict(symbol: str = "600519.SH") -> dict[str, Any]:
+    return {
+        "symbol": symbol,
+        "action": "BUY",
+        "position_percent": 20.0,
+        "confidence": 0.66,
+        "entry_strategy": "分批建仓",
+        "stop_loss": {"percent_from_entry": -8.0, "price": 1454.06, "basis": "support"},
+        "take_profit": {"percent_from_entry": 15.0, "price": 1817.58, "basis": "resistance"},
+        "time_horizon": "MEDIUM_TERM",
+        "risk_warnings": ["政策风险"],
+        "reasoning": "多头占优",
+        "engine": _ENGINE,
+    }
+
+
+# --- port fakes ----------------------------------------------------------------------------------
+
+
+class FakeExpertGateway(IResearchExpertGateway):
+    """Answers each expert with its sample result unless told to fail; records every call.
+
+    ``barrier``: each call waits on it before answering (proves the calls run concurrently).
+    """
+
+    def __init__(
+        self,
+        failures: dict[str, Exception] | None = None,
+        *,
+        barrier: asyncio.Barrier | None = None,
+        attempts: dict[str, int] | None = None,
+    ) -> None:
+        self.failures = failures or {}
+        self.barrier = barrier
+        self.attempts = attempts or {}
+        self.calls: list[tuple[str, str, dict[str, Any] | None]] = []
+
+    async def run_expert(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return (await self.run_expert_detailed(expert_type, symbol, options)).data
+
+    async def run_expert_detailed(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> ExpertRun:
+        self.calls.append((expert_type.value, symbol, options))
+        if self.barrier is not None:
+            await self.barrier.wait()
+        if expert_type.value in self.failures:
+            raise self.failures[expert_type.value]
+        return ExpertRun(sample_result(expert_type.value, symbol), attempts=self.attempts.get(expert_type.value, 1))
+
+    @property
+    def called(self) -> list[str]:
+        return [c[0] for c in self.calls]
+
+
+class FakeDebateGateway(IDebateGateway):
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append((symbol, copy.deepcopy(expert_results)))
+        if self.error is not None:
+            raise self.error
+        return debate_outcome(symbol)
+
+
+class FakeJudgeGateway(IJudgeGateway):
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error
+        self.calls: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
+
+    async def run_verdict(
+        self, symbol: str, debate_outcome: dict[str, Any], context: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        self.calls.append((symbol, debate_outcome, context))
+        if self.error is not None:
+            raise self.error
+        return verdict(symbol)
+
+
+class FakeOrchestrator(IResearchOrchestrationPort):
+    """Returns a fixed overall status with one item per requested expert; records requests."""
+
+    def __init__(self, overall_status: str = "completed") -> None:
+        self.overall_status = overall_status
+        self.requests: list[ResearchRequest] = []
+
+    async def run(self, request: ResearchRequest, listener: IResearchProgressListener | None = None) -> ResearchResult:
+        self.requests.append(request)
+        ok = self.overall_status != "failed"
+        items = [
+            {"expert_type": e, "status": "success", "data": sample_result(e.value)}
+            if ok
+            else {"expert_type": e, "status": "failed", "error": "boom"}
+            for e in request.experts
+        ]
+        if listener is not None:
+            for item in items:
+                await listener.on_expert_finished(
+                    item["expert_type"].value,
+                    ExpertOutcome(item["status"], data=item.get("data"), error=item.get("error")),
+                )
+        return ResearchResult.model_validate(
+            {"symbol": request.symbol, "overall_status": self.overall_status, "expert_results": items}
+        )
+
+
+class RecordingListener(IResearchProgressListener):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any, Any]] = []
+
+    async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
+        self.events.append(("expert", expert, outcome))
+
+    async def on_debate_finished(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
+        self.events.append(("debate", stage, outcome))
+
+    async def on_verdict_finished(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
+        self.events.append(("verdict", stage, verdict))
+
+    def kinds(self) -> list[str]:
+        return [e[0] for e in self.events]
+
+
+class InMemorySessionRepository(ISessionRepository):
+    """Sessions in a dict; ``log`` records each write in order (``("create", id)``, ...)."""
+
+    def __init__(self, *, fail_on: str | None = None) -> None:
+        self.sessions: dict[str, ResearchSession] = {}
+        self.log: list[tuple[str, str]] = []
+        self.fail_on = fail_on
+
+    def _write(self, op: str, session_id: str) -> ResearchSession:
+        if op == self.fail_on:
+            raise RuntimeError(f"store down during {op}")
+        self.log.append((op, session_id))
+        return self.sessions[session_id]
+
+    async def create(self, session: ResearchSession) -> None:
+        if self.fail_on == "create":
+            raise RuntimeError("store down during create")
+        self.sessions[session.session_id] = copy.deepcopy(session)
+        self.log.append(("create", session.session_id))
+
+    async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None:
+        self._write("record_expert", session_id).expert_outcomes[expert] = outcome
+
+    async def record_debate(self, session_id: str, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
+        s = self._write("record_debate", session_id)
+        s.debate, s.debate_outcome = stage, outcome
+
+    async def record_verdict(self, session_id: str, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
+        s = self._write("record_verdict", session_id)
+        s.judge, s.verdict = stage, verdict
+
+    async def finish(self, session_id: str, status: SessionStatus) -> None:
+        s = self._write("finish", session_id)
+        self.sessions[session_id] = replace(s, status=status, completed_at=utcnow())
+
+    async def get(self, session_id: str) -> ResearchSession | None:
+        return self.sessions.get(session_id)
+
+    async def list(
+        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
+    ) -> tuple[list[ResearchSession], int]:
+        found = [
+            s
+            for s in sorted(self.sessions.values(), key=lambda s: s.created_at, reverse=True)
+            if (symbol is None or s.symbol == symbol) and (status is None or s.status == status)
+        ]
+        return found[offset : offset + limit], len(found)
+
+    async def mark_running_as_interrupted(self) -> int:
+        running = [s for s in self.sessions.values() if s.status == "running"]
+        for s in running:
+            s.status = "interrupted"
+        return len(running)
+
+    async def ping(self) -> None:
+        if self.fail_on == "ping":
+            raise RuntimeError("store down")
+
+
+def gateway_error(
+    service: str = "research", message: str = "research 503 upstream_down: boom", attempts: int = 3
+) -> GatewayError:
+    return GatewayError(service, message, attempts=attempts)
+
+
+# --- the app in-process ---------------------------------------------------------------------------
+
+
+def make_settings(**overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "research_service_url": "http://research.test",
+        "debate_service_url": "http://debate.test",
+        "judge_service_url": "http://judge.test",
+        "http_backoff_seconds": 0.0,
+        "http_backoff_max_seconds": 0.0,
+        "expert_timeout_seconds": 2.0,
+        "debate_timeout_seconds": 2.0,
+        "judge_timeout_seconds": 2.0,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@asynccontextmanager
+async def serve(
+    container: CoordinatorContainer | None = None, settings: Settings | None = None
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The real app (lifespan entered) behind an ASGI transport."""
+    app = create_app(settings or make_settings(), container=container)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            yield client
+
+
+def fake_container(
+    *,
+    gateway: IResearchExpertGateway | None = None,
+    debate: IDebateGateway | None = None,
+    judge: IJudgeGateway | None = None,
+    sessions: ISessionRepository | None = None,
+    settings: Settings | None = None,
+) -> CoordinatorContainer:
+    return build_container(
+        settings or make_settings(),
+        research_gateway=gateway or FakeExpertGateway(),
+        debate_gateway=debate or FakeDebateGateway(),
+        judge_gateway=judge or FakeJudgeGateway(),
+        sessions=sessions,
+    )

@@ -1,0 +1,219 @@
+"""Test helpers for the sessions store: throw-away databases on every backend the store supports.
+
+- ``sqlite_url(tmp_path)``: a SQLite file in a directory that does not exist yet.
+- ``local_postgres_database()``: a uniquely named database on the local server at 127.0.0.1:5432
+  (database ``test``, user ``postgres`` or ``root``, trust auth), dropped afterwards; skips clearly
+  when the server does not answer.
+- ``postgres_container_url()``: a testcontainers ``PostgresContainer``; skips clearly without Docker.
+
+Plus ``make_session`` to build domain sessions tersely, and ``coordinator_app``: the real app
+(real LangGraph orchestrator, real SQLAlchemy store) with fake peers, called through ASGI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from coordinator.application.research_retry_service import ResearchRetryService
+from coordinator.application.session_query_service import SessionQueryService
+from coordinator.container import CoordinatorContainer, build_container
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus
+from coordinator.domain.ports.debate_gateway import IDebateGateway
+from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.store import open_session_store
+from coordinator.main import create_app
+from coordinator.presentation.rest.session_routes import router as session_router
+from coordinator.settings import Settings
+
+PG_HOST, PG_PORT, PG_ADMIN_DB = "127.0.0.1", 5432, "test"
+PG_USERS = ("postgres", "root")
+
+
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path / 'not-yet-created' / 'coordinator.db'}"
+
+
+async def _find_pg_user() -> tuple[str | None, str]:
+    import asyncpg
+
+    reasons = []
+    for user in PG_USERS:
+        try:
+            conn = await asyncio.wait_for(
+                asyncpg.connect(host=PG_HOST, port=PG_PORT, user=user, database=PG_ADMIN_DB), timeout=5
+            )
+        except Exception as exc:
+            reasons.append(f"{user}: {type(exc).__name__}: {exc}")
+            continue
+        try:
+            can_create = await conn.fetchval(
+                "SELECT rolsuper OR rolcreatedb FROM pg_roles WHERE rolname = current_user"
+            )
+        finally:
+            await conn.close()
+        if can_create:
+            return user, ""
+        reasons.append(f"{user}: may not create databases")
+    return None, "; ".join(reasons)
+
+
+async def _admin(user: str, sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(host=PG_HOST, port=PG_PORT, user=user, database=PG_ADMIN_DB)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextmanager
+def local_postgres_database() -> Iterator[str]:
+    """A fresh database ``coord_test_<random>`` for one test run; yields its asyncpg URL."""
+    user, why = asyncio.run(_find_pg_user())
+    if user is None:
+        pytest.skip(f"PostgreSQL at {PG_HOST}:{PG_PORT} (database {PG_ADMIN_DB}) is not usable: {why}")
+    name = f"coord_test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin(user, f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"postgresql+asyncpg://{user}@{PG_HOST}:{PG_PORT}/{name}"
+    finally:
+        asyncio.run(_admin(user, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def docker_unavailable_reason() -> str | None:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as exc:
+        return f"no Docker engine for testcontainers ({type(exc).__name__}: {str(exc)[:160]})"
+    return None
+
+
+@contextmanager
+def postgres_container_url() -> Iterator[str]:
+    reason = docker_unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    from testcontainers.postgres import PostgresContainer
+
+    with PostgresContainer("postgres:16-alpine", driver="asyncpg") as pg:
+        yield pg.get_connection_url()
+
+
+_T0 = datetime(2026, 2, 13, 9, 30, tzinfo=UTC)
+
+
+def make_session(
+    *,
+    symbol: str = "000001.SZ",
+    experts: list[str] | None = None,
+    status: SessionStatus = "running",
+    retried_from: str | None = None,
+    retry_count: int = 0,
+    minutes: int = 0,
+    options: dict[str, dict[str, Any]] | None = None,
+    skip_debate: bool = False,
+    outcomes: dict[str, ExpertOutcome] | None = None,
+) -> ResearchSession:
+    at = _T0 + timedelta(minutes=minutes)
+    return ResearchSession(
+        session_id=str(uuid.uuid4()),
+        symbol=symbol,
+        experts=experts or ["technical_analyst", "macro_intelligence"],
+        options=options if options is not None else {"technical_analyst": {"analysis_date": "2026-02-13"}},
+        skip_debate=skip_debate,
+        status=status,
+        retry_count=retry_count,
+        retried_from=retried_from,
+        request_id=f"req-{uuid.uuid4().hex[:8]}",
+        expert_outcomes=dict(outcomes or {}),
+        created_at=at,
+        updated_at=at,
+    )
+
+
+RESEARCH = "/api/v1/coordinator/research"
+SESSIONS = "/api/v1/coordinator/sessions"
+
+
+def retry_path(session_id: str) -> str:
+    return f"{RESEARCH}/{session_id}/retry"
+
+
+@dataclass
+class AppUnderTest:
+    client: httpx.AsyncClient
+    sessions: SqlAlchemySessionRepository
+    container: CoordinatorContainer
+
+
+def _wire_session_use_cases(container: CoordinatorContainer, sessions: SqlAlchemySessionRepository) -> None:
+    """The composition root builds these when it has a store; until it does, wire them here."""
+    if getattr(container, "session_queries", None) is None:
+        container.session_queries = SessionQueryService(sessions)  # type: ignore[attr-defined]
+    if getattr(container, "retry_service", None) is None:
+        container.retry_service = ResearchRetryService(container.orchestrator, sessions)  # type: ignore[attr-defined]
+
+
+@asynccontextmanager
+async def coordinator_app(
+    database_url: str,
+    *,
+    research: IResearchExpertGateway,
+    debate: IDebateGateway,
+    judge: IJudgeGateway,
+) -> AsyncIterator[AppUnderTest]:
+    sessions, close = await open_session_store(database_url)
+    settings = Settings(database_url=database_url, log_json=False, log_level="WARNING")
+    container = build_container(
+        settings, research_gateway=research, debate_gateway=debate, judge_gateway=judge, sessions=sessions
+    )
+    _wire_session_use_cases(container, sessions)
+    app = create_app(settings, container=container)
+    if not any(getattr(r, "path", "") == SESSIONS for r in app.router.routes):
+        app.include_router(session_router)  # until api/routes.py registers it
+    try:
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                yield AppUnderTest(client=client, sessions=sessions, container=container)
+    finally:
+        await container.aclose()
+        await close()
+
+
+class GatedExpertGateway(IResearchExpertGateway):
+    """Wraps a gateway: every call announces itself (``entered``) and then waits for ``release``,
+    so a test can hold a research mid-flight."""
+
+    def __init__(self, inner: IResearchExpertGateway) -> None:
+        self.inner = inner
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def run_expert(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return (await self.run_expert_detailed(expert_type, symbol, options)).data
+
+    async def run_expert_detailed(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> ExpertRun:
+        self.entered.set()
+        await self.release.wait()
+        return await self.inner.run_expert_detailed(expert_type, symbol, options)

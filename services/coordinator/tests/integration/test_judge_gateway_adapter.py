@@ -1,0 +1,102 @@
+"""JudgeGatewayAdapter: debate_outcome → JudgeInput (mapped and filtered), verdict back as a dict."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from coordinator_fakes import debate_outcome, sample_result, verdict
+
+from coordinator.domain.exceptions import PeerContractError
+from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError
+from shared_contracts.judge import Verdict
+
+BASE = "http://judge.test"
+URL = f"{BASE}/api/v1/judge/verdict"
+
+
+@pytest.fixture
+async def adapter() -> AsyncIterator[JudgeGatewayAdapter]:
+    async with httpx.AsyncClient() as client:
+        policy = CallPolicy(
+            budget_seconds=2.0, backoff_initial_seconds=0, backoff_max_seconds=0, backoff_jitter_seconds=0
+        )
+        yield JudgeGatewayAdapter(PeerClient("judge", BASE, client, policy))
+
+
+async def sent_body(adapter: JudgeGatewayAdapter, context: dict[str, Any] | None = None) -> dict[str, Any]:
+    with respx.mock:
+        route = respx.post(URL).mock(return_value=httpx.Response(200, json=verdict()))
+        await adapter.run_verdict("600519.SH", debate_outcome(), context=context)
+        body: dict[str, Any] = json.loads(route.calls.last.request.content)
+    return body
+
+
+async def test_posts_judge_input_and_returns_the_verdict_dict(adapter: JudgeGatewayAdapter) -> None:
+    with respx.mock:
+        route = respx.post(URL).mock(return_value=httpx.Response(200, json=verdict()))
+        result = await adapter.run_verdict("600519.SH", debate_outcome())
+    assert route.call_count == 1
+    assert type(result) is dict
+    assert result == Verdict.model_validate(verdict()).model_dump(mode="json")
+    assert result["action"] == "BUY"
+
+
+async def test_the_exact_judge_input(adapter: JudgeGatewayAdapter) -> None:
+    assert await sent_body(adapter) == {
+        "symbol": "600519.SH",
+        "direction": "BULLISH",
+        "confidence": 0.7,
+        "bull_thesis": "估值低于内在价值",
+        "bear_thesis": "行业景气度下行",
+        "risk_factors": ["政策风险", "需求风险", "估值风险"],
+        "key_disagreements": ["需求是否见底"],
+        "conflict_resolution": "多头证据更强",
+    }
+
+
+async def test_theses_are_extracted(adapter: JudgeGatewayAdapter) -> None:
+    body = await sent_body(adapter)
+    assert body["bull_thesis"] == "估值低于内在价值"
+    assert body["bear_thesis"] == "行业景气度下行"
+
+
+async def test_risk_factors_are_only_the_risk_names(adapter: JudgeGatewayAdapter) -> None:
+    body = await sent_body(adapter)
+    assert body["risk_factors"] == ["政策风险", "需求风险", "估值风险"]
+    text = json.dumps(body, ensure_ascii=False)
+    for dropped in ("probability", "impact", "mitigation", "supporting_arguments", "acknowledged_", "分散"):
+        assert dropped not in text
+
+
+async def test_reference_price_and_key_levels_come_from_the_technical_analyst(adapter: JudgeGatewayAdapter) -> None:
+    body = await sent_body(adapter, {"expert_results": {"technical_analyst": sample_result("technical_analyst")}})
+    assert body["reference_price"] == 1580.5
+    assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}
+
+
+async def test_without_the_technical_analyst_no_price_context_is_sent(adapter: JudgeGatewayAdapter) -> None:
+    body = await sent_body(adapter, {"expert_results": {"macro_intelligence": sample_result("macro_intelligence")}})
+    assert "reference_price" not in body
+    assert "key_levels" not in body
+
+
+async def test_a_debate_outcome_without_a_thesis_is_a_clear_error(adapter: JudgeGatewayAdapter) -> None:
+    broken = debate_outcome()
+    del broken["bear_case"]
+    with pytest.raises(PeerContractError, match="lacks 'bear_case'"):
+        await adapter.run_verdict("600519.SH", broken)
+
+
+async def test_a_judge_problem_becomes_a_readable_error(adapter: JudgeGatewayAdapter) -> None:
+    problem = {"title": "Bad Gateway", "status": 502, "detail": "model answered prose", "code": "llm_output_invalid"}
+    with respx.mock:
+        route = respx.post(URL).mock(return_value=httpx.Response(502, json=problem))
+        with pytest.raises(ServiceResponseError, match=r"^judge 502 llm_output_invalid: model answered prose$"):
+            await adapter.run_verdict("600519.SH", debate_outcome())
+    assert route.call_count == 3  # 502 is transient: retried

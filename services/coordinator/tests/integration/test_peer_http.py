@@ -1,0 +1,143 @@
+"""Distributed-call behaviour of the peer client: timeouts, retries only on transient failures,
+typed errors built from the peer's problem detail."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+import respx
+
+from coordinator.domain.exceptions import PeerContractError, PeerTimeoutError, PeerUnavailableError
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError
+
+BASE = "http://research.test"
+URL = f"{BASE}/api/v1/research/experts/technical_analyst"
+FAST = CallPolicy(
+    budget_seconds=2.0,
+    connect_timeout_seconds=1.0,
+    backoff_initial_seconds=0,
+    backoff_max_seconds=0,
+    backoff_jitter_seconds=0,
+)
+
+
+def problem(status: int, code: str, detail: str) -> httpx.Response:
+    body = {"type": "about:blank", "title": "x", "status": status, "detail": detail, "code": code}
+    return httpx.Response(status, json=body, headers={"content-type": "application/problem+json"})
+
+
+@pytest.fixture
+async def peer() -> AsyncIterator[PeerClient]:
+    async with httpx.AsyncClient() as client:
+        yield PeerClient("research", BASE, client, FAST)
+
+
+@respx.mock
+async def test_503_then_200_is_retried(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(
+        side_effect=[problem(503, "llm_unavailable", "busy"), httpx.Response(200, json={"ok": 1})]
+    )
+    body, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {"symbol": "X"})
+    assert body == {"ok": 1}
+    assert attempts == 2
+    assert route.call_count == 2
+
+
+@pytest.mark.parametrize("status", [429, 502, 504])
+@respx.mock
+async def test_other_transient_statuses_are_retried(peer: PeerClient, status: int) -> None:
+    route = respx.post(URL).mock(side_effect=[httpx.Response(status), httpx.Response(200, json={})])
+    _, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert attempts == 2
+    assert route.call_count == 2
+
+
+@respx.mock
+async def test_connection_error_is_retried(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(side_effect=[httpx.ConnectError("refused"), httpx.Response(200, json={})])
+    _, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert attempts == 2
+    assert route.call_count == 2
+
+
+@respx.mock
+async def test_400_is_not_retried_and_reads_the_problem_detail(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(return_value=problem(400, "invalid_symbol", "bad symbol 'X'"))
+    with pytest.raises(ServiceResponseError) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert route.call_count == 1
+    assert str(caught.value) == "research 400 invalid_symbol: bad symbol 'X'"
+    assert (caught.value.status, caught.value.peer_code, caught.value.attempts) == (400, "invalid_symbol", 1)
+
+
+@respx.mock
+async def test_404_problem_becomes_a_readable_error(peer: PeerClient) -> None:
+    respx.post(URL).mock(return_value=problem(404, "symbol_not_found", "no data for XYZ"))
+    with pytest.raises(ServiceResponseError, match=r"^research 404 symbol_not_found: no data for XYZ$"):
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+
+
+@respx.mock
+async def test_500_is_not_retried(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(return_value=httpx.Response(500, text="Internal Server Error"))
+    with pytest.raises(ServiceResponseError, match=r"^research 500 http_error: Internal Server Error$"):
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert route.call_count == 1
+
+
+@respx.mock
+async def test_at_most_three_attempts_then_the_last_error(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(return_value=problem(503, "llm_unavailable", "still busy"))
+    with pytest.raises(ServiceResponseError) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert route.call_count == 3
+    assert caught.value.attempts == 3
+    assert str(caught.value) == "research 503 llm_unavailable: still busy"
+
+
+@respx.mock
+async def test_connection_refused_every_time_is_unavailable(peer: PeerClient) -> None:
+    respx.post(URL).mock(side_effect=httpx.ConnectError("connection refused"))
+    with pytest.raises(
+        PeerUnavailableError, match=r"research unreachable .*connection refused \(3 attempts\)"
+    ) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert caught.value.attempts == 3
+
+
+@respx.mock
+async def test_the_budget_bounds_the_call() -> None:
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(5)
+        return httpx.Response(200, json={})
+
+    respx.post(URL).mock(side_effect=slow)
+    async with httpx.AsyncClient() as client:
+        peer = PeerClient("research", BASE, client, CallPolicy(budget_seconds=0.1))
+        with pytest.raises(PeerTimeoutError, match=r"^research timed out after 0.1s \(1 attempt\)$"):
+            await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+
+
+@respx.mock
+async def test_read_timeout_is_not_retried(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(side_effect=httpx.ReadTimeout("read timed out"))
+    with pytest.raises(PeerTimeoutError):
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert route.call_count == 1
+
+
+@respx.mock
+async def test_non_json_reply_breaks_the_contract(peer: PeerClient) -> None:
+    respx.post(URL).mock(return_value=httpx.Response(200, text="<html>"))
+    with pytest.raises(PeerContractError, match="non-JSON"):
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+
+
+@respx.mock
+async def test_health_reports_ok_or_the_reason(peer: PeerClient) -> None:
+    respx.get(f"{BASE}/healthz").mock(side_effect=[httpx.Response(200, json={}), httpx.ConnectError("refused")])
+    assert await peer.health(1.0) == "ok"
+    assert (await peer.health(1.0)).startswith("unreachable: ConnectError")

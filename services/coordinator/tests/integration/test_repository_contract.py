@@ -1,0 +1,288 @@
+"""``SqlAlchemySessionRepository`` against every backend it supports, with the same tests:
+SQLite (a file), the local PostgreSQL server (a throw-away database per run), and a testcontainers
+PostgreSQL (when a Docker engine runs). Unavailable backends skip with the reason."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from coordinator_persistence_fakes import (
+    local_postgres_database,
+    make_session,
+    postgres_container_url,
+    sqlite_url,
+)
+from sqlalchemy import text
+
+from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError
+from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.infrastructure.persistence.engine import build_engine
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.store import open_session_store
+
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres-local", marks=pytest.mark.postgres),
+    pytest.param("container", id="postgres-testcontainers", marks=pytest.mark.docker),
+]
+
+
+@pytest.fixture(scope="session")
+def local_pg_url() -> Iterator[str]:
+    with local_postgres_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def container_pg_url() -> Iterator[str]:
+    with postgres_container_url() as url:
+        yield url
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path)
+    url: str = request.getfixturevalue("local_pg_url" if request.param == "postgres" else "container_pg_url")
+    return url
+
+
+@pytest.fixture
+async def repo(database_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
+    repository, close = await open_session_store(database_url)
+    # PostgreSQL databases live for the whole run: each test starts from empty tables.
+    async with repository._engine.begin() as conn:
+        await conn.execute(text("DELETE FROM research_session_experts"))
+        await conn.execute(text("DELETE FROM research_sessions"))
+    try:
+        yield repository
+    finally:
+        await close()
+
+
+@pytest.fixture
+async def second_repo(database_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
+    """Another engine on the same database: what it reads was committed, not cached."""
+    engine = build_engine(database_url)
+    try:
+        yield SqlAlchemySessionRepository(engine)
+    finally:
+        await engine.dispose()
+
+
+RAW = {
+    "signal": "BULLISH",
+    "confidence": 0.72,
+    "summary_reasoning": "均线多头排列，MACD 金叉",
+    "technical_indicators": {"rsi": 61.5, "ma": [10.1, 10.4, None]},
+    "input": {"prompt": "…"},
+}
+
+
+async def test_create_then_get_round_trips_everything(
+    repo: SqlAlchemySessionRepository, second_repo: SqlAlchemySessionRepository
+) -> None:
+    session = make_session(options={"technical_analyst": {"analysis_date": "2026-02-13"}, "x": {"limit": 5}})
+    await repo.create(session)
+
+    got = await second_repo.get(session.session_id)
+
+    assert got is not None
+    assert (got.symbol, got.experts, got.options, got.skip_debate) == (
+        "000001.SZ",
+        ["technical_analyst", "macro_intelligence"],
+        {"technical_analyst": {"analysis_date": "2026-02-13"}, "x": {"limit": 5}},
+        False,
+    )
+    assert (got.status, got.retry_count, got.retried_from, got.request_id) == ("running", 0, None, session.request_id)
+    assert got.created_at == session.created_at
+    assert got.created_at.tzinfo is not None
+    assert got.expert_outcomes == {}
+    assert (got.debate.status, got.judge.status, got.debate_outcome, got.verdict) == ("pending", "pending", None, None)
+    assert got.completed_at is None
+
+
+async def test_get_unknown_session_is_none(repo: SqlAlchemySessionRepository) -> None:
+    assert await repo.get("00000000-0000-0000-0000-000000000000") is None
+    assert await repo.get("not-a-uuid") is None
+
+
+async def test_each_stage_is_committed_as_it_is_recorded(
+    repo: SqlAlchemySessionRepository, second_repo: SqlAlchemySessionRepository
+) -> None:
+    session = make_session()
+    await repo.create(session)
+    sid = session.session_id
+
+    await repo.record_expert(sid, "technical_analyst", ExpertOutcome("success", RAW, None, 812.5, 1))
+    seen = await second_repo.get(sid)
+    assert seen is not None
+    assert seen.expert_outcomes == {"technical_analyst": ExpertOutcome("success", RAW, None, 812.5, 1)}
+    assert seen.status == "running"
+
+    await repo.record_expert(
+        sid, "macro_intelligence", ExpertOutcome("failed", None, "research 504 peer_timeout", 30000.0, 3)
+    )
+    await repo.record_debate(sid, StageOutcome("success", None, 1200.0), {"direction": "BULLISH", "confidence": 0.6})
+    await repo.record_verdict(sid, StageOutcome("failed", "judge 502 llm_output_invalid", 900.0), None)
+    await repo.finish(sid, "partial")
+
+    done = await second_repo.get(sid)
+    assert done is not None
+    assert done.status == "partial"
+    assert done.expert_outcomes["macro_intelligence"] == ExpertOutcome(
+        "failed", None, "research 504 peer_timeout", 30000.0, 3
+    )
+    assert list(done.expert_outcomes) == ["technical_analyst", "macro_intelligence"]
+    assert done.debate == StageOutcome("success", None, 1200.0)
+    assert done.debate_outcome == {"direction": "BULLISH", "confidence": 0.6}
+    assert done.judge == StageOutcome("failed", "judge 502 llm_output_invalid", 900.0)
+    assert done.verdict is None
+    assert done.completed_at is not None
+    assert done.updated_at >= done.created_at
+    assert done.failed_experts == ["macro_intelligence"]
+
+
+async def test_recording_an_expert_again_replaces_its_outcome(repo: SqlAlchemySessionRepository) -> None:
+    session = make_session()
+    await repo.create(session)
+    await repo.record_expert(session.session_id, "technical_analyst", ExpertOutcome("failed", None, "boom"))
+    await repo.record_expert(session.session_id, "technical_analyst", ExpertOutcome("success", RAW, None, 5.0, 2))
+
+    got = await repo.get(session.session_id)
+    assert got is not None
+    assert got.expert_outcomes == {"technical_analyst": ExpertOutcome("success", RAW, None, 5.0, 2)}
+
+
+async def test_carried_outcomes_given_at_create_are_stored(repo: SqlAlchemySessionRepository) -> None:
+    carried = {"technical_analyst": ExpertOutcome("success", RAW, None, 10.0, 1)}
+    session = make_session(outcomes=carried)
+    await repo.create(session)
+
+    got = await repo.get(session.session_id)
+    assert got is not None
+    assert got.expert_outcomes == carried
+
+
+@pytest.mark.parametrize("write", ["expert", "debate", "verdict", "finish"])
+async def test_writes_to_an_unknown_session_raise_not_found(repo: SqlAlchemySessionRepository, write: str) -> None:
+    sid = "11111111-1111-1111-1111-111111111111"
+    calls: dict[str, Any] = {
+        "expert": lambda: repo.record_expert(sid, "technical_analyst", ExpertOutcome("success", RAW)),
+        "debate": lambda: repo.record_debate(sid, StageOutcome("success"), {"direction": "BULLISH"}),
+        "verdict": lambda: repo.record_verdict(sid, StageOutcome("failed", "x"), None),
+        "finish": lambda: repo.finish(sid, "completed"),
+    }
+    with pytest.raises(SessionNotFoundError) as caught:
+        await calls[write]()
+    assert caught.value.code == "session_not_found"
+
+
+async def test_parallel_expert_writes_to_one_session_are_all_kept(repo: SqlAlchemySessionRepository) -> None:
+    experts = [
+        "technical_analyst",
+        "financial_auditor",
+        "valuation_modeler",
+        "macro_intelligence",
+        "catalyst_detective",
+    ]
+    session = make_session(experts=experts)
+    await repo.create(session)
+
+    await asyncio.gather(
+        *(repo.record_expert(session.session_id, e, ExpertOutcome("success", {"who": e}, None, 1.0)) for e in experts)
+    )
+
+    got = await repo.get(session.session_id)
+    assert got is not None
+    assert {e: o.data for e, o in got.expert_outcomes.items()} == {e: {"who": e} for e in experts}
+    assert list(got.expert_outcomes) == experts
+
+
+async def test_list_is_newest_first_filtered_and_paginated(repo: SqlAlchemySessionRepository) -> None:
+    a1 = make_session(symbol="600519.SH", minutes=1, status="completed")
+    b2 = make_session(symbol="000001.SZ", minutes=2, status="partial")
+    a3 = make_session(symbol="600519.SH", minutes=3, status="partial")
+    a4 = make_session(symbol="600519.SH", minutes=4, status="failed")
+    for s in (a1, b2, a3, a4):
+        await repo.create(s)
+
+    everything, total = await repo.list(symbol=None, status=None, limit=10, offset=0)
+    assert [s.session_id for s in everything] == [a4.session_id, a3.session_id, b2.session_id, a1.session_id]
+    assert total == 4
+
+    by_symbol, total = await repo.list(symbol="600519.sh", status=None, limit=2, offset=0)
+    assert [s.session_id for s in by_symbol] == [a4.session_id, a3.session_id]
+    assert total == 3
+    second_page, total = await repo.list(symbol="600519.SH", status=None, limit=2, offset=2)
+    assert [s.session_id for s in second_page] == [a1.session_id]
+    assert total == 3
+
+    partial, total = await repo.list(symbol=None, status="partial", limit=10, offset=0)
+    assert [s.session_id for s in partial] == [a3.session_id, b2.session_id]
+    assert total == 2
+    both, total = await repo.list(symbol="600519.SH", status="partial", limit=10, offset=0)
+    assert ([s.session_id for s in both], total) == ([a3.session_id], 1)
+
+    beyond, total = await repo.list(symbol=None, status=None, limit=10, offset=10)
+    assert (beyond, total) == ([], 4)
+
+
+async def test_running_sessions_become_interrupted(repo: SqlAlchemySessionRepository) -> None:
+    running = make_session(status="running")
+    done = make_session(status="completed")
+    await repo.create(running)
+    await repo.create(done)
+
+    assert await repo.mark_running_as_interrupted() == 1
+    assert await repo.mark_running_as_interrupted() == 0
+
+    got_running, got_done = await repo.get(running.session_id), await repo.get(done.session_id)
+    assert got_running is not None
+    assert got_done is not None
+    assert (got_running.status, got_done.status) == ("interrupted", "completed")
+
+
+async def test_a_session_is_retried_at_most_once(repo: SqlAlchemySessionRepository) -> None:
+    source = make_session(status="partial")
+    await repo.create(source)
+    first = make_session(retried_from=source.session_id, retry_count=1)
+    await repo.create(first)
+
+    with pytest.raises(RetryAlreadyStartedError) as in_progress:
+        await repo.create(make_session(retried_from=source.session_id, retry_count=1))
+    assert in_progress.value.code == "retry_in_progress"
+    assert in_progress.value.retry_session_id == first.session_id
+
+    await repo.finish(first.session_id, "completed")
+    with pytest.raises(RetryAlreadyStartedError) as done:
+        await repo.create(make_session(retried_from=source.session_id, retry_count=1))
+    assert done.value.code == "already_retried"
+
+    # The chain goes forward: the retry itself can be retried.
+    await repo.create(make_session(retried_from=first.session_id, retry_count=2))
+    assert (await repo.list(symbol=None, status=None, limit=10, offset=0))[1] == 3
+
+
+async def test_concurrent_retries_of_one_session_cannot_both_start(
+    repo: SqlAlchemySessionRepository, second_repo: SqlAlchemySessionRepository
+) -> None:
+    source = make_session(status="partial")
+    await repo.create(source)
+    attempts = [make_session(retried_from=source.session_id, retry_count=1) for _ in range(2)]
+
+    results = await asyncio.gather(repo.create(attempts[0]), second_repo.create(attempts[1]), return_exceptions=True)
+
+    assert sum(r is None for r in results) == 1
+    [error] = [r for r in results if r is not None]
+    assert isinstance(error, RetryAlreadyStartedError)
+    _, total = await repo.list(symbol=None, status=None, limit=10, offset=0)
+    assert total == 2
+
+
+async def test_ping_succeeds_on_a_migrated_store(repo: SqlAlchemySessionRepository) -> None:
+    await repo.ping()

@@ -1,0 +1,144 @@
+"""The Alembic migrations shipped in the package: they build exactly the models' schema, run at every
+start without harm, and ``open_session_store`` is the one call the lifespan makes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from coordinator_persistence_fakes import local_postgres_database, make_session, sqlite_url
+from sqlalchemy import Connection, inspect, text
+
+from coordinator.domain.exceptions import SessionStoreUnavailableError
+from coordinator.infrastructure.persistence.engine import build_engine, normalize_database_url
+from coordinator.infrastructure.persistence.migrate import run_migrations
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.store import open_session_store, session_store_readiness
+from coordinator.infrastructure.persistence.tables import Base
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgres", id="postgres-local", marks=pytest.mark.postgres),
+    ]
+)
+def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+    else:
+        with local_postgres_database() as url:
+            yield url
+
+
+def _diff(connection: Connection) -> list[object]:
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, Base.metadata))
+
+
+async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> None:
+    await run_migrations(fresh_url)
+    await run_migrations(fresh_url)  # every start runs them: the second run is a no-op
+
+    engine = build_engine(fresh_url)
+    try:
+        async with engine.connect() as conn:
+            assert await conn.run_sync(_diff) == []
+            tables = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))
+            version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one()
+    finally:
+        await engine.dispose()
+    assert {"research_sessions", "research_session_experts", "alembic_version"} <= tables
+    assert version == "0001_research_sessions"
+
+
+async def test_open_session_store_creates_the_sqlite_file_and_its_directory(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)
+    db_file = Path(normalize_database_url(url).database or "")
+    assert not await asyncio.to_thread(db_file.parent.exists)
+
+    repository, close = await open_session_store(url)
+    try:
+        await repository.ping()
+    finally:
+        await close()
+    assert await asyncio.to_thread(db_file.is_file)
+
+
+async def test_a_restart_marks_sessions_left_running_as_interrupted(fresh_url: str) -> None:
+    repository, close = await open_session_store(fresh_url)
+    running, partial = make_session(status="running"), make_session(status="partial")
+    await repository.create(running)
+    await repository.create(partial)
+    await close()  # the coordinator "dies" with one session running
+
+    repository, close = await open_session_store(fresh_url)
+    try:
+        got_running, got_partial = await repository.get(running.session_id), await repository.get(partial.session_id)
+    finally:
+        await close()
+    assert got_running is not None
+    assert got_partial is not None
+    assert (got_running.status, got_partial.status) == ("interrupted", "partial")
+
+
+async def test_in_memory_sqlite_works_for_throwaway_runs() -> None:
+    repository, close = await open_session_store("sqlite+aiosqlite://")
+    try:
+        session = make_session()
+        await repository.create(session)
+        assert await repository.get(session.session_id) is not None
+    finally:
+        await close()
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("sqlite:///data/c.db", "sqlite+aiosqlite:///data/c.db"),
+        ("postgres://u:p@db:5432/c", "postgresql+asyncpg://u:***@db:5432/c"),
+        ("postgresql://u@db/c", "postgresql+asyncpg://u@db/c"),
+        ("postgresql+asyncpg://u@db/c", "postgresql+asyncpg://u@db/c"),
+    ],
+)
+def test_database_urls_are_normalized_to_async_drivers(given: str, expected: str) -> None:
+    assert normalize_database_url(given).render_as_string(hide_password=True) == expected
+
+
+@pytest.mark.parametrize("given", ["mysql+aiomysql://u@db/c", "postgresql+psycopg2://u@db/c"])
+def test_unsupported_database_urls_are_refused_naming_the_variable(given: str) -> None:
+    with pytest.raises(ValueError, match="DATABASE_URL"):
+        normalize_database_url(given)
+
+
+async def test_readiness_reports_an_unreachable_database() -> None:
+    engine = build_engine("postgresql+asyncpg://postgres@127.0.0.1:1/nowhere")
+    repository = SqlAlchemySessionRepository(engine)
+    try:
+        with pytest.raises(SessionStoreUnavailableError):
+            await repository.ping()
+        status = await session_store_readiness(repository)
+    finally:
+        await engine.dispose()
+    assert status.startswith("unavailable: SessionStoreUnavailableError")
+
+
+async def test_readiness_is_ok_on_a_migrated_store(tmp_path: Path) -> None:
+    repository, close = await open_session_store(sqlite_url(tmp_path))
+    try:
+        assert await session_store_readiness(repository) == "ok"
+    finally:
+        await close()
+
+
+async def test_readiness_reports_a_database_without_the_schema(tmp_path: Path) -> None:
+    engine = build_engine(sqlite_url(tmp_path))  # never migrated
+    try:
+        status = await session_store_readiness(SqlAlchemySessionRepository(engine))
+    finally:
+        await engine.dispose()
+    assert status.startswith("unavailable:")

@@ -1,0 +1,234 @@
+"""History and audit (GET /sessions, GET /sessions/{id}), what is stored and when it is committed,
+and /readyz reporting the database — through the real app on a SQLite file."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from coordinator_fakes import (
+    FakeDebateGateway,
+    FakeExpertGateway,
+    FakeJudgeGateway,
+    gateway_error,
+    sample_result,
+    verdict,
+)
+from coordinator_persistence_fakes import (
+    RESEARCH,
+    SESSIONS,
+    AppUnderTest,
+    coordinator_app,
+    make_session,
+    sqlite_url,
+)
+
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.session import ResearchSession
+from coordinator.domain.ports.research_expert_gateway import ExpertRun
+from coordinator.infrastructure.persistence.engine import build_engine
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+
+TA, MI = "technical_analyst", "macro_intelligence"
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[AppUnderTest]:
+    research = FakeExpertGateway({MI: gateway_error(message="research 504 peer_timeout: no answer in 120s")})
+    async with coordinator_app(
+        sqlite_url(tmp_path), research=research, debate=FakeDebateGateway(), judge=FakeJudgeGateway()
+    ) as running:
+        yield running
+
+
+async def test_a_session_detail_holds_everything_stored(app: AppUnderTest) -> None:
+    body = {"symbol": "600519.SH", "experts": [TA, MI], "options": {TA: {"analysis_date": "2026-02-13"}}}
+    research = (await app.client.post(RESEARCH, json=body, headers={"X-Request-ID": "audit-42"})).json()
+
+    response = await app.client.get(f"{SESSIONS}/{research['session_id']}")
+
+    assert response.status_code == 200
+    detail = response.json()
+    assert detail["session_id"] == research["session_id"]
+    assert (detail["symbol"], detail["experts"], detail["status"]) == ("600519.SH", [TA, MI], "partial")
+    assert detail["request"] == {
+        "symbol": "600519.SH",
+        "experts": [TA, MI],
+        "options": {TA: {"analysis_date": "2026-02-13"}, MI: {}},
+        "skip_debate": False,
+    }
+    assert detail["request_id"] == "audit-42"
+    assert (detail["retry_count"], detail["retried_from"]) == (0, None)
+    ta, mi = detail["expert_results"][TA], detail["expert_results"][MI]
+    assert ta["status"] == "success"
+    assert ta["data"] == sample_result(TA)  # the raw result, input/output and indicators included
+    assert ta["duration_ms"] is not None
+    assert ta["attempts"] == 1
+    assert (mi["status"], mi["data"], mi["attempts"]) == ("failed", None, 3)
+    assert mi["error"] == "research 504 peer_timeout: no answer in 120s"
+    assert detail["debate"]["status"] == "success"
+    assert detail["debate_outcome"] == research["debate_outcome"]
+    assert detail["judge"]["status"] == "success"
+    assert detail["verdict"] == verdict("600519.SH")  # as the judge answered it
+    assert detail["completed_at"] is not None
+    assert detail["created_at"] <= detail["updated_at"]
+
+
+async def test_an_unknown_session_is_404(app: AppUnderTest) -> None:
+    response = await app.client.get(f"{SESSIONS}/{uuid.uuid4()}")
+
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "session_not_found"
+
+
+async def _store(app: AppUnderTest, **kwargs: Any) -> ResearchSession:
+    session = make_session(**kwargs)
+    await app.sessions.create(session)
+    return session
+
+
+async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest) -> None:
+    old = await _store(app, symbol="600519.SH", minutes=1, status="completed")
+    mid = await _store(app, symbol="000001.SZ", minutes=2, status="partial")
+    new = await _store(app, symbol="600519.SH", minutes=3, status="partial")
+
+    everything = (await app.client.get(SESSIONS)).json()
+    assert [s["session_id"] for s in everything["items"]] == [new.session_id, mid.session_id, old.session_id]
+    assert (everything["total"], everything["limit"], everything["offset"]) == (3, 20, 0)
+    assert set(everything["items"][0]) == {
+        "session_id",
+        "symbol",
+        "experts",
+        "status",
+        "retry_count",
+        "retried_from",
+        "created_at",
+        "updated_at",
+    }
+
+    by_symbol = (await app.client.get(SESSIONS, params={"symbol": "600519.sh"})).json()
+    assert [s["session_id"] for s in by_symbol["items"]] == [new.session_id, old.session_id]
+
+    by_status = (await app.client.get(SESSIONS, params={"status": "partial", "limit": 1, "offset": 1})).json()
+    assert [s["session_id"] for s in by_status["items"]] == [mid.session_id]
+    assert (by_status["total"], by_status["limit"], by_status["offset"]) == (2, 1, 1)
+
+
+async def test_the_page_size_is_capped(app: AppUnderTest) -> None:
+    page = (await app.client.get(SESSIONS, params={"limit": 1000})).json()
+    assert page["limit"] == 100
+
+
+@pytest.mark.parametrize("params", [{"limit": 0}, {"offset": -1}, {"status": "exploded"}, {"limit": "many"}])
+async def test_bad_history_queries_are_400(app: AppUnderTest, params: dict[str, Any]) -> None:
+    response = await app.client.get(SESSIONS, params=params)
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_request"
+
+
+async def test_readyz_reports_the_database(app: AppUnderTest) -> None:
+    response = await app.client.get("/readyz")
+    assert response.json()["checks"]["database"] == "ok"
+
+
+async def test_readyz_is_503_when_the_database_is_unreachable(tmp_path: Path) -> None:
+    async with coordinator_app(
+        sqlite_url(tmp_path), research=FakeExpertGateway(), debate=FakeDebateGateway(), judge=FakeJudgeGateway()
+    ) as app:
+        engine = build_engine("postgresql+asyncpg://postgres@127.0.0.1:1/nowhere")
+        app.container.sessions = SqlAlchemySessionRepository(engine)
+        try:
+            response = await app.client.get("/readyz")
+        finally:
+            await engine.dispose()
+
+    assert response.status_code == 503
+    assert response.json()["checks"]["database"] != "ok"
+
+
+# --- nothing acknowledged is lost: commit order -----------------------------------------------------
+
+
+class StoreWatcher:
+    """Reads the store through its own engine (so it sees only what was committed) whenever a
+    peer is called, and notes what it found."""
+
+    def __init__(self) -> None:
+        self.store: SqlAlchemySessionRepository | None = None
+        self.seen: list[tuple[str, ResearchSession]] = []
+
+    async def look(self, when: str) -> None:
+        assert self.store is not None
+        [running], _ = await self.store.list(symbol=None, status="running", limit=10, offset=0)
+        self.seen.append((when, running))
+
+
+class WatchedExperts(FakeExpertGateway):
+    def __init__(self, watcher: StoreWatcher) -> None:
+        super().__init__()
+        self.watcher = watcher
+
+    async def run_expert_detailed(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> ExpertRun:
+        await self.watcher.look(f"expert:{expert_type.value}")
+        return await super().run_expert_detailed(expert_type, symbol, options)
+
+
+class WatchedDebate(FakeDebateGateway):
+    def __init__(self, watcher: StoreWatcher) -> None:
+        super().__init__()
+        self.watcher = watcher
+
+    async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+        await self.watcher.look("debate")
+        return await super().run_debate(symbol, expert_results)
+
+
+class WatchedJudge(FakeJudgeGateway):
+    def __init__(self, watcher: StoreWatcher) -> None:
+        super().__init__()
+        self.watcher = watcher
+
+    async def run_verdict(
+        self, symbol: str, debate_outcome: dict[str, Any], context: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        await self.watcher.look("judge")
+        return await super().run_verdict(symbol, debate_outcome, context)
+
+
+async def test_the_session_is_on_disk_before_the_first_call_and_each_stage_before_the_next(
+    tmp_path: Path,
+) -> None:
+    url = sqlite_url(tmp_path)
+    watcher = StoreWatcher()
+    async with coordinator_app(
+        url, research=WatchedExperts(watcher), debate=WatchedDebate(watcher), judge=WatchedJudge(watcher)
+    ) as app:
+        engine = build_engine(url)
+        watcher.store = SqlAlchemySessionRepository(engine)
+        try:
+            response = await app.client.post(RESEARCH, json={"symbol": "600519.SH", "experts": [TA, MI]})
+            # the response is sent only after the final commit
+            after = await watcher.store.get(response.json()["session_id"])
+        finally:
+            await engine.dispose()
+
+    seen = dict(watcher.seen)
+    session_id = response.json()["session_id"]
+    assert {s.session_id for _, s in watcher.seen} == {session_id}
+    for expert in (TA, MI):  # written (running) before any downstream call
+        assert seen[f"expert:{expert}"].status == "running"
+    assert {e: o.status for e, o in seen["debate"].expert_outcomes.items()} == {TA: "success", MI: "success"}
+    assert seen["debate"].debate.status == "pending"
+    assert seen["judge"].debate.status == "success"
+    assert seen["judge"].debate_outcome is not None
+    assert seen["judge"].judge.status == "pending"
+    assert after is not None
+    assert (after.status, after.judge.status) == ("completed", "success")
+    assert after.completed_at is not None

@@ -1,0 +1,142 @@
+"""ResearchOrchestrationService validates before it calls the orchestration port."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+from coordinator_fakes import FakeOrchestrator
+
+from coordinator.application.dtos import ResearchCommand
+from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.domain.exceptions import (
+    DuplicateExpertError,
+    ExpertsEmptyError,
+    InvalidOptionsError,
+    ResearchRequestError,
+    SymbolRequiredError,
+    UnknownExpertError,
+)
+from coordinator.domain.model.enums import ExpertType
+
+TODAY = date(2026, 3, 2)
+
+
+def service(orchestrator: FakeOrchestrator) -> ResearchOrchestrationService:
+    return ResearchOrchestrationService(orchestrator, today=lambda: TODAY)
+
+
+@pytest.mark.parametrize("symbol", [None, "", "   "])
+async def test_missing_symbol_is_rejected_before_the_port(symbol: str | None) -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(SymbolRequiredError) as caught:
+        await service(orchestrator).execute(ResearchCommand(symbol=symbol, experts=["technical_analyst"]))
+    assert caught.value.code == "symbol_required"
+    assert orchestrator.requests == []
+
+
+@pytest.mark.parametrize("experts", [[], None])
+async def test_empty_experts_are_rejected_before_the_port(experts: list[str] | None) -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(ExpertsEmptyError) as caught:
+        await service(orchestrator).execute(ResearchCommand(symbol="600519.SH", experts=experts))
+    assert caught.value.code == "experts_empty"
+    assert orchestrator.requests == []
+
+
+async def test_unknown_expert_is_rejected_before_the_port() -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(UnknownExpertError) as caught:
+        await service(orchestrator).execute(
+            ResearchCommand(symbol="600519.SH", experts=["technical_analyst", "unknown_expert"])
+        )
+    assert caught.value.code == "unknown_expert"
+    assert "'unknown_expert'" in str(caught.value)
+    assert orchestrator.requests == []
+
+
+async def test_duplicate_expert_is_rejected() -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(DuplicateExpertError) as caught:
+        await service(orchestrator).execute(
+            ResearchCommand(symbol="600519.SH", experts=["macro_intelligence", "macro_intelligence"])
+        )
+    assert caught.value.code == "duplicate_expert"
+    assert orchestrator.requests == []
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"financial_auditor": {"limit": 5}}, "not requested"),
+        ({"technical_analyst": {"window": 20}}, "window"),
+        ({"technical_analyst": {"analysis_date": "2026-13-45"}}, "analysis_date"),
+        ({"technical_analyst": {"analysis_date": "yesterday"}}, "analysis_date"),
+        ({"macro_intelligence": {"anything": 1}}, "anything"),
+    ],
+)
+async def test_invalid_options_are_rejected(options: dict[str, dict[str, Any]], fragment: str) -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(InvalidOptionsError) as caught:
+        await service(orchestrator).execute(
+            ResearchCommand(symbol="600519.SH", experts=["technical_analyst", "macro_intelligence"], options=options)
+        )
+    assert caught.value.code == "invalid_options"
+    assert fragment in str(caught.value)
+    assert orchestrator.requests == []
+
+
+@pytest.mark.parametrize("limit", ["5", 5.5, True, 0, 21, -1])
+async def test_non_integer_or_out_of_range_limit_is_rejected(limit: Any) -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(InvalidOptionsError, match=r"options\.financial_auditor\.limit"):
+        await service(orchestrator).execute(
+            ResearchCommand(
+                symbol="600519.SH", experts=["financial_auditor"], options={"financial_auditor": {"limit": limit}}
+            )
+        )
+    assert orchestrator.requests == []
+
+
+def test_every_validation_error_is_a_request_error_with_a_distinct_code() -> None:
+    classes = [SymbolRequiredError, ExpertsEmptyError, UnknownExpertError, DuplicateExpertError, InvalidOptionsError]
+    assert all(issubclass(c, ResearchRequestError) for c in classes)
+    assert len({c.code for c in classes}) == len(classes)
+
+
+async def test_defaults_are_resolved_at_request_time() -> None:
+    orchestrator = FakeOrchestrator()
+    await service(orchestrator).execute(
+        ResearchCommand(symbol=" 600519.SH ", experts=["technical_analyst", "financial_auditor", "valuation_modeler"])
+    )
+    [request] = orchestrator.requests
+    assert request.symbol == "600519.SH"
+    assert request.options == {
+        "technical_analyst": {"analysis_date": "2026-03-02"},
+        "financial_auditor": {"limit": 5},
+        "valuation_modeler": {},
+    }
+
+
+async def test_given_options_are_kept_and_experts_mapped_to_expert_type() -> None:
+    orchestrator = FakeOrchestrator()
+    await service(orchestrator).execute(
+        ResearchCommand(
+            symbol="000001.SZ",
+            experts=["technical_analyst", "macro_intelligence"],
+            options={"technical_analyst": {"analysis_date": "2026-02-13"}},
+        )
+    )
+    [request] = orchestrator.requests
+    assert request.experts == [ExpertType.TECHNICAL_ANALYST, ExpertType.MACRO_INTELLIGENCE]
+    assert request.options == {"technical_analyst": {"analysis_date": "2026-02-13"}, "macro_intelligence": {}}
+    assert request.skip_debate is False
+
+
+async def test_financial_limit_given_is_kept() -> None:
+    orchestrator = FakeOrchestrator()
+    await service(orchestrator).execute(
+        ResearchCommand(symbol="600519.SH", experts=["financial_auditor"], options={"financial_auditor": {"limit": 8}})
+    )
+    assert orchestrator.requests[0].options == {"financial_auditor": {"limit": 8}}

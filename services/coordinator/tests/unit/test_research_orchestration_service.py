@@ -1,0 +1,112 @@
+"""ResearchOrchestrationService with and without a session repository."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from coordinator_fakes import (
+    FakeDebateGateway,
+    FakeExpertGateway,
+    FakeJudgeGateway,
+    FakeOrchestrator,
+    InMemorySessionRepository,
+)
+
+from coordinator.application.dtos import ResearchCommand
+from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.exceptions import AllExpertsFailedError
+from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
+from coordinator.domain.ports.research_progress import IResearchProgressListener
+from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+COMMAND = ResearchCommand(symbol="600519.SH", experts=["technical_analyst", "macro_intelligence"], request_id="rid-1")
+
+
+async def test_without_persistence_session_id_is_empty_and_retry_count_zero() -> None:
+    result = await ResearchOrchestrationService(FakeOrchestrator()).execute(COMMAND)
+    assert result.session_id == ""
+    assert result.retry_count == 0
+
+
+async def test_with_persistence_the_session_is_created_before_the_run_and_finished_after() -> None:
+    sessions = InMemorySessionRepository()
+    seen_at_run: list[str] = []
+
+    class Probe(FakeOrchestrator):
+        async def run(
+            self, request: ResearchRequest, listener: IResearchProgressListener | None = None
+        ) -> ResearchResult:
+            [stored] = sessions.sessions.values()
+            seen_at_run.append(stored.status)
+            return await super().run(request, listener)
+
+    result = await ResearchOrchestrationService(Probe(), sessions).execute(COMMAND)
+    assert seen_at_run == ["running"]
+    assert UUID.match(result.session_id)
+    assert result.retry_count == 0
+    stored = sessions.sessions[result.session_id]
+    assert stored.status == "completed"
+    assert stored.request_id == "rid-1"
+    assert stored.experts == ["technical_analyst", "macro_intelligence"]
+    assert set(stored.expert_outcomes) == {"technical_analyst", "macro_intelligence"}
+
+
+async def test_each_stage_is_committed_as_it_finishes() -> None:
+    sessions = InMemorySessionRepository()
+    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway())
+    result = await ResearchOrchestrationService(orchestrator, sessions, new_session_id=lambda: "s-1").execute(COMMAND)
+    assert result.session_id == "s-1"
+    assert [op for op, _ in sessions.log] == [
+        "create",
+        "record_expert",
+        "record_expert",
+        "record_debate",
+        "record_verdict",
+        "finish",
+    ]
+    stored = sessions.sessions["s-1"]
+    assert stored.debate.status == "success"
+    assert stored.debate_outcome is not None
+    assert stored.judge.status == "success"
+    assert stored.verdict is not None
+    assert stored.options["technical_analyst"]["analysis_date"]  # the resolved default is stored
+
+
+async def test_all_experts_failing_finishes_the_session_then_raises_with_the_result() -> None:
+    sessions = InMemorySessionRepository()
+    with pytest.raises(AllExpertsFailedError) as caught:
+        await ResearchOrchestrationService(FakeOrchestrator("failed"), sessions).execute(COMMAND)
+    result = caught.value.result
+    assert caught.value.code == "all_experts_failed"
+    assert result.overall_status == "failed"
+    assert all(i.error == "boom" for i in result.expert_results)
+    assert sessions.sessions[result.session_id].status == "failed"
+
+
+async def test_all_experts_failing_without_persistence_raises_too() -> None:
+    with pytest.raises(AllExpertsFailedError) as caught:
+        await ResearchOrchestrationService(FakeOrchestrator("failed")).execute(COMMAND)
+    assert caught.value.result.session_id == ""
+
+
+async def test_a_broken_run_marks_the_session_failed_and_propagates() -> None:
+    class Exploding(IResearchOrchestrationPort):
+        async def run(
+            self, request: ResearchRequest, listener: IResearchProgressListener | None = None
+        ) -> ResearchResult:
+            raise RuntimeError("graph bug")
+
+    sessions = InMemorySessionRepository()
+    with pytest.raises(RuntimeError, match="graph bug"):
+        await ResearchOrchestrationService(Exploding(), sessions, new_session_id=lambda: "s-2").execute(COMMAND)
+    assert sessions.sessions["s-2"].status == "failed"
+
+
+async def test_a_store_down_at_create_runs_nothing() -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(RuntimeError, match="store down"):
+        await ResearchOrchestrationService(orchestrator, InMemorySessionRepository(fail_on="create")).execute(COMMAND)
+    assert orchestrator.requests == []

@@ -1,0 +1,58 @@
+"""The advocates' arguments: what the bull and the bear sides put before the resolution."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from debate.domain.model.enums import ArgumentStrength
+
+
+class ArgumentPoint(BaseModel):
+    """One supporting argument, with the experts whose evidence it cites."""
+
+    model_config = ConfigDict(frozen=True)
+
+    argument: str = Field(min_length=1)
+    evidence: str
+    source_experts: list[str] = Field(default_factory=list)
+    strength: ArgumentStrength
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    """The cited experts' own confidence when the advocate knows it (the rules engine does); else None."""
+
+
+class RiskClaim(BaseModel):
+    """A risk the bull side concedes, with the experts who warned of it (empty when not attributed).
+
+    A plain string is accepted and read as an unattributed risk."""
+
+    model_config = ConfigDict(frozen=True)
+
+    risk: str = Field(min_length=1)
+    source_experts: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, value: Any) -> Any:
+        return {"risk": value} if isinstance(value, str) else value
+
+
+class BullArgument(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    core_thesis: str = Field(min_length=1)
+    supporting_arguments: list[ArgumentPoint]
+    acknowledged_risks: list[RiskClaim]
+    considered_experts: list[str] = Field(default_factory=list)
+    """Every expert whose summary the advocate read (set by the adapter, not by a model)."""
+
+
+class BearArgument(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    core_thesis: str = Field(min_length=1)
+    supporting_arguments: list[ArgumentPoint]
+    acknowledged_strengths: list[str]
+    considered_experts: list[str] = Field(default_factory=list)
+    """Every expert whose summary the advocate read (set by the adapter, not by a model)."""

@@ -1,0 +1,18 @@
+"""The resolution's verdict on the debate: direction, confidence, risks, disagreements and why."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from debate.domain.dtos.risk_matrix import RiskMatrixItem
+from debate.domain.model.enums import DebateDirection
+
+
+class ResolutionResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    direction: DebateDirection
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    risk_matrix: list[RiskMatrixItem]
+    key_disagreements: list[str]
+    conflict_resolution: str = Field(min_length=1)

@@ -1,0 +1,37 @@
+"""Reads an agent's LLM answer as its JSON contract, or raises LLMOutputParseError saying why.
+
+Accepted: a JSON object, bare, in a ```json fence, or wrapped in prose. Rejected: no/truncated JSON,
+NaN/Infinity, missing fields, values outside a vocabulary or range. Unknown extra keys are ignored and
+dropped (they never reach the outcome).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from debate.domain.exceptions import LLMOutputParseError
+from shared_contracts.llm.errors import LLMJSONError
+from shared_contracts.llm.json_output import parse_model_output
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_agent_output(text: str, model: type[M], *, agent: str) -> M:
+    try:
+        return parse_model_output(text, model)
+    except LLMJSONError as exc:
+        raise LLMOutputParseError(f"{agent}: {exc}", agent=agent, raw_output=exc.raw_output) from exc
+
+
+def check_sources(cited: list[list[str]], allowed: list[str], *, agent: str, raw_output: str) -> None:
+    """Every expert an argument cites must be one of the experts in the input."""
+    unknown = sorted({expert for sources in cited for expert in sources} - set(allowed))
+    if unknown:
+        raise LLMOutputParseError(
+            f"{agent}: source_experts cites experts not in the input: {', '.join(unknown)}"
+            f" (allowed: {', '.join(allowed)})",
+            agent=agent,
+            raw_output=raw_output,
+        )

@@ -1,0 +1,48 @@
+"""POST /api/v1/debate/run — a debate on expert results, standalone (curl it with research's output)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import structlog
+from fastapi import APIRouter, Request
+
+from debate.application.services.debate_service import DebateService
+from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
+from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+
+log = structlog.get_logger(__name__)
+
+router = APIRouter(prefix="/api/v1/debate", tags=["debate"])
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {"model": ProblemDetail, "description": description, "content": {PROBLEM_CONTENT_TYPE: {}}}
+
+
+@router.post(
+    "/run",
+    response_model=DebateOutcome,
+    summary="Run a bull/bear debate on expert results",
+    responses={
+        400: _problem("symbol missing/invalid, expert_results empty, or an expert result that cannot be read"),
+        500: _problem("an agent's LLM output could not be parsed (llm_output_invalid), or an unexpected error"),
+        502: _problem("the LLM endpoint refused the call"),
+        503: _problem("the LLM endpoint is unavailable"),
+        504: _problem("the LLM endpoint timed out"),
+    },
+)
+async def run_debate(body: DebateRunRequest, request: Request) -> DebateOutcome:
+    debate_input = to_debate_input(body)
+    service = cast(DebateService, request.app.state.debate_service)
+    outcome = await service.run(debate_input)
+    log.info(
+        "debate_done",
+        symbol=outcome.symbol,
+        direction=outcome.direction,
+        confidence=outcome.confidence,
+        experts=len(debate_input.expert_summaries),
+        engine=outcome.engine.kind,
+        fallback=outcome.engine.fallback_reason is not None,
+    )
+    return outcome

@@ -1,0 +1,58 @@
+"""Request/response schemas of the debate endpoint, and the one mapping of a request to a DebateInput.
+
+The schemas are the published wire models (``shared_contracts.debate``). ``expert_results`` values may be
+raw research results, coordinator envelopes ``{status, data|error}`` or normalized summaries; the shared
+projection (``shared_contracts.projection``) reads them all, and a result it cannot read is a client
+mistake (400), never a 500.
+"""
+
+from __future__ import annotations
+
+from debate.domain.dtos.debate_input import EXPERT_NAME_PATTERN, MAX_EXPERTS, SYMBOL_PATTERN, DebateInput
+from debate.domain.exceptions import (
+    ExpertResultsEmptyError,
+    InvalidExpertResultError,
+    InvalidSymbolError,
+    NoUsableExpertResultError,
+    SymbolRequiredError,
+    TooManyExpertsError,
+    UnknownSignalError,
+)
+from shared_contracts.debate import DebateOutcome, DebateRunRequest
+from shared_contracts.experts import stance_of
+from shared_contracts.projection import ProjectionError, project_expert_results
+
+__all__ = ["DebateOutcome", "DebateRunRequest", "to_debate_input"]
+
+
+def to_debate_input(request: DebateRunRequest) -> DebateInput:
+    symbol = (request.symbol or "").strip()
+    if not symbol:
+        raise SymbolRequiredError("symbol is required")
+    if not SYMBOL_PATTERN.match(symbol):
+        raise InvalidSymbolError(f"symbol {symbol!r} is not a ticker-like code (e.g. 600519.SH, AAPL)")
+    results = request.expert_results
+    if not results:
+        raise ExpertResultsEmptyError("expert_results must hold at least one expert's result")
+    if len(results) > MAX_EXPERTS:
+        raise TooManyExpertsError(f"expert_results holds {len(results)} experts; at most {MAX_EXPERTS}")
+    for name in results:
+        if not EXPERT_NAME_PATTERN.match(name):
+            raise InvalidExpertResultError(
+                f"expert name {name!r} must be letters, digits, '_' or '-' (at most 64)", expert=name
+            )
+    try:
+        summaries = project_expert_results(results)
+    except ProjectionError as exc:
+        raise InvalidExpertResultError(f"expert_results.{exc}", expert=exc.expert) from exc
+    if not summaries:
+        raise NoUsableExpertResultError("every expert in expert_results failed; there is nothing to debate")
+    for name, summary in summaries.items():
+        if stance_of(summary.signal) is None:
+            raise UnknownSignalError(
+                f"expert_results.{name}: signal {summary.signal!r} is not a known verdict "
+                "(BULLISH/BEARISH/NEUTRAL, UNDERVALUED/FAIRLY_VALUED/OVERVALUED, FAVORABLE/UNFAVORABLE, "
+                "POSITIVE/NEGATIVE)",
+                expert=name,
+            )
+    return DebateInput(symbol=symbol, expert_summaries=summaries)

@@ -1,0 +1,181 @@
+"""POST /api/v1/debate/run through the real app (rules engine, or a container of fakes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from debate_fakes import BULK_SENTINELS, FakeBearAgent, FakeBullAgent, FakeResolutionAgent, raw_research_results
+from debate_http import debate_client, rules_settings
+
+from debate.application.services.debate_service import DebateService
+from debate.container import DebateContainer
+from debate.domain.exceptions import LLMOutputParseError
+from shared_contracts.debate import DebateOutcome
+from shared_contracts.engine import EngineInfo
+from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+
+URL = "/api/v1/debate/run"
+
+
+def _container_failing_with(error: Exception) -> DebateContainer:
+    service = DebateService(FakeBullAgent(error=error), FakeBearAgent(), FakeResolutionAgent(), EngineInfo(kind="llm"))
+    return DebateContainer(settings=rules_settings(), debate_service=service)
+
+
+async def test_valid_request_returns_200_with_the_debate_outcome() -> None:
+    async with debate_client() as (client, _):
+        response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    outcome = DebateOutcome.model_validate(body)
+    assert outcome.symbol == "600519.SH"
+    assert outcome.direction in {"BULLISH", "BEARISH", "NEUTRAL"}
+    assert 0.0 <= outcome.confidence <= 1.0
+    assert outcome.risk_matrix, "the experts' risk warnings make the risk matrix"
+    assert outcome.engine.kind == "rules"
+    for sentinel in BULK_SENTINELS.values():
+        assert sentinel not in response.text
+
+
+async def test_normalized_summaries_and_coordinator_envelopes_are_accepted() -> None:
+    results: dict[str, Any] = {
+        "technical_analyst": {"signal": "BULLISH", "confidence": 0.8, "reasoning": "上升趋势", "risk_warning": "超买"},
+        "financial_auditor": {"status": "success", "data": raw_research_results()["financial_auditor"]},
+        "macro_intelligence": {"status": "failed", "error": "timeout"},
+    }
+    async with debate_client() as (client, _):
+        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": results})
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    cited = {e for p in body["bull_case"]["supporting_arguments"] for e in p["source_experts"]}
+    cited |= {e for p in body["bear_case"]["supporting_arguments"] for e in p["source_experts"]}
+    assert cited == {"technical_analyst", "financial_auditor"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"expert_results": {"x": {}}},
+        {"symbol": "", "expert_results": {"x": {}}},
+        {"symbol": "   ", "expert_results": {"x": {}}},
+        {"symbol": None},
+    ],
+)
+async def test_missing_or_blank_symbol_is_400(body: dict[str, Any]) -> None:
+    async with debate_client() as (client, _):
+        response = await client.post(URL, json=body)
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "symbol_required"
+
+
+@pytest.mark.parametrize(
+    "body", [{"symbol": "AAPL"}, {"symbol": "AAPL", "expert_results": {}}, {"symbol": "AAPL", "expert_results": None}]
+)
+async def test_missing_or_empty_expert_results_is_400(body: dict[str, Any]) -> None:
+    async with debate_client() as (client, _):
+        response = await client.post(URL, json=body)
+    assert response.status_code == 400
+    assert response.json()["code"] == "expert_results_empty"
+
+
+@pytest.mark.parametrize(
+    ("expert_results", "code", "expert"),
+    [
+        ({"technical_analyst": {"signal": "BULLISH"}}, "invalid_expert_result", "technical_analyst"),
+        ({"astrologer": {"stars": "aligned"}}, "invalid_expert_result", "astrologer"),
+        ({"technical_analyst": "BULLISH"}, "invalid_expert_result", "technical_analyst"),
+        (
+            {"bad name!": {"signal": "BULLISH", "confidence": 1, "reasoning": "", "risk_warning": ""}},
+            "invalid_expert_result",
+            "bad name!",
+        ),
+        (
+            {"technical_analyst": {"signal": "MOON", "confidence": 0.5, "reasoning": "", "risk_warning": ""}},
+            "unknown_signal",
+            "technical_analyst",
+        ),
+        (
+            {"technical_analyst": {"signal": "BULLISH", "confidence": 1.5, "reasoning": "", "risk_warning": ""}},
+            "invalid_expert_result",
+            "technical_analyst",
+        ),
+        ({"technical_analyst": {"status": "failed", "error": "x"}}, "no_successful_experts", None),
+    ],
+)
+async def test_unreadable_expert_results_are_400_with_a_clear_code(
+    expert_results: dict[str, Any], code: str, expert: str | None
+) -> None:
+    async with debate_client() as (client, _):
+        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": expert_results})
+    assert response.status_code == 400, response.text
+    problem = response.json()
+    assert problem["code"] == code
+    assert problem.get("expert") == expert
+
+
+async def test_invalid_symbol_too_many_experts_bad_json_and_unknown_fields_are_400() -> None:
+    one = {"signal": "BULLISH", "confidence": 0.5, "reasoning": "r", "risk_warning": ""}
+    async with debate_client() as (client, _):
+        bad_symbol = await client.post(URL, json={"symbol": "AAPL; drop", "expert_results": {"a": one}})
+        too_many = await client.post(URL, json={"symbol": "AAPL", "expert_results": {f"e{i}": one for i in range(11)}})
+        bad_json = await client.post(URL, content=b"{not json", headers={"content-type": "application/json"})
+        extra = await client.post(URL, json={"symbol": "AAPL", "expert_results": {"a": one}, "rounds": 3})
+    assert (bad_symbol.status_code, bad_symbol.json()["code"]) == (400, "invalid_symbol")
+    assert (too_many.status_code, too_many.json()["code"]) == (400, "too_many_experts")
+    assert (bad_json.status_code, bad_json.json()["code"]) == (400, "malformed_json")
+    assert (extra.status_code, extra.json()["code"]) == (400, "invalid_request")
+
+
+async def test_llm_output_parse_error_is_500_with_the_error() -> None:
+    error = LLMOutputParseError(
+        "bull_advocate: the model output is not a JSON object", agent="bull_advocate", raw_output="I refuse"
+    )
+    async with debate_client(container=_container_failing_with(error)) as (client, _):
+        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+    assert response.status_code == 500
+    problem = response.json()
+    assert problem["code"] == "llm_output_invalid"
+    assert "not a JSON object" in problem["detail"]
+    assert problem["agent"] == "bull_advocate"
+    assert problem["raw_output_excerpt"] == "I refuse"
+
+
+async def test_any_other_failure_is_500_without_leaking_internals() -> None:
+    async with debate_client(container=_container_failing_with(RuntimeError("secret stack detail"))) as (client, _):
+        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+    assert response.status_code == 500
+    assert response.json()["code"] == "internal_error"
+    assert "secret" not in response.text
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (LLMUnavailableError("the LLM is unreachable"), 503, "llm_unavailable"),
+        (LLMTimeoutError("the LLM did not answer in time"), 504, "llm_timeout"),
+        (LLMUpstreamError("the LLM refused the call (401)"), 502, "llm_upstream_error"),
+    ],
+)
+async def test_llm_call_failures_map_to_503_504_502(error: Exception, status: int, code: str) -> None:
+    async with debate_client(container=_container_failing_with(error)) as (client, _):
+        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+    assert response.status_code == status
+    assert response.json()["code"] == code
+
+
+async def test_health_readiness_metrics_and_openapi() -> None:
+    async with debate_client() as (client, _):
+        await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+        health = await client.get("/healthz")
+        ready = await client.get("/readyz")
+        metrics = await client.get("/metrics")
+        openapi = await client.get("/openapi.json")
+    assert health.json() == {"status": "ok", "service": "debate"}
+    assert ready.status_code == 200
+    assert ready.json()["checks"] == {"debate_service": "ok", "engine_rules": "ok"}
+    assert "/api/v1/debate/run" in metrics.text
+    assert URL in openapi.json()["paths"]

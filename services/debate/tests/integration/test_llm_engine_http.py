@@ -1,0 +1,167 @@
+"""The LLM engine end to end in-process: container → LLMAdapter → OpenAICompatibleChat over a mock transport
+(openai 3 uses httpx2), behind the real endpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+import pytest
+from debate_fakes import BEAR_JSON, BULK_SENTINELS, BULL_JSON, RESOLUTION_JSON, raw_research_results
+from debate_http import debate_client
+
+from debate.container import Settings, build_container
+from debate.infrastructure.adapters.llm_adapter import LLMAdapter
+from shared_contracts.llm.client import OpenAICompatibleChat
+
+URL = "/api/v1/debate/run"
+Handler = Callable[[httpx2.Request], httpx2.Response]
+
+
+def _llm_settings(**overrides: Any) -> Settings:
+    values = {
+        "analysis_engine": "llm",
+        "llm_base_url": "http://llm.test/v1",
+        "llm_api_key": "k",
+        "llm_model": "test-model",
+        "llm_max_retries": 0,
+        "log_json": False,
+        **overrides,
+    }
+    return Settings.model_validate(values)
+
+
+def _completion(content: str, model: str = "test-model") -> httpx2.Response:
+    return httpx2.Response(
+        200,
+        json={
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        },
+    )
+
+
+class RecordingLLMServer:
+    """Answers as the three agents would, by the role named in the system message; records requests."""
+
+    def __init__(self, answers: dict[str, str] | None = None) -> None:
+        self.answers = answers or {
+            "BULL ADVOCATE": BULL_JSON,
+            "BEAR ADVOCATE": BEAR_JSON,
+            "RESOLUTION": RESOLUTION_JSON,
+        }
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        self.requests.append({"url": str(request.url), "body": body})
+        system = body["messages"][0]["content"]
+        role = next(r for r in self.answers if r in system)
+        return _completion(self.answers[role])
+
+
+def _client(handler: Handler) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+
+
+async def test_llm_adapter_delegates_to_the_openai_compatible_client_and_returns_its_text() -> None:
+    server = RecordingLLMServer({"SYS": "the answer"})
+    chat = OpenAICompatibleChat(
+        model="m",
+        base_url="http://llm.test/v1",
+        api_key="k",
+        timeout_seconds=5,
+        max_retries=0,
+        http_client=_client(server),
+    )
+    adapter = LLMAdapter(chat)
+    try:
+        text = await adapter.generate("the prompt", "SYS", 0.3)
+    finally:
+        await adapter.aclose()
+    assert text == "the answer"
+    (request,) = server.requests
+    assert request["url"] == "http://llm.test/v1/chat/completions"
+    assert request["body"]["messages"] == [
+        {"role": "system", "content": "SYS"},
+        {"role": "user", "content": "the prompt"},
+    ]
+    assert request["body"]["temperature"] == 0.3
+    assert adapter.model == "m"
+
+
+async def test_llm_engine_debate_over_http_fills_prompts_and_filters_bulk_fields() -> None:
+    server = RecordingLLMServer()
+    settings = _llm_settings()
+    container = build_container(settings, llm_http_client=_client(server))
+    try:
+        async with debate_client(container=container) as (client, _):
+            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
+    finally:
+        await container.aclose()
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["engine"] == {"kind": "llm", "model": "test-model", "fallback_reason": None}
+    assert body["direction"] == "BULLISH"
+    assert body["confidence"] == 0.62
+    assert body["bear_case"]["acknowledged_strengths"] == ["技术面强势"]
+    assert len(server.requests) == 3
+    roles = [r["body"]["messages"][0]["content"].split(" in a structured")[0] for r in server.requests]
+    assert set(roles[:2]) == {"You are the BULL ADVOCATE", "You are the BEAR ADVOCATE"}
+    assert roles[2].startswith("You are the RESOLUTION JUDGE"), "the resolution runs last"
+    for request in server.requests:
+        assert request["body"]["model"] == "test-model"
+        assert request["body"]["response_format"] == {"type": "json_object"}
+        prompt = request["body"]["messages"][1]["content"]
+        assert "600519.SH" in prompt
+        assert "{{" not in prompt
+        for field, sentinel in BULK_SENTINELS.items():
+            assert sentinel not in prompt, field
+    advocate_prompts = [r["body"]["messages"][1]["content"] for r in server.requests[:2]]
+    for prompt in advocate_prompts:
+        assert "应收账款增速高于营收增速，经营现金流下滑" in prompt
+        assert "catalyst_detective" in prompt
+
+
+@pytest.mark.parametrize(
+    ("handler", "status", "code"),
+    [
+        (lambda _r: httpx2.Response(500, json={"error": {"message": "boom"}}), 503, "llm_unavailable"),
+        (lambda r: (_ for _ in ()).throw(httpx2.ConnectError("refused", request=r)), 503, "llm_unavailable"),
+        (lambda r: (_ for _ in ()).throw(httpx2.ReadTimeout("slow", request=r)), 504, "llm_timeout"),
+        (lambda _r: httpx2.Response(401, json={"error": {"message": "bad key"}}), 502, "llm_upstream_error"),
+        (lambda _r: _completion("no json here"), 500, "llm_output_invalid"),
+    ],
+)
+async def test_llm_failures_map_to_http(handler: Handler, status: int, code: str) -> None:
+    container = build_container(_llm_settings(), llm_http_client=_client(handler))
+    try:
+        async with debate_client(container=container) as (client, _):
+            response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+    finally:
+        await container.aclose()
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code
+
+
+async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
+    container = build_container(
+        _llm_settings(llm_fallback_to_rules=True),
+        llm_http_client=_client(lambda _r: httpx2.Response(503, json={"error": {"message": "overloaded"}})),
+    )
+    try:
+        async with debate_client(container=container) as (client, _):
+            response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+    finally:
+        await container.aclose()
+    assert response.status_code == 200, response.text
+    engine = response.json()["engine"]
+    assert engine["kind"] == "rules"
+    assert engine["fallback_reason"].startswith("llm engine failed (llm_unavailable)")

@@ -1,0 +1,39 @@
+"""VerdictDTO: the judge's answer after the guardrails (the presentation maps it to the wire ``Verdict``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.domain.model.enums import Action, TimeHorizon
+from shared_contracts.engine import EngineInfo
+
+
+@dataclass(frozen=True)
+class PriceLevelDTO:
+    percent_from_entry: float
+    """Signed: a long's stop is negative and its take-profit positive; a short's the other way round."""
+    price: float | None
+    """The absolute level, when the input carried a reference price."""
+    basis: str
+
+
+@dataclass(frozen=True)
+class GuardrailNote:
+    rule: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class VerdictDTO:
+    symbol: str
+    action: Action
+    position_percent: float
+    confidence: float
+    entry_strategy: str
+    stop_loss: PriceLevelDTO
+    take_profit: PriceLevelDTO
+    time_horizon: TimeHorizon
+    risk_warnings: tuple[str, ...]
+    reasoning: str
+    engine: EngineInfo
+    guardrail_adjustments: tuple[GuardrailNote, ...] = ()

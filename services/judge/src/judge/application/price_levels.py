@@ -1,0 +1,28 @@
+"""Concrete stop-loss / take-profit levels: signed percent from entry, and a price when one is known.
+
+A BUY (and a HOLD, which manages an existing long) has its stop below entry and its take-profit above;
+a SELL (exit or short) the other way round. Prices are rounded to 2 decimals (4 below 1.0)."""
+
+from __future__ import annotations
+
+from judge.application.dtos.verdict_dto import PriceLevelDTO
+from judge.domain.dtos.verdict_proposal import LevelProposal
+from judge.domain.model.enums import Action
+
+
+def price_levels(
+    action: Action, stop: LevelProposal, take: LevelProposal, reference_price: float | None
+) -> tuple[PriceLevelDTO, PriceLevelDTO]:
+    sign = -1.0 if action is Action.SELL else 1.0
+    return (
+        _level(-sign * stop.distance_percent, stop.basis, reference_price),
+        _level(sign * take.distance_percent, take.basis, reference_price),
+    )
+
+
+def _level(percent: float, basis: str, reference_price: float | None) -> PriceLevelDTO:
+    price = None
+    if reference_price is not None:
+        raw = reference_price * (1.0 + percent / 100.0)
+        price = round(raw, 2 if raw >= 1.0 else 4)
+    return PriceLevelDTO(percent_from_entry=round(percent, 2), price=price, basis=basis)

@@ -1,0 +1,39 @@
+"""JudgeService: the judge's one use case — ask the engine, enforce the guardrails, make levels concrete."""
+
+from __future__ import annotations
+
+from judge.application.dtos.verdict_dto import VerdictDTO
+from judge.application.guardrails import GuardrailPolicy, apply_guardrails
+from judge.application.price_levels import price_levels
+from judge.domain.dtos.judge_input import JudgeInput
+from judge.domain.ports.judge_agent import IJudgeAgentPort
+
+
+class JudgeService:
+    def __init__(self, agent: IJudgeAgentPort, policy: GuardrailPolicy) -> None:
+        self._agent = agent
+        self._policy = policy
+
+    @property
+    def policy(self) -> GuardrailPolicy:
+        return self._policy
+
+    async def run(self, judge_input: JudgeInput) -> VerdictDTO:
+        """Agent failures (``LLMOutputParseError``, LLM call errors) propagate to the caller unchanged."""
+        proposal = await self._agent.decide(judge_input)
+        safe, notes = apply_guardrails(proposal, judge_input, self._policy)
+        stop, take = price_levels(safe.action, safe.stop_loss, safe.take_profit, judge_input.reference_price)
+        return VerdictDTO(
+            symbol=judge_input.symbol.strip(),
+            action=safe.action,
+            position_percent=safe.position_percent,
+            confidence=safe.confidence,
+            entry_strategy=safe.entry_strategy,
+            stop_loss=stop,
+            take_profit=take,
+            time_horizon=safe.time_horizon,
+            risk_warnings=safe.risk_warnings,
+            reasoning=safe.reasoning,
+            engine=safe.engine,
+            guardrail_adjustments=notes,
+        )

@@ -1,0 +1,35 @@
+"""What a judge engine (LLM or rules) proposes, before the service's guardrails check and complete it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.domain.model.enums import Action, TimeHorizon
+from shared_contracts.engine import EngineInfo
+
+
+@dataclass(frozen=True)
+class LevelProposal:
+    """A stop-loss or take-profit as an unsigned distance from the entry price, in percent.
+
+    The service gives it its sign (a long's stop is below entry, a short's above) and, when a reference
+    price is known, its absolute price."""
+
+    distance_percent: float
+    basis: str
+
+
+@dataclass(frozen=True)
+class VerdictProposal:
+    action: Action
+    position_percent: float
+    confidence: float
+    entry_strategy: str
+    stop_loss: LevelProposal
+    take_profit: LevelProposal
+    time_horizon: TimeHorizon
+    risk_warnings: tuple[str, ...]
+    reasoning: str
+    engine: EngineInfo
+    contrarian_justification: str = ""
+    """Why the action bets against the debate's direction; required for BUY on BEARISH / SELL on BULLISH."""

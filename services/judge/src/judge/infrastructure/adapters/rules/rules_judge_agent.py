@@ -1,0 +1,168 @@
+"""RulesJudgeAgent: the deterministic judge engine (the default when no LLM is configured).
+
+Every number comes from ``policy`` (thresholds and formulas documented there and in the README); the
+reasoning cites the inputs and the arithmetic so a reader can recompute the verdict."""
+
+from __future__ import annotations
+
+from judge.domain.dtos.judge_input import JudgeInput
+from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
+from judge.domain.model.enums import Action, RiskLevel, TimeHorizon
+from judge.domain.ports.judge_agent import IJudgeAgentPort
+from judge.infrastructure.adapters.rules import policy
+from judge.infrastructure.adapters.rules.policy import LevelChoice
+from judge.infrastructure.adapters.rules.texts import Language, excerpt, price_text, text
+from shared_contracts.engine import EngineInfo
+
+MAX_LISTED_RISKS = 5
+RISK_TEXT_LIMIT = 200
+THESIS_EXCERPT_LIMIT = 160
+
+
+class RulesJudgeAgent(IJudgeAgentPort):
+    def __init__(self, *, max_position_percent: float, language: Language) -> None:
+        self._max_position = max_position_percent
+        self._language = language
+
+    async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
+        risks = judge_input.named_risks
+        disagreements = judge_input.named_disagreements
+        action = policy.decide_action(judge_input.direction, judge_input.confidence)
+        position = policy.size_position(action, judge_input.confidence, len(risks), self._max_position)
+        level = policy.risk_level(len(risks))
+        horizon = policy.horizon(action, judge_input.confidence, level, len(disagreements))
+        stop, take = policy.choose_levels(action, level, judge_input.reference_price, judge_input.key_levels)
+        return VerdictProposal(
+            action=action,
+            position_percent=position,
+            confidence=policy.verdict_confidence(judge_input.confidence, len(disagreements)),
+            entry_strategy=self._entry(action, position, judge_input, stop),
+            stop_loss=LevelProposal(stop.distance_percent, self._basis("stop", action, level, stop)),
+            take_profit=LevelProposal(take.distance_percent, self._basis("take", action, level, take)),
+            time_horizon=horizon,
+            risk_warnings=self._warnings(judge_input, action),
+            reasoning=self._reasoning(judge_input, action, position, level, horizon, stop, take),
+            engine=EngineInfo(kind="rules"),
+        )
+
+    def _t(self, key: str, **values: object) -> str:
+        return text(self._language, key, **values)
+
+    def _entry(self, action: Action, position: float, judge_input: JudgeInput, stop: LevelChoice) -> str:
+        if action is Action.HOLD:
+            return self._t("entry_hold", threshold=policy.ACTION_THRESHOLD)
+        half = round(position / 2, 2)
+        price = judge_input.reference_price
+        at_price = self._t("at_price", price=price_text(price)) if price is not None else ""
+        if action is Action.SELL:
+            return self._t("entry_sell", position=position, half=half, at_price=at_price)
+        second = (
+            self._t("entry_buy_second_support", support=price_text(stop.anchor), half=half)
+            if stop.anchor is not None
+            else self._t("entry_buy_second_plain", half=half)
+        )
+        return self._t("entry_buy", position=position, half=half, at_price=at_price, second=second)
+
+    def _basis(self, which: str, action: Action, level: RiskLevel, choice: LevelChoice) -> str:
+        if choice.anchor is None:
+            return self._t(f"{which}_percent", level=level.value, distance=choice.distance_percent)
+        side = "short" if action is Action.SELL else "long"
+        return self._t(f"{which}_anchor_{side}", anchor=price_text(choice.anchor), distance=choice.distance_percent)
+
+    def _warnings(self, judge_input: JudgeInput, action: Action) -> tuple[str, ...]:
+        risks = judge_input.named_risks
+        warnings = [excerpt(r, RISK_TEXT_LIMIT) for r in risks[:MAX_LISTED_RISKS]]
+        if len(risks) > MAX_LISTED_RISKS:
+            warnings.append(self._t("warn_more_risks", count=len(risks) - MAX_LISTED_RISKS))
+        disagreements = judge_input.named_disagreements
+        if disagreements:
+            first = excerpt(disagreements[0], RISK_TEXT_LIMIT)
+            warnings.append(self._t("warn_disagreements", count=len(disagreements), first=first))
+        if action is Action.HOLD and judge_input.confidence < policy.ACTION_THRESHOLD:
+            warnings.append(
+                self._t("warn_low_confidence", confidence=judge_input.confidence, threshold=policy.ACTION_THRESHOLD)
+            )
+        if not risks:
+            warnings.append(self._t("warn_no_risks"))
+        return tuple(warnings)
+
+    def _reasoning(
+        self,
+        judge_input: JudgeInput,
+        action: Action,
+        position: float,
+        level: RiskLevel,
+        horizon: TimeHorizon,
+        stop: LevelChoice,
+        take: LevelChoice,
+    ) -> str:
+        risks = len(judge_input.named_risks)
+        disagreements = len(judge_input.named_disagreements)
+        c = judge_input.confidence
+        parts = [
+            self._t(
+                "reason_action",
+                direction=judge_input.direction.value,
+                confidence=c,
+                threshold=policy.ACTION_THRESHOLD,
+                action=action.value,
+            )
+        ]
+        if action is Action.HOLD:
+            parts.append(self._t("reason_no_position"))
+        else:
+            scale, mult = policy.confidence_scale(c), policy.risk_multiplier(risks)
+            raw = self._max_position * scale * mult
+            parts.append(
+                self._t(
+                    "reason_position",
+                    max=self._max_position,
+                    scale=scale,
+                    mult=mult,
+                    risks=risks,
+                    raw=raw,
+                    position=position,
+                )
+            )
+        parts.append(
+            self._t(
+                "reason_levels",
+                risks=risks,
+                level=level.value,
+                stop=round(stop.distance_percent, 2),
+                take=round(take.distance_percent, 2),
+            )
+        )
+        parts.append(
+            self._t("reason_horizon", horizon=horizon.value, why=self._why(action, level, horizon, disagreements))
+        )
+        parts.append(
+            self._t(
+                "reason_confidence",
+                confidence=c,
+                count=min(disagreements, policy.MAX_DISAGREEMENT_DISCOUNTS),
+                result=policy.verdict_confidence(c, disagreements),
+            )
+        )
+        none = self._t("none")
+        parts.append(
+            self._t(
+                "reason_theses",
+                bull=excerpt(judge_input.bull_thesis, THESIS_EXCERPT_LIMIT) or none,
+                bear=excerpt(judge_input.bear_thesis, THESIS_EXCERPT_LIMIT) or none,
+                resolution=excerpt(judge_input.conflict_resolution, THESIS_EXCERPT_LIMIT) or none,
+            )
+        )
+        separator = "" if self._language == "zh" else " "
+        return separator.join(parts)
+
+    def _why(self, action: Action, level: RiskLevel, horizon: TimeHorizon, disagreements: int) -> str:
+        if action is Action.HOLD:
+            return self._t("why_hold")
+        if disagreements >= policy.CONTESTED_DISAGREEMENTS:
+            return self._t("why_contested", count=disagreements)
+        if level is RiskLevel.HIGH:
+            return self._t("why_high_risk")
+        if horizon is TimeHorizon.LONG_TERM:
+            return self._t("why_strong", threshold=policy.LONG_TERM_CONFIDENCE)
+        return self._t("why_default")

@@ -1,0 +1,125 @@
+"""The rules engine's narrative text in the REPORT_LANGUAGE (zh default, en)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Language = Literal["zh", "en"]
+
+_TEXTS: dict[str, dict[Language, str]] = {
+    "entry_buy": {
+        "zh": "分两批建仓，目标仓位 {position:g}%：先买入 {half:g}%{at_price}，{second}；跌破止损位即全部离场。",
+        "en": "Build the {position:g}% position in two tranches: buy {half:g}% first{at_price}, {second}; "
+        "exit everything below the stop.",
+    },
+    "entry_buy_second_support": {
+        "zh": "回踩支撑位 {support} 附近且未跌破时再买入其余 {half:g}%",
+        "en": "add the other {half:g}% on a pullback towards support {support} that holds",
+    },
+    "entry_buy_second_plain": {
+        "zh": "价格站稳且论点未被证伪后再买入其余 {half:g}%",
+        "en": "add the other {half:g}% once the price holds and the thesis is not invalidated",
+    },
+    "entry_sell": {
+        "zh": "分两批卖出/减仓 {position:g}%：先卖出 {half:g}%{at_price}，反弹时再卖出其余 {half:g}%；"
+        "价格突破止损位说明空头论点失效，停止减仓。",
+        "en": "Sell or reduce {position:g}% in two tranches: {half:g}% first{at_price}, the other {half:g}% "
+        "into a rebound; a move through the stop invalidates the bearish case, so stop selling there.",
+    },
+    "entry_hold": {
+        "zh": "暂不新开仓；已持有者维持现有仓位，按止损/止盈位管理，待辩论方向明确且置信度 ≥ {threshold:.2f} 再行动。",
+        "en": "Open no new position; holders keep theirs and manage it with the stop and take-profit, and act "
+        "once the debate is directional with confidence ≥ {threshold:.2f}.",
+    },
+    "at_price": {"zh": "（参考价 {price} 附近）", "en": " (near the reference price {price})"},
+    "stop_percent": {
+        "zh": "风险等级 {level}：距入场价 {distance:g}%",
+        "en": "{level} risk level: {distance:g}% from entry",
+    },
+    "stop_anchor_long": {
+        "zh": "支撑位 {anchor} 下方 1%（距参考价 {distance:.2f}%）",
+        "en": "1% below support {anchor} ({distance:.2f}% from the reference price)",
+    },
+    "stop_anchor_short": {
+        "zh": "阻力位 {anchor} 上方 1%（距参考价 {distance:.2f}%）",
+        "en": "1% above resistance {anchor} ({distance:.2f}% from the reference price)",
+    },
+    "take_percent": {
+        "zh": "风险等级 {level}：距入场价 {distance:g}%",
+        "en": "{level} risk level: {distance:g}% from entry",
+    },
+    "take_anchor_long": {
+        "zh": "阻力位 {anchor}（距参考价 {distance:.2f}%）",
+        "en": "resistance {anchor} ({distance:.2f}% from the reference price)",
+    },
+    "take_anchor_short": {
+        "zh": "支撑位 {anchor}（距参考价 {distance:.2f}%）",
+        "en": "support {anchor} ({distance:.2f}% from the reference price)",
+    },
+    "warn_more_risks": {"zh": "另有 {count} 项风险因素未逐条列出。", "en": "{count} more risk factors not listed."},
+    "warn_disagreements": {
+        "zh": "多空仍有 {count} 项未消解分歧，例如：{first}",
+        "en": "Unresolved disagreements: {count}, e.g.: {first}",
+    },
+    "warn_low_confidence": {
+        "zh": "辩论置信度 {confidence:.2f} 低于行动阈值 {threshold:.2f}，信号不足以支撑交易。",
+        "en": "The debate's confidence {confidence:.2f} is below the action threshold {threshold:.2f}; "
+        "the signal does not support a trade.",
+    },
+    "warn_no_risks": {
+        "zh": "辩论未列出任何风险因素，这不代表没有风险。",
+        "en": "The debate named no risk factors; that does not mean there are none.",
+    },
+    "reason_action": {
+        "zh": "辩论结论 {direction}，置信度 {confidence:.2f}（行动阈值 {threshold:.2f}）→ {action}。",
+        "en": "Debate outcome {direction} at confidence {confidence:.2f} "
+        "(action threshold {threshold:.2f}) → {action}.",
+    },
+    "reason_position": {
+        "zh": "仓位 = 上限 {max:g}% × 置信度系数 {scale:.2f} × 风险系数 {mult:.2f}（{risks} 项风险因素）"
+        "= {raw:.2f}%，按 0.5% 向下取整 → {position:g}%。",
+        "en": "Position = cap {max:g}% × confidence factor {scale:.2f} × risk factor {mult:.2f} ({risks} risk "
+        "factors) = {raw:.2f}%, rounded down to 0.5% → {position:g}%.",
+    },
+    "reason_no_position": {"zh": "HOLD 不新开仓，仓位 0%。", "en": "HOLD opens no position: 0%."},
+    "reason_levels": {
+        "zh": "{risks} 项风险因素 → 风险等级 {level} → 止损 {stop:g}%、止盈 {take:g}%（距入场价）。",
+        "en": "{risks} risk factors → {level} risk level → stop {stop:g}%, take-profit {take:g}% from entry.",
+    },
+    "reason_horizon": {"zh": "期限 {horizon}：{why}。", "en": "Horizon {horizon}: {why}."},
+    "why_hold": {"zh": "观望结论需尽快复核", "en": "a wait-and-see verdict is revisited soon"},
+    "why_contested": {
+        "zh": "{count} 项未消解分歧，论点需短期验证",
+        "en": "{count} unresolved disagreements need to be tested soon",
+    },
+    "why_high_risk": {"zh": "风险等级 HIGH，缩短持有期", "en": "a HIGH risk level shortens the holding period"},
+    "why_strong": {
+        "zh": "置信度 ≥ {threshold:.2f} 且风险等级 LOW",
+        "en": "confidence ≥ {threshold:.2f} with a LOW risk level",
+    },
+    "why_default": {"zh": "方向明确但仍有风险或分歧", "en": "a directional call with some risk or disagreement"},
+    "reason_confidence": {
+        "zh": "裁决置信度 = {confidence:.2f} × (1 − 0.05 × {count} 项未消解分歧) = {result:.2f}。",
+        "en": "Verdict confidence = {confidence:.2f} × (1 − 0.05 × {count} open disagreement(s)) = {result:.2f}.",
+    },
+    "reason_theses": {
+        "zh": "多头论点：{bull}；空头论点：{bear}；冲突消解：{resolution}。",
+        "en": "Bull thesis: {bull}; bear thesis: {bear}; conflict resolution: {resolution}.",
+    },
+    "none": {"zh": "（无）", "en": "(none)"},
+}
+
+
+def text(language: Language, key: str, **values: object) -> str:
+    return _TEXTS[key][language].format(**values)
+
+
+def price_text(price: float) -> str:
+    """A price as written by people: no exponent, no trailing zeros, never rounded to 6 digits."""
+    return f"{price:.6f}".rstrip("0").rstrip(".")
+
+
+def excerpt(value: str, limit: int) -> str:
+    """One line, at most ``limit`` characters (an ellipsis marks a cut)."""
+    flat = " ".join(value.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

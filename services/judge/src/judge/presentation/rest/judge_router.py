@@ -1,0 +1,34 @@
+"""POST /api/v1/judge/verdict: a verdict from a debate outcome (body: ``JudgeInput``)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from judge.application.services.judge_service import JudgeService
+from judge.presentation.rest.judge_schemas import to_judge_input, to_wire_verdict
+from shared_contracts.judge import JudgeInput, Verdict
+from shared_contracts.problems import ProblemDetail
+
+router = APIRouter(prefix="/api/v1/judge", tags=["judge"])
+
+_ERRORS: dict[int | str, dict[str, object]] = {
+    status: {"model": ProblemDetail, "description": description}
+    for status, description in {
+        400: "Invalid input: missing symbol, unknown direction, confidence outside [0, 1], unknown field.",
+        500: "The engine's answer is unusable (llm_output_invalid) or contradicts the debate unjustified.",
+        502: "The LLM endpoint refused the call.",
+        503: "The LLM endpoint is unavailable.",
+        504: "The LLM endpoint did not answer in time.",
+    }.items()
+}
+
+
+def judge_service(request: Request) -> JudgeService:
+    service: JudgeService = request.app.state.judge_service
+    return service
+
+
+@router.post("/verdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome")
+async def verdict(body: JudgeInput, request: Request) -> Verdict:
+    result = await judge_service(request).run(to_judge_input(body))
+    return to_wire_verdict(result)

@@ -1,0 +1,49 @@
+"""Wire ↔ domain, once: ``shared_contracts.judge.JudgeInput`` → domain ``JudgeInput``, and
+``VerdictDTO`` → ``shared_contracts.judge.Verdict`` (the request/response models themselves are owned by
+shared_contracts)."""
+
+from __future__ import annotations
+
+from judge.application.dtos.verdict_dto import PriceLevelDTO, VerdictDTO
+from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
+from judge.domain.model.enums import Direction
+from shared_contracts import judge as wire
+
+
+def to_judge_input(body: wire.JudgeInput) -> JudgeInput:
+    levels = body.key_levels
+    return JudgeInput(
+        symbol=body.symbol.strip(),
+        direction=Direction(body.direction),
+        confidence=body.confidence,
+        bull_thesis=body.bull_thesis,
+        bear_thesis=body.bear_thesis,
+        risk_factors=tuple(body.risk_factors),
+        key_disagreements=tuple(body.key_disagreements),
+        conflict_resolution=body.conflict_resolution,
+        reference_price=body.reference_price,
+        key_levels=KeyLevels(tuple(levels.support), tuple(levels.resistance)) if levels else KeyLevels(),
+    )
+
+
+def to_wire_verdict(dto: VerdictDTO) -> wire.Verdict:
+    return wire.Verdict(
+        symbol=dto.symbol,
+        action=dto.action.value,
+        position_percent=dto.position_percent,
+        confidence=dto.confidence,
+        entry_strategy=dto.entry_strategy,
+        stop_loss=_level(dto.stop_loss),
+        take_profit=_level(dto.take_profit),
+        time_horizon=dto.time_horizon.value,
+        risk_warnings=list(dto.risk_warnings),
+        reasoning=dto.reasoning,
+        engine=dto.engine,
+        guardrail_adjustments=[
+            wire.GuardrailAdjustment(rule=n.rule, detail=n.detail) for n in dto.guardrail_adjustments
+        ],
+    )
+
+
+def _level(level: PriceLevelDTO) -> wire.PriceLevel:
+    return wire.PriceLevel(percent_from_entry=level.percent_from_entry, price=level.price, basis=level.basis)

@@ -1,0 +1,12 @@
+"""JudgeSettings: the environment the judge service reads (README "Configuration")."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from shared_contracts.service.settings import EngineSettings
+
+
+class JudgeSettings(EngineSettings):
+    judge_max_position_percent: float = Field(default=30.0, gt=0.0, le=100.0)
+    """JUDGE_MAX_POSITION_PERCENT: the largest position any verdict may carry, in percent of the portfolio."""

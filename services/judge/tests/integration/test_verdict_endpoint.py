@@ -1,0 +1,224 @@
+"""POST /api/v1/judge/verdict through the real app (lifespan entered, ASGI transport)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from fastapi import FastAPI
+from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, SpyJudgeAgent, chat_completion, llm_answer, wire_body
+
+from judge.container import JudgeContainer, build_container
+from judge.domain.exceptions import LLMOutputParseError
+from judge.main import create_app
+from judge.settings import JudgeSettings
+from shared_contracts.judge import Verdict
+from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+
+LLM_ENV = {"analysis_engine": "llm", "llm_base_url": "http://llm.test/v1", "llm_model": "judge-model"}
+
+
+def settings(**overrides: Any) -> JudgeSettings:
+    values: dict[str, Any] = {"analysis_engine": "rules", "log_json": False, "_env_file": None}
+    values.update(overrides)
+    return JudgeSettings(**values)
+
+
+async def open_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            yield client
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    async for c in open_client(create_app(settings())):
+        yield c
+
+
+async def client_with(container: JudgeContainer) -> AsyncIterator[httpx.AsyncClient]:
+    async for c in open_client(create_app(container.settings, container=container)):
+        yield c
+
+
+async def post_with_agent(agent: Any, body: dict[str, Any] | None = None) -> httpx.Response:
+    container = build_container(settings(), agent=agent)
+    async for c in client_with(container):
+        return await c.post("/api/v1/judge/verdict", json=body or wire_body())
+    raise AssertionError("unreachable")
+
+
+async def test_rules_verdict(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/v1/judge/verdict", json=wire_body(reference_price=20.0))
+    assert response.status_code == 200
+    verdict = Verdict.model_validate(response.json())
+    assert verdict.action == "BUY"
+    assert 0 < verdict.position_percent <= 30
+    assert verdict.stop_loss.price is not None
+    assert verdict.stop_loss.price < 20.0
+    assert verdict.take_profit.price is not None
+    assert verdict.take_profit.price > 20.0
+    assert verdict.engine.kind == "rules"
+    assert verdict.guardrail_adjustments == []
+    assert "X-Request-ID".lower() in response.headers
+
+
+async def test_what_the_engine_receives_is_the_request() -> None:
+    spy = SpyJudgeAgent(FakeJudgeAgent())
+    body = wire_body(symbol=" 600519.SH ", reference_price=1500.5, key_levels={"support": [1400], "resistance": []})
+    response = await post_with_agent(spy, body)
+    assert response.status_code == 200
+    (received,) = spy.received
+    assert received.symbol == "600519.SH"
+    assert received.direction.value == "BULLISH"
+    assert received.risk_factors == ("需求放缓", "政策风险")
+    assert received.reference_price == 1500.5
+    assert received.key_levels.support == (1400.0,)
+    assert response.json()["symbol"] == "600519.SH"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (wire_body(direction="UP"), "direction"),
+        (wire_body(direction="bullish"), "direction"),
+        (wire_body(confidence=1.2), "confidence"),
+        (wire_body(confidence=-0.1), "confidence"),
+        ({k: v for k, v in wire_body().items() if k != "symbol"}, "symbol"),
+        (wire_body(symbol=""), "symbol"),
+        (wire_body(bull_case={"supporting_arguments": []}), "bull_case"),
+        (wire_body(reference_price=0), "reference_price"),
+    ],
+    ids=["unknown-direction", "lowercase-direction", "confidence>1", "confidence<0", "no-symbol", "empty-symbol",
+         "unknown-field", "zero-price"],
+)  # fmt: skip
+async def test_invalid_input_is_400(client: httpx.AsyncClient, body: dict[str, Any], field: str) -> None:
+    response = await client.post("/api/v1/judge/verdict", json=body)
+    assert response.status_code == 400
+    problem = response.json()
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert problem["code"] == "invalid_request"
+    assert field in problem["detail"]
+
+
+@pytest.mark.parametrize(("symbol", "code"), [("   ", "symbol_required"), ("AAPL; DROP", "invalid_symbol")])
+async def test_domain_symbol_checks_are_400(client: httpx.AsyncClient, symbol: str, code: str) -> None:
+    response = await client.post("/api/v1/judge/verdict", json=wire_body(symbol=symbol))
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+
+
+async def test_malformed_json_is_400(client: httpx.AsyncClient) -> None:
+    response = await client.post(
+        "/api/v1/judge/verdict", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "malformed_json"
+
+
+async def test_llm_output_parse_error_is_500_with_the_error() -> None:
+    error = LLMOutputParseError("the model output is not a JSON object (Expecting value)", raw_output="I'd buy")
+    response = await post_with_agent(FakeJudgeAgent(error=error))
+    assert response.status_code == 500
+    problem = response.json()
+    assert problem["code"] == "llm_output_invalid"
+    assert "not a JSON object" in problem["detail"]
+    assert problem["raw_output"] == "I'd buy"
+
+
+async def test_unjustified_contradiction_is_500() -> None:
+    response = await post_with_agent(FakeJudgeAgent(), wire_body(direction="BEARISH", confidence=0.8))
+    assert response.status_code == 500
+    assert response.json()["code"] == "verdict_contradicts_debate"
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (LLMUnavailableError("down"), 503, "llm_unavailable"),
+        (LLMTimeoutError("slow"), 504, "llm_timeout"),
+        (LLMUpstreamError("refused"), 502, "llm_upstream_error"),
+    ],
+)
+async def test_llm_call_failures_map_to_gateway_statuses(error: Exception, status: int, code: str) -> None:
+    response = await post_with_agent(FakeJudgeAgent(error=error))
+    assert response.status_code == status
+    assert response.json()["code"] == code
+
+
+async def test_unexpected_agent_bug_is_a_generic_500() -> None:
+    response = await post_with_agent(FakeJudgeAgent(error=RuntimeError("bug")))
+    assert response.status_code == 500
+    assert response.json()["code"] == "internal_error"
+
+
+async def test_llm_engine_end_to_end_with_guardrail_visible() -> None:
+    endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(json.dumps(llm_answer(position_percent=45))))
+    container = build_container(settings(**LLM_ENV), llm_http_client=endpoint.client())
+    async for c in client_with(container):
+        response = await c.post("/api/v1/judge/verdict", json=wire_body())
+    await container.aclose()
+    assert response.status_code == 200
+    body = response.json()
+    assert body["engine"] == {"kind": "llm", "model": "judge-model", "fallback_reason": None}
+    assert body["position_percent"] == 30.0
+    assert body["guardrail_adjustments"][0]["rule"] == "position_clamped"
+
+
+async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
+    endpoint = RecordingLLMEndpoint(lambda _r: httpx2.Response(500, json={"error": {"message": "boom"}}))
+    container = build_container(
+        settings(**LLM_ENV, llm_fallback_to_rules=True, llm_max_retries=0), llm_http_client=endpoint.client()
+    )
+    async for c in client_with(container):
+        response = await c.post("/api/v1/judge/verdict", json=wire_body())
+    await container.aclose()
+    assert response.status_code == 200
+    engine = response.json()["engine"]
+    assert engine["kind"] == "rules"
+    assert "llm_unavailable" in engine["fallback_reason"]
+
+
+async def test_without_fallback_an_unavailable_llm_is_503() -> None:
+    endpoint = RecordingLLMEndpoint(lambda _r: httpx2.Response(503, json={"error": {"message": "overloaded"}}))
+    container = build_container(settings(**LLM_ENV, llm_max_retries=0), llm_http_client=endpoint.client())
+    async for c in client_with(container):
+        response = await c.post("/api/v1/judge/verdict", json=wire_body())
+    await container.aclose()
+    assert response.status_code == 503
+
+
+async def test_health_readiness_metrics_and_openapi(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/healthz")).json() == {"status": "ok", "service": "judge"}
+    ready = await client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json()["checks"] == {"judge_service": "ok"}
+    await client.post("/api/v1/judge/verdict", json=wire_body())
+    metrics = await client.get("/metrics")
+    assert metrics.status_code == 200
+    assert "/api/v1/judge/verdict" in metrics.text
+    paths = (await client.get("/openapi.json")).json()["paths"]
+    assert "/api/v1/judge/verdict" in paths
+
+
+async def test_readiness_is_503_before_the_lifespan() -> None:
+    app = create_app(settings())
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        response = await c.get("/readyz")
+    assert response.status_code == 503
+
+
+async def test_lifespan_builds_and_closes_its_own_container() -> None:
+    app = create_app(settings(**LLM_ENV))
+    async with app.router.lifespan_context(app):
+        built = app.state.container
+        assert built.settings.llm_model == "judge-model"
+        assert len(built._closers) == 1  # the OpenAI-compatible client it opened
+    assert app.state.judge_service is None
+    assert built._closers == []

@@ -1,0 +1,212 @@
+"""The rules engine: table tests of action and position band, the documented formulas, determinism."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from judge_fakes import make_input
+
+from judge.application.guardrails import GuardrailPolicy
+from judge.application.services.judge_service import JudgeService
+from judge.domain.dtos.judge_input import KeyLevels
+from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
+from judge.infrastructure.adapters.rules import policy
+from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
+
+BANDS = {"none": (0.0, 0.0), "small": (0.5, 10.0), "medium": (10.0, 20.0), "large": (20.0, 30.0)}
+
+
+def agent(language: str = "zh", max_position: float = 30.0) -> RulesJudgeAgent:
+    return RulesJudgeAgent(max_position_percent=max_position, language=language)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("direction", "confidence", "action", "band"),
+    [
+        (Direction.BULLISH, 0.40, Action.HOLD, "none"),
+        (Direction.BULLISH, 0.60, Action.BUY, "small"),
+        (Direction.BULLISH, 0.85, Action.BUY, "medium"),
+        (Direction.BEARISH, 0.40, Action.HOLD, "none"),
+        (Direction.BEARISH, 0.60, Action.SELL, "small"),
+        (Direction.BEARISH, 0.85, Action.SELL, "medium"),
+        (Direction.NEUTRAL, 0.40, Action.HOLD, "none"),
+        (Direction.NEUTRAL, 0.85, Action.HOLD, "none"),
+    ],
+)
+async def test_action_and_position_band(direction: Direction, confidence: float, action: Action, band: str) -> None:
+    proposal = await agent().decide(make_input(direction=direction, confidence=confidence))
+    low, high = BANDS[band]
+    assert proposal.action is action
+    assert low <= proposal.position_percent <= high
+    assert proposal.engine.kind == "rules"
+
+
+async def test_confident_unopposed_call_gets_a_large_position() -> None:
+    proposal = await agent().decide(make_input(confidence=0.95, risk_factors=(), key_disagreements=()))
+    assert proposal.position_percent == 27.0  # 30 × 0.9 × 1.0
+    low, high = BANDS["large"]
+    assert low <= proposal.position_percent <= high
+
+
+@pytest.mark.parametrize(
+    ("confidence", "risks", "expected"),
+    [
+        (0.60, 0, 6.0),  # 30 × 0.2 × 1.0
+        (0.80, 2, 14.0),  # 30 × 0.6 × 0.8 = 14.4 → 14.0
+        (0.85, 2, 16.5),  # 30 × 0.7 × 0.8 = 16.8 → 16.5
+        (1.00, 7, 15.0),  # 30 × 1.0 × 0.5 (discount capped at 50%)
+        (0.61, 5, 3.0),  # 30 × 0.22 × 0.5 = 3.3 → 3.0
+    ],
+)
+def test_position_formula(confidence: float, risks: int, expected: float) -> None:
+    assert policy.size_position(Action.BUY, confidence, risks, 30.0) == expected
+
+
+def test_a_trade_gets_at_least_the_minimum_step() -> None:
+    assert policy.size_position(Action.BUY, 0.61, 5, 2.0) == 0.5  # 2 × 0.22 × 0.5 = 0.22 → 0 → 0.5
+
+
+def test_position_never_exceeds_a_small_maximum() -> None:
+    assert policy.size_position(Action.BUY, 0.9, 0, 0.3) == 0.3
+    assert policy.size_position(Action.HOLD, 0.9, 0, 30.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("risks", "level", "stop", "take"),
+    [(0, RiskLevel.LOW, 8.0, 20.0), (1, RiskLevel.LOW, 8.0, 20.0), (2, RiskLevel.MEDIUM, 6.0, 15.0),
+     (3, RiskLevel.MEDIUM, 6.0, 15.0), (4, RiskLevel.HIGH, 5.0, 10.0), (9, RiskLevel.HIGH, 5.0, 10.0)],
+)  # fmt: skip
+async def test_stop_and_take_profit_follow_the_risk_level(
+    risks: int, level: RiskLevel, stop: float, take: float
+) -> None:
+    assert policy.risk_level(risks) is level
+    proposal = await agent().decide(make_input(risk_factors=tuple(f"risk {i}" for i in range(risks))))
+    assert (proposal.stop_loss.distance_percent, proposal.take_profit.distance_percent) == (stop, take)
+    assert level.value in proposal.stop_loss.basis
+
+
+@pytest.mark.parametrize(
+    ("direction", "confidence", "risks", "disagreements", "horizon"),
+    [
+        (Direction.NEUTRAL, 0.9, 0, 0, TimeHorizon.SHORT_TERM),  # HOLD
+        (Direction.BULLISH, 0.9, 0, 3, TimeHorizon.SHORT_TERM),  # contested
+        (Direction.BULLISH, 0.9, 4, 0, TimeHorizon.SHORT_TERM),  # HIGH risk
+        (Direction.BULLISH, 0.85, 1, 1, TimeHorizon.LONG_TERM),  # strong, LOW risk
+        (Direction.BULLISH, 0.75, 1, 0, TimeHorizon.MEDIUM_TERM),  # not strong enough for long
+        (Direction.BEARISH, 0.9, 2, 0, TimeHorizon.MEDIUM_TERM),  # MEDIUM risk
+    ],
+)
+async def test_horizon_from_the_signal_mix(
+    direction: Direction, confidence: float, risks: int, disagreements: int, horizon: TimeHorizon
+) -> None:
+    judge_input = make_input(
+        direction=direction,
+        confidence=confidence,
+        risk_factors=tuple(f"r{i}" for i in range(risks)),
+        key_disagreements=tuple(f"d{i}" for i in range(disagreements)),
+    )
+    assert (await agent().decide(judge_input)).time_horizon is horizon
+
+
+async def test_confidence_is_discounted_by_open_disagreements() -> None:
+    proposal = await agent().decide(make_input(confidence=0.8, key_disagreements=("a", "b")))
+    assert proposal.confidence == pytest.approx(0.72)
+    many = await agent().decide(make_input(confidence=0.8, key_disagreements=tuple("abcdefg")))
+    assert many.confidence == pytest.approx(0.64)  # at most 4 × 5 %
+
+
+async def test_levels_anchor_on_support_and_resistance_for_a_buy() -> None:
+    judge_input = make_input(
+        reference_price=100.0, key_levels=KeyLevels(support=(80.0, 95.0), resistance=(112.0, 130.0))
+    )
+    proposal = await agent("en").decide(judge_input)
+    assert proposal.stop_loss.distance_percent == pytest.approx(5.95)  # 1 % below support 95
+    assert "support 95" in proposal.stop_loss.basis
+    assert proposal.take_profit.distance_percent == pytest.approx(12.0)  # resistance 112
+    assert "resistance 112" in proposal.take_profit.basis
+    assert "support 95" in proposal.entry_strategy
+
+
+async def test_levels_anchor_on_resistance_and_support_for_a_sell() -> None:
+    judge_input = make_input(
+        direction=Direction.BEARISH,
+        reference_price=100.0,
+        key_levels=KeyLevels(support=(88.0,), resistance=(104.0,)),
+    )
+    proposal = await agent("en").decide(judge_input)
+    assert proposal.action is Action.SELL
+    assert proposal.stop_loss.distance_percent == pytest.approx(5.04)  # 1 % above resistance 104
+    assert proposal.take_profit.distance_percent == pytest.approx(12.0)  # support 88
+
+
+async def test_key_levels_too_close_or_too_far_are_ignored() -> None:
+    judge_input = make_input(reference_price=100.0, key_levels=KeyLevels(support=(99.5,), resistance=(101.0,)))
+    proposal = await agent().decide(judge_input)
+    assert proposal.stop_loss.distance_percent == 6.0  # support 0.5 % away: stop would be 1.5 % < 2 %
+    assert proposal.take_profit.distance_percent == 15.0  # resistance 1 % away: reward < risk
+
+
+async def test_risk_warnings_come_from_the_risk_factors() -> None:
+    risks = tuple(f"风险{i}" for i in range(7))
+    proposal = await agent().decide(make_input(risk_factors=risks, key_disagreements=("估值分歧",)))
+    assert proposal.risk_warnings[:5] == risks[:5]
+    assert "另有 2 项风险因素" in proposal.risk_warnings[5]
+    assert "估值分歧" in proposal.risk_warnings[6]
+
+
+async def test_no_named_risk_is_itself_a_warning() -> None:
+    proposal = await agent("en").decide(make_input(risk_factors=(" ",)))
+    assert any("named no risk factors" in w for w in proposal.risk_warnings)
+
+
+async def test_reasoning_cites_its_inputs_and_arithmetic_in_chinese_by_default() -> None:
+    proposal = await agent().decide(make_input(confidence=0.8))
+    text = proposal.reasoning
+    for fragment in (
+        "BULLISH",
+        "0.80",
+        "BUY",
+        "14%",
+        "风险等级 MEDIUM",
+        "估值低于内在价值",
+        "行业景气度下行",
+        "多头略占优",
+    ):
+        assert fragment in text
+    assert "分两批建仓" in proposal.entry_strategy
+
+
+async def test_english_narrative() -> None:
+    proposal = await agent("en").decide(make_input(direction=Direction.NEUTRAL))
+    assert proposal.reasoning.startswith("Debate outcome NEUTRAL at confidence 0.80")
+    assert proposal.entry_strategy.startswith("Open no new position")
+
+
+async def test_deterministic() -> None:
+    judge_input = make_input(reference_price=42.0, key_levels=KeyLevels(support=(40.0,), resistance=(48.0,)))
+    first = await agent().decide(judge_input)
+    second = await RulesJudgeAgent(max_position_percent=30.0, language="zh").decide(judge_input)
+    assert first == second
+
+
+async def test_rules_verdicts_never_need_a_guardrail() -> None:
+    rules = agent()
+    service = JudgeService(rules, GuardrailPolicy())
+    grid = itertools.product(Direction, (0.0, 0.3, 0.59, 0.6, 0.75, 0.9, 1.0), (0, 1, 3, 6), (0, 2, 5))
+    for direction, confidence, risks, disagreements in grid:
+        judge_input = make_input(
+            direction=direction,
+            confidence=confidence,
+            risk_factors=tuple(f"r{i}" for i in range(risks)),
+            key_disagreements=tuple(f"d{i}" for i in range(disagreements)),
+        )
+        verdict = await service.run(judge_input)
+        assert verdict.guardrail_adjustments == (), judge_input
+
+
+async def test_large_prices_are_written_in_full() -> None:
+    judge_input = make_input(reference_price=123456.78, key_levels=KeyLevels(support=(117000.5,)))
+    proposal = await agent("en").decide(judge_input)
+    assert "123456.78" in proposal.entry_strategy
+    assert "support 117000.5" in proposal.stop_loss.basis

@@ -1,0 +1,66 @@
+"""Financial auditor: growth, margins, ROE, cash-flow quality, leverage and payout over ``limit`` years."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from research.domain.analysis.financial import FinancialFacts, compute_financial_facts
+from research.domain.analysis.serialize import to_jsonable
+from research.domain.exceptions import InvalidOptionsError
+from research.domain.model.symbol import Symbol
+from research.domain.ports.agents import IFinancialAuditorAgent
+from research.domain.ports.market_data import IMarketDataProvider
+from shared_contracts.experts import FINANCIAL_LIMIT_MAX
+from shared_contracts.research import FinancialAuditorResult
+
+_TRACKED = {
+    "revenue": "revenue",
+    "roe_pct": "ROE",
+    "gross_margin_pct": "gross margin",
+    "ocf_to_net_profit": "operating cash flow",
+    "debt_ratio_pct": "total assets/liabilities",
+    "payout_ratio_pct": "payout ratio",
+}
+
+
+def financial_gaps(facts: FinancialFacts, limit: int) -> list[str]:
+    gaps = [f"only {len(facts.periods)} annual periods (asked for {limit})"] if len(facts.periods) < limit else []
+    for name, label in _TRACKED.items():
+        missing = [p.period_end.year for p in facts.periods if getattr(p, name) is None]
+        if len(missing) == len(facts.periods):
+            gaps.append(f"no {label} in any period")
+        elif missing:
+            gaps.append(f"no {label} for {', '.join(str(y) for y in missing)}")
+    if facts.net_profit_basis == "total":
+        gaps.append("net profit attributable to the parent is not reported; total net profit is used")
+    return gaps
+
+
+class FinancialAuditorService:
+    def __init__(self, provider: IMarketDataProvider, agent: IFinancialAuditorAgent) -> None:
+        self._provider = provider
+        self._agent = agent
+
+    async def run(self, symbol: str, limit: int = 5) -> dict[str, Any]:
+        parsed = Symbol.parse(symbol)
+        if not 1 <= limit <= FINANCIAL_LIMIT_MAX:
+            raise InvalidOptionsError(f"limit must be between 1 and {FINANCIAL_LIMIT_MAX}, got {limit}")
+        statements = await self._provider.get_financials(parsed, limit)
+        facts = compute_financial_facts(statements)
+        answer = await self._agent.analyse(facts)
+        figures = facts.dimensions()
+        verdict = answer.verdict.model_dump()
+        dimensions = [{**d, "figures": figures[d["dimension"]]} for d in verdict.pop("dimension_analyses")]
+        result = FinancialAuditorResult(
+            symbol=str(parsed),
+            as_of=facts.as_of.isoformat(),
+            data_source=self._provider.name,
+            engine=answer.engine,
+            input=answer.input,
+            output=answer.output,
+            data_gaps=financial_gaps(facts, limit),
+            **verdict,
+            dimension_analyses=dimensions,
+            financial_indicators=to_jsonable(facts, exclude=frozenset({"symbol"})),
+        )
+        return result.model_dump(mode="json")

@@ -1,0 +1,42 @@
+"""Technical analyst: indicators of the daily bars up to ``analysis_date``, judged by the engine."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from research.domain.analysis.serialize import to_jsonable
+from research.domain.analysis.technical import YEAR_BARS, compute_technical_facts
+from research.domain.model.symbol import Symbol
+from research.domain.ports.agents import ITechnicalAnalystAgent
+from research.domain.ports.market_data import IMarketDataProvider
+from shared_contracts.research import TechnicalAnalystResult
+
+
+class TechnicalAnalystService:
+    def __init__(self, provider: IMarketDataProvider, agent: ITechnicalAnalystAgent) -> None:
+        self._provider = provider
+        self._agent = agent
+
+    async def run(self, ticker: str, analysis_date: date | None = None) -> dict[str, Any]:
+        """Analyse the last trading day on or before ``analysis_date`` (the latest bar when None)."""
+        symbol = Symbol.parse(ticker)
+        history = await self._provider.get_price_history(symbol, end=analysis_date)
+        facts = compute_technical_facts(history, analysis_date)
+        answer = await self._agent.analyse(facts)
+        gaps = []
+        if facts.bars_used < YEAR_BARS:
+            gaps.append(f"only {facts.bars_used} bars: no MA250 and a 52-week range over {facts.window_52w_bars} bars")
+        result = TechnicalAnalystResult(
+            symbol=str(symbol),
+            as_of=facts.as_of.isoformat(),
+            data_source=self._provider.name,
+            engine=answer.engine,
+            input=answer.input,
+            output=answer.output,
+            data_gaps=gaps,
+            **answer.verdict.model_dump(),
+            key_technical_levels=to_jsonable(facts.levels),
+            technical_indicators=to_jsonable(facts, exclude=frozenset({"levels", "symbol", "as_of"})),
+        )
+        return result.model_dump(mode="json")

@@ -1,0 +1,1 @@
+"""The analysing engines: an LLM adapter and a rules adapter per expert, and the visible fallback."""

@@ -1,0 +1,1 @@
+"""The financial_auditor engines (rules; prompts for the LLM adapter in prompts/)."""

@@ -1,0 +1,72 @@
+"""The LLM adapter shared by the five experts: prompt files + facts → OpenAI-compatible chat (JSON
+mode) → the expert's verdict model. Output that is not the promised JSON raises LLMOutputParseError."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from research.domain.analysis.catalyst import CatalystFacts
+from research.domain.analysis.serialize import to_jsonable
+from research.domain.exceptions import LLMOutputParseError
+from research.domain.model.verdicts import AgentAnswer
+from research.domain.ports.agents import ExpertAgent
+from research.infrastructure.agents.scoring import Language
+from shared_contracts.engine import EngineInfo
+from shared_contracts.llm.client import OpenAICompatibleChat
+from shared_contracts.llm.errors import LLMJSONError
+from shared_contracts.llm.json_output import parse_model_output
+from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
+
+F = TypeVar("F")
+V = TypeVar("V", bound=BaseModel)
+
+AGENTS_DIR = Path(__file__).parent
+LANGUAGE_NAMES: dict[Language, str] = {"zh": "简体中文 (Simplified Chinese)", "en": "English"}
+NEWS_MAX_CHARS = 6000
+NEWS_ITEM_MAX_CHARS = 600
+TEMPERATURE = 0.2
+
+
+def facts_json(facts: object) -> dict[str, str]:
+    return {"facts": json.dumps(to_jsonable(facts), ensure_ascii=False, sort_keys=True)}
+
+
+def catalyst_slots(facts: CatalystFacts) -> dict[str, str]:
+    """News is untrusted text: it goes in fenced, size-capped, separately from the detected events."""
+    data = to_jsonable(facts, exclude=frozenset({"news"}))
+    lines = [
+        f"- [{n.published_at.date().isoformat()}] {n.source}: {n.title} — {n.summary}"[:NEWS_ITEM_MAX_CHARS]
+        for n in facts.news
+    ]
+    news = fence_untrusted("NEWS", "\n".join(lines) or "(no news available)", NEWS_MAX_CHARS)
+    return {"facts": json.dumps(data, ensure_ascii=False, sort_keys=True), "news": news}
+
+
+class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
+    def __init__(
+        self,
+        chat: OpenAICompatibleChat,
+        expert: str,
+        verdict_model: type[V],
+        language: Language = "zh",
+        slots: Callable[[F], dict[str, str]] = facts_json,
+    ) -> None:
+        self._chat = chat
+        self._template = PromptTemplate.load(AGENTS_DIR / expert / "prompts")
+        self._model = verdict_model
+        self._language = language
+        self._slots = slots
+
+    async def analyse(self, facts: F) -> AgentAnswer[V]:
+        system, user = self._template.render(language=LANGUAGE_NAMES[self._language], **self._slots(facts))
+        completion = await self._chat.complete(user, system, TEMPERATURE)
+        try:
+            verdict = parse_model_output(completion.text, self._model)
+        except LLMJSONError as exc:
+            raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
+        return AgentAnswer(verdict, EngineInfo(kind="llm", model=completion.model), user, completion.text)

@@ -1,0 +1,1 @@
+"""The macro_intelligence engines (rules; prompts for the LLM adapter in prompts/)."""

@@ -1,0 +1,77 @@
+"""The rules engines' common arithmetic (documented in the service README, "Rules engine").
+
+Each rule scores one indicator in {-1, 0, +1} (None when its data is missing) with a weight.
+  s        = Σ score·weight / Σ weight            over rules that had data   (in [-1, 1])
+  coverage = Σ weight of rules with data / Σ weight of all rules
+  direction: s ≥ +0.25 → positive, s ≤ -0.25 → negative, else neutral
+  confidence = 0.35 + 0.55 · |s| · coverage       (0.35 … 0.90, two decimals)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Language = Literal["zh", "en"]
+THRESHOLD = 0.25
+
+
+def tr(language: Language, zh: str, en: str) -> str:
+    return zh if language == "zh" else en
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    rule: str
+    score: int | None
+    weight: float
+    note: str
+    inputs: dict[str, Any]
+
+
+@dataclass
+class Scorecard:
+    rules: list[RuleResult] = field(default_factory=list)
+
+    def add(self, rule: str, score: int | None, note: str, inputs: dict[str, Any], weight: float = 1.0) -> None:
+        self.rules.append(RuleResult(rule, score, weight, note, inputs))
+
+    @property
+    def normalized(self) -> float:
+        scored = [r for r in self.rules if r.score is not None]
+        total = sum(r.weight for r in scored)
+        return sum((r.score or 0) * r.weight for r in scored) / total if total else 0.0
+
+    @property
+    def coverage(self) -> float:
+        total = sum(r.weight for r in self.rules)
+        return sum(r.weight for r in self.rules if r.score is not None) / total if total else 0.0
+
+    @property
+    def direction(self) -> int:
+        s = self.normalized
+        return 1 if s >= THRESHOLD else -1 if s <= -THRESHOLD else 0
+
+    @property
+    def confidence(self) -> float:
+        return round(0.35 + 0.55 * abs(self.normalized) * self.coverage, 2)
+
+    def notes(self) -> list[str]:
+        return [r.note for r in self.rules if r.note]
+
+    def trace(self) -> dict[str, Any]:
+        return {
+            "rules": [
+                {"rule": r.rule, "score": r.score, "weight": r.weight, "inputs": r.inputs, "note": r.note}
+                for r in self.rules
+            ],
+            "normalized_score": round(self.normalized, 4),
+            "coverage": round(self.coverage, 4),
+            "direction": self.direction,
+            "confidence": self.confidence,
+            "formula": "s=Σscore·w/Σw (rules with data); ±0.25 thresholds; confidence=0.35+0.55·|s|·coverage",
+        }

@@ -1,0 +1,1 @@
+"""The technical_analyst engines (rules; prompts for the LLM adapter in prompts/)."""

@@ -1,0 +1,169 @@
+"""Rules engine of the technical analyst (six equally weighted rules, see README "Rules engine")."""
+
+from __future__ import annotations
+
+from research.domain.analysis.serialize import to_jsonable
+from research.domain.analysis.technical import TechnicalFacts
+from research.domain.model.verdicts import AgentAnswer, TechnicalVerdict
+from research.domain.ports.agents import ITechnicalAnalystAgent
+from research.infrastructure.agents.scoring import Language, Scorecard, num, tr
+from shared_contracts.engine import EngineInfo
+from shared_contracts.experts import Signal
+
+OVERBOUGHT, OVERSOLD = 70.0, 30.0
+VOLUME_CONFIRM = 1.5
+HIGH_VOLATILITY_ATR_PCT = 3.0
+NEAR_LEVEL_PCT = 2.0
+
+
+def _above(a: float | None, b: float | None) -> int | None:
+    if a is None or b is None:
+        return None
+    return 1 if a > b else -1 if a < b else 0
+
+
+def score_technical(f: TechnicalFacts, lang: Language) -> Scorecard:
+    card = Scorecard()
+    s = _above(f.close, f.ma20)
+    card.add(
+        "close_vs_ma20",
+        s,
+        tr(
+            lang,
+            f"收盘价 {num(f.close)} {'高于' if s == 1 else '低于或等于'} MA20 {num(f.ma20)}",
+            f"close {num(f.close)} is {'above' if s == 1 else 'not above'} MA20 {num(f.ma20)}",
+        ),
+        {"close": f.close, "ma20": f.ma20},
+    )
+    s = _above(f.ma20, f.ma60)
+    card.add(
+        "ma20_vs_ma60",
+        s,
+        tr(
+            lang,
+            f"MA20 {num(f.ma20)} {'高于' if s == 1 else '低于或等于'} MA60 {num(f.ma60)}",
+            f"MA20 {num(f.ma20)} is {'above' if s == 1 else 'not above'} MA60 {num(f.ma60)}",
+        ),
+        {"ma20": f.ma20, "ma60": f.ma60},
+    )
+    s = _above(f.macd_hist, 0.0)
+    cross = ""
+    if f.macd_hist is not None and f.macd_hist_prev is not None and (f.macd_hist > 0) != (f.macd_hist_prev > 0):
+        cross = tr(
+            lang,
+            "（刚出现" + ("金叉" if f.macd_hist > 0 else "死叉") + "）",
+            " (a fresh " + ("golden" if f.macd_hist > 0 else "death") + " cross)",
+        )
+    card.add(
+        "macd_histogram",
+        s,
+        tr(
+            lang,
+            f"MACD 柱 {num(f.macd_hist, 3)}（DIF {num(f.macd_dif, 3)}，DEA {num(f.macd_dea, 3)}）{cross}",
+            f"MACD histogram {num(f.macd_hist, 3)} (DIF {num(f.macd_dif, 3)}, DEA {num(f.macd_dea, 3)}){cross}",
+        ),
+        {"macd_hist": f.macd_hist, "macd_hist_prev": f.macd_hist_prev},
+    )
+    s = None if f.rsi14 is None else -1 if f.rsi14 >= OVERBOUGHT else 1 if f.rsi14 <= OVERSOLD else 0
+    card.add(
+        "rsi14",
+        s,
+        tr(
+            lang,
+            f"RSI14 为 {num(f.rsi14, 1)}（≥70 超买，≤30 超卖）",
+            f"RSI14 is {num(f.rsi14, 1)} (≥70 overbought, ≤30 oversold)",
+        ),
+        {"rsi14": f.rsi14},
+    )
+    b = f.boll_percent_b
+    s = None if b is None else -1 if b > 1 else 1 if b < 0 else 0
+    card.add(
+        "bollinger_percent_b",
+        s,
+        tr(
+            lang,
+            f"布林带 %b {num(b)}（上轨 {num(f.boll_upper)}，下轨 {num(f.boll_lower)}）",
+            f"Bollinger %b {num(b)} (upper {num(f.boll_upper)}, lower {num(f.boll_lower)})",
+        ),
+        {"percent_b": b},
+    )
+    vr, chg = f.volume_ratio, f.change_1d_pct
+    s = None if vr is None or chg is None else (0 if vr < VOLUME_CONFIRM else 1 if chg > 0 else -1 if chg < 0 else 0)
+    card.add(
+        "volume_confirmation",
+        s,
+        tr(lang, f"量比 {num(vr)}，当日涨跌 {num(chg)}%", f"volume ratio {num(vr)} with a {num(chg)}% day"),
+        {"volume_ratio": vr, "change_1d_pct": chg},
+    )
+    return card
+
+
+def risk_text(f: TechnicalFacts, lang: Language) -> str:
+    risks = []
+    if f.atr_pct is not None and f.atr_pct >= HIGH_VOLATILITY_ATR_PCT:
+        risks.append(
+            tr(
+                lang,
+                f"波动较大：ATR14 占收盘价 {num(f.atr_pct)}%",
+                f"high volatility: ATR14 is {num(f.atr_pct)}% of the close",
+            )
+        )
+    if f.rsi14 is not None and f.rsi14 >= OVERBOUGHT:
+        risks.append(
+            tr(
+                lang,
+                f"RSI14 {num(f.rsi14, 1)} 处于超买区，存在回调风险",
+                f"RSI14 {num(f.rsi14, 1)} is overbought; pullback risk",
+            )
+        )
+    if f.rsi14 is not None and f.rsi14 <= OVERSOLD:
+        risks.append(
+            tr(
+                lang,
+                f"RSI14 {num(f.rsi14, 1)} 处于超卖区，趋势可能延续",
+                f"RSI14 {num(f.rsi14, 1)} is oversold; the downtrend may persist",
+            )
+        )
+    if f.levels.resistance and (f.levels.resistance[0] / f.close - 1) * 100 <= NEAR_LEVEL_PCT:
+        risks.append(
+            tr(
+                lang,
+                f"上方阻力 {num(f.levels.resistance[0])} 距收盘价不足 {NEAR_LEVEL_PCT:.0f}%",
+                f"resistance {num(f.levels.resistance[0])} is within {NEAR_LEVEL_PCT:.0f}% of the close",
+            )
+        )
+    if f.levels.atr_stop is not None:
+        risks.append(
+            tr(
+                lang,
+                f"参考止损位（收盘价−2×ATR）{num(f.levels.atr_stop)}",
+                f"reference stop (close − 2×ATR) {num(f.levels.atr_stop)}",
+            )
+        )
+    if f.adjustment == "qfq":
+        risks.append(tr(lang, "价格为前复权数据", "prices are forward-adjusted (qfq)"))
+    return "；".join(risks) if lang == "zh" else "; ".join(risks)
+
+
+class RulesTechnicalAnalystAgent(ITechnicalAnalystAgent):
+    def __init__(self, language: Language = "zh") -> None:
+        self._lang = language
+
+    async def analyse(self, facts: TechnicalFacts) -> AgentAnswer[TechnicalVerdict]:
+        card = score_technical(facts, self._lang)
+        signal = {1: Signal.BULLISH, -1: Signal.BEARISH, 0: Signal.NEUTRAL}[card.direction]
+        head = tr(
+            self._lang,
+            f"{facts.symbol} 截至 {facts.as_of} 技术面{ {1: '偏多', -1: '偏空', 0: '中性'}[card.direction] }"
+            f"（规则得分 {card.normalized:+.2f}）：",
+            f"{facts.symbol} as of {facts.as_of} is technically "
+            f"{signal.value.lower()} (rule score {card.normalized:+.2f}): ",
+        )
+        sep = "；" if self._lang == "zh" else "; "
+        verdict = TechnicalVerdict(
+            signal=signal,
+            confidence=card.confidence,
+            summary_reasoning=head + sep.join(card.notes()),
+            risk_warning=risk_text(facts, self._lang),
+        )
+        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), card.trace())

@@ -1,0 +1,121 @@
+"""Plumbing shared by the live market-data adapters (AKShare, yfinance).
+
+- ``import_optional``: the libraries are optional extras, imported when an adapter is built.
+- ``call_library``: a synchronous library call run off the event loop with a timeout; library failures
+  become ``DataProviderError`` / ``DataProviderTimeoutError`` with a readable message.
+- ``to_float`` / ``to_date`` / ``to_datetime``: cell conversion; a missing or unparsable cell is None, never
+  a number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import math
+import re
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from research.domain.exceptions import DataProviderError, DataProviderTimeoutError, ResearchError
+
+T = TypeVar("T")
+
+_DATE_PREFIX = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})")
+
+
+class OptionalDependencyMissingError(RuntimeError):
+    """A live provider was configured but its library (an optional extra of ``research``) is not installed."""
+
+
+def import_optional(module: str, extra: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise OptionalDependencyMissingError(
+            f"the {module} data provider needs the optional extra '{extra}': "
+            f"run `uv sync --package research --extra {extra}` (or pip install 'research[{extra}]')"
+        ) from exc
+
+
+async def call_library(
+    provider: str,
+    what: str,
+    fn: Callable[[], T],
+    timeout_seconds: float,
+    translate: Callable[[Exception], ResearchError | None] | None = None,
+) -> T:
+    """Run ``fn`` in a worker thread; give up after ``timeout_seconds``.
+
+    The worker thread cannot be killed: on timeout it finishes (or fails) in the background and its
+    result is dropped. ``translate`` may turn a library exception into a specific domain error
+    (e.g. yfinance's "ticker missing" → ``SymbolNotFoundError``); anything else becomes ``DataProviderError``.
+    """
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(fn), timeout=timeout_seconds)
+    except TimeoutError as exc:
+        raise DataProviderTimeoutError(f"{provider}: {what} did not answer within {timeout_seconds:g}s") from exc
+    except ResearchError:
+        raise
+    except Exception as exc:
+        translated = translate(exc) if translate is not None else None
+        if translated is not None:
+            raise translated from exc
+        detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else "no message"
+        raise DataProviderError(f"{provider}: {what} failed ({type(exc).__name__}: {detail})") from exc
+
+
+def to_float(value: object) -> float | None:
+    """A finite float, or None for a missing cell (None, NaN, NaT, pd.NA, '', '-', '--') or a non-number."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        text = value.strip().replace(",", "")
+        if text in {"", "-", "--", "None", "nan", "NaN"}:
+            return None
+        value = text
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def to_date(value: object) -> date | None:
+    """A calendar date from a date, datetime, pandas Timestamp or ``YYYY-MM-DD[ ...]`` / ``YYYYMMDD`` text."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):  # pd.Timestamp is a datetime; NaT is caught here too
+        return None if pd.isna(value) else value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        match = _DATE_PREFIX.match(value.strip())
+        if match is None:
+            return None
+        try:
+            return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        except ValueError:
+            return None
+    return None
+
+
+def to_datetime(value: object) -> datetime | None:
+    """A datetime from a datetime / pandas Timestamp or ISO-8601 text (``2025-06-19 10:32:00``, ``...T12:00:00Z``)."""
+    if isinstance(value, datetime):
+        if pd.isna(value):
+            return None
+        return value.to_pydatetime() if isinstance(value, pd.Timestamp) else value
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def records(frame: pd.DataFrame) -> list[Mapping[Any, Any]]:
+    """The rows of a DataFrame as mappings (a column the frame lacks reads as missing via ``.get``)."""
+    return list(frame.to_dict(orient="records"))

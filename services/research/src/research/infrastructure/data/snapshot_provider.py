@@ -1,0 +1,124 @@
+"""The offline snapshot provider (the default): real public data shipped in ``snapshot/``, loaded once.
+
+Coverage (see ``snapshot/SOURCES.md``): bars for 4 A-shares and AAPL/MSFT; annual financials for the
+A-shares; valuation snapshots for 600519.SH, 300750.SZ, 601318.SH; China macro; no news.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
+from research.domain.model.market_data import (
+    AnnualFinancials,
+    Bar,
+    FinancialStatements,
+    MacroData,
+    MacroSeries,
+    NewsItem,
+    PriceHistory,
+    ValuationData,
+    ValuationSnapshot,
+)
+from research.domain.model.symbol import Symbol
+from research.domain.ports.market_data import IMarketDataProvider
+from research.infrastructure.data import snapshot_reader as reader
+
+DEFAULT_SNAPSHOT_DIR = Path(__file__).parent / "snapshot"
+MACRO_SOURCE = "tsvetoslavtsachev/china-macro-dashboard (NBS/PBoC via akshare, DBnomics)"
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    bars: dict[str, tuple[Bar, ...]]
+    financials: dict[str, tuple[tuple[AnnualFinancials, ...], tuple[str, ...]]]
+    valuation: dict[str, tuple[ValuationSnapshot, ...]]
+    macro_cn: dict[str, MacroSeries]
+
+
+class OfflineSnapshotProvider(IMarketDataProvider):
+    name = "offline-snapshot"
+
+    def __init__(self, directory: Path = DEFAULT_SNAPSHOT_DIR) -> None:
+        """Reads every file once; a missing or unreadable snapshot fails here, at start."""
+        if not (directory / "bars").is_dir():
+            raise FileNotFoundError(f"no offline snapshot at {directory} (expected bars/, financials/, ...)")
+        self.directory = directory
+
+        def by_symbol(sub: str) -> list[Path]:
+            folder = directory / sub
+            return sorted(folder.glob("*.csv")) if folder.is_dir() else []
+
+        macro_file = directory / "macro" / "china_macro.csv"
+        self._data = _Snapshot(
+            bars={p.stem: reader.read_bars(p) for p in by_symbol("bars")},
+            financials={p.stem: reader.read_financials(p) for p in by_symbol("financials")},
+            valuation={p.stem: reader.read_valuation(p) for p in by_symbol("valuation")},
+            macro_cn=reader.read_macro(macro_file, MACRO_SOURCE) if macro_file.is_file() else {},
+        )
+        self._symbols = sorted(set(self._data.bars) | set(self._data.financials) | set(self._data.valuation))
+
+    def _known(self, symbol: Symbol) -> str:
+        key = str(symbol)
+        if key not in self._symbols:
+            raise SymbolNotFoundError(
+                f"{key} is not in the offline snapshot; it has {', '.join(self._symbols)}",
+                available_symbols=list(self._symbols),
+            )
+        return key
+
+    def _missing(self, key: str, category: str, have: dict[str, object]) -> DataUnavailableError:
+        return DataUnavailableError(
+            f"the offline snapshot has no {category} for {key}; "
+            f"{category} exist for {', '.join(sorted(have)) or 'none'}"
+        )
+
+    async def get_price_history(self, symbol: Symbol, end: date | None = None) -> PriceHistory:
+        key = self._known(symbol)
+        if key not in self._data.bars:
+            raise self._missing(key, "price bars", dict(self._data.bars))
+        bars = self._data.bars[key]
+        if end is not None:
+            bars = tuple(b for b in bars if b.date <= end)
+        source = reader.BARS_SOURCE.get(key, reader.DEFAULT_BARS_SOURCE)
+        adjustment = "qfq" if symbol.market.is_a_share else "adjusted"
+        return PriceHistory(symbol=symbol, bars=bars, source=f"{self.name}: {source}", adjustment=adjustment)
+
+    async def get_financials(self, symbol: Symbol, limit: int) -> FinancialStatements:
+        key = self._known(symbol)
+        if key not in self._data.financials:
+            raise self._missing(key, "financial statements", dict(self._data.financials))
+        periods, tags = self._data.financials[key]
+        return FinancialStatements(
+            symbol=symbol,
+            periods=periods[-limit:],
+            source=f"{self.name}: annual reports ({', '.join(tags)})",
+            currency="CNY",
+        )
+
+    async def get_valuation(self, symbol: Symbol) -> ValuationData:
+        key = self._known(symbol)
+        if key not in self._data.valuation:
+            raise self._missing(key, "valuation data", dict(self._data.valuation))
+        return ValuationData(
+            symbol=symbol,
+            snapshots=self._data.valuation[key],
+            source=f"{self.name}: XianCrag/ValuationStrategy",
+        )
+
+    async def get_macro(self, symbol: Symbol) -> MacroData:
+        self._known(symbol)
+        if not symbol.market.is_a_share:
+            raise DataUnavailableError(f"the offline snapshot has China macro data only, none for {symbol}")
+        if not self._data.macro_cn:
+            raise DataUnavailableError("the offline snapshot has no macro data")
+        return MacroData(region="CN", series=dict(self._data.macro_cn), source=f"{self.name}: {MACRO_SOURCE}")
+
+    async def get_news(self, symbol: Symbol, limit: int = 20) -> list[NewsItem]:
+        self._known(symbol)
+        return []
+
+    async def available_symbols(self) -> list[str] | None:
+        return list(self._symbols)

@@ -1,0 +1,89 @@
+"""``/api/v1/research/experts``: the catalogue, and running one expert."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import structlog
+from fastapi import APIRouter, Request
+
+from research.application.expert_dispatcher import ExpertDispatcher
+from research.domain.ports.market_data import IMarketDataProvider
+from shared_contracts.engine import EngineInfo
+from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
+from shared_contracts.research import ExpertCatalog, ExpertDescriptor, ExpertOptionSpec, ExpertRunRequest
+
+log = structlog.get_logger(__name__)
+router = APIRouter(prefix="/api/v1/research", tags=["research"])
+
+_DESCRIPTIONS: dict[ExpertType, tuple[str, str]] = {
+    ExpertType.TECHNICAL_ANALYST: (
+        "Technical analyst",
+        "MA, MACD, RSI, Bollinger, ATR, volume ratio and support/resistance of the daily bars up to analysis_date.",
+    ),
+    ExpertType.FINANCIAL_AUDITOR: (
+        "Financial auditor",
+        "Growth, margins, ROE, cash-flow quality, leverage and payout over the last `limit` annual reports.",
+    ),
+    ExpertType.VALUATION_MODELER: (
+        "Valuation modeler",
+        "PE/PB/dividend yield, percentile, earnings yield vs the 10-year yield, an earnings-power value range.",
+    ),
+    ExpertType.MACRO_INTELLIGENCE: (
+        "Macro intelligence",
+        "PMI, CPI, PPI, M2, LPR and 10-year yield levels and trends of the stock's home market.",
+    ),
+    ExpertType.CATALYST_DETECTIVE: (
+        "Catalyst detective",
+        "Earnings inflections, dividend changes, price gaps, volume spikes, 52-week highs/lows, and news (live).",
+    ),
+}
+
+
+def _experts(request: Request) -> ExpertDispatcher:
+    """The container the lifespan put on ``app.state`` (presentation does not import the container)."""
+    experts: ExpertDispatcher = request.app.state.container.experts
+    return experts
+
+
+def _options(expert: ExpertType) -> list[ExpertOptionSpec]:
+    fields = EXPERT_OPTION_MODELS[expert].model_fields
+    return [
+        ExpertOptionSpec(
+            name=name,
+            type=getattr(f.annotation, "__name__", str(f.annotation)),
+            default=f.default,
+            description=f.description or "",
+        )
+        for name, f in fields.items()
+    ]
+
+
+@router.get("/experts", response_model=ExpertCatalog, summary="The five experts, their options and defaults")
+async def list_experts(request: Request) -> ExpertCatalog:
+    provider: IMarketDataProvider = request.app.state.container.provider
+    engine: EngineInfo = request.app.state.container.engine
+    experts = [
+        ExpertDescriptor(name=e.value, title=_DESCRIPTIONS[e][0], description=_DESCRIPTIONS[e][1], options=_options(e))
+        for e in ExpertType
+    ]
+    return ExpertCatalog(experts=experts, engine=engine, data_provider=provider.name)
+
+
+@router.post(
+    "/experts/{expert_type}",
+    summary="Run one expert on a symbol",
+    responses={400: {"description": "bad symbol or options"}, 404: {"description": "unknown expert, no data"}},
+)
+async def run_expert(expert_type: str, body: ExpertRunRequest, request: Request) -> dict[str, Any]:
+    started = time.perf_counter()
+    result = await _experts(request).run(expert_type, body.symbol, body.options)
+    log.info(
+        "expert_done",
+        expert=expert_type,
+        symbol=body.symbol,
+        engine=result["engine"]["kind"],
+        ms=round((time.perf_counter() - started) * 1000, 1),
+    )
+    return result

@@ -1,0 +1,380 @@
+"""Loading and reading the deployment files for the ``test_deploy_*`` tests (no Docker, no network).
+
+- compose: ``docker-compose.yml`` parsed with PyYAML, interpolated the way Compose does (``${VAR:-default}``).
+- Kubernetes: the kustomize overlay rendered by ``kubectl kustomize`` / ``kustomize build`` when one is on
+  PATH, otherwise by ``render_kustomization`` below (only the kustomize features our kustomizations use; it
+  refuses anything else, so it can never render silently wrong).
+- services: each service's pydantic-settings class(es), found at test time, and the variables they read.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import pkgutil
+import re
+import shutil
+import subprocess
+import typing
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+COMPOSE_SCHEMA = ROOT / "deploy" / "schemas" / "compose-spec.json"
+K8S_BASE = ROOT / "deploy" / "k8s" / "base"
+K8S_OVERLAY = ROOT / "deploy" / "k8s" / "overlays" / "local"
+K8S_VERSION = "1.30.0"  # oldest Kubernetes minor the manifests must be valid for
+
+# ARCHITECTURE.md "Starting a service" / "HTTP contracts".
+SERVICE_PORTS = {"coordinator": 8000, "research": 8001, "debate": 8002, "judge": 8003}
+SERVICES = tuple(SERVICE_PORTS)
+HEALTH_PATHS = {"/healthz", "/readyz"}
+GATEWAY_PORT = 8080
+
+
+# ------------------------------------------------------------------------------------------------ compose
+
+_INTERPOLATION = re.compile(r"\$(?:\$|\{(?P<braced>[^}]*)\}|(?P<named>[A-Za-z_][A-Za-z0-9_]*))")
+
+
+def interpolate(value: str, env: dict[str, str]) -> str:
+    """Compose variable interpolation: $$, $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?err}."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        expr = match.group("braced") if match.group("braced") is not None else match.group("named")
+        name, op, arg = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])(.*))?$", expr, re.S).groups()  # type: ignore[union-attr]
+        current = env.get(name)
+        if op in (":-", "-"):
+            unset = current is None or (op == ":-" and current == "")
+            return interpolate(arg, env) if unset else current  # type: ignore[return-value]
+        if op in (":?", "?"):
+            if current is None or (op == ":?" and current == ""):
+                raise ValueError(f"required variable {name} is missing: {arg}")
+            return current
+        if op in (":+", "+"):
+            present = current is not None and (op == "+" or current != "")
+            return interpolate(arg, env) if present else ""
+        return current or ""
+
+    return _INTERPOLATION.sub(replace, value)
+
+
+def interpolate_tree(node: Any, env: dict[str, str]) -> Any:
+    if isinstance(node, str):
+        return interpolate(node, env)
+    if isinstance(node, dict):
+        return {k: interpolate_tree(v, env) for k, v in node.items()}
+    if isinstance(node, list):
+        return [interpolate_tree(v, env) for v in node]
+    return node
+
+
+def load_compose(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """docker-compose.yml as Compose sees it on a host whose environment is ``env`` (default: empty)."""
+    raw = yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
+    return interpolate_tree(raw, env or {})  # type: ignore[no-any-return]
+
+
+def compose_environment(service: dict[str, Any]) -> dict[str, str | None]:
+    """A compose service's environment as a mapping; None = passed through from the host (or unset)."""
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        pairs = (item.split("=", 1) if "=" in item else (item, None) for item in env)
+        return {k: v for k, v in pairs}
+    return {k: None if v is None else str(v) for k, v in env.items()}
+
+
+# --------------------------------------------------------------------------------------------- kubernetes
+
+
+def yaml_documents(path: Path) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")) if doc]
+
+
+def kustomize_command() -> list[str] | None:
+    if shutil.which("kustomize"):
+        return ["kustomize", "build"]
+    if shutil.which("kubectl"):
+        return ["kubectl", "kustomize"]
+    return None
+
+
+def render_with_binary(directory: Path) -> list[dict[str, Any]]:
+    command = kustomize_command()
+    assert command is not None
+    out = subprocess.run([*command, str(directory)], capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0, f"{' '.join(command)} {directory} failed:\n{out.stderr}"
+    return [doc for doc in yaml.safe_load_all(out.stdout) if doc]
+
+
+_CLUSTER_SCOPED = {"Namespace", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "StorageClass"}
+_WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"}
+SUPPORTED_KUSTOMIZATION_KEYS = {
+    "apiVersion",
+    "kind",
+    "resources",
+    "namespace",
+    "labels",
+    "images",
+    "replicas",
+    "patches",
+}
+
+
+def kustomization(directory: Path) -> dict[str, Any]:
+    return yaml.safe_load((directory / "kustomization.yaml").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def render_kustomization(directory: Path) -> list[dict[str, Any]]:
+    """A minimal kustomize: resources (files, directories), namespace, labels, images, replicas, patches
+    (JSON 6902 lists with a target, or strategic-merge maps without lists). Raises on anything else."""
+    k = kustomization(directory)
+    unsupported = set(k) - SUPPORTED_KUSTOMIZATION_KEYS
+    if unsupported:
+        raise NotImplementedError(f"{directory}: fallback renderer does not support {sorted(unsupported)}")
+    docs: list[dict[str, Any]] = []
+    for entry in k.get("resources", []):
+        path = (directory / entry).resolve()
+        docs.extend(render_kustomization(path) if path.is_dir() else yaml_documents(path))
+    for patch in k.get("patches", []):
+        _apply_patch(docs, directory, patch)
+    for label in k.get("labels", []):
+        if label.get("includeSelectors"):
+            raise NotImplementedError("labels.includeSelectors")
+        for doc in docs:
+            doc.setdefault("metadata", {}).setdefault("labels", {}).update(label["pairs"])
+            if label.get("includeTemplates") and doc["kind"] in _WORKLOADS:
+                template_meta = doc["spec"]["template"].setdefault("metadata", {})
+                template_meta.setdefault("labels", {}).update(label["pairs"])
+                for claim in doc["spec"].get("volumeClaimTemplates", []):
+                    claim.setdefault("metadata", {}).setdefault("labels", {}).update(label["pairs"])
+    for image in k.get("images", []):
+        for container in _containers(docs):
+            name, _, _tag = container["image"].partition(":")
+            if name == image["name"]:
+                container["image"] = f"{image.get('newName', name)}:{image['newTag']}"
+    for replica in k.get("replicas", []):
+        for doc in docs:
+            if doc["kind"] in _WORKLOADS and doc["metadata"]["name"] == replica["name"]:
+                doc["spec"]["replicas"] = replica["count"]
+    if "namespace" in k:
+        for doc in docs:
+            if doc["kind"] not in _CLUSTER_SCOPED:
+                doc["metadata"]["namespace"] = k["namespace"]
+    return docs
+
+
+def _containers(docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for doc in docs:
+        if doc["kind"] in _WORKLOADS:
+            pod = doc["spec"]["template"]["spec"]
+            yield from pod.get("initContainers", [])
+            yield from pod["containers"]
+
+
+def _apply_patch(docs: list[dict[str, Any]], directory: Path, patch: dict[str, Any]) -> None:
+    body = yaml.safe_load((directory / patch["path"]).read_text(encoding="utf-8"))
+    if isinstance(body, list):  # JSON 6902
+        target = patch["target"]
+        matched = [d for d in docs if _matches(d, target)]
+        if not matched:
+            raise AssertionError(f"patch {patch['path']} matches no resource")
+        for doc in matched:
+            for op in body:
+                _json6902(doc, op)
+        return
+    matched = [d for d in docs if d["kind"] == body["kind"] and d["metadata"]["name"] == body["metadata"]["name"]]
+    if len(matched) != 1:
+        raise AssertionError(f"strategic-merge patch {patch['path']} matches {len(matched)} resources")
+    _merge(matched[0], body, patch["path"])
+
+
+def _matches(doc: dict[str, Any], target: dict[str, Any]) -> bool:
+    group, _, version = doc["apiVersion"].rpartition("/")
+    return all(
+        (
+            target.get("kind") in (None, doc["kind"]),
+            target.get("name") in (None, doc["metadata"]["name"]),
+            target.get("group") in (None, group),
+            target.get("version") in (None, version),
+        )
+    )
+
+
+def _json6902(doc: dict[str, Any], op: dict[str, Any]) -> None:
+    *parents, leaf = [p.replace("~1", "/").replace("~0", "~") for p in op["path"].lstrip("/").split("/")]
+    node: Any = doc
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if op["op"] in ("add", "replace"):
+        if op["op"] == "replace" and leaf not in node:
+            raise AssertionError(f"json patch replace of missing {op['path']}")
+        node[leaf] = copy.deepcopy(op["value"])
+    elif op["op"] == "remove":
+        del node[leaf]
+    else:
+        raise NotImplementedError(f"json patch op {op['op']}")
+
+
+def _merge(into: dict[str, Any], patch: dict[str, Any], where: str) -> None:
+    for key, value in patch.items():
+        if isinstance(value, list):
+            raise NotImplementedError(f"{where}: strategic merge of lists ({key})")
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value, where)
+        elif value is None:
+            into.pop(key, None)
+        else:
+            into[key] = copy.deepcopy(value)
+
+
+def render_overlay(directory: Path = K8S_OVERLAY) -> list[dict[str, Any]]:
+    return render_with_binary(directory) if kustomize_command() else render_kustomization(directory)
+
+
+def by_kind(docs: Iterable[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
+
+
+def container_env(
+    container: dict[str, Any], configmaps: dict[str, dict[str, Any]], secrets: dict[str, dict[str, Any]]
+) -> dict[str, str]:
+    """The environment a container gets, resolving ConfigMap/Secret references (missing optional = unset)."""
+
+    def source_data(kind: str, name: str) -> dict[str, str]:
+        store = configmaps if kind == "configMap" else secrets
+        assert name in store, f"{container['name']} references {kind} {name!r}, which is not rendered"
+        doc = store[name]
+        return {**(doc.get("data") or {}), **(doc.get("stringData") or {})}
+
+    env: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        for kind in ("configMap", "secret"):
+            if f"{kind}Ref" in source:
+                env.update(source_data(kind, source[f"{kind}Ref"]["name"]))
+    for var in container.get("env", []):
+        if "value" in var:
+            env[var["name"]] = str(var["value"])
+            continue
+        ref_from = var["valueFrom"]
+        kind = "configMap" if "configMapKeyRef" in ref_from else "secret"
+        ref = ref_from[f"{kind}KeyRef"]
+        data = source_data(kind, ref["name"])
+        if ref["key"] in data:
+            env[var["name"]] = str(data[ref["key"]])
+        else:
+            assert ref.get("optional"), f"{container['name']}: {var['name']} needs missing key {ref['key']!r}"
+    return env
+
+
+# --------------------------------------------------------------------------------------- service settings
+
+
+@dataclass(frozen=True)
+class SettingsVar:
+    name: str  # environment variable, upper case
+    required: bool
+    owner: str  # class that declares it
+
+
+def _settings_base() -> type:
+    from pydantic_settings import BaseSettings
+
+    return BaseSettings
+
+
+def _most_derived(classes: Iterable[type]) -> list[type]:
+    unique = list(dict.fromkeys(classes))
+    return [c for c in unique if not any(o is not c and issubclass(o, c) for o in unique)]
+
+
+def discover_settings(package: str) -> list[type]:
+    """The pydantic-settings classes a service reads its configuration with; [] when none exists yet.
+
+    First the annotation of ``create_app(settings: X | None)`` in ``<package>.main``; else every
+    BaseSettings subclass visible in the service's ``settings`` / ``config`` / ``container`` / ``main``
+    modules (any depth), keeping the most derived ones.
+    """
+    base = _settings_base()
+    try:
+        main = importlib.import_module(f"{package}.main")
+    except ImportError:
+        main = None
+    create_app = getattr(main, "create_app", None)
+    if create_app is not None:
+        try:
+            hints = typing.get_type_hints(create_app)
+        except Exception:
+            hints = {}
+        found = [
+            arg
+            for arg in typing.get_args(hints.get("settings")) or (hints.get("settings"),)
+            if inspect.isclass(arg) and issubclass(arg, base) and arg is not base
+        ]
+        if found:
+            return _most_derived(found)
+
+    root = importlib.import_module(package)
+    modules = [root]
+    for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
+        if info.name.rsplit(".", 1)[-1] in {"settings", "config", "configuration", "container", "main"}:
+            try:
+                modules.append(importlib.import_module(info.name))
+            except ImportError:
+                continue
+    classes = [
+        obj
+        for module in modules
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, base) and obj is not base
+    ]
+    return _most_derived(classes)
+
+
+def settings_vars(classes: Iterable[type]) -> dict[str, SettingsVar]:
+    from pydantic import AliasChoices, AliasPath
+
+    found: dict[str, SettingsVar] = {}
+    for cls in classes:
+        config = cls.model_config  # type: ignore[attr-defined]
+        prefix = config.get("env_prefix", "") or ""
+        for field_name, field in cls.model_fields.items():  # type: ignore[attr-defined]
+            alias = field.validation_alias or field.alias
+            if isinstance(alias, str):
+                names = [alias]
+            elif isinstance(alias, AliasChoices):
+                names = [c for c in alias.choices if isinstance(c, str)]
+            elif isinstance(alias, AliasPath):
+                names = [str(alias.path[0])]
+            else:
+                names = [f"{prefix}{field_name}"]
+            for name in names:
+                found[name.upper()] = SettingsVar(name.upper(), field.is_required(), cls.__qualname__)
+    return found
+
+
+def nested_delimiters(classes: Iterable[type]) -> set[str]:
+    return {d for c in classes if (d := c.model_config.get("env_nested_delimiter"))}  # type: ignore[attr-defined]
+
+
+def is_read(variable: str, read: dict[str, SettingsVar], delimiters: set[str]) -> bool:
+    upper = variable.upper()
+    return upper in read or any(upper.startswith(f"{name}{d}") for name in read for d in delimiters)
+
+
+def load_service_settings(classes: list[type], env: dict[str, str], monkeypatch: Any) -> list[Any]:
+    """Instantiate the service's settings from exactly ``env`` (host variables and .env files ignored)."""
+    read = settings_vars(classes)
+    for name in set(read) | set(env):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return [cls(_env_file=None) for cls in classes]

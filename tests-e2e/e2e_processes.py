@@ -1,0 +1,167 @@
+"""Start services as real uvicorn processes on free loopback ports, wait for /readyz, stop them cleanly."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class ServiceProcess:
+    name: str
+    app: str
+    """``package.module:factory`` for ``uvicorn --factory``."""
+    port: int
+    env: dict[str, str]
+    log_path: Path
+    process: subprocess.Popen[bytes] | None = None
+    _log_file: object = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        log = self.log_path.open("ab")
+        self._log_file = log
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                self.app,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--no-access-log",
+            ],
+            cwd=REPO_ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def wait_ready(self, path: str = "/readyz", timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        last = "no answer"
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                response = httpx.get(self.url + path, timeout=1.0)
+                if response.status_code == 200:
+                    return
+                last = f"{response.status_code} {response.text[:200]}"
+            except httpx.HTTPError as exc:
+                last = repr(exc)
+            time.sleep(0.1)
+        raise RuntimeError(f"{self.name} not ready after {timeout}s ({last}):\n{self.log_tail()}")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        if self._log_file is not None:
+            self._log_file.close()  # type: ignore[attr-defined]
+            self._log_file = None
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def base_env(**overrides: str) -> dict[str, str]:
+    """The parent environment minus anything that would point a service at a real LLM or provider."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "ANALYSIS_ENGINE", "MARKET_DATA"))}
+    env.update({"LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": "1"})
+    env.update(overrides)
+    return env
+
+
+@dataclass
+class Stack:
+    services: dict[str, ServiceProcess]
+
+    def __getitem__(self, name: str) -> ServiceProcess:
+        return self.services[name]
+
+    def stop(self) -> None:
+        for service in reversed(list(self.services.values())):
+            service.stop()
+
+
+SERVICE_APPS = {
+    "research": "research.main:create_app",
+    "debate": "debate.main:create_app",
+    "judge": "judge.main:create_app",
+    "coordinator": "coordinator.main:create_app",
+}
+
+
+@contextlib.contextmanager
+def running_stack(
+    workdir: Path,
+    *,
+    common_env: Mapping[str, str] | None = None,
+    per_service_env: Mapping[str, Mapping[str, str]] | None = None,
+    only: tuple[str, ...] = ("research", "debate", "judge", "coordinator"),
+) -> Iterator[Stack]:
+    """Start the named services (peers first, the coordinator last, pointed at the others)."""
+    ports = {name: free_port() for name in SERVICE_APPS}
+    urls = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    services: dict[str, ServiceProcess] = {}
+    stack = Stack(services)
+    try:
+        for name in ("research", "debate", "judge", "coordinator"):
+            if name not in only:
+                continue
+            env = base_env(**dict(common_env or {}))
+            if name == "coordinator":
+                env.setdefault("DATABASE_URL", f"sqlite+aiosqlite:///{workdir / 'coordinator.db'}")
+                env.update(
+                    RESEARCH_SERVICE_URL=urls["research"],
+                    DEBATE_SERVICE_URL=urls["debate"],
+                    JUDGE_SERVICE_URL=urls["judge"],
+                )
+            env.update(dict((per_service_env or {}).get(name, {})))
+            service = ServiceProcess(name, SERVICE_APPS[name], ports[name], env, workdir / f"{name}.log")
+            services[name] = service
+            service.start()
+        for service in services.values():
+            service.wait_ready("/healthz" if service.name == "coordinator" and len(only) < 4 else "/readyz")
+        yield stack
+    finally:
+        stack.stop()

@@ -1,0 +1,252 @@
+"""Kubernetes manifests (deploy/k8s): schemas, kustomize structure, and the wiring that must match the code.
+
+Schemas: ``kubernetes-validate`` (the JSON schemas of every Kubernetes minor, shipped in the wheel; strict
+mode rejects unknown fields). Rendering: ``kubectl kustomize`` / ``kustomize build`` when installed, else the
+small renderer in deploy_manifests (checked against the real one wherever both exist).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import kubernetes_validate
+import pytest
+from deploy_manifests import (
+    GATEWAY_PORT,
+    HEALTH_PATHS,
+    K8S_BASE,
+    K8S_OVERLAY,
+    K8S_VERSION,
+    SERVICE_PORTS,
+    SERVICES,
+    by_kind,
+    container_env,
+    kustomization,
+    kustomize_command,
+    render_kustomization,
+    render_with_binary,
+    yaml_documents,
+)
+
+STATELESS = ("research", "debate", "judge")
+NAMESPACE = "stock-research"
+
+
+RENDERERS = ["kustomize", "fallback"] if kustomize_command() else ["fallback"]
+
+
+@pytest.fixture(scope="module", params=RENDERERS)
+def rendered(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
+    """The overlay as deployed; every check runs on kustomize's rendering and on the fallback's."""
+    if request.param == "kustomize":
+        return render_with_binary(K8S_OVERLAY)
+    return render_kustomization(K8S_OVERLAY)
+
+
+def _deployments(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return by_kind(docs, "Deployment")
+
+
+def _container(deployment: dict[str, Any]) -> dict[str, Any]:
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    assert len(containers) == 1
+    return containers[0]  # type: ignore[no-any-return]
+
+
+def _validate(doc: dict[str, Any], where: str) -> None:
+    try:
+        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+    except kubernetes_validate.ValidationError as exc:
+        path = ".".join(str(p) for p in exc.path)
+        pytest.fail(f"{where}: {doc['kind']}/{doc['metadata']['name']} invalid at {path}: {exc.message}")
+
+
+# ------------------------------------------------------------------------------------------ schemas
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in K8S_BASE.glob("*.yaml") if p.name != "kustomization.yaml"), ids=lambda p: p.name
+)
+def test_each_base_file_is_valid_kubernetes(path: Path) -> None:
+    docs = yaml_documents(path)
+    assert docs
+    for doc in docs:
+        _validate(doc, path.name)
+
+
+def test_rendered_overlay_is_valid_kubernetes(rendered: list[dict[str, Any]]) -> None:
+    assert rendered
+    for doc in rendered:
+        _validate(doc, "overlays/local")
+
+
+def test_validator_rejects_a_typo(rendered: list[dict[str, Any]]) -> None:
+    deployment = dict(_deployments(rendered)["research"])
+    broken = {**deployment, "spec": {**deployment["spec"], "replica": 3}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, K8S_VERSION, strict=True)
+
+
+# ---------------------------------------------------------------------------------------- kustomize
+
+
+@pytest.mark.parametrize("directory", [K8S_BASE, K8S_OVERLAY], ids=["base", "overlay"])
+def test_kustomization_lists_every_file_and_only_existing_ones(directory: Path) -> None:
+    k = kustomization(directory)
+    referenced = {entry for entry in k.get("resources", []) if not (directory / entry).is_dir()}
+    referenced |= {patch["path"] for patch in k.get("patches", [])}
+    for entry in referenced:
+        assert (directory / entry).is_file(), f"{directory.name}/kustomization.yaml lists missing {entry}"
+    present = {p.name for p in directory.glob("*.yaml")} - {"kustomization.yaml"}
+    assert present - referenced == set(), "files not listed in kustomization.yaml (dead or forgotten)"
+
+
+def test_overlay_builds_on_the_base() -> None:
+    resources = kustomization(K8S_OVERLAY)["resources"]
+    assert any((K8S_OVERLAY / r).resolve() == K8S_BASE.resolve() for r in resources)
+
+
+@pytest.mark.skipif(kustomize_command() is None, reason="no kustomize / kubectl binary to compare with")
+@pytest.mark.parametrize("directory", [K8S_BASE, K8S_OVERLAY], ids=["base", "overlay"])
+def test_fallback_renderer_matches_kustomize(directory: Path) -> None:
+    def key(doc: dict[str, Any]) -> tuple[str, str]:
+        return doc["kind"], doc["metadata"]["name"]
+
+    real = sorted(render_with_binary(directory), key=key)
+    ours = sorted(render_kustomization(directory), key=key)
+    assert [key(d) for d in ours] == [key(d) for d in real]
+    for mine, theirs in zip(ours, real, strict=True):
+        assert mine == theirs, f"{key(mine)} differs from kustomize's rendering"
+
+
+def test_fallback_renderer_refuses_what_it_does_not_implement(tmp_path: Path) -> None:
+    (tmp_path / "kustomization.yaml").write_text("resources: []\nconfigMapGenerator: []\n", encoding="utf-8")
+    with pytest.raises(NotImplementedError, match="configMapGenerator"):
+        render_kustomization(tmp_path)
+
+
+def test_overlay_sets_namespace_and_local_images(rendered: list[dict[str, Any]]) -> None:
+    assert set(by_kind(rendered, "Namespace")) == {NAMESPACE}
+    for doc in rendered:
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"].get("namespace") == NAMESPACE, f"{doc['kind']}/{doc['metadata']['name']}"
+    for name in (*SERVICES, "gateway"):
+        assert _container(_deployments(rendered)[name])["image"] == f"stock-research/{name}:local"
+
+
+# -------------------------------------------------------------------------------------- workloads
+
+
+def test_stack_has_the_four_services_the_gateway_and_postgres(rendered: list[dict[str, Any]]) -> None:
+    assert set(_deployments(rendered)) == {*SERVICES, "gateway"}
+    assert set(by_kind(rendered, "StatefulSet")) == {"postgres"}
+    assert set(by_kind(rendered, "Service")) == {*SERVICES, "gateway", "postgres"}
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_service_ports_match_the_architecture(rendered: list[dict[str, Any]], name: str) -> None:
+    port = SERVICE_PORTS[name]
+    container = _container(_deployments(rendered)[name])
+    assert container["ports"] == [{"name": "http", "containerPort": port}]
+    service = by_kind(rendered, "Service")[name]
+    assert service["spec"]["ports"] == [{"name": "http", "port": port, "targetPort": "http"}]
+    assert service["spec"]["selector"] == _deployments(rendered)[name]["spec"]["selector"]["matchLabels"]
+
+
+@pytest.mark.parametrize("name", [*SERVICES, "gateway"])
+def test_probes_use_readyz_for_readiness_and_healthz_for_liveness(rendered: list[dict[str, Any]], name: str) -> None:
+    container = _container(_deployments(rendered)[name])
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    if "startupProbe" in container:
+        assert container["startupProbe"]["httpGet"]["path"] in HEALTH_PATHS
+
+
+@pytest.mark.parametrize(
+    "kind_name", [("Deployment", n) for n in (*SERVICES, "gateway")] + [("StatefulSet", "postgres")]
+)
+def test_every_container_has_resource_requests_and_limits(
+    rendered: list[dict[str, Any]], kind_name: tuple[str, str]
+) -> None:
+    kind, name = kind_name
+    for container in by_kind(rendered, kind)[name]["spec"]["template"]["spec"]["containers"]:
+        for bound in ("requests", "limits"):
+            assert {"cpu", "memory"} <= set(container["resources"][bound]), f"{name}: {bound}"
+
+
+@pytest.mark.parametrize("name", [*SERVICES, "gateway"])
+def test_service_pods_run_as_non_root(rendered: list[dict[str, Any]], name: str) -> None:
+    pod = _deployments(rendered)[name]["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] != 0
+    assert _container(_deployments(rendered)[name])["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+def test_stateless_services_autoscale_and_the_coordinator_does_not(rendered: list[dict[str, Any]]) -> None:
+    hpas = by_kind(rendered, "HorizontalPodAutoscaler")
+    assert set(hpas) == set(STATELESS)
+    deployments = _deployments(rendered)
+    for name, hpa in hpas.items():
+        target = hpa["spec"]["scaleTargetRef"]
+        assert (target["kind"], target["name"]) == ("Deployment", name)
+        assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+        assert "replicas" not in deployments[name]["spec"], f"{name}: replicas are the HPA's to set"
+        assert _container(deployments[name])["resources"]["requests"]["cpu"], "CPU utilisation needs a request"
+
+
+def test_postgres_is_a_statefulset_with_a_volume_and_a_headless_service(rendered: list[dict[str, Any]]) -> None:
+    postgres = by_kind(rendered, "StatefulSet")["postgres"]
+    assert postgres["spec"]["serviceName"] == "postgres"
+    assert postgres["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"]
+    container = postgres["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"].startswith("postgres:")
+    assert "pg_isready" in " ".join(container["readinessProbe"]["exec"]["command"])
+    service = by_kind(rendered, "Service")["postgres"]
+    assert service["spec"]["clusterIP"] == "None"
+    assert service["spec"]["ports"][0]["port"] == 5432
+
+
+def test_gateway_listens_on_its_port(rendered: list[dict[str, Any]]) -> None:
+    container = _container(_deployments(rendered)["gateway"])
+    assert container["ports"] == [{"name": "http", "containerPort": GATEWAY_PORT}]
+    assert by_kind(rendered, "Service")["gateway"]["spec"]["ports"][0]["port"] == GATEWAY_PORT
+
+
+# ----------------------------------------------------------------------------------------- wiring
+
+
+def _env(rendered: list[dict[str, Any]], name: str) -> dict[str, str]:
+    return container_env(
+        _container(_deployments(rendered)[name]), by_kind(rendered, "ConfigMap"), by_kind(rendered, "Secret")
+    )
+
+
+def test_coordinator_reaches_peers_and_postgres_through_services(rendered: list[dict[str, Any]]) -> None:
+    env = _env(rendered, "coordinator")
+    services = by_kind(rendered, "Service")
+    for peer in STATELESS:
+        url = urlsplit(env[f"{peer.upper()}_SERVICE_URL"])
+        assert (url.scheme, url.hostname, url.port) == ("http", peer, SERVICE_PORTS[peer])
+        assert services[peer]["spec"]["ports"][0]["port"] == url.port
+    database = urlsplit(env["DATABASE_URL"])
+    assert database.scheme == "postgresql+asyncpg"
+    assert (database.hostname, database.port) == ("postgres", 5432)
+    postgres_env = {
+        e["name"]: e
+        for e in by_kind(rendered, "StatefulSet")["postgres"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    }
+    assert database.username == postgres_env["POSTGRES_USER"]["value"]
+    assert database.path.lstrip("/") == postgres_env["POSTGRES_DB"]["value"]
+    secret = by_kind(rendered, "Secret")["stock-research-secrets"]["stringData"]
+    assert database.password == secret["POSTGRES_PASSWORD"]
+
+
+def test_the_llm_key_comes_only_from_the_secret(rendered: list[dict[str, Any]]) -> None:
+    assert "LLM_API_KEY" not in by_kind(rendered, "ConfigMap")["stock-research-config"]["data"]
+    for name in STATELESS:
+        refs = {e["name"]: e.get("valueFrom", {}) for e in _container(_deployments(rendered)[name])["env"]}
+        assert refs["LLM_API_KEY"]["secretKeyRef"]["name"] == "stock-research-secrets"
+        assert refs["LLM_API_KEY"]["secretKeyRef"]["optional"] is True
+    assert "LLM_API_KEY" not in _env(rendered, "coordinator")
