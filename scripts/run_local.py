@@ -155,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     (ROOT / "data").mkdir(exist_ok=True)
 
     def interrupt(signum: int, _frame: object) -> None:
+        # A terminal's Ctrl-C may arrive twice (directly and forwarded by `uv run`/make): act on the first only,
+        # so that a second one can never abandon the children.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise Interrupted(signal.Signals(signum).name)
 
     signal.signal(signal.SIGINT, interrupt)
@@ -178,7 +182,6 @@ def main(argv: list[str] | None = None) -> int:
         return honcho.wait()
     except Interrupted as exc:
         print(f"\nrun_local | {exc}: stopping the services ...", flush=True)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not abandon the children
         code = stop(honcho)
         print(f"run_local | stopped (honcho exit code {code})", flush=True)
         return 0

@@ -51,7 +51,9 @@ def test_container_wires_the_three_http_adapters_into_the_orchestrator() -> None
     assert isinstance(container.orchestrator, LangGraphResearchOrchestrator)
 
 
-async def test_a_research_flows_through_research_debate_and_judge_over_http() -> None:
+async def test_a_research_flows_through_research_debate_and_judge_over_http(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with respx.mock(assert_all_called=True) as router:
         routes = mock_peers(router)
         async with serve() as client:
@@ -69,6 +71,13 @@ async def test_a_research_flows_through_research_debate_and_judge_over_http() ->
         assert route.calls.last.request.headers["X-Request-ID"] == "req-42", name
     judge_body = json.loads(routes["judge"].calls.last.request.content)
     assert judge_body["reference_price"] == 1580.5  # from the technical analyst's result
+    stage_lines = [
+        json.loads(line)
+        for line in capsys.readouterr().err.splitlines()
+        if any(f'"event": "{e}"' in line for e in ("expert_done", "experts_gathered", "debate_done", "verdict_done"))
+    ]
+    assert len(stage_lines) == 5
+    assert {line["request_id"] for line in stage_lines} == {"req-42"}
 
 
 async def test_a_generated_request_id_is_forwarded_too() -> None:

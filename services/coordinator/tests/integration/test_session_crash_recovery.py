@@ -84,8 +84,8 @@ class FakePeers:
         body = await request.json()
         self.calls.append(expert)
         self.entered.add(expert)
-        while expert in self.hold and not self.release.is_set():
-            await asyncio.sleep(0.02)
+        if expert in self.hold:
+            await asyncio.to_thread(self.release.wait)
         return JSONResponse(sample_result(expert, body["symbol"]))
 
     async def _debate(self, request: Request) -> JSONResponse:
@@ -139,7 +139,8 @@ class CoordinatorProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        _wait_for(self._healthy, f"the coordinator at {self.url} (log: {self._log})")
+        # generous: importing the service takes seconds, more on a loaded machine
+        _wait_for(self._healthy, f"the coordinator at {self.url} (log: {self._log})", timeout=180)
 
     def _healthy(self) -> bool:
         assert self.process is not None

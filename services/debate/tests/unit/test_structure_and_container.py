@@ -69,7 +69,9 @@ async def test_container_with_a_replaced_llm_port_runs_the_whole_chain() -> None
     assert outcome.engine.kind == "llm"
 
 
-def test_container_picks_the_rules_engine_without_an_llm() -> None:
+def test_container_picks_the_rules_engine_without_an_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in ("LLM_BASE_URL", "LLM_API_KEY", "ANALYSIS_ENGINE"):
+        monkeypatch.delenv(variable, raising=False)
     container = build_container(Settings.model_validate({"analysis_engine": "auto", "log_json": False}))
     service = container.debate_service
     assert container.llm is None

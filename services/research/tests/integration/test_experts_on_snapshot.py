@@ -70,7 +70,8 @@ async def test_expert_on_symbol(expert: ExpertType, symbol: str, snapshot: Offli
     date.fromisoformat(first["as_of"])
     summary = summarize_expert_result(expert.value, first)
     assert isinstance(summary, ExpertSummary)
-    assert summary.reasoning and CJK.search(summary.reasoning)  # zh is the default report language
+    assert summary.reasoning
+    assert CJK.search(summary.reasoning)
 
 
 async def test_english_reports_and_cited_numbers(snapshot: OfflineSnapshotProvider) -> None:
@@ -93,7 +94,8 @@ async def test_english_reports_and_cited_numbers(snapshot: OfflineSnapshotProvid
 async def test_catalyst_service_returns_the_agent_result_model(snapshot: OfflineSnapshotProvider) -> None:
     result = await rules_container(snapshot).experts.catalyst.run("600519.SH")
     assert isinstance(result, CatalystDetectiveAgentResult)
-    assert result.raw_llm_output is None and result.user_prompt is None  # rules: no prompt, no LLM text
+    assert result.raw_llm_output is None
+    assert result.user_prompt is None
     assert result.catalyst_context["inputs"] == ["bars", "financials"]
     assert "no news from offline-snapshot" in result.data_gaps
     kinds = {e["kind"] for e in result.catalyst_context["events"]}

@@ -75,7 +75,12 @@ async def test_run_catalyst_detective_nests_result(client: httpx.AsyncClient) ->
     [
         ("technical_analyst", {"symbol": "not a symbol!"}, 400, "invalid_symbol"),
         ("technical_analyst", {"symbol": ""}, 400, "invalid_symbol"),
-        ("technical_analyst", {"symbol": "600519.SH", "options": {"analysis_date": "yesterday"}}, 400, "invalid_options"),
+        (
+            "technical_analyst",
+            {"symbol": "600519.SH", "options": {"analysis_date": "yesterday"}},
+            400,
+            "invalid_options",
+        ),
         ("technical_analyst", {"symbol": "600519.SH", "options": {"window": 5}}, 400, "invalid_options"),
         ("financial_auditor", {"symbol": "600519.SH", "options": {"limit": 0}}, 400, "invalid_options"),
         ("financial_auditor", {"symbol": "600519.SH", "options": {"limit": "5"}}, 400, "invalid_options"),
@@ -85,7 +90,12 @@ async def test_run_catalyst_detective_nests_result(client: httpx.AsyncClient) ->
         ("technical_analyst", {"symbol": "000002.SZ"}, 404, "symbol_not_found"),
         ("valuation_modeler", {"symbol": "000001.SZ"}, 404, "data_unavailable"),
         ("macro_intelligence", {"symbol": "AAPL"}, 404, "data_unavailable"),
-        ("technical_analyst", {"symbol": "600519.SH", "options": {"analysis_date": "2022-02-01"}}, 404, "insufficient_history"),
+        (
+            "technical_analyst",
+            {"symbol": "600519.SH", "options": {"analysis_date": "2022-02-01"}},
+            404,
+            "insufficient_history",
+        ),
     ],
 )
 async def test_client_mistakes_are_4xx_problems(

@@ -21,10 +21,24 @@ from research.infrastructure.agents.llm_agent import NEWS_MAX_CHARS
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.main import create_app
 from research.settings import Settings
-from shared_contracts.research import CatalystDetectiveResult, TechnicalAnalystResult, ValuationModelerResult
+from shared_contracts.experts import ExpertType
+from shared_contracts.research import (
+    CatalystDetectiveResult,
+    FinancialAuditorResult,
+    MacroIntelligenceResult,
+    TechnicalAnalystResult,
+    ValuationModelerResult,
+)
 
 TECHNICAL = {"signal": "BULLISH", "confidence": 0.72, "summary_reasoning": "MA20 上穿 MA60", "risk_warning": "波动"}
 URL = "/api/v1/research/experts/technical_analyst"
+RESULT_MODELS: dict[ExpertType, type[Any]] = {
+    ExpertType.TECHNICAL_ANALYST: TechnicalAnalystResult,
+    ExpertType.FINANCIAL_AUDITOR: FinancialAuditorResult,
+    ExpertType.VALUATION_MODELER: ValuationModelerResult,
+    ExpertType.MACRO_INTELLIGENCE: MacroIntelligenceResult,
+    ExpertType.CATALYST_DETECTIVE: CatalystDetectiveResult,
+}
 
 
 def llm_settings(**overrides: Any) -> Settings:
@@ -200,3 +214,47 @@ async def test_parse_error_keeps_the_raw_output() -> None:
     with pytest.raises(LLMOutputParseError) as err:
         await agent.analyse(facts)
     assert err.value.raw_output == "nonsense"
+
+
+VALID_ANSWERS: dict[str, dict[str, Any]] = {
+    "technical_analyst": TECHNICAL,
+    "financial_auditor": {
+        "signal": "NEUTRAL",
+        "confidence": 0.5,
+        "summary_reasoning": "ROE 32.53 %",
+        "risk_warning": "",
+        "dimension_analyses": [{"dimension": "growth", "assessment": "NEGATIVE", "comment": "revenue -1.2 %"}],
+    },
+    "valuation_modeler": {
+        "valuation_verdict": "UNDERVALUED",
+        "confidence_score": 0.6,
+        "reasoning_summary": "PE percentile 1.7",
+        "risk_factors": ["no growth assumed"],
+    },
+    "macro_intelligence": {
+        "macro_environment": "NEUTRAL",
+        "confidence_score": 0.4,
+        "macro_summary": "PMI 49.2",
+        "key_risks": ["deflation"],
+    },
+    "catalyst_detective": {
+        "catalyst_assessment": "NEGATIVE",
+        "confidence_score": 0.55,
+        "catalyst_summary": "profit fell",
+        "positive_catalysts": [],
+        "negative_catalysts": [{"title": "earnings", "description": "-4.53 %", "date": None}],
+    },
+}
+
+
+@pytest.mark.parametrize("expert", list(VALID_ANSWERS))
+async def test_every_expert_runs_on_the_llm_engine(serve: Callable[..., Any], expert: str) -> None:
+    endpoint = answering(json.dumps(VALID_ANSWERS[expert]))
+    async with serve(endpoint) as http:
+        response = await http.post(f"/api/v1/research/experts/{expert}", json={"symbol": "600519.SH"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    RESULT_MODELS[ExpertType(expert)].model_validate(body)
+    assert body["engine"]["kind"] == "llm"
+    assert len(endpoint.requests) == 1
+    assert "{{" not in endpoint.messages()["user"] + endpoint.messages()["system"]  # every slot filled

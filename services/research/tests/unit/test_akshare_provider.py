@@ -176,7 +176,13 @@ async def test_bars_are_forward_adjusted_with_volume_in_shares() -> None:
     assert history.adjustment == "qfq"
     assert [b.date for b in history.bars][:2] == [date(2025, 9, 19), date(2025, 9, 22)]
     last = history.bars[-1]
-    assert (last.date, last.open, last.high, last.low, last.close) == (date(2025, 9, 30), 1460.0, 1460.76, 1440.0, 1443.99)
+    assert (last.date, last.open, last.high, last.low, last.close) == (
+        date(2025, 9, 30),
+        1460.0,
+        1460.76,
+        1440.0,
+        1443.99,
+    )
     assert last.volume == pytest.approx(3_936_362)  # 39,363.62 lots of 100 shares
     assert last.amount is None  # the recording has no 成交额
 
@@ -201,7 +207,7 @@ async def test_end_date_before_the_first_bar_is_data_unavailable() -> None:
 
 async def test_empty_bars_mean_an_unknown_symbol() -> None:
     responses = moutai_responses() | {"stock_zh_a_hist": pd.DataFrame()}
-    with pytest.raises(SymbolNotFoundError, match="999999.SH"):
+    with pytest.raises(SymbolNotFoundError, match=r"999999\.SH"):
         await provider(responses).get_price_history(Symbol.parse("999999.SH"))
 
 
@@ -239,7 +245,8 @@ async def test_annual_financials_map_eastmoney_columns_with_units() -> None:
     assert fy2024.dividend_total == pytest.approx(51.555 * 1_256_197_800)
     assert fy2024.payout_ratio_pct == pytest.approx(75.1, abs=0.05)
     assert statements.periods[1].dps == pytest.approx(30.876)
-    assert fy2024.net_profit_total is None and fy2024.year_end_close is None
+    assert fy2024.net_profit_total is None
+    assert fy2024.year_end_close is None
 
 
 async def test_interim_reports_are_not_annual_periods() -> None:
@@ -268,9 +275,9 @@ async def test_a_failed_statement_call_fails_the_request() -> None:
         await provider(responses).get_financials(MOUTAI, limit=3)
 
 
-async def test_no_financial_indicators_means_an_unknown_symbol() -> None:
+async def test_no_financial_indicators_is_data_unavailable() -> None:
     responses = moutai_responses() | {"stock_financial_analysis_indicator_em": pd.DataFrame()}
-    with pytest.raises(SymbolNotFoundError):
+    with pytest.raises(DataUnavailableError, match="financial indicators"):
         await provider(responses).get_financials(MOUTAI, limit=3)
 
 
@@ -327,7 +334,7 @@ async def test_china_macro_series_use_the_snapshot_names_and_units() -> None:
     }
     cpi = macro.series["cpi_yoy"]
     assert (cpi.unit, cpi.frequency, cpi.source) == ("pct", "monthly", "akshare:macro_china_cpi")
-    assert cpi.observations[-1].date == date(2026, 7, 1) and cpi.observations[-1].value == 0.5
+    assert (cpi.observations[-1].date, cpi.observations[-1].value) == (date(2026, 7, 1), 0.5)
     assert [o.date for o in cpi.observations] == sorted(o.date for o in cpi.observations)  # oldest first
     assert macro.series["pmi_manufacturing_nbs"].unit == "index"
     assert macro.series["pmi_manufacturing_nbs"].observations[-1].value == 49.2
@@ -350,9 +357,7 @@ async def test_one_failing_macro_source_leaves_the_others() -> None:
 async def test_all_macro_sources_failing_is_a_provider_error() -> None:
     broken = ConnectionError("unreachable")
     responses = moutai_responses() | {
-        name: broken
-        for name in AKSHARE_FUNCTIONS
-        if name.startswith("macro_") or name == "bond_zh_us_rate"
+        name: broken for name in AKSHARE_FUNCTIONS if name.startswith("macro_") or name == "bond_zh_us_rate"
     }
     with pytest.raises(DataProviderError, match="unreachable"):
         await provider(responses).get_macro(MOUTAI)

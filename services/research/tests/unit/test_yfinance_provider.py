@@ -213,7 +213,13 @@ async def test_bars_are_adjusted_daily_bars_dated_in_exchange_time() -> None:
     assert history.adjustment == "adjusted"
     assert len(history.bars) == 25
     last = history.bars[-1]
-    assert (last.date, last.open, last.high, last.low, last.close) == (date(2025, 8, 14), 234.055, 235.12, 230.85, 232.78)
+    assert (last.date, last.open, last.high, last.low, last.close) == (
+        date(2025, 8, 14),
+        234.055,
+        235.12,
+        230.85,
+        232.78,
+    )
     assert last.volume == 51_916_275
     assert last.amount is None  # Yahoo has no turnover
 
@@ -243,7 +249,11 @@ async def test_annual_statements_map_to_the_domain_with_derived_ratios() -> None
     assert fy2024.roe_pct == pytest.approx(93_736 / ((56_950 + 62_146) / 2) * 100)  # on average equity
     assert fy2024.gross_margin_pct == pytest.approx(180_683 / 391_035 * 100)
     assert fy2024.net_margin_pct == pytest.approx(93_736 / 391_035 * 100)
-    assert (fy2024.operating_cash_flow, fy2024.total_assets, fy2024.total_liabilities) == (118_254e6, 364_980e6, 308_030e6)
+    assert (fy2024.operating_cash_flow, fy2024.total_assets, fy2024.total_liabilities) == (
+        118_254e6,
+        364_980e6,
+        308_030e6,
+    )
     assert (fy2024.accounts_receivable, fy2024.inventory) == (33_410e6, 7_286e6)
     assert fy2024.dividend_total == 15_234e6  # cash paid, sign dropped
     assert fy2024.payout_ratio_pct == pytest.approx(15_234 / 93_736 * 100)

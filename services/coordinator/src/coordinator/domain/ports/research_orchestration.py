@@ -12,4 +12,5 @@ class IResearchOrchestrationPort(ABC):
     @abstractmethod
     async def run(self, request: ResearchRequest, listener: IResearchProgressListener | None = None) -> ResearchResult:
         """Run the research. ``listener`` is awaited as each expert, the debate and the judge finish
-        (stages that do not run are reported ``skipped``)."""
+        (stages that do not run are reported ``skipped``). What ``request`` carries from a retry's
+        source session (results, debate outcome) is used but not reported: the caller stores it."""

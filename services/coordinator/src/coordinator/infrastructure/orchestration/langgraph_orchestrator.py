@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
-from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.domain.model.session import StageOutcome
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.research_progress import IResearchProgressListener
@@ -34,10 +34,9 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
     async def run(self, request: ResearchRequest, listener: IResearchProgressListener | None = None) -> ResearchResult:
         relay = ProgressRelay(listener)
         selected = [e.value for e in request.experts]
+        # Carried from a retry's source session: not run again, and not reported (the caller stores
+        # them with the new session, with their original audit data).
         carried = {e: data for e, data in request.carried_results.items() if e in selected}
-        for expert, data in carried.items():
-            # Carried from the source session: not called again (attempts 0 says so).
-            await relay.expert(expert, ExpertOutcome("success", data=data, duration_ms=0.0, attempts=0))
 
         debate_gw, judge_gw = (None, None) if request.skip_debate else (self._debate_gateway, self._judge_gateway)
         graph = build_research_graph(

@@ -43,6 +43,10 @@ class ProgressRelay:
         if self._listener is not None:
             await self._guard(self._listener.on_debate_finished(stage, outcome))
 
+    def debate_carried(self) -> None:
+        """A retry's carried debate outcome was used: nothing to report (the caller stored it)."""
+        self.debate_reported = True
+
     async def verdict(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
         self.verdict_reported = True
         if self._listener is not None:
@@ -101,7 +105,7 @@ class ReportingDebateGateway(IDebateGateway):
 
     async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
         if self._carried:
-            await self._relay.debate(StageOutcome("success", duration_ms=0.0), self._carried)
+            self._relay.debate_carried()
             return self._carried
         started = time.perf_counter()
         try:

@@ -3,8 +3,8 @@ yield, and whatever else the provider has)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import calendar
+from dataclasses import dataclass
 from datetime import date
 
 from research.domain.analysis.numbers import rnd

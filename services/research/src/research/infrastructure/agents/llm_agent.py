@@ -37,8 +37,9 @@ def facts_json(facts: object) -> dict[str, str]:
 
 
 def catalyst_slots(facts: CatalystFacts) -> dict[str, str]:
-    """News is untrusted text: it goes in fenced, size-capped, separately from the detected events."""
-    data = to_jsonable(facts, exclude=frozenset({"news"}))
+    """News is untrusted text: it goes in fenced and size-capped, never among the detected events."""
+    data = to_jsonable(facts, exclude=frozenset({"news", "events"}))
+    data["events"] = to_jsonable([e for e in facts.events if e.kind != "news"])  # headlines only in the fence
     lines = [
         f"- [{n.published_at.date().isoformat()}] {n.source}: {n.title} — {n.summary}"[:NEWS_ITEM_MAX_CHARS]
         for n in facts.news

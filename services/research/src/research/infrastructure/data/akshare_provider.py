@@ -194,7 +194,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
         indicators, balance, cash_flow = (_unwrap(outcome) for outcome in outcomes[:3])
         dividends = _unwrap(outcomes[3])
         if indicators.empty:
-            raise SymbolNotFoundError(f"{symbol}: AKShare (Eastmoney) has no financial indicators for this symbol")
+            raise DataUnavailableError(f"{symbol}: AKShare (Eastmoney) has no financial indicators for this symbol")
 
         annual = {
             d: row

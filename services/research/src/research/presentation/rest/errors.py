@@ -12,7 +12,6 @@ from research.domain.exceptions import (
     NotFoundError,
 )
 from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
-from shared_contracts.llm.prompts import PromptError
 
 STATUS_BY_EXCEPTION: dict[type[Exception], int] = {
     InvalidRequestError: 400,
@@ -24,5 +23,4 @@ STATUS_BY_EXCEPTION: dict[type[Exception], int] = {
     LLMUpstreamError: 502,
     LLMUnavailableError: 503,
     LLMTimeoutError: 504,
-    PromptError: 500,
 }

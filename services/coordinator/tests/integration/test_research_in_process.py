@@ -1,0 +1,70 @@
+"""ResearchGatewayAdapter against the real research app, in-process (ASGI transport, lifespan
+entered): the coordinator's view of the research contract for all five experts, rules engine over
+the offline snapshot (no network, no LLM)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from typing import Any
+
+import httpx
+import pytest
+
+from coordinator.application.dtos import ResearchCommand
+from coordinator.application.request_validation import validate_command
+from coordinator.domain.dtos.research_dtos import ResearchRequest
+from coordinator.domain.exceptions import PeerResponseError
+from coordinator.domain.model.enums import ExpertType
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
+from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
+from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+from shared_contracts.projection import project_expert_results
+
+research_main = pytest.importorskip("research.main", reason="the research package is not installed alongside")
+research_settings = pytest.importorskip("research.settings")
+
+SYMBOL = "600519.SH"
+BASE = "http://research.in-process"
+
+
+@pytest.fixture
+async def adapter() -> AsyncIterator[ResearchGatewayAdapter]:
+    settings = research_settings.Settings(analysis_engine="rules", market_data_provider="offline", log_json=True)
+    app = research_main.create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
+            yield ResearchGatewayAdapter(PeerClient("research", BASE, client, CallPolicy(budget_seconds=60.0)))
+
+
+def request(*experts: str) -> ResearchRequest:
+    return validate_command(ResearchCommand(symbol=SYMBOL, experts=list(experts)), today=date.today)
+
+
+@pytest.mark.parametrize("expert", [e.value for e in ExpertType])
+async def test_each_expert_answers_with_a_result_the_debate_projection_reads(
+    adapter: ResearchGatewayAdapter, expert: str
+) -> None:
+    options: dict[str, Any] = request(expert).options[expert]
+    run = await adapter.run_expert_detailed(ExpertType(expert), SYMBOL, options)
+    assert run.attempts == 1
+    assert run.data["symbol"] == SYMBOL
+    assert run.data["engine"]["kind"] == "rules"
+    summary = project_expert_results({expert: run.data})[expert]
+    assert summary.signal
+    assert 0.0 <= summary.confidence <= 1.0
+
+
+async def test_a_symbol_without_data_is_a_readable_404(adapter: ResearchGatewayAdapter) -> None:
+    with pytest.raises(PeerResponseError) as caught:
+        await adapter.run_expert(ExpertType.VALUATION_MODELER, "999999.SZ", {})
+    assert caught.value.status == 404
+    assert str(caught.value).startswith("research 404 ")
+
+
+async def test_all_five_experts_through_the_graph(adapter: ResearchGatewayAdapter) -> None:
+    result = await LangGraphResearchOrchestrator(adapter).run(request(*(e.value for e in ExpertType)))
+    failures = {i.expert_type.value: i.error for i in result.expert_results if i.status == "failed"}
+    assert failures == {}
+    assert result.overall_status == "completed"
