@@ -104,16 +104,28 @@ def wait_until_ready(honcho: subprocess.Popen[bytes], services: list[Service], t
     return []
 
 
+def engines() -> str:
+    """Which engines the analysing services will pick (ANALYSIS_ENGINE=auto: LLM when an endpoint or key is set)."""
+    settings = {k: v for k, v in os.environ.items() if v}
+    dotenv = ROOT / ".env"
+    if dotenv.is_file():
+        for line in dotenv.read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition("=")
+            if value.strip().strip("'\""):
+                settings.setdefault(key.strip().removeprefix("export "), value)
+    keys = set(settings)
+    if settings.get("ANALYSIS_ENGINE", "auto").strip("'\" ") != "auto":
+        return f"ANALYSIS_ENGINE={settings['ANALYSIS_ENGINE']}"
+    if keys & {"LLM_BASE_URL", "LLM_API_KEY"}:
+        return "LLM engine configured by LLM_* variables"
+    return "rules engines: no LLM_BASE_URL / LLM_API_KEY set"
+
+
 def banner(services: list[Service]) -> str:
     by_name = {s.name: s for s in services}
     coordinator = by_name.get("coordinator", services[0])
     payload = shlex.quote(json.dumps({"symbol": "600519.SH", "experts": [e.value for e in ExpertType]}))
-    llm = "LLM engine" if os.environ.get("LLM_BASE_URL") or os.environ.get("LLM_API_KEY") else "rules engines"
-    lines = [
-        "",
-        f"All {len(services)} services are ready ({llm} unless .env says otherwise; data under {ROOT / 'data'}).",
-        "",
-    ]
+    lines = ["", f"All {len(services)} services are ready ({engines()}; sessions in {ROOT / 'data'}).", ""]
     lines += [f"  {s.name:<12} {s.url:<24} docs {s.url}/docs   health {s.url}/readyz" for s in services]
     lines += [
         "",

@@ -129,3 +129,12 @@ async def test_not_ready_is_503() -> None:
         response = await c.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["database"] == "connection refused"
+
+
+async def test_each_app_counts_its_own_requests() -> None:
+    apps = [build_app(), build_app()]
+    for app in apps:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            await c.post("/things", json={"n": 1})
+            metrics = await c.get("/metrics")
+        assert 'handler="/things"' in metrics.text

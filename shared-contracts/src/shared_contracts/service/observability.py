@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from prometheus_client import CollectorRegistry
 from prometheus_fastapi_instrumentator import Instrumentator
 
 ReadinessCheck = Callable[[FastAPI], Awaitable[dict[str, str]]]
@@ -24,6 +25,9 @@ def install_observability(app: FastAPI, service: str, readiness: ReadinessCheck 
         body = {"status": "ready" if ready else "not_ready", "service": service, "checks": checks}
         return JSONResponse(body, status_code=200 if ready else 503)
 
-    Instrumentator(excluded_handlers=["/metrics", "/healthz", "/readyz"]).instrument(app).expose(
+    # One registry per app: several apps in one process (tests chaining services) each count their own.
+    registry = CollectorRegistry()
+    app.state.metrics_registry = registry
+    Instrumentator(excluded_handlers=["/metrics", "/healthz", "/readyz"], registry=registry).instrument(app).expose(
         app, endpoint="/metrics", include_in_schema=False
     )

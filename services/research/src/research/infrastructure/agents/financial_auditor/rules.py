@@ -69,7 +69,13 @@ def score_financial(f: FinancialFacts, lang: Language) -> Scorecard:
             f"资产负债率 {num(debt.value)}% 且无毛利率，按金融机构处理，不评估",
             f"debt ratio {num(debt.value)}% and no gross margin: read as a financial institution, not scored",
         )
-        card.add("cash_flow", None, skip, {"ocf_to_net_profit": ocf.value})
+        cash = tr(
+            lang,
+            f"经营现金流/净利润 {num(ocf.value)}：金融机构的经营现金流含存贷款变动，不评估",
+            f"operating cash flow / net profit {num(ocf.value)}: a financial institution's OCF moves with "
+            "deposits and loans, not scored",
+        )
+        card.add("cash_flow", None, cash, {"ocf_to_net_profit": ocf.value})
         card.add("leverage", None, skip, {"debt_ratio_pct": debt.value})
     else:
         card.add(

@@ -16,6 +16,14 @@ DIVIDEND_WEIGHT = 0.5
 HIGH_PE = 40.0
 
 
+def _basis_zh(basis: str | None) -> str:
+    if basis is None:
+        return "-"
+    if basis.startswith("own_history"):
+        return "自身历史" + basis.removeprefix("own_history").replace(" points", " 个点")
+    return "数据源提供，统计窗口未说明"
+
+
 def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
     card = Scorecard()
     p = f.pe_ttm_percentile
@@ -25,7 +33,7 @@ def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
         s,
         tr(
             lang,
-            f"PE(TTM) {num(f.pe_ttm)}，历史分位 {num(p, 1)}%（{f.pe_percentile_basis or '-'}）",
+            f"PE(TTM) {num(f.pe_ttm)}，历史分位 {num(p, 1)}%（{_basis_zh(f.pe_percentile_basis)}）",
             f"PE(TTM) {num(f.pe_ttm)} at the {num(p, 1)}th percentile ({f.pe_percentile_basis or '-'})",
         ),
         {"pe_ttm": f.pe_ttm, "percentile": p},
