@@ -218,6 +218,9 @@ def test_dockerfile_syncs_only_the_service_package_from_the_lock() -> None:
             assert flag in command
     assert "--no-install-workspace" in runs[0]
     assert "--no-editable" in runs[1]
+    # a cached wheel of a workspace package is keyed on its pyproject only: never reuse one
+    assert "--no-cache" in runs[1]
+    assert "--mount=type=cache" not in runs[1]
 
 
 def test_dockerfile_copies_every_workspace_member_pyproject() -> None:

@@ -17,7 +17,7 @@ from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import build_engine, normalize_database_url
 from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
-from coordinator.infrastructure.persistence.store import open_session_store, session_store_readiness
+from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.infrastructure.persistence.tables import Base
 
 
@@ -115,30 +115,20 @@ def test_unsupported_database_urls_are_refused_naming_the_variable(given: str) -
         normalize_database_url(given)
 
 
-async def test_readiness_reports_an_unreachable_database() -> None:
+async def test_ping_reports_an_unreachable_database_as_unavailable() -> None:
     engine = build_engine("postgresql+asyncpg://postgres@127.0.0.1:1/nowhere")
-    repository = SqlAlchemySessionRepository(engine)
     try:
-        with pytest.raises(SessionStoreUnavailableError):
-            await repository.ping()
-        status = await session_store_readiness(repository)
+        with pytest.raises(SessionStoreUnavailableError) as caught:
+            await SqlAlchemySessionRepository(engine).ping()
     finally:
         await engine.dispose()
-    assert status.startswith("unavailable: SessionStoreUnavailableError")
+    assert caught.value.code == "session_store_unavailable"
 
 
-async def test_readiness_is_ok_on_a_migrated_store(tmp_path: Path) -> None:
-    repository, close = await open_session_store(sqlite_url(tmp_path))
-    try:
-        assert await session_store_readiness(repository) == "ok"
-    finally:
-        await close()
-
-
-async def test_readiness_reports_a_database_without_the_schema(tmp_path: Path) -> None:
+async def test_ping_fails_on_a_database_without_the_schema(tmp_path: Path) -> None:
     engine = build_engine(sqlite_url(tmp_path))  # never migrated
     try:
-        status = await session_store_readiness(SqlAlchemySessionRepository(engine))
+        with pytest.raises(SessionStoreUnavailableError):
+            await SqlAlchemySessionRepository(engine).ping()
     finally:
         await engine.dispose()
-    assert status.startswith("unavailable:")

@@ -127,9 +127,12 @@ async def test_the_retry_is_a_new_session_linked_to_its_source(app: AppUnderTest
     assert (detail["retry_count"], detail["retried_from"], detail["status"]) == (1, first["session_id"], "completed")
     assert detail["request_id"] == "retry-req-1"
     assert detail["request"] == source["request"]
-    # carried experts are marked as such (attempts 0: not called again); the re-run ones were called
-    assert detail["expert_results"][TA]["attempts"] == 0
+    # carried experts keep their original audit data; the re-run ones have their new outcome
+    assert detail["expert_results"][TA] == source["expert_results"][TA]
+    assert detail["expert_results"][VM] == source["expert_results"][VM]
+    assert detail["expert_results"][FA]["status"] == "success"
     assert detail["expert_results"][FA]["attempts"] == 1
+    assert list(detail["expert_results"]) == [TA, FA, VM, MI]
     assert source["status"] == "partial"  # the source is left as it was
     assert source["expert_results"][FA]["status"] == "failed"
 
@@ -290,6 +293,11 @@ async def test_when_only_the_verdict_failed_only_the_judge_reruns(
     assert len(judge.calls) == 2
     assert judge.calls[-1][1] == first["debate_outcome"]
     assert body["debate_outcome"] == first["debate_outcome"]
+    stored = (await app.client.get(f"{SESSIONS}/{body['session_id']}")).json()
+    source = (await app.client.get(f"{SESSIONS}/{first['session_id']}")).json()
+    assert stored["debate"] == source["debate"]  # carried with the new session, as it was
+    assert stored["debate_outcome"] == source["debate_outcome"]
+    assert (stored["judge"]["status"], stored["status"]) == ("success", "completed")
     assert body["verdict"]["action"] == verdict("600519.SH")["action"]
 
 

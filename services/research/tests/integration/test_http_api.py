@@ -127,14 +127,16 @@ async def test_malformed_json_is_400(client: httpx.AsyncClient) -> None:
 
 
 async def test_health_readiness_metrics(client: httpx.AsyncClient) -> None:
+    openapi = await client.get("/openapi.json")
+    assert "/api/v1/research/experts/{expert_type}" in openapi.json()["paths"]
     assert (await client.get("/healthz")).json()["status"] == "ok"
     ready = await client.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["checks"]["market_data"] == "ok"
+    await client.post("/api/v1/research/experts/macro_intelligence", json={"symbol": "600519.SH"})
     metrics = await client.get("/metrics")
     assert metrics.status_code == 200
-    # the kit's instrumentator uses the process-wide Prometheus registry, so only assert the exposition
-    assert "# TYPE http_request_duration_seconds histogram" in metrics.text
+    assert 'handler="/api/v1/research/experts/{expert_type}"' in metrics.text
 
 
 async def test_lifespan_builds_the_container_from_settings_once() -> None:

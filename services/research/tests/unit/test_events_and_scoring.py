@@ -74,6 +74,12 @@ def test_scorecard_formula() -> None:
     assert card.coverage == pytest.approx(2.5 / 3.5)
     assert card.direction == 1
     assert card.confidence == 0.59
+    thin = Scorecard()
+    thin.add("a", 1, "", {})
+    thin.add("b", None, "", {})
+    thin.add("c", None, "", {})
+    assert thin.normalized == 1.0
+    assert thin.direction == 0  # coverage 1/3 < 0.5: no call on so little data
     empty = Scorecard()
     empty.add("x", None, "", {})
     assert (empty.normalized, empty.direction, empty.confidence) == (0.0, 0, 0.35)

@@ -114,3 +114,11 @@ async def test_snapshot_macro_levels(snapshot: OfflineSnapshotProvider) -> None:
 def test_macro_without_core_series_is_data_unavailable() -> None:
     with pytest.raises(DataUnavailableError):
         compute_macro_facts(MacroData(region="US", series={"gdp": _series("gdp", [(date(2025, 1, 1), 2.0)])}))
+
+
+def test_us_macro_with_only_the_treasury_yield_is_usable() -> None:
+    points = [(date(2025, m, 1), 4.5) for m in range(1, 13)] + [(date(2026, 1, 2), 4.1)]
+    facts = compute_macro_facts(MacroData(region="US", series={"ust_10y_yield": _series("ust_10y_yield", points)}))
+    assert facts.as_of == date(2026, 1, 2)
+    assert "cgb_10y_yield" not in facts.missing_core  # the Treasury fills the 10-year slot
+    assert set(facts.missing_core) == {"pmi_manufacturing_nbs", "cpi_yoy", "ppi_yoy", "m2_yoy", "lpr_1y"}

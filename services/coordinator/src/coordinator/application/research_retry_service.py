@@ -88,9 +88,14 @@ class ResearchRetryService:
             retry_count=source.retry_count + 1,
             retried_from=source.session_id,
             request_id=request_id,
+            # What is carried is stored with the new session from its first commit, with its original
+            # audit data (the orchestrator does not report carried stages), so the new session alone
+            # tells the whole story.
+            expert_outcomes={e: o for e, o in source.expert_outcomes.items() if e in request.carried_results},
         )
-        # The orchestrator reports what is carried as it starts (experts with ``attempts`` 0, the
-        # debate with its carried outcome), so the new session alone tells the whole story.
+        if request.carried_debate_outcome is not None:
+            session.debate = source.debate
+            session.debate_outcome = request.carried_debate_outcome
         result = await run_in_session(self._orchestrator, self._sessions, session, request)
         if result.overall_status == "failed":
             raise AllExpertsFailedError(result)

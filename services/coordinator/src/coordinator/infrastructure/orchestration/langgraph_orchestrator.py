@@ -41,8 +41,8 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
         debate_gw, judge_gw = (None, None) if request.skip_debate else (self._debate_gateway, self._judge_gateway)
         graph = build_research_graph(
             ReportingExpertGateway(self._gateway, relay),
-            ReportingDebateGateway(debate_gw, relay, request.carried_debate_outcome) if debate_gw else None,
-            ReportingJudgeGateway(judge_gw, relay) if judge_gw else None,
+            ReportingDebateGateway(debate_gw, relay, request.carried_debate_outcome) if debate_gw is not None else None,
+            ReportingJudgeGateway(judge_gw, relay) if judge_gw is not None else None,
         )
         initial: ResearchGraphState = {
             "symbol": request.symbol,

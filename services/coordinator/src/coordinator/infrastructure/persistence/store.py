@@ -6,7 +6,6 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.infrastructure.persistence.engine import build_engine, describe
 from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
@@ -34,12 +33,3 @@ async def open_session_store(database_url: str) -> tuple[SqlAlchemySessionReposi
         raise
     log.info("session_store_opened", database=describe(database_url), interrupted_sessions=interrupted)
     return repository, engine.dispose
-
-
-async def session_store_readiness(repository: ISessionRepository) -> str:
-    """For /readyz: ``"ok"`` or why the store is unusable."""
-    try:
-        await repository.ping()
-    except Exception as exc:
-        return f"unavailable: {type(exc).__name__}: {exc}"[:300]
-    return "ok"

@@ -13,6 +13,8 @@ from research.domain.model.market_data import MacroData, MacroSeries
 
 CORE = ("pmi_manufacturing_nbs", "cpi_yoy", "ppi_yoy", "m2_yoy", "lpr_1y", "cgb_10y_yield")
 """The series the rules engine scores; the others are reported as context."""
+TEN_YEAR_YIELDS = ("cgb_10y_yield", "ust_10y_yield")
+"""Either 10-year government yield fills the ``cgb_10y_yield`` slot (China; the US Treasury via yfinance)."""
 FLAT_BAND = {"pmi_manufacturing_nbs": 0.2, "pmi_non_manufacturing_nbs": 0.2}
 """A change within ±band (in the series' unit) counts as flat; 0.05 for series not listed."""
 DEFAULT_FLAT_BAND = 0.05
@@ -77,15 +79,21 @@ def summarise_series(series: MacroSeries) -> SeriesSummary | None:
     )
 
 
+def ten_year_yield(series: dict[str, SeriesSummary]) -> SeriesSummary | None:
+    return next((series[name] for name in TEN_YEAR_YIELDS if name in series), None)
+
+
 def compute_macro_facts(data: MacroData) -> MacroFacts:
     summaries = {name: s for name, series in sorted(data.series.items()) if (s := summarise_series(series))}
-    core_present = [name for name in CORE if name in summaries]
-    if not core_present:
+    has_yield = ten_year_yield(summaries) is not None
+    missing = tuple(n for n in CORE if n not in summaries and not (n == "cgb_10y_yield" and has_yield))
+    present = [s for name, s in summaries.items() if name in CORE or name in TEN_YEAR_YIELDS]
+    if not present:
         raise DataUnavailableError(f"no macro series for region {data.region} (needs one of {', '.join(CORE)})")
     return MacroFacts(
         region=data.region,
-        as_of=max(summaries[name].latest_date for name in core_present),
+        as_of=max(s.latest_date for s in present),
         series=summaries,
-        missing_core=tuple(name for name in CORE if name not in summaries),
+        missing_core=missing,
         sources=tuple(sorted({s.source for s in summaries.values()})),
     )

@@ -69,10 +69,13 @@ def bond_yield_on(macro: MacroData | None, on: date) -> MacroObservation | None:
 def compute_valuation_facts(data: ValuationData, macro: MacroData | None) -> ValuationFacts:
     primary = _primary(data.snapshots)
     latest_point = data.history[-1] if data.history else None
-    if primary is None and latest_point is None:
+    if primary is not None:
+        as_of = primary.as_of.date()
+    elif latest_point is not None:
+        as_of = latest_point.date
+    else:
         raise DataUnavailableError(f"{data.symbol}: no valuation data")
     gaps: list[str] = []
-    as_of = primary.as_of.date() if primary else latest_point.date  # type: ignore[union-attr]
     pe = primary.pe_ttm if primary and primary.pe_ttm is not None else (latest_point.pe_ttm if latest_point else None)
     pb = primary.pb if primary and primary.pb is not None else (latest_point.pb if latest_point else None)
     yields = {s.source: s.dividend_yield_pct for s in data.snapshots if s.dividend_yield_pct is not None}

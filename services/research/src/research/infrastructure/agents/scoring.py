@@ -3,7 +3,8 @@
 Each rule scores one indicator in {-1, 0, +1} (None when its data is missing) with a weight.
   s        = Σ score·weight / Σ weight            over rules that had data   (in [-1, 1])
   coverage = Σ weight of rules with data / Σ weight of all rules
-  direction: s ≥ +0.25 → positive, s ≤ -0.25 → negative, else neutral
+  direction: s ≥ +0.25 → positive, s ≤ -0.25 → negative, else neutral;
+             neutral whatever s when coverage < 0.5 (too little data for a call)
   confidence = 0.35 + 0.55 · |s| · coverage       (0.35 … 0.90, two decimals)
 """
 
@@ -14,6 +15,7 @@ from typing import Any, Literal
 
 Language = Literal["zh", "en"]
 THRESHOLD = 0.25
+MIN_COVERAGE = 0.5
 
 
 def tr(language: Language, zh: str, en: str) -> str:
@@ -54,6 +56,8 @@ class Scorecard:
     @property
     def direction(self) -> int:
         s = self.normalized
+        if self.coverage < MIN_COVERAGE:
+            return 0
         return 1 if s >= THRESHOLD else -1 if s <= -THRESHOLD else 0
 
     @property
@@ -73,5 +77,6 @@ class Scorecard:
             "coverage": round(self.coverage, 4),
             "direction": self.direction,
             "confidence": self.confidence,
-            "formula": "s=Σscore·w/Σw (rules with data); ±0.25 thresholds; confidence=0.35+0.55·|s|·coverage",
+            "formula": "s=Σscore·w/Σw (rules with data); ±0.25 thresholds, neutral below 0.5 coverage; "
+            "confidence=0.35+0.55·|s|·coverage",
         }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from research.domain.analysis.macro import MacroFacts, SeriesSummary
+from research.domain.analysis.macro import MacroFacts, SeriesSummary, ten_year_yield
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer, MacroVerdict
 from research.domain.ports.agents import IMacroIntelligenceAgent
@@ -87,7 +87,7 @@ def score_macro(f: MacroFacts, lang: Language) -> Scorecard:
         ),
         {"lpr_change_12m": lpr.change_12m if lpr else None},
     )
-    bond = get("cgb_10y_yield")
+    bond = ten_year_yield(f.series)
     card.add(
         "bond_yield_trend",
         _trend_score(bond, False),
@@ -118,7 +118,7 @@ def key_risks(f: MacroFacts, lang: Language) -> list[str]:
                 f"manufacturing PMI {num(pmi.latest)} below 50 (contraction)",
             )
         )
-    bond = get("cgb_10y_yield")
+    bond = ten_year_yield(f.series)
     if bond and bond.trend_6m == "rising":
         risks.append(tr(lang, "长端利率上行压制估值", "rising long-term yields weigh on valuations"))
     m2 = get("m2_yoy")
