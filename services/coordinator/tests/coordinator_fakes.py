@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -381,6 +382,8 @@ def make_settings(**overrides: Any) -> Settings:
         "expert_timeout_seconds": 2.0,
         "debate_timeout_seconds": 2.0,
         "judge_timeout_seconds": 2.0,
+        # A fresh SQLite file per app: the real lifespan migrates and opens it.
+        "database_url": f"sqlite+aiosqlite:///{tempfile.mkdtemp(prefix='coordinator-test-')}/coordinator.db",
     }
     values.update(overrides)
     return Settings(**values)

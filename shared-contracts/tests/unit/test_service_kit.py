@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 import httpx
@@ -79,11 +80,28 @@ async def test_mapped_domain_exception(client: httpx.AsyncClient) -> None:
     assert response.json()["detail"] == "no thing called widget"
 
 
-async def test_unexpected_error_is_500_without_internals(client: httpx.AsyncClient) -> None:
-    response = await client.get("/things/boom")
+async def test_unexpected_error_is_500_without_internals(capsys: pytest.CaptureFixture[str]) -> None:
+    transport = httpx.ASGITransport(app=build_app(), raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        response = await client.get("/things/boom", headers={REQUEST_ID_HEADER: "rid-500"})
     assert response.status_code == 500
     assert response.json()["code"] == "internal_error"
     assert "bug" not in response.text
+    assert response.json()["request_id"] == "rid-500"
+    assert response.headers[REQUEST_ID_HEADER] == "rid-500"
+    logged = [line for line in capsys.readouterr().err.splitlines() if "unhandled_error" in line]
+    assert logged
+    assert '"request_id": "rid-500"' in logged[0]
+
+
+def test_extra_members_cannot_replace_standard_ones() -> None:
+    from shared_contracts.service.problems import problem_response
+
+    response = problem_response(409, "conflict", "d", extra={"errors": "x", "status": 200, "retry_session_id": "s2"})
+    body = json.loads(response.body)
+    assert body["status"] == 409
+    assert "errors" not in body
+    assert body["retry_session_id"] == "s2"
 
 
 async def test_unknown_route_is_a_problem(client: httpx.AsyncClient) -> None:

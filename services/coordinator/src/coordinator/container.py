@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import httpx
 
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.research_retry_service import ResearchRetryService
+from coordinator.application.session_query_service import SessionQueryService
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
@@ -34,6 +36,9 @@ class CoordinatorContainer:
     orchestrator: IResearchOrchestrationPort
     sessions: ISessionRepository | None
     research_service: ResearchOrchestrationService
+    session_queries: SessionQueryService | None
+    """None without a session store (only in tests): the session routes then answer 503."""
+    retry_service: ResearchRetryService | None
     owns_http_client: bool = True
 
     async def readiness(self) -> dict[str, str]:
@@ -102,5 +107,7 @@ def build_container(
         orchestrator=orchestrator,
         sessions=sessions,
         research_service=ResearchOrchestrationService(orchestrator, sessions),
+        session_queries=SessionQueryService(sessions) if sessions is not None else None,
+        retry_service=ResearchRetryService(orchestrator, sessions) if sessions is not None else None,
         owns_http_client=owns_client,
     )

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from coordinator.api.routes import routers
 from coordinator.container import CoordinatorContainer, build_container
+from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.presentation.rest.errors import STATUS_BY_EXCEPTION, install_research_failure_handler
 from coordinator.settings import Settings
 from shared_contracts.service.app_factory import create_service_app
@@ -16,19 +17,25 @@ from shared_contracts.service.settings import load_settings
 
 
 def create_app(settings: Settings | None = None, container: CoordinatorContainer | None = None) -> FastAPI:
-    """Without ``container`` the lifespan builds one from ``settings`` and closes it on shutdown; a
-    given container belongs to the caller."""
+    """Without ``container`` the lifespan opens the session store (migrating it, and marking sessions a
+    dead coordinator left running as interrupted), builds the container, and closes both on shutdown;
+    a given container belongs to the caller."""
     settings = settings or load_settings(Settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        built = container or build_container(settings)
+        if container is not None:
+            app.state.container = container
+            yield
+            return
+        sessions, close_store = await open_session_store(settings.database_url)
+        built = build_container(settings, sessions=sessions)
         app.state.container = built
         try:
             yield
         finally:
-            if container is None:
-                await built.aclose()
+            await built.aclose()
+            await close_store()
 
     async def readiness(app: FastAPI) -> dict[str, str]:
         active: CoordinatorContainer = app.state.container

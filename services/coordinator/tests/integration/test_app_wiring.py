@@ -109,7 +109,7 @@ async def test_readyz_is_ready_when_the_three_peers_answer() -> None:
         async with serve() as client:
             response = await client.get("/readyz")
     assert response.status_code == 200
-    assert response.json()["checks"] == {"research": "ok", "debate": "ok", "judge": "ok"}
+    assert response.json()["checks"] == {"research": "ok", "debate": "ok", "judge": "ok", "database": "ok"}
 
 
 async def test_readyz_is_503_naming_the_peer_that_is_down() -> None:

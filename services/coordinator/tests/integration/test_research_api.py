@@ -236,6 +236,8 @@ VALID = {"symbol": "600519.SH", "experts": ["technical_analyst"]}
         ({"symbol": "", "experts": ["technical_analyst"]}, "symbol_required"),
         ({"symbol": "  ", "experts": ["technical_analyst"]}, "symbol_required"),
         ({"symbol": None, "experts": ["technical_analyst"]}, "symbol_required"),
+        ({"symbol": "600519", "experts": ["technical_analyst"]}, "invalid_symbol"),
+        ({"symbol": "$$$", "experts": ["technical_analyst"]}, "invalid_symbol"),
         ({"symbol": "600519.SH", "experts": []}, "experts_empty"),
         ({"symbol": "600519.SH"}, "experts_empty"),
         ({"symbol": "600519.SH", "experts": ["unknown_expert"]}, "unknown_expert"),

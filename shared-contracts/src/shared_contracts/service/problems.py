@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
-from shared_contracts.service.request_id import current_request_id
+from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
 
 log = structlog.get_logger(__name__)
 
@@ -31,17 +31,26 @@ def problem_response(
     title: str | None = None,
     errors: list[dict[str, Any]] | None = None,
     extra: Mapping[str, Any] | None = None,
+    request_id: str | None = None,
 ) -> JSONResponse:
-    problem = ProblemDetail(
-        title=title or HTTPStatus(status).phrase,
-        status=status,
-        detail=detail,
-        code=code,
-        request_id=current_request_id(),
-        errors=errors,
-        **dict(extra or {}),
+    """``extra`` adds members to the problem; it cannot replace the standard ones. ``request_id`` is
+    for handlers running outside the request-id middleware (it is then also set as the header)."""
+    rid = request_id or current_request_id()
+    standard = {
+        "type": "about:blank",
+        "title": title or HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        "request_id": rid,
+        "errors": errors,
+    }
+    members = {**{k: v for k, v in (extra or {}).items() if k not in standard}, **standard}
+    problem = ProblemDetail.model_validate(members)
+    headers = {REQUEST_ID_HEADER: rid} if rid and request_id else None
+    return JSONResponse(
+        problem.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_CONTENT_TYPE, headers=headers
     )
-    return JSONResponse(problem.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_CONTENT_TYPE)
 
 
 def _validation_problem(exc: RequestValidationError) -> JSONResponse:
@@ -68,8 +77,11 @@ def install_problem_handlers(app: FastAPI, status_by_exception: Mapping[type[Exc
         return problem_response(exc.status_code, code, str(exc.detail))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled_error", path=request.url.path, error=repr(exc))
-        return problem_response(500, "internal_error", "An unexpected error occurred; it has been logged.")
+        rid = request.scope.get("state", {}).get("request_id")
+        log.error("unhandled_error", path=request.url.path, error=repr(exc), request_id=rid, exc_info=exc)
+        return problem_response(
+            500, "internal_error", "An unexpected error occurred; it has been logged.", request_id=rid
+        )
 
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)

@@ -35,6 +35,8 @@ class RequestIdMiddleware:
         incoming = dict(scope.get("headers", [])).get(REQUEST_ID_HEADER.lower().encode(), b"").decode("latin-1")
         rid = incoming if _VALID.match(incoming) else uuid.uuid4().hex
         token = _request_id.set(rid)
+        # Kept on the scope too: the last-resort 500 handler runs outside this middleware.
+        scope.setdefault("state", {})["request_id"] = rid
         structlog.contextvars.bind_contextvars(request_id=rid)
 
         async def send_with_id(message: Message) -> None:

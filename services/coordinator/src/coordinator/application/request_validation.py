@@ -18,11 +18,13 @@ from coordinator.domain.exceptions import (
     DuplicateExpertError,
     ExpertsEmptyError,
     InvalidOptionsError,
+    InvalidSymbolError,
     SymbolRequiredError,
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
 from shared_contracts.experts import EXPERT_OPTION_MODELS
+from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
 _VALUES = [e.value for e in ExpertType]
 _KNOWN = ", ".join(_VALUES)
@@ -32,6 +34,10 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     symbol = (command.symbol or "").strip()
     if not symbol:
         raise SymbolRequiredError("symbol is required (e.g. 600519.SH)")
+    try:
+        symbol = normalize_symbol(symbol)
+    except SymbolSyntaxError as exc:
+        raise InvalidSymbolError(str(exc)) from None
     experts = _experts(command.experts)
     return ResearchRequest(
         symbol=symbol,

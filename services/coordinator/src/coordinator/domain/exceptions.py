@@ -3,6 +3,7 @@
 CoordinatorError
 ├── ResearchRequestError             400  a client mistake in the research request
 │   ├── SymbolRequiredError          symbol_required   symbol missing or blank
+│   ├── InvalidSymbolError           invalid_symbol    not a symbol (600519.SH, 0700.HK, AAPL)
 │   ├── ExpertsEmptyError            experts_empty     experts missing or []
 │   ├── UnknownExpertError           unknown_expert    a name that is not an ExpertType value
 │   ├── DuplicateExpertError         duplicate_expert  an expert listed twice
@@ -37,6 +38,10 @@ class ResearchRequestError(CoordinatorError):
 
 class SymbolRequiredError(ResearchRequestError):
     code = "symbol_required"
+
+
+class InvalidSymbolError(ResearchRequestError):
+    code = "invalid_symbol"
 
 
 class ExpertsEmptyError(ResearchRequestError):

@@ -50,14 +50,14 @@ _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 def get_session_queries(request: Request) -> SessionQueryService:
-    service: SessionQueryService | None = getattr(request.app.state.container, "session_queries", None)
+    service: SessionQueryService | None = request.app.state.container.session_queries
     if service is None:
         raise SessionStoreUnavailableError(_NO_STORE)
     return service
 
 
 def get_retry_service(request: Request) -> ResearchRetryService:
-    service: ResearchRetryService | None = getattr(request.app.state.container, "retry_service", None)
+    service: ResearchRetryService | None = request.app.state.container.retry_service
     if service is None:
         raise SessionStoreUnavailableError(_NO_STORE)
     return service

@@ -1,0 +1,38 @@
+"""The symbol grammar every service accepts: Tushare-style A-shares (``600519.SH``, ``000001.SZ``,
+``430047.BJ``), Hong Kong (``0700.HK``) and US tickers (``AAPL``, ``BRK.B``). Case-insensitive."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+MarketCode = Literal["SH", "SZ", "BJ", "HK", "US"]
+
+_A_SHARE = re.compile(r"^(\d{6})\.(SH|SZ|BJ)$")
+_HK = re.compile(r"^(\d{1,5})\.HK$")
+_US = re.compile(r"^([A-Z][A-Z0-9]{0,5}(?:[.\-][A-Z])?)$")
+
+SYMBOL_HELP = "use 600519.SH / 000001.SZ / 430047.BJ, 0700.HK, or a US ticker like AAPL"
+
+
+class SymbolSyntaxError(ValueError):
+    pass
+
+
+def parse_symbol(raw: str | None) -> tuple[str, MarketCode]:
+    """(exchange code without suffix, market) — e.g. ``("0700", "HK")``; SymbolSyntaxError otherwise."""
+    text = (raw or "").strip().upper()
+    if m := _A_SHARE.match(text):
+        market: MarketCode = m.group(2)  # type: ignore[assignment]
+        return m.group(1), market
+    if m := _HK.match(text):
+        return m.group(1).zfill(4), "HK"
+    if m := _US.match(text):
+        return m.group(1), "US"
+    raise SymbolSyntaxError(f"{raw!r} is not a symbol; {SYMBOL_HELP}")
+
+
+def normalize_symbol(raw: str | None) -> str:
+    """The canonical spelling (``600519.SH``, ``0700.HK``, ``AAPL``)."""
+    code, market = parse_symbol(raw)
+    return code if market == "US" else f"{code}.{market}"

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import pytest
+
+from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol, parse_symbol
+
+
+@pytest.mark.parametrize(
+    ("raw", "parsed", "canonical"),
+    [
+        ("600519.SH", ("600519", "SH"), "600519.SH"),
+        (" 000001.sz ", ("000001", "SZ"), "000001.SZ"),
+        ("430047.BJ", ("430047", "BJ"), "430047.BJ"),
+        ("700.HK", ("0700", "HK"), "0700.HK"),
+        ("09988.hk", ("09988", "HK"), "09988.HK"),
+        ("aapl", ("AAPL", "US"), "AAPL"),
+        ("BRK.B", ("BRK.B", "US"), "BRK.B"),
+    ],
+)
+def test_accepted_spellings(raw: str, parsed: tuple[str, str], canonical: str) -> None:
+    assert parse_symbol(raw) == parsed
+    assert normalize_symbol(raw) == canonical
+
+
+@pytest.mark.parametrize("raw", ["", None, "600519", "600519.SS", "1234567.SH", "$$$", "TOOLONGTICKER", "0700.HKG"])
+def test_rejected(raw: str | None) -> None:
+    with pytest.raises(SymbolSyntaxError, match=r"600519\.SH"):
+        parse_symbol(raw)
