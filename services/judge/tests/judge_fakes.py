@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import contract_testkit
 import httpx2
 
 from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
@@ -15,7 +14,6 @@ from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.domain.ports.llm import ILLMPort
 from shared_contracts.engine import EngineInfo
-from shared_contracts.llm.client import OpenAICompatibleChat
 
 
 def make_input(**overrides: Any) -> JudgeInput:
@@ -109,46 +107,17 @@ def llm_answer(**overrides: Any) -> dict[str, Any]:
     return answer
 
 
-def chat_completion(content: str, model: str = "judge-model") -> httpx2.Response:
-    return httpx2.Response(
-        200,
-        json={
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        },
-    )
+JUDGE_MODEL = "judge-model"
 
 
-class RecordingLLMEndpoint:
-    """An OpenAI-compatible endpoint behind httpx2.MockTransport: answers with ``respond`` and keeps the
-    JSON request bodies it received."""
+def chat_completion(content: str, model: str = JUDGE_MODEL) -> httpx2.Response:
+    return contract_testkit.chat_completion(content, model)
 
-    def __init__(self, respond: Callable[[httpx2.Request], httpx2.Response]) -> None:
-        self.respond = respond
-        self.requests: list[dict[str, Any]] = []
 
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(json.loads(request.content))
-        return self.respond(request)
+class RecordingLLMEndpoint(contract_testkit.RecordingLLMEndpoint):
+    """The shared recording endpoint, answering as the judge's model by default."""
 
-    def client(self) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler))
-
-    def chat(self, model: str = "judge-model") -> OpenAICompatibleChat:
-        return OpenAICompatibleChat(
-            model=model,
-            base_url="http://llm.test/v1",
-            api_key="test-key",
-            timeout_seconds=5,
-            max_retries=0,
-            http_client=self.client(),
-        )
-
-    def messages(self, index: int = -1) -> dict[str, str]:
-        return {m["role"]: m["content"] for m in self.requests[index]["messages"]}
+    default_model = JUDGE_MODEL
 
 
 def wire_body(**overrides: Any) -> dict[str, Any]:

@@ -3,12 +3,10 @@ OpenAI-compatible endpoint behind httpx2.MockTransport."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date, timedelta
-from typing import Any
 
-import httpx2
+from contract_testkit import RecordingLLMEndpoint, chat_completion
 
 from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.market_data import (
@@ -21,7 +19,6 @@ from research.domain.model.market_data import (
 )
 from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
-from shared_contracts.llm.client import OpenAICompatibleChat
 
 
 def business_days(start: date, count: int) -> list[date]:
@@ -106,44 +103,6 @@ class FakeMarketDataProvider(IMarketDataProvider):
 
     async def available_symbols(self) -> list[str] | None:
         return sorted(set(self.bars) | set(self.financials) | set(self.valuation))
-
-
-def chat_completion(content: str, model: str = "test-model") -> httpx2.Response:
-    return httpx2.Response(
-        200,
-        json={
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        },
-    )
-
-
-class RecordingLLMEndpoint:
-    """An OpenAI-compatible endpoint behind httpx2.MockTransport that records the request bodies."""
-
-    def __init__(self, respond: Callable[[httpx2.Request], httpx2.Response]) -> None:
-        self.respond = respond
-        self.requests: list[dict[str, Any]] = []
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(json.loads(request.content))
-        return self.respond(request)
-
-    def chat(self, model: str = "test-model") -> OpenAICompatibleChat:
-        return OpenAICompatibleChat(
-            model=model,
-            base_url="http://llm.test/v1",
-            api_key="test-key",
-            timeout_seconds=5,
-            max_retries=0,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler)),
-        )
-
-    def messages(self, index: int = -1) -> dict[str, str]:
-        return {m["role"]: m["content"] for m in self.requests[index]["messages"]}
 
 
 def answering(content: str) -> RecordingLLMEndpoint:

@@ -8,32 +8,19 @@ from typing import Any
 
 import httpx2
 import pytest
+from contract_testkit import completion_body, mock_chat
 
+from shared_contracts.llm.chat_adapter import ChatCompletionsLLM
 from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 
 def completion(content: str) -> dict[str, Any]:
-    return {
-        "id": "c1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "test-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-    }
+    return completion_body(content, usage=(11, 7), completion_id="c1")
 
 
 def chat(handler: Callable[[httpx2.Request], httpx2.Response], **kwargs: Any) -> OpenAICompatibleChat:
-    return OpenAICompatibleChat(
-        model="test-model",
-        base_url="http://llm.test/v1",
-        api_key="k",
-        timeout_seconds=kwargs.pop("timeout_seconds", 5),
-        max_retries=kwargs.pop("max_retries", 0),
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
-        **kwargs,
-    )
+    return mock_chat(handler, api_key="k", **kwargs)
 
 
 async def test_sends_system_user_temperature_and_json_mode() -> None:
@@ -107,3 +94,20 @@ async def test_connection_refused_is_unavailable() -> None:
 
     with pytest.raises(LLMUnavailableError, match="unreachable"):
         await chat(handler).complete("p", None, 0.0)
+
+
+async def test_chat_completions_llm_generates_the_completion_text_and_closes_the_client() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content))
+        return httpx2.Response(200, json=completion("the answer"))
+
+    llm = ChatCompletionsLLM(chat(handler))
+    try:
+        assert await llm.generate("the prompt", "the system", 0.3) == "the answer"
+    finally:
+        await llm.aclose()
+    assert llm.model == "test-model"
+    assert seen[0]["messages"][0] == {"role": "system", "content": "the system"}
+    assert seen[0]["temperature"] == 0.3

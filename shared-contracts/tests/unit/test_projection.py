@@ -5,24 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from contract_testkit import BULK_FIELDS
 
 from shared_contracts.projection import ExpertSummary, ProjectionError, project_expert_results, summarize_expert_result
-
-BULK_FIELDS = {
-    "input",
-    "output",
-    "user_prompt",
-    "raw_llm_output",
-    "technical_indicators",
-    "financial_indicators",
-    "valuation_indicators",
-    "macro_indicators",
-    "catalyst_context",
-    "information_sources",
-    "dimension_analyses",
-    "key_technical_levels",
-    "estimated_intrinsic_value_range",
-}
 
 
 def technical() -> dict[str, Any]:

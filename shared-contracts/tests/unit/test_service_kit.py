@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import httpx
 import pytest
 from fastapi import APIRouter, FastAPI
 from pydantic import BaseModel
 
-from shared_contracts.service.app_factory import create_service_app
+from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
 from shared_contracts.service.settings import ServiceSettings
 
@@ -156,3 +157,47 @@ async def test_each_app_counts_its_own_requests() -> None:
             await c.post("/things", json={"n": 1})
             metrics = await c.get("/metrics")
         assert 'handler="/things"' in metrics.text
+
+
+class RecordingContainer:
+    def __init__(self, events: list[str], name: str = "built") -> None:
+        self.events = events
+        self.name = name
+
+    async def aclose(self) -> None:
+        self.events.append(f"close {self.name}")
+
+    async def readiness(self) -> dict[str, str]:
+        return {"store": "ok" if self.name == "built" else "down"}
+
+
+async def test_container_lifespan_opens_and_closes_what_it_builds_with_hooks_in_order() -> None:
+    events: list[str] = []
+    lifespan = container_lifespan(
+        None,
+        lambda: aclosing(RecordingContainer(events)),
+        on_start=lambda app, built: events.append(f"start {built.name}"),
+        on_stop=lambda app: events.append("stop"),
+    )
+    app = FastAPI()
+    async with lifespan(app):
+        assert app.state.container.name == "built"
+        events.append("serving")
+    assert events == ["start built", "serving", "stop", "close built"]
+
+
+async def test_container_lifespan_leaves_a_given_container_open() -> None:
+    events: list[str] = []
+    given = RecordingContainer(events, "given")
+    app = FastAPI()
+    async with container_lifespan(given, lambda: aclosing(RecordingContainer(events)))(app):
+        assert app.state.container is given
+    assert events == []
+
+
+async def test_container_readiness_asks_the_container_or_says_it_is_not_built() -> None:
+    readiness = container_readiness(RecordingContainer.readiness, not_built={"store": "not started"})
+    app = FastAPI()
+    assert await readiness(app) == {"store": "not started"}
+    app.state.container = RecordingContainer([])
+    assert await readiness(app) == {"store": "ok"}

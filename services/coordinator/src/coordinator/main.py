@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 
 from fastapi import FastAPI
 
@@ -12,7 +12,7 @@ from coordinator.container import CoordinatorContainer, build_container
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.presentation.rest.errors import STATUS_BY_EXCEPTION, install_research_failure_handler
 from coordinator.settings import Settings
-from shared_contracts.service.app_factory import create_service_app
+from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
 from shared_contracts.service.settings import load_settings
 
 
@@ -23,23 +23,13 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
     settings = settings or load_settings(Settings)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if container is not None:
-            app.state.container = container
-            yield
-            return
+    async def open_container() -> AsyncIterator[CoordinatorContainer]:
         sessions, close_store = await open_session_store(settings.database_url)
-        built = build_container(settings, sessions=sessions)
-        app.state.container = built
         try:
-            yield
+            async with aclosing(build_container(settings, sessions=sessions)) as built:
+                yield built
         finally:
-            await built.aclose()
             await close_store()
-
-    async def readiness(app: FastAPI) -> dict[str, str]:
-        active: CoordinatorContainer = app.state.container
-        return await active.readiness()
 
     app = create_service_app(
         service="coordinator",
@@ -49,8 +39,8 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
         settings=settings,
         routers=routers(),
         status_by_exception=STATUS_BY_EXCEPTION,
-        lifespan=lifespan,
-        readiness=readiness,
+        lifespan=container_lifespan(container, open_container),
+        readiness=container_readiness(CoordinatorContainer.readiness),
     )
     install_research_failure_handler(app)
     return app

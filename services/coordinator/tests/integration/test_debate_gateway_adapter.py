@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 import respx
+from contract_testkit import BULK_FIELDS
 from coordinator_fakes import ALL_EXPERTS, debate_outcome, sample_result
 
 from coordinator.domain.exceptions import GatewayError, PeerContractError
@@ -19,21 +20,6 @@ from shared_contracts.debate import DebateOutcome
 
 BASE = "http://debate.test"
 URL = f"{BASE}/api/v1/debate/run"
-FORBIDDEN = {
-    "input",
-    "output",
-    "user_prompt",
-    "raw_llm_output",
-    "technical_indicators",
-    "financial_indicators",
-    "valuation_indicators",
-    "macro_indicators",
-    "catalyst_context",
-    "information_sources",
-    "dimension_analyses",
-    "key_technical_levels",
-    "estimated_intrinsic_value_range",
-}
 
 
 @pytest.fixture
@@ -98,7 +84,7 @@ async def test_no_debug_or_bulk_field_is_sent(adapter: DebateGatewayAdapter) -> 
     body = await sent_body(adapter, {e: sample_result(e) for e in ALL_EXPERTS})
     for summary in body["expert_results"].values():
         assert set(summary) == {"signal", "confidence", "reasoning", "risk_warning"}
-        assert not FORBIDDEN & set(summary)
+        assert not BULK_FIELDS & set(summary)
     assert "raw llm" not in json.dumps(body, ensure_ascii=False)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+from contract_testkit import DEBATE_FIELDS, VERDICT_FIELDS
 from coordinator_fakes import (
     ALL_EXPERTS,
     FakeDebateGateway,
@@ -25,26 +26,6 @@ from coordinator.domain.ports.research_orchestration import IResearchOrchestrati
 from coordinator.domain.ports.research_progress import IResearchProgressListener
 
 PATH = "/api/v1/coordinator/research"
-DEBATE_FIELDS = {
-    "direction",
-    "confidence",
-    "bull_case",
-    "bear_case",
-    "risk_matrix",
-    "key_disagreements",
-    "conflict_resolution",
-}
-VERDICT_FIELDS = {
-    "action",
-    "position_percent",
-    "confidence",
-    "entry_strategy",
-    "stop_loss",
-    "take_profit",
-    "time_horizon",
-    "risk_warnings",
-    "reasoning",
-}
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 

@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from coordinator_fakes import FakeDebateGateway, FakeExpertGateway, FakeJudgeGateway, gateway_error
+from contract_testkit import DEBATE_FIELDS, VERDICT_FIELDS
+from coordinator_fakes import (
+    FakeDebateGateway,
+    FakeExpertGateway,
+    FakeJudgeGateway,
+    gateway_error,
+)
 from coordinator_persistence_fakes import RESEARCH, SESSIONS, AppUnderTest, coordinator_app, retry_path, sqlite_url
 
 TA, FA, VM, MI, CD = (
@@ -22,26 +28,6 @@ TA, FA, VM, MI, CD = (
     "macro_intelligence",
     "catalyst_detective",
 )
-DEBATE_FIELDS = {
-    "direction",
-    "confidence",
-    "bull_case",
-    "bear_case",
-    "risk_matrix",
-    "key_disagreements",
-    "conflict_resolution",
-}
-VERDICT_FIELDS = {
-    "action",
-    "position_percent",
-    "confidence",
-    "entry_strategy",
-    "stop_loss",
-    "take_profit",
-    "time_horizon",
-    "risk_warnings",
-    "reasoning",
-}
 
 
 @dataclass

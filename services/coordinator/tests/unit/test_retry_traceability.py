@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[4]
-TABLE = REPO / "docs/traceability/coordinator-retry.md"
+from contract_testkit import REPO_ROOT, assert_node_ids_exist, spec_scenarios, traceability_rows
+
+TABLE = REPO_ROOT / "docs/traceability/coordinator-retry.md"
 DELTA_SCENARIOS = {
     "首次请求响应包含 retry_count 为 0",
     "重试请求响应包含递增的 retry_count",
@@ -22,22 +22,13 @@ DELTA_SCENARIOS = {
 }
 
 
-def _rows() -> list[tuple[str, str]]:
-    rows = []
-    for line in TABLE.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and "::" in cells[1]:
-            rows.append((cells[0], cells[1]))
-    return rows
-
-
 def test_every_delta_scenario_is_listed() -> None:
-    assert {scenario for scenario, _ in _rows()} >= DELTA_SCENARIOS
+    assert spec_scenarios(traceability_rows(TABLE)) >= DELTA_SCENARIOS
     assert len(DELTA_SCENARIOS) == 11
 
 
 def test_the_list_matches_the_spec_when_it_is_checked_out_beside_the_repository() -> None:
-    spec = REPO.parent / "shared/specs/coordinator-retry.delta-spec.md"
+    spec = REPO_ROOT.parent / "shared/specs/coordinator-retry.delta-spec.md"
     if not spec.is_file():
         return  # the specs live outside this repository; the list above is their copy
     headings = re.findall(r"^#### Scenario: (.+)$", spec.read_text(encoding="utf-8"), re.MULTILINE)
@@ -45,9 +36,4 @@ def test_the_list_matches_the_spec_when_it_is_checked_out_beside_the_repository(
 
 
 def test_every_node_id_names_an_existing_test() -> None:
-    rows = _rows()
-    assert rows
-    for scenario, node_id in rows:
-        path, _, name = node_id.partition("::")
-        source = (REPO / path).read_text(encoding="utf-8")
-        assert re.search(rf"^(async )?def {re.escape(name)}\(", source, re.MULTILINE), (scenario, node_id)
+    assert_node_ids_exist(traceability_rows(TABLE))

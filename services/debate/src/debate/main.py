@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing
 
 from fastapi import FastAPI
 
 from debate.api.routes import routers
 from debate.container import DebateContainer, Settings, build_container
 from debate.presentation.rest.errors import STATUS_BY_EXCEPTION
-from shared_contracts.service.app_factory import create_service_app
+from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
 from shared_contracts.service.settings import load_settings
 
 
@@ -20,21 +19,10 @@ def create_app(settings: Settings | None = None, container: DebateContainer | No
         settings = container.settings if container is not None else load_settings(Settings)
     resolved = settings
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        built = container if container is not None else build_container(resolved)
-        app.state.container = built
+    def on_start(app: FastAPI, built: DebateContainer) -> None:
         app.state.debate_service = built.debate_service
-        try:
-            yield
-        finally:
-            if container is None:
-                await built.aclose()
 
-    async def readiness(app: FastAPI) -> dict[str, str]:
-        built: DebateContainer | None = getattr(app.state, "container", None)
-        if built is None:
-            return {"debate_service": "not started"}
+    async def readiness(built: DebateContainer) -> dict[str, str]:
         engine = built.debate_service.engine
         return {"debate_service": "ok", f"engine_{engine.kind}": "ok"}
 
@@ -45,6 +33,6 @@ def create_app(settings: Settings | None = None, container: DebateContainer | No
         settings=settings,
         routers=routers(),
         status_by_exception=STATUS_BY_EXCEPTION,
-        lifespan=lifespan,
-        readiness=readiness,
+        lifespan=container_lifespan(container, lambda: aclosing(build_container(resolved)), on_start=on_start),
+        readiness=container_readiness(readiness, not_built={"debate_service": "not started"}),
     )

@@ -9,12 +9,12 @@ from typing import Any
 
 import httpx2
 import pytest
+from contract_testkit import chat_completion, mock_chat, mock_llm_http_client
 from debate_fakes import BEAR_JSON, BULK_SENTINELS, BULL_JSON, RESOLUTION_JSON, raw_research_results
 from debate_http import debate_client
 
 from debate.container import Settings, build_container
 from debate.infrastructure.adapters.llm_adapter import LLMAdapter
-from shared_contracts.llm.client import OpenAICompatibleChat
 
 URL = "/api/v1/debate/run"
 Handler = Callable[[httpx2.Request], httpx2.Response]
@@ -34,17 +34,7 @@ def _llm_settings(**overrides: Any) -> Settings:
 
 
 def _completion(content: str, model: str = "test-model") -> httpx2.Response:
-    return httpx2.Response(
-        200,
-        json={
-            "id": "c1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        },
-    )
+    return chat_completion(content, model, usage=(10, 5), completion_id="c1")
 
 
 class RecordingLLMServer:
@@ -66,21 +56,9 @@ class RecordingLLMServer:
         return _completion(self.answers[role])
 
 
-def _client(handler: Handler) -> httpx2.AsyncClient:
-    return httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
-
-
 async def test_llm_adapter_delegates_to_the_openai_compatible_client_and_returns_its_text() -> None:
     server = RecordingLLMServer({"SYS": "the answer"})
-    chat = OpenAICompatibleChat(
-        model="m",
-        base_url="http://llm.test/v1",
-        api_key="k",
-        timeout_seconds=5,
-        max_retries=0,
-        http_client=_client(server),
-    )
-    adapter = LLMAdapter(chat)
+    adapter = LLMAdapter(mock_chat(server, model="m", api_key="k"))
     try:
         text = await adapter.generate("the prompt", "SYS", 0.3)
     finally:
@@ -99,7 +77,7 @@ async def test_llm_adapter_delegates_to_the_openai_compatible_client_and_returns
 async def test_llm_engine_debate_over_http_fills_prompts_and_filters_bulk_fields() -> None:
     server = RecordingLLMServer()
     settings = _llm_settings()
-    container = build_container(settings, llm_http_client=_client(server))
+    container = build_container(settings, llm_http_client=mock_llm_http_client(server))
     try:
         async with debate_client(container=container) as (client, _):
             response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
@@ -141,7 +119,7 @@ async def test_llm_engine_debate_over_http_fills_prompts_and_filters_bulk_fields
     ],
 )
 async def test_llm_failures_map_to_http(handler: Handler, status: int, code: str) -> None:
-    container = build_container(_llm_settings(), llm_http_client=_client(handler))
+    container = build_container(_llm_settings(), llm_http_client=mock_llm_http_client(handler))
     try:
         async with debate_client(container=container) as (client, _):
             response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
@@ -154,7 +132,9 @@ async def test_llm_failures_map_to_http(handler: Handler, status: int, code: str
 async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
     container = build_container(
         _llm_settings(llm_fallback_to_rules=True),
-        llm_http_client=_client(lambda _r: httpx2.Response(503, json={"error": {"message": "overloaded"}})),
+        llm_http_client=mock_llm_http_client(
+            lambda _r: httpx2.Response(503, json={"error": {"message": "overloaded"}})
+        ),
     )
     try:
         async with debate_client(container=container) as (client, _):

@@ -13,27 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
+from contract_testkit import BULK_FIELDS
 from debate_http import debate_client
 
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ExpertType
 
 SNAPSHOT_SYMBOLS = ["600519.SH", "000001.SZ", "300750.SZ", "601318.SH", "AAPL", "MSFT"]
-BULK_FIELDS = (
-    "input",
-    "output",
-    "user_prompt",
-    "raw_llm_output",
-    "technical_indicators",
-    "financial_indicators",
-    "valuation_indicators",
-    "macro_indicators",
-    "catalyst_context",
-    "dimension_analyses",
-    "key_technical_levels",
-    "estimated_intrinsic_value_range",
-    "information_sources",
-)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from contract_testkit import DEBATE_FIELDS
 from debate_fakes import (
     FakeBearAgent,
     FakeBullAgent,
@@ -64,17 +65,7 @@ async def test_outcome_serialises_to_the_wire_model_with_every_spec_field() -> N
     service, *_ = _service()
     outcome = await service.run(debate_input())
     wire = outcome.model_dump(mode="json")
-    assert set(wire) == {
-        "symbol",
-        "direction",
-        "confidence",
-        "bull_case",
-        "bear_case",
-        "risk_matrix",
-        "key_disagreements",
-        "conflict_resolution",
-        "engine",
-    }
+    assert set(wire) == {"symbol", *DEBATE_FIELDS, "engine"}
     assert set(wire["bull_case"]) == {"core_thesis", "supporting_arguments", "acknowledged_risks"}
     assert set(wire["bear_case"]) == {"core_thesis", "supporting_arguments", "acknowledged_strengths"}
     assert set(wire["risk_matrix"][0]) == {"risk", "probability", "impact", "mitigation"}

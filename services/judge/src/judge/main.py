@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing
 
 import structlog
 from fastapi import FastAPI
@@ -12,7 +11,7 @@ from judge.api.routes import ROUTERS
 from judge.container import JudgeContainer, build_container
 from judge.presentation.rest.errors import STATUS_BY_EXCEPTION
 from judge.settings import JudgeSettings
-from shared_contracts.service.app_factory import create_service_app
+from shared_contracts.service.app_factory import container_lifespan, create_service_app
 from shared_contracts.service.settings import load_settings
 
 log = structlog.get_logger(__name__)
@@ -22,10 +21,7 @@ def create_app(settings: JudgeSettings | None = None, container: JudgeContainer 
     """Build the judge app; the container is built in the lifespan (and closed there) unless one is given."""
     resolved = settings or (container.settings if container else load_settings(JudgeSettings))
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        built = container or build_container(resolved)
-        app.state.container = built
+    def on_start(app: FastAPI, built: JudgeContainer) -> None:
         app.state.judge_service = built.judge_service
         log.info(
             "judge_started",
@@ -33,12 +29,9 @@ def create_app(settings: JudgeSettings | None = None, container: JudgeContainer 
             fallback_to_rules=resolved.llm_fallback_to_rules,
             max_position_percent=resolved.judge_max_position_percent,
         )
-        try:
-            yield
-        finally:
-            app.state.judge_service = None
-            if container is None:
-                await built.aclose()
+
+    def on_stop(app: FastAPI) -> None:
+        app.state.judge_service = None
 
     async def readiness(app: FastAPI) -> dict[str, str]:
         ready = getattr(app.state, "judge_service", None) is not None
@@ -51,6 +44,8 @@ def create_app(settings: JudgeSettings | None = None, container: JudgeContainer 
         settings=resolved,
         routers=ROUTERS,
         status_by_exception=STATUS_BY_EXCEPTION,
-        lifespan=lifespan,
+        lifespan=container_lifespan(
+            container, lambda: aclosing(build_container(resolved)), on_start=on_start, on_stop=on_stop
+        ),
         readiness=readiness,
     )

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from contract_testkit import VERDICT_FIELDS
 from judge_fakes import FakeJudgeAgent, FakeLLM, SpyJudgeAgent, llm_answer
 
 from judge.container import build_container
@@ -135,10 +136,7 @@ async def test_the_verdict_comes_back_as_a_dict() -> None:
     assert parsed.action == "BUY"  # BULLISH at 0.78 ≥ 0.60
     assert parsed.position_percent == 11.5  # 30 × (0.78 − 0.5)/0.5 × (1 − 0.1 × 3) = 11.76 → 11.5
     assert parsed.engine == EngineInfo(kind="rules")
-    assert set(verdict) >= {
-        "symbol", "action", "position_percent", "confidence", "entry_strategy", "stop_loss", "take_profit",
-        "time_horizon", "risk_warnings", "reasoning",
-    }  # fmt: skip
+    assert set(verdict) >= {"symbol", *VERDICT_FIELDS}
     assert verdict["risk_warnings"][:3] == ["需求放缓", "政策风险", "汇率波动"]
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing
 
 from fastapi import FastAPI
 
@@ -20,20 +19,7 @@ def create_app(settings: Settings | None = None, container: ResearchContainer | 
     offline snapshot once) unless one is given, and closes what it built."""
     settings = settings or load_settings(Settings)
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        built = container or build_container(settings)
-        app.state.container = built
-        try:
-            yield
-        finally:
-            if container is None:
-                await built.aclose()
-
-    async def readiness(app: FastAPI) -> dict[str, str]:
-        built: ResearchContainer | None = getattr(app.state, "container", None)
-        if built is None:
-            return {"market_data": "container not built"}
+    async def readiness(built: ResearchContainer) -> dict[str, str]:
         symbols = await built.provider.available_symbols()
         data = "ok" if symbols is None or symbols else "the offline snapshot has no symbols"
         return {"market_data": data, "engine": "ok"}
@@ -45,6 +31,6 @@ def create_app(settings: Settings | None = None, container: ResearchContainer | 
         settings=settings,
         routers=routers,
         status_by_exception=STATUS_BY_EXCEPTION,
-        lifespan=lifespan,
-        readiness=readiness,
+        lifespan=app_factory.container_lifespan(container, lambda: aclosing(build_container(settings))),
+        readiness=app_factory.container_readiness(readiness, not_built={"market_data": "container not built"}),
     )

@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from research_fakes import FakeMarketDataProvider, RecordingLLMEndpoint, answering, chat_completion, make_bars
+from contract_testkit import RecordingLLMEndpoint, chat_completion
+from research_fakes import FakeMarketDataProvider, answering, make_bars
 
 from research.container import build_container
 from research.domain.exceptions import LLMOutputParseError

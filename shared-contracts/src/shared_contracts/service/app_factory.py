@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any, Protocol, TypeVar
 
 from fastapi import APIRouter, FastAPI
 
@@ -34,3 +34,54 @@ def create_service_app(
     for router in routers:
         app.include_router(router)
     return app
+
+
+class Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+C = TypeVar("C", bound=Closable)
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
+
+def container_lifespan(
+    given: C | None,
+    open_container: Callable[[], AbstractAsyncContextManager[C]],
+    *,
+    on_start: Callable[[FastAPI, C], None] | None = None,
+    on_stop: Callable[[FastAPI], None] | None = None,
+) -> Lifespan:
+    """The lifespan of every service: ``app.state.container`` is the ``given`` container (the caller's, not
+    closed here) or the one ``open_container()`` opens at start-up and closes at shutdown (for a plain
+    container, ``lambda: contextlib.aclosing(build_container(settings))``). ``on_start`` runs once the
+    container is in place; ``on_stop`` at shutdown, before the container is closed."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            built = given if given is not None else await stack.enter_async_context(open_container())
+            app.state.container = built
+            if on_start is not None:
+                on_start(app, built)
+            try:
+                yield
+            finally:
+                if on_stop is not None:
+                    on_stop(app)
+
+    return lifespan
+
+
+def container_readiness(
+    check: Callable[[C], Awaitable[dict[str, str]]], not_built: Mapping[str, str] | None = None
+) -> ReadinessCheck:
+    """A readiness check that asks ``app.state.container``; before the lifespan has built it, the answer
+    is ``not_built`` (without one, the missing container is an error, as any bug)."""
+
+    async def readiness(app: FastAPI) -> dict[str, str]:
+        if not_built is not None and getattr(app.state, "container", None) is None:
+            return dict(not_built)
+        container: C = app.state.container
+        return await check(container)
+
+    return readiness

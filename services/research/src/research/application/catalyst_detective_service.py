@@ -7,6 +7,7 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 from research.application.dtos import CatalystDetectiveAgentResult
+from research.application.result_audit import audit_fields
 from research.domain.analysis.catalyst import CatalystFacts
 from research.domain.analysis.events import (
     WINDOW_BARS,
@@ -84,7 +85,6 @@ class CatalystDetectiveService:
         verdict = answer.verdict
         is_llm = answer.engine.kind == "llm"
         return CatalystDetectiveAgentResult(
-            symbol=str(parsed),
             result=CatalystResult(
                 catalyst_assessment=verdict.catalyst_assessment,
                 confidence_score=verdict.confidence_score,
@@ -101,10 +101,6 @@ class CatalystDetectiveService:
                 "net_score": facts.net_score,
                 "price_window_bars": WINDOW_BARS,
             },
-            as_of=facts.as_of.isoformat(),
-            data_source=self._provider.name,
-            engine=answer.engine,
             data_gaps=list(facts.gaps),
-            input=answer.input,
-            output=answer.output,
+            **audit_fields(parsed, facts.as_of, self._provider, answer),
         )

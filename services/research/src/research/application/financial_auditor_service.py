@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from research.application.result_audit import audit_fields
 from research.domain.analysis.financial import FinancialFacts, compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.exceptions import InvalidOptionsError
@@ -52,12 +53,7 @@ class FinancialAuditorService:
         verdict = answer.verdict.model_dump()
         dimensions = [{**d, "figures": figures[d["dimension"]]} for d in verdict.pop("dimension_analyses")]
         result = FinancialAuditorResult(
-            symbol=str(parsed),
-            as_of=facts.as_of.isoformat(),
-            data_source=self._provider.name,
-            engine=answer.engine,
-            input=answer.input,
-            output=answer.output,
+            **audit_fields(parsed, facts.as_of, self._provider, answer),
             data_gaps=financial_gaps(facts, limit),
             **verdict,
             dimension_analyses=dimensions,

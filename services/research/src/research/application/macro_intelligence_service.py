@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from research.application.result_audit import audit_fields
 from research.domain.analysis.macro import compute_macro_facts
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.symbol import Symbol
@@ -23,12 +24,7 @@ class MacroIntelligenceService:
         facts = compute_macro_facts(macro)
         answer = await self._agent.analyse(facts)
         result = MacroIntelligenceResult(
-            symbol=str(parsed),
-            as_of=facts.as_of.isoformat(),
-            data_source=self._provider.name,
-            engine=answer.engine,
-            input=answer.input,
-            output=answer.output,
+            **audit_fields(parsed, facts.as_of, self._provider, answer),
             data_gaps=[f"no {name} series" for name in facts.missing_core],
             **answer.verdict.model_dump(),
             macro_indicators={"region": facts.region, **to_jsonable(facts.series)},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from research.application.result_audit import audit_fields
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.technical import YEAR_BARS, compute_technical_facts
 from research.domain.model.symbol import Symbol
@@ -28,12 +29,7 @@ class TechnicalAnalystService:
         if facts.bars_used < YEAR_BARS:
             gaps.append(f"only {facts.bars_used} bars: no MA250 and a 52-week range over {facts.window_52w_bars} bars")
         result = TechnicalAnalystResult(
-            symbol=str(symbol),
-            as_of=facts.as_of.isoformat(),
-            data_source=self._provider.name,
-            engine=answer.engine,
-            input=answer.input,
-            output=answer.output,
+            **audit_fields(symbol, facts.as_of, self._provider, answer),
             data_gaps=gaps,
             **answer.verdict.model_dump(),
             key_technical_levels=to_jsonable(facts.levels),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from research.application.result_audit import audit_fields
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.valuation import compute_valuation_facts
 from research.domain.exceptions import DataUnavailableError
@@ -32,12 +33,7 @@ class ValuationModelerService:
         answer = await self._agent.analyse(facts)
         intrinsic = to_jsonable(facts.intrinsic_value) if facts.intrinsic_value else {"available": False}
         result = ValuationModelerResult(
-            symbol=str(parsed),
-            as_of=facts.as_of.isoformat(),
-            data_source=self._provider.name,
-            engine=answer.engine,
-            input=answer.input,
-            output=answer.output,
+            **audit_fields(parsed, facts.as_of, self._provider, answer),
             data_gaps=list(facts.gaps),
             **answer.verdict.model_dump(),
             estimated_intrinsic_value_range=intrinsic,

@@ -14,13 +14,16 @@ class ArgumentPointOutput(BaseModel):
     strength: ArgumentStrength
 
 
-class BullAdvocateOutput(BaseModel):
+class AdvocateOutput(BaseModel):
+    """What both advocates return; each adds its own acknowledgements."""
+
     core_thesis: str = Field(min_length=1)
     supporting_arguments: list[ArgumentPointOutput]
+
+
+class BullAdvocateOutput(AdvocateOutput):
     acknowledged_risks: list[str]
 
 
-class BearAdvocateOutput(BaseModel):
-    core_thesis: str = Field(min_length=1)
-    supporting_arguments: list[ArgumentPointOutput]
+class BearAdvocateOutput(AdvocateOutput):
     acknowledged_strengths: list[str]

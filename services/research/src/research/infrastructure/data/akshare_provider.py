@@ -17,7 +17,7 @@ import asyncio
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, time, timedelta, timezone
-from typing import Any, TypeVar
+from typing import Any
 
 import pandas as pd
 import structlog
@@ -50,10 +50,10 @@ from research.infrastructure.data.live_support import (
     to_date,
     to_datetime,
     to_float,
+    unwrap,
 )
 
 log = structlog.get_logger(__name__)
-T = TypeVar("T")
 
 AKSHARE_FUNCTIONS = (
     "stock_zh_a_hist",
@@ -80,12 +80,6 @@ MACRO_YEARS = 5
 """How far back the daily bond-yield series reaches (the macro rules look back 12 months)."""
 _MONTH = re.compile(r"(\d{4})年(\d{1,2})月")
 _CANCELLED = ("取消", "终止", "未通过", "否决")
-
-
-def _unwrap(outcome: T | BaseException) -> T:
-    if isinstance(outcome, BaseException):
-        raise outcome
-    return outcome
 
 
 def _month_start(label: object) -> date | None:
@@ -191,8 +185,8 @@ class AkshareMarketDataProvider(IMarketDataProvider):
             self._optional_frame("stock_fhps_detail_em", symbol=code),
             return_exceptions=True,
         )
-        indicators, balance, cash_flow = (_unwrap(outcome) for outcome in outcomes[:3])
-        dividends = _unwrap(outcomes[3])
+        indicators, balance, cash_flow = (unwrap(outcome) for outcome in outcomes[:3])
+        dividends = unwrap(outcomes[3])
         if indicators.empty:
             raise DataUnavailableError(f"{symbol}: AKShare (Eastmoney) has no financial indicators for this symbol")
 

@@ -3,6 +3,7 @@
 - ``import_optional``: the libraries are optional extras, imported when an adapter is built.
 - ``call_library``: a synchronous library call run off the event loop with a timeout; library failures
   become ``DataProviderError`` / ``DataProviderTimeoutError`` with a readable message.
+- ``unwrap``: one outcome of ``asyncio.gather(..., return_exceptions=True)``: the value, or its exception raised.
 - ``to_float`` / ``to_date`` / ``to_datetime``: cell conversion; a missing or unparsable cell is None, never
   a number.
 """
@@ -65,6 +66,12 @@ async def call_library(
             raise translated from exc
         detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else "no message"
         raise DataProviderError(f"{provider}: {what} failed ({type(exc).__name__}: {detail})") from exc
+
+
+def unwrap(outcome: T | BaseException) -> T:
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
 
 
 def to_float(value: object) -> float | None:

@@ -32,7 +32,14 @@ from research.domain.model.market_data import (
 )
 from research.domain.model.symbol import Market, Symbol
 from research.domain.ports.market_data import IMarketDataProvider
-from research.infrastructure.data.live_support import call_library, import_optional, to_date, to_datetime, to_float
+from research.infrastructure.data.live_support import (
+    call_library,
+    import_optional,
+    to_date,
+    to_datetime,
+    to_float,
+    unwrap,
+)
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -63,12 +70,6 @@ def _ticker_missing(exc: Exception) -> ResearchError | None:
     if any(cls.__name__ == "YFTickerMissingError" for cls in type(exc).__mro__):
         return SymbolNotFoundError(f"Yahoo Finance does not know this ticker ({exc})")
     return None
-
-
-def _unwrap(outcome: T | BaseException) -> T:
-    if isinstance(outcome, BaseException):
-        raise outcome
-    return outcome
 
 
 def _cell(frame: pd.DataFrame, label: str, column: Any) -> float | None:
@@ -161,8 +162,8 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
             self._call(ticker, "info", lambda t: t.info),
             return_exceptions=True,
         )
-        income, balance, cash = (_unwrap(o) for o in outcomes[:3])
-        dividends, info = _unwrap(outcomes[3]), _unwrap(outcomes[4])
+        income, balance, cash = (unwrap(o) for o in outcomes[:3])
+        dividends, info = unwrap(outcomes[3]), unwrap(outcomes[4])
         if income.empty:
             raise DataUnavailableError(f"{symbol}: Yahoo Finance has no annual income statement for {ticker}")
         info = info if isinstance(info, Mapping) else {}

@@ -1,0 +1,185 @@
+"""Test helpers every package's tests share (``shared-contracts/tests`` is on pytest's ``pythonpath``):
+an OpenAI-compatible endpoint behind ``httpx2.MockTransport``, the bulk fields the expert-result
+projection drops, and the traceability-table checks. Tests only; nothing in ``src/`` imports this."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from shared_contracts.llm.client import OpenAICompatibleChat
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LLM_TEST_BASE_URL = "http://llm.test/v1"
+LLMHandler = Callable[[httpx2.Request], httpx2.Response]
+
+# --- OpenAI-compatible endpoint (openai 3 talks httpx2) -------------------------------------------
+
+
+def completion_body(
+    content: str,
+    model: str = "test-model",
+    *,
+    usage: tuple[int, int] | None = None,
+    completion_id: str = "chatcmpl-1",
+) -> dict[str, Any]:
+    """A ``chat.completion`` JSON body with one choice; ``usage`` is (prompt_tokens, completion_tokens)."""
+    body: dict[str, Any] = {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }
+    if usage is not None:
+        prompt_tokens, completion_tokens = usage
+        body["usage"] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+    return body
+
+
+def chat_completion(
+    content: str,
+    model: str = "test-model",
+    *,
+    usage: tuple[int, int] | None = None,
+    completion_id: str = "chatcmpl-1",
+) -> httpx2.Response:
+    return httpx2.Response(200, json=completion_body(content, model, usage=usage, completion_id=completion_id))
+
+
+def mock_llm_http_client(handler: LLMHandler) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+
+
+def mock_chat(
+    handler: LLMHandler,
+    *,
+    model: str = "test-model",
+    api_key: str = "test-key",
+    timeout_seconds: float = 5,
+    max_retries: int = 0,
+    **kwargs: Any,
+) -> OpenAICompatibleChat:
+    """``OpenAICompatibleChat`` at ``LLM_TEST_BASE_URL`` whose every request is answered by ``handler``."""
+    return OpenAICompatibleChat(
+        model=model,
+        base_url=LLM_TEST_BASE_URL,
+        api_key=api_key,
+        timeout_seconds=timeout_seconds,
+        max_retries=max_retries,
+        http_client=mock_llm_http_client(handler),
+        **kwargs,
+    )
+
+
+class RecordingLLMEndpoint:
+    """An OpenAI-compatible endpoint behind httpx2.MockTransport: answers with ``respond`` and keeps the
+    JSON request bodies it received. A service's fakes may subclass it to change ``default_model``."""
+
+    default_model = "test-model"
+
+    def __init__(self, respond: LLMHandler) -> None:
+        self.respond = respond
+        self.requests: list[dict[str, Any]] = []
+
+    def handler(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(json.loads(request.content))
+        return self.respond(request)
+
+    def client(self) -> httpx2.AsyncClient:
+        return mock_llm_http_client(self.handler)
+
+    def chat(self, model: str | None = None) -> OpenAICompatibleChat:
+        return mock_chat(self.handler, model=model or self.default_model)
+
+    def messages(self, index: int = -1) -> dict[str, str]:
+        return {m["role"]: m["content"] for m in self.requests[index]["messages"]}
+
+
+# --- expert results ------------------------------------------------------------------------------
+
+BULK_FIELDS = frozenset(
+    {
+        "input",
+        "output",
+        "user_prompt",
+        "raw_llm_output",
+        "technical_indicators",
+        "financial_indicators",
+        "valuation_indicators",
+        "macro_indicators",
+        "catalyst_context",
+        "information_sources",
+        "dimension_analyses",
+        "key_technical_levels",
+        "estimated_intrinsic_value_range",
+    }
+)
+"""What the expert-result → ExpertSummary projection filters out (the debate spec's mapping table)."""
+
+# --- debate outcome and verdict (the spec's fields, besides ``symbol`` and ``engine``) -------------
+
+DEBATE_FIELDS = frozenset(
+    {
+        "direction",
+        "confidence",
+        "bull_case",
+        "bear_case",
+        "risk_matrix",
+        "key_disagreements",
+        "conflict_resolution",
+    }
+)
+VERDICT_FIELDS = frozenset(
+    {
+        "action",
+        "position_percent",
+        "confidence",
+        "entry_strategy",
+        "stop_loss",
+        "take_profit",
+        "time_horizon",
+        "risk_warnings",
+        "reasoning",
+    }
+)
+
+# --- traceability tables (docs/traceability/<spec>.md: | Scenario | test node id |) ---------------
+
+EXTRA_PREFIX = "extra: "
+
+
+def traceability_rows(table: Path, *, extras_after: str | None = None) -> list[tuple[str, str]]:
+    """The (scenario, node id) rows of a table; rows after the ``extras_after`` heading (tests beyond the
+    spec's scenarios) come back with their scenario prefixed by ``EXTRA_PREFIX``."""
+    text = table.read_text(encoding="utf-8")
+    parts = text.split(extras_after) if extras_after else [text]
+    rows = []
+    for part, section in enumerate(parts):
+        for line in section.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 2 and "::" in cells[1]:
+                rows.append((cells[0] if part == 0 else f"{EXTRA_PREFIX}{cells[0]}", cells[1]))
+    return rows
+
+
+def spec_scenarios(rows: list[tuple[str, str]]) -> set[str]:
+    return {scenario for scenario, _ in rows if not scenario.startswith(EXTRA_PREFIX)}
+
+
+def assert_node_ids_exist(rows: list[tuple[str, str]], repo: Path = REPO_ROOT) -> None:
+    """Every node id (``path::test_name``, relative to the repository) names a test function that exists."""
+    assert rows
+    for scenario, node_id in rows:
+        path, _, name = node_id.partition("::")
+        source = (repo / path).read_text(encoding="utf-8")
+        assert re.search(rf"^(async )?def {re.escape(name)}\(", source, re.MULTILINE), (scenario, node_id)
