@@ -54,5 +54,11 @@ SYMBOL ?= 600519.SH
 research: $(UV)
 	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts $(EXPERTS))
 
+# Benchmarks (issue 8): the real services as processes on loopback, a report under bench-results/<timestamp>/
+# (JSON, Markdown, PNG) and docs/benchmarks.md; ~6-10 min on 2 cores. BENCH_ARGS=--quick for a smaller run.
+BENCH_ARGS ?=
+bench: bootstrap
+	$(RUN) python -m benchmarks $(BENCH_ARGS)
+
 clean:
 	rm -rf .venv .tools .pytest_cache .mypy_cache .ruff_cache

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from fake_llm_server import FakeLLMClient
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+E2E_DIR = Path(__file__).resolve().parent
 
 
 def free_port() -> int:
@@ -39,7 +41,13 @@ class ServiceProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
     def start(self) -> None:
+        if self._log_file is not None:
+            self._log_file.close()  # type: ignore[attr-defined]
         log = self.log_path.open("ab")
         self._log_file = log
         self.process = subprocess.Popen(
@@ -54,6 +62,8 @@ class ServiceProcess:
                 "--port",
                 str(self.port),
                 "--no-access-log",
+                "--timeout-graceful-shutdown",
+                "5",
             ],
             cwd=REPO_ROOT,
             env=self.env,
@@ -62,7 +72,7 @@ class ServiceProcess:
             start_new_session=True,
         )
 
-    def wait_ready(self, path: str = "/readyz", timeout: float = 30.0) -> None:
+    def wait_ready(self, path: str = "/readyz", timeout: float = 90.0) -> None:
         deadline = time.monotonic() + timeout
         last = "no answer"
         while time.monotonic() < deadline:
@@ -77,6 +87,12 @@ class ServiceProcess:
                 last = repr(exc)
             time.sleep(0.1)
         raise RuntimeError(f"{self.name} not ready after {timeout}s ({last}):\n{self.log_tail()}")
+
+    def restart(self, path: str = "/readyz") -> None:
+        """Start again on the same port (after ``kill``/``stop``) and wait until ``path`` answers 200."""
+        self.stop()
+        self.start()
+        self.wait_ready(path)
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -165,3 +181,38 @@ def running_stack(
         yield stack
     finally:
         stack.stop()
+
+
+@dataclass
+class FakeLLM:
+    """The fake OpenAI-compatible server in its own process, and a client to drive it."""
+
+    process: ServiceProcess
+    client: FakeLLMClient
+
+    def env(self, model: str = "fake-e2e-model", **extra: str) -> dict[str, str]:
+        """The variables that point research/debate/judge at this server (no SDK retries unless asked)."""
+        return {
+            "LLM_BASE_URL": self.client.base_url,
+            "LLM_API_KEY": "sk-fake-e2e",
+            "LLM_MODEL": model,
+            "ANALYSIS_ENGINE": "llm",
+            "LLM_MAX_RETRIES": "0",
+            **extra,
+        }
+
+
+@contextlib.contextmanager
+def running_fake_llm(workdir: Path, script: Mapping[str, object] | None = None) -> Iterator[FakeLLM]:
+    """Start ``fake_llm_server`` as ``uvicorn --factory`` on a free port (tests-e2e on PYTHONPATH)."""
+    env = base_env(PYTHONPATH=os.pathsep.join(p for p in (str(E2E_DIR), os.environ.get("PYTHONPATH", "")) if p))
+    process = ServiceProcess("fake_llm", "fake_llm_server:create_app", free_port(), env, workdir / "fake_llm.log")
+    process.start()
+    try:
+        process.wait_ready("/healthz")
+        fake = FakeLLM(process, FakeLLMClient(process.url))
+        if script is not None:
+            fake.client.put_script(dict(script))
+        yield fake
+    finally:
+        process.stop()

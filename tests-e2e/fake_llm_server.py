@@ -4,7 +4,12 @@ Scripted replies: each rule matches a substring of the system + user prompt and 
 (a string, or an object sent as JSON text), an optional HTTP status (a fault), a latency, and an optional
 number of uses. Rules come from the JSON file named by FAKE_LLM_SCRIPT, or are replaced at run time via
 ``PUT /_control/script``. Every call is recorded (``GET /_control/calls``) with the token counts the
-server reports in ``usage`` (an estimate: one token per 4 bytes of UTF-8, at least 1).
+server reports in ``usage`` (an estimate: one token per 4 bytes of UTF-8, at least 1); ``?prompts=true``
+adds each call's prompt text, ``?in_flight=true`` the calls still waiting out their latency. A prompt no
+rule matches is answered 500 and recorded with ``rule: null``. ``POST /_control/reset`` forgets the calls
+and releases the ones still held by a latency (they answer at once and are not recorded).
+
+``FakeLLMClient`` drives a running server from a test; ``e2e_processes.running_fake_llm`` starts one.
 
 Run: ``python -m uvicorn --factory fake_llm_server:create_app --port N`` (with tests-e2e on PYTHONPATH).
 """
@@ -12,6 +17,7 @@ Run: ``python -m uvicorn --factory fake_llm_server:create_app --port N`` (with t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
@@ -19,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
@@ -75,7 +82,13 @@ def create_app() -> FastAPI:
     state: dict[str, Any] = {
         "script": load_script(json.loads(Path(path).read_text(encoding="utf-8"))) if path else Script(),
         "calls": [],
+        "in_flight": [],
+        "generation": 0,
     }
+
+    def finish(record: dict[str, Any], generation: int) -> None:
+        if generation == state["generation"]:  # a call started before a reset is forgotten with the rest
+            state["calls"].append(record)
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request) -> JSONResponse:
@@ -86,27 +99,35 @@ def create_app() -> FastAPI:
         script: Script = state["script"]
         rule = script.pick(prompt)
         latency = rule.latency_ms if rule and rule.latency_ms is not None else script.default_latency_ms
-        if latency:
-            await asyncio.sleep(latency / 1000)
         record: dict[str, Any] = {
             "rule": rule.name if rule else None,
             "model": body.get("model"),
             "prompt_tokens": estimate_tokens(prompt),
             "prompt_bytes": len(prompt.encode("utf-8")),
             "started": started,
+            "prompt": prompt,
         }
+        generation = state["generation"]
+        state["in_flight"].append(record)
+        try:
+            if latency:
+                release: asyncio.Event = state.setdefault("release", asyncio.Event())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(release.wait(), latency / 1000)
+        finally:
+            state["in_flight"] = [r for r in state["in_flight"] if r is not record]
         if rule is None:
             record.update(status=500, completion_tokens=0, ended=time.monotonic())
-            state["calls"].append(record)
+            finish(record, generation)
             return JSONResponse({"error": {"message": "no scripted reply matches this prompt"}}, status_code=500)
         if rule.status != 200:
             record.update(status=rule.status, completion_tokens=0, ended=time.monotonic())
-            state["calls"].append(record)
+            finish(record, generation)
             return JSONResponse({"error": {"message": f"scripted fault {rule.status}"}}, status_code=rule.status)
         text = rule.reply if isinstance(rule.reply, str) else json.dumps(rule.reply, ensure_ascii=False)
         completion_tokens = estimate_tokens(text)
         record.update(status=200, completion_tokens=completion_tokens, ended=time.monotonic())
-        state["calls"].append(record)
+        finish(record, generation)
         return JSONResponse(
             {
                 "id": f"fake-{len(state['calls'])}",
@@ -128,12 +149,23 @@ def create_app() -> FastAPI:
         return {"rules": len(state["script"].rules)}
 
     @app.get("/_control/calls")
-    async def calls() -> list[dict[str, Any]]:
-        return list(state["calls"])
+    async def calls(prompts: bool = False, in_flight: bool = False) -> list[dict[str, Any]]:
+        """Every answered call so far; ``?prompts=true`` includes each call's full prompt text,
+        ``?in_flight=true`` adds the calls still waiting out their latency (``status: null``)."""
+        found = list(state["calls"])
+        if in_flight:
+            found += [{**call, "status": None} for call in state["in_flight"]]
+        if prompts:
+            return found
+        return [{k: v for k, v in call.items() if k != "prompt"} for call in found]
 
     @app.post("/_control/reset")
     async def reset() -> dict[str, str]:
         state["calls"].clear()
+        state["in_flight"].clear()
+        state["generation"] += 1
+        if "release" in state:  # calls held by a latency answer now (and are not recorded)
+            state.pop("release").set()
         return {"status": "ok"}
 
     @app.get("/healthz")
@@ -141,3 +173,31 @@ def create_app() -> FastAPI:
         return {"status": "ok"}
 
     return app
+
+
+class FakeLLMClient:
+    """Drives a running fake server: replace its script, read and reset its recorded calls."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    @property
+    def base_url(self) -> str:
+        """What ``LLM_BASE_URL`` must be for the openai SDK."""
+        return f"{self.url}/v1"
+
+    def put_script(self, script: dict[str, Any]) -> None:
+        httpx.put(f"{self.url}/_control/script", json=script, timeout=10).raise_for_status()
+
+    def calls(self, *, prompts: bool = False, in_flight: bool = False) -> list[dict[str, Any]]:
+        params = {"prompts": prompts, "in_flight": in_flight}
+        response = httpx.get(f"{self.url}/_control/calls", params=params, timeout=10)
+        response.raise_for_status()
+        result: list[dict[str, Any]] = response.json()
+        return result
+
+    def reset(self, script: dict[str, Any] | None = None) -> None:
+        """Forget the recorded calls (and install ``script`` when given)."""
+        httpx.post(f"{self.url}/_control/reset", timeout=10).raise_for_status()
+        if script is not None:
+            self.put_script(script)

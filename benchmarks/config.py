@@ -1,0 +1,118 @@
+"""The three sizes of a benchmark run: ``full`` (make bench, < 10 min on 2 cores), ``quick``, ``smoke`` (CI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    name: str
+    # 1. critical path (LLM mode): fake LLM latencies L and runs per L (one research + one sequential pipeline each)
+    latencies_ms: tuple[int, ...]
+    critical_runs: dict[int, int]
+    # 2. concurrency (LLM mode, L = concurrency_latency_ms): levels, bursts per level, samples per round at level 1
+    concurrency_latency_ms: int
+    concurrency_levels: tuple[int, ...]
+    concurrency_rounds: int
+    single_samples_per_round: int
+    # 3. rules mode: batches of sequential researches; closed-loop saturation (workers, seconds per run, runs)
+    rules_rounds: int
+    rules_batch: int
+    saturation_workers: tuple[int, ...]
+    saturation_seconds: float
+    saturation_rounds: int
+    # 4. LLM economy: runs of each scenario
+    economy_runs: int
+    # 5. profile and fix: in which modes; LLM bursts under the profiler, rules closed loop; before/after pairs
+    profile_modes: tuple[str, ...]
+    profile_llm_concurrency: int
+    profile_llm_bursts: int
+    profile_rules_workers: int
+    profile_rules_seconds: float
+    compare_llm_pairs: int
+    compare_rules_pairs: int
+    compare_throughput_seconds: float
+    compare_throughput_workers: int
+    compare_throughput_rounds: int
+
+
+FULL = BenchConfig(
+    name="full",
+    latencies_ms=(200, 1000),
+    critical_runs={200: 11, 1000: 5},
+    concurrency_latency_ms=200,
+    concurrency_levels=(1, 10, 50, 100, 200),
+    concurrency_rounds=3,
+    single_samples_per_round=5,
+    rules_rounds=3,
+    rules_batch=40,
+    saturation_workers=(1, 4, 8, 16, 32),
+    saturation_seconds=5.0,
+    saturation_rounds=2,
+    economy_runs=3,
+    profile_modes=("llm", "rules"),
+    profile_llm_concurrency=50,
+    profile_llm_bursts=3,
+    profile_rules_workers=8,
+    profile_rules_seconds=6.0,
+    compare_llm_pairs=11,
+    compare_rules_pairs=40,
+    compare_throughput_seconds=5.0,
+    compare_throughput_workers=8,
+    compare_throughput_rounds=2,
+)
+
+QUICK = BenchConfig(
+    name="quick",
+    latencies_ms=(200,),
+    critical_runs={200: 5},
+    concurrency_latency_ms=200,
+    concurrency_levels=(1, 10, 50, 100),
+    concurrency_rounds=2,
+    single_samples_per_round=3,
+    rules_rounds=2,
+    rules_batch=20,
+    saturation_workers=(4, 16),
+    saturation_seconds=3.0,
+    saturation_rounds=1,
+    economy_runs=1,
+    profile_modes=("llm", "rules"),
+    profile_llm_concurrency=20,
+    profile_llm_bursts=2,
+    profile_rules_workers=8,
+    profile_rules_seconds=3.0,
+    compare_llm_pairs=5,
+    compare_rules_pairs=20,
+    compare_throughput_seconds=3.0,
+    compare_throughput_workers=8,
+    compare_throughput_rounds=1,
+)
+
+SMOKE = BenchConfig(
+    name="smoke",
+    latencies_ms=(20,),
+    critical_runs={20: 2},
+    concurrency_latency_ms=20,
+    concurrency_levels=(1, 4),
+    concurrency_rounds=1,
+    single_samples_per_round=2,
+    rules_rounds=1,
+    rules_batch=3,
+    saturation_workers=(2,),
+    saturation_seconds=0.5,
+    saturation_rounds=1,
+    economy_runs=1,
+    profile_modes=("rules",),  # the LLM-mode profile shares its code; one stack fewer keeps the smoke short
+    profile_llm_concurrency=2,
+    profile_llm_bursts=1,
+    profile_rules_workers=2,
+    profile_rules_seconds=0.5,
+    compare_llm_pairs=2,
+    compare_rules_pairs=2,
+    compare_throughput_seconds=0.5,
+    compare_throughput_workers=2,
+    compare_throughput_rounds=1,
+)
+
+CONFIGS = {c.name: c for c in (FULL, QUICK, SMOKE)}

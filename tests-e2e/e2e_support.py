@@ -1,0 +1,109 @@
+"""Shared helpers of the end-to-end tests (paths, HTTP assertions, metrics, waiting)."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+RESEARCH = "/api/v1/coordinator/research"
+SESSIONS = "/api/v1/coordinator/sessions"
+EXPERT_PATH = "/api/v1/research/experts/{expert}"
+DEBATE_RUN = "/api/v1/debate/run"
+JUDGE_VERDICT = "/api/v1/judge/verdict"
+
+ALL_EXPERTS = [
+    "technical_analyst",
+    "financial_auditor",
+    "valuation_modeler",
+    "macro_intelligence",
+    "catalyst_detective",
+]
+DEBATE_KEYS = {
+    "direction",
+    "confidence",
+    "bull_case",
+    "bear_case",
+    "risk_matrix",
+    "key_disagreements",
+    "conflict_resolution",
+}
+VERDICT_KEYS = {
+    "action",
+    "position_percent",
+    "confidence",
+    "entry_strategy",
+    "stop_loss",
+    "take_profit",
+    "time_horizon",
+    "risk_warnings",
+    "reasoning",
+}
+RESPONSE_KEYS = {"session_id", "symbol", "overall_status", "expert_results", "debate_outcome", "verdict", "retry_count"}
+EXPERT_HANDLER = "/api/v1/research/experts/{expert_type}"
+
+
+def retry_path(session_id: str) -> str:
+    return f"{RESEARCH}/{session_id}/retry"
+
+
+def expect(response: httpx.Response, status: int) -> Any:
+    """The JSON body, after checking the status (the body is in the failure message)."""
+    assert response.status_code == status, f"{response.request.method} {response.request.url}: {response.text[:2000]}"
+    return response.json()
+
+
+def expect_problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    body: dict[str, Any] = expect(response, status)
+    assert response.headers["content-type"].startswith("application/problem+json"), response.headers
+    assert body["code"] == code, body
+    assert body["status"] == status
+    assert {"type", "title", "detail"} <= body.keys()
+    return body
+
+
+def is_uuid(value: str) -> bool:
+    try:
+        return str(uuid.UUID(value)) == value
+    except ValueError:
+        return False
+
+
+def statuses(body: dict[str, Any]) -> dict[str, str]:
+    return {expert: item["status"] for expert, item in body["expert_results"].items()}
+
+
+def errors(body: dict[str, Any]) -> dict[str, str]:
+    return {e: item["error"] for e, item in body["expert_results"].items() if item["status"] == "failed"}
+
+
+def request_count(metrics_text: str, handler: str, status_class: str) -> float:
+    """``http_requests_total`` of one handler and status class (``2xx``, ``4xx``...) in a /metrics page."""
+    total = 0.0
+    for line in metrics_text.splitlines():
+        if not line.startswith("http_requests_total{"):
+            continue
+        labels_text, _, value = line.rpartition("} ")
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', labels_text))
+        if labels.get("handler") == handler and labels.get("status") == status_class:
+            total += float(value)
+    return total
+
+
+def expert_requests(research_url: str) -> dict[str, float]:
+    """How many expert requests the research service has answered, by status class."""
+    text = httpx.get(f"{research_url}/metrics", timeout=10).text
+    return {cls: request_count(text, EXPERT_HANDLER, cls) for cls in ("2xx", "4xx", "5xx")}
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

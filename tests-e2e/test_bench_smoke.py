@@ -1,0 +1,61 @@
+"""The benchmarks (``make bench``, benchmarks/) in their smallest configuration: they still run end to end
+and write a well-formed report. Targets are not checked here: a benchmark measures, it does not gate CI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.e2e
+def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--smoke", "--out", str(out), "--no-docs"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["meta"]["config"] == "smoke"
+    assert "error" not in report["meta"]
+    assert report["meta"]["machine"]["nproc"] >= 1
+    [critical] = report["critical_path"]["per_latency"]
+    assert critical["runs"] == 2
+    assert critical["wall_p50_ms"] > 0
+    assert critical["sequential_p50_ms"] > 0
+    assert {lv["concurrency"] for lv in report["concurrency"]["levels"]} == {1, 4}
+    assert all(lv["peak_rss_mb"]["coordinator"] for lv in report["concurrency"]["levels"])
+    assert report["rules"]["single"]["p50_ms"] > 0
+    assert report["rules"]["saturation_rps"] > 0
+    assert report["economy"]["full_research"]["llm_calls"] > 0
+    assert report["economy"]["projection"]["raw_bytes"] > report["economy"]["projection"]["projected_bytes"] > 0
+    assert len(report["economy"]["retries"]) == 2
+    for variant in ("before", "after"):
+        assert report["profile"]["rules"]["variants"][variant]["throughput_rps"] > 0
+
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    for heading in (
+        "## 1. Critical-path",
+        "## 2. Concurrency",
+        "## 3. Rules mode",
+        "## 4. LLM economy",
+        "## 5. Profile",
+    ):
+        assert heading in markdown
+    assert "| target | measured | met |" in markdown
+    assert markdown in done.stdout  # the table is printed too
+
+    png = (out / "report.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(png) > 10_000

@@ -1,0 +1,317 @@
+"""The LLM path across processes: research, debate and judge run their LLM engines against the fake
+OpenAI-compatible server (its own uvicorn process, ``LLM_BASE_URL``/``LLM_MODEL``/``LLM_API_KEY``), the
+coordinator in front of them; malformed model output and LLM faults end as the documented failures.
+
+Every test installs its script and clears the server's call log first, then counts the calls per role
+(``GET /_control/calls``). The research/debate/judge openai SDKs do not retry (``LLM_MAX_RETRIES=0``), so a
+role's count is exactly what the services asked for; the coordinator itself retries a peer's 502/503/504
+(``HTTP_MAX_ATTEMPTS``, 3) and never a 500.
+
+The last test kills the coordinator (SIGKILL) mid-session and restarts it on the same database: the
+full-stack counterpart of services/coordinator/tests/integration/test_session_crash_recovery.py (which
+uses stand-in peers); here the peers are the real services and "only the unfinished expert is re-run" is
+read from the LLM's call log.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import llm_replies as replies
+import pytest
+from e2e_processes import FakeLLM, Stack, running_fake_llm, running_stack
+from e2e_support import (
+    ALL_EXPERTS,
+    RESEARCH,
+    SESSIONS,
+    errors,
+    expect,
+    expect_problem,
+    retry_path,
+    statuses,
+    wait_for,
+)
+
+pytestmark = pytest.mark.e2e
+
+MODEL = "fake-e2e-model"
+ATTEMPTS = 3  # the coordinator's HTTP_MAX_ATTEMPTS (its default)
+LLM_ENGINE = {"kind": "llm", "model": MODEL, "fallback_reason": None}
+
+
+@pytest.fixture(scope="module")
+def fake_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLLM]:
+    with running_fake_llm(tmp_path_factory.mktemp("e2e-llm-fake"), replies.script()) as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, fake_llm: FakeLLM) -> Iterator[Stack]:
+    llm = fake_llm.env(model=MODEL, REPORT_LANGUAGE="en")
+    per_service = {
+        "research": llm,
+        "debate": llm,
+        "judge": llm,
+        "coordinator": {"HTTP_MAX_ATTEMPTS": str(ATTEMPTS), "HTTP_BACKOFF_SECONDS": "0.05"},
+    }
+    with running_stack(tmp_path_factory.mktemp("e2e-llm"), per_service_env=per_service) as running:
+        yield running
+
+
+@pytest.fixture
+def coordinator(stack: Stack) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=stack["coordinator"].url, timeout=90) as client:
+        yield client
+
+
+@pytest.fixture(autouse=True)
+def fresh_script(fake_llm: FakeLLM) -> None:
+    fake_llm.client.reset(replies.script())
+
+
+def _calls(fake_llm: FakeLLM) -> dict[str, int]:
+    return replies.calls_by_role(fake_llm.client.calls())
+
+
+def _research(client: httpx.Client, status: int = 200, **body: Any) -> dict[str, Any]:
+    result: dict[str, Any] = expect(client.post(RESEARCH, json=body), status)
+    return result
+
+
+def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models_answers(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+
+    assert body["overall_status"] == "completed"
+    assert _calls(fake_llm) == dict.fromkeys(replies.ROLES, 1)
+    assert {c["model"] for c in fake_llm.client.calls()} == {MODEL}
+    results = {e: item["data"] for e, item in body["expert_results"].items()}
+    for expert, data in results.items():
+        assert data["engine"] == LLM_ENGINE, expert
+    # The model's answers, validated and passed on unchanged by research and the coordinator.
+    ta = replies.reply("technical_analyst")
+    assert {k: results["technical_analyst"][k] for k in ta} == ta
+    fa = replies.reply("financial_auditor")
+    dimensions = results["financial_auditor"]["dimension_analyses"]
+    assert [{k: d[k] for k in ("dimension", "assessment", "comment")} for d in dimensions] == fa["dimension_analyses"]
+    assert results["valuation_modeler"]["valuation_verdict"] == replies.reply("valuation_modeler")["valuation_verdict"]
+    assert results["macro_intelligence"]["key_risks"] == replies.reply("macro_intelligence")["key_risks"]
+    cd = replies.reply("catalyst_detective")
+    assert results["catalyst_detective"]["result"]["catalyst_assessment"] == cd["catalyst_assessment"]
+    assert results["catalyst_detective"]["raw_llm_output"]  # the raw text is kept for audit
+
+    debate = body["debate_outcome"]
+    resolution = replies.reply("resolution")
+    assert (debate["direction"], debate["confidence"]) == (resolution["direction"], resolution["confidence"])
+    assert debate["bull_case"]["core_thesis"] == replies.reply("bull_advocate")["core_thesis"]
+    assert debate["bear_case"]["core_thesis"] == replies.reply("bear_advocate")["core_thesis"]
+    assert debate["risk_matrix"] == resolution["risk_matrix"]
+    assert debate["engine"] == LLM_ENGINE
+
+    verdict, judge = body["verdict"], replies.reply("judge")
+    assert (verdict["action"], verdict["position_percent"]) == (judge["action"], judge["position_percent"])
+    assert verdict["stop_loss"]["percent_from_entry"] == -judge["stop_loss_percent"]  # signed by the service
+    close = results["technical_analyst"]["technical_indicators"]["close"]
+    assert verdict["stop_loss"]["price"] == pytest.approx(close * (1 - judge["stop_loss_percent"] / 100), abs=0.01)
+    assert verdict["engine"] == LLM_ENGINE
+
+    # What crossed the process boundaries into the prompts: the experts' reasoning reached the advocates,
+    # the debate's theses reached the judge, and the filtered fields did not.
+    prompts = {c["rule"]: c["prompt"] for c in fake_llm.client.calls(prompts=True)}
+    assert ta["summary_reasoning"] in prompts["bull_advocate"]
+    assert '"technical_indicators"' not in prompts["bull_advocate"]
+    assert debate["bull_case"]["core_thesis"] in prompts["judge"]
+    assert debate["bear_case"]["core_thesis"] in prompts["judge"]
+    assert "Volatility" in prompts["judge"]  # a risk factor
+    assert "Stop below support" not in prompts["judge"]  # its mitigation is dropped by the coordinator
+    assert replies.reply("bull_advocate")["supporting_arguments"][0]["evidence"] not in prompts["judge"]
+
+
+@pytest.mark.parametrize(
+    ("expert", "answer", "why"),
+    [
+        ("valuation_modeler", replies.MALFORMED_TEXT, "not a JSON object"),
+        (
+            "macro_intelligence",
+            {**replies.reply("macro_intelligence"), "macro_environment": "SUNNY"},
+            "macro_environment",
+        ),
+        ("financial_auditor", replies.TRUNCATED_JSON, ""),
+    ],
+    ids=["prose", "wrong-enum", "truncated"],
+)
+def test_an_experts_malformed_output_fails_that_expert_only(
+    coordinator: httpx.Client, fake_llm: FakeLLM, expert: str, answer: Any, why: str
+) -> None:
+    fake_llm.client.reset(replies.malformed(expert, answer))  # type: ignore[arg-type]
+
+    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+
+    assert body["overall_status"] == "partial"
+    assert errors(body).keys() == {expert}
+    assert errors(body)[expert].startswith("research 502 llm_output_invalid:")
+    assert why in errors(body)[expert]
+    for other in set(ALL_EXPERTS) - {expert}:
+        assert body["expert_results"][other]["data"]["engine"] == LLM_ENGINE
+    assert body["debate_outcome"] is not None
+    assert body["verdict"] is not None
+    # 502 is transient for the coordinator: the expert was asked ATTEMPTS times, as the session records.
+    calls = _calls(fake_llm)
+    assert calls[expert] == ATTEMPTS
+    assert all(calls[role] == 1 for role in replies.ROLES if role != expert)
+    stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
+    assert stored["expert_results"][expert]["attempts"] == ATTEMPTS
+    assert stored["status"] == "partial"
+
+
+def test_retrying_the_partial_session_asks_the_llm_only_for_the_failed_expert_then_debate_and_judge(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    fake_llm.client.reset(replies.malformed("valuation_modeler"))
+    source = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    assert statuses(source)["valuation_modeler"] == "failed"
+
+    fake_llm.client.reset(replies.script())  # the model behaves now
+    retried = expect(coordinator.post(retry_path(source["session_id"])), 200)
+
+    assert (retried["overall_status"], retried["retry_count"]) == ("completed", 1)
+    assert _calls(fake_llm) == {
+        "valuation_modeler": 1,
+        "bull_advocate": 1,
+        "bear_advocate": 1,
+        "resolution": 1,
+        "judge": 1,
+    }
+    for expert in set(ALL_EXPERTS) - {"valuation_modeler"}:
+        assert retried["expert_results"][expert] == source["expert_results"][expert]
+    assert retried["expert_results"]["valuation_modeler"]["data"]["engine"] == LLM_ENGINE
+    assert retried["verdict"]["action"] == "BUY"
+
+
+def test_malformed_debate_output_gives_200_with_null_debate_and_verdict(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    """辩论失败时 debate_outcome 和 verdict 均为 null (LLM 解析错误)."""
+    fake_llm.client.reset(replies.malformed("bull_advocate"))
+
+    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+
+    assert (body["overall_status"], body["debate_outcome"], body["verdict"]) == ("completed", None, None)
+    assert set(statuses(body).values()) == {"success"}
+    calls = _calls(fake_llm)
+    assert calls["bull_advocate"] == 1  # the debate's 500 is final: not retried
+    assert "resolution" not in calls
+    assert "judge" not in calls
+    stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
+    assert stored["debate"]["status"] == "failed"
+    assert stored["debate"]["error"].startswith("debate 500 llm_output_invalid: bull_advocate")
+    assert stored["judge"]["status"] == "skipped"
+
+
+def test_malformed_judge_output_keeps_the_debate_and_nulls_the_verdict(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    """辩论成功但裁决失败时 verdict 为 null."""
+    fake_llm.client.reset(replies.malformed("judge", '{"action": "BUY", "position_percent": 250}'))
+
+    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+
+    assert body["overall_status"] == "completed"
+    assert body["debate_outcome"]["direction"] == "BULLISH"
+    assert body["verdict"] is None
+    assert _calls(fake_llm)["judge"] == 1
+    stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
+    assert stored["judge"]["status"] == "failed"
+    assert stored["judge"]["error"].startswith("judge 500 llm_output_invalid")
+
+
+def test_an_llm_endpoint_fault_is_503_for_that_expert_retried_by_the_coordinator(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    fake_llm.client.reset(replies.fault("catalyst_detective", 500))
+
+    body = _research(coordinator, symbol="600519.SH", experts=["technical_analyst", "catalyst_detective"])
+
+    assert body["overall_status"] == "partial"
+    assert errors(body)["catalyst_detective"].startswith("research 503 llm_unavailable:")
+    assert _calls(fake_llm)["catalyst_detective"] == ATTEMPTS
+    assert body["verdict"] is not None
+
+
+def test_a_debate_llm_outage_is_retried_then_nulls_debate_and_verdict(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    fake_llm.client.reset(replies.fault("resolution", 503))
+
+    body = _research(coordinator, symbol="600519.SH", experts=["technical_analyst"])
+
+    assert (body["overall_status"], body["debate_outcome"], body["verdict"]) == ("completed", None, None)
+    calls = _calls(fake_llm)
+    assert calls["resolution"] == ATTEMPTS  # debate 503 llm_unavailable is transient for the coordinator
+    assert "judge" not in calls
+
+
+# ------------------------------------------------------------------------------------- crash
+
+
+def test_a_coordinator_killed_mid_session_leaves_it_interrupted_and_a_retry_completes_it(
+    stack: Stack, fake_llm: FakeLLM
+) -> None:
+    """Full stack: macro_intelligence's LLM answer is held back (latency) while the coordinator is SIGKILLed;
+    the restarted coordinator marks the session interrupted; its retry asks the LLM for macro only."""
+    held = "macro_intelligence"
+    fake_llm.client.reset(replies.with_role(replies.script(), held, latency_ms=20_000, times=1))
+    # The held expert first: the two after it finish while it is held, so the experts run in parallel.
+    experts = [held, "technical_analyst", "valuation_modeler"]
+    url = stack["coordinator"].url
+    outcome: dict[str, Any] = {}
+
+    def post() -> None:
+        try:
+            outcome["response"] = httpx.post(
+                url + RESEARCH, json={"symbol": "600519.SH", "experts": experts}, timeout=90
+            )
+        except httpx.HTTPError as exc:
+            outcome["error"] = exc
+
+    in_flight = threading.Thread(target=post)
+    in_flight.start()
+    with httpx.Client(base_url=url, timeout=30) as client:
+        running: list[str] = []
+
+        def finished_experts_committed() -> bool:
+            page = expect(client.get(SESSIONS, params={"status": "running"}), 200)
+            running[:] = [s["session_id"] for s in page["items"]]
+            if len(running) != 1:
+                return False
+            stored = expect(client.get(f"{SESSIONS}/{running[0]}"), 200)["expert_results"]
+            return {"technical_analyst", "valuation_modeler"} <= stored.keys()
+
+        wait_for(finished_experts_committed, "the two fast experts to be committed while macro is held")
+        assert replies.calls_by_role(fake_llm.client.calls(in_flight=True)).get(held) == 1
+    stack["coordinator"].kill()
+    in_flight.join(timeout=30)
+    assert isinstance(outcome.get("error"), httpx.TransportError), outcome
+
+    stack["coordinator"].restart()  # same SQLite file: start-up marks what was running as interrupted
+    fake_llm.client.reset(replies.script())
+    with httpx.Client(base_url=url, timeout=90) as client:
+        crashed = expect(client.get(f"{SESSIONS}/{running[0]}"), 200)
+        assert crashed["status"] == "interrupted"
+        assert held not in crashed["expert_results"]
+        assert crashed["expert_results"]["technical_analyst"]["status"] == "success"
+
+        retried = expect(client.post(retry_path(running[0])), 200)
+
+        assert (retried["overall_status"], retried["retry_count"]) == ("completed", 1)
+        assert _calls(fake_llm) == {held: 1, "bull_advocate": 1, "bear_advocate": 1, "resolution": 1, "judge": 1}
+        for expert in ("technical_analyst", "valuation_modeler"):
+            assert retried["expert_results"][expert]["data"] == crashed["expert_results"][expert]["data"]
+        assert retried["verdict"] is not None
+        stored = expect(client.get(f"{SESSIONS}/{retried['session_id']}"), 200)
+        assert (stored["status"], stored["retried_from"]) == ("completed", running[0])
+        expect_problem(client.post(retry_path(running[0])), 409, "already_retried")
