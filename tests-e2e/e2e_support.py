@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from contract_testkit import DEBATE_FIELDS, VERDICT_FIELDS
 
 RESEARCH = "/api/v1/coordinator/research"
 SESSIONS = "/api/v1/coordinator/sessions"
@@ -23,26 +24,8 @@ ALL_EXPERTS = [
     "macro_intelligence",
     "catalyst_detective",
 ]
-DEBATE_KEYS = {
-    "direction",
-    "confidence",
-    "bull_case",
-    "bear_case",
-    "risk_matrix",
-    "key_disagreements",
-    "conflict_resolution",
-}
-VERDICT_KEYS = {
-    "action",
-    "position_percent",
-    "confidence",
-    "entry_strategy",
-    "stop_loss",
-    "take_profit",
-    "time_horizon",
-    "risk_warnings",
-    "reasoning",
-}
+DEBATE_KEYS = DEBATE_FIELDS
+VERDICT_KEYS = VERDICT_FIELDS
 RESPONSE_KEYS = {"session_id", "symbol", "overall_status", "expert_results", "debate_outcome", "verdict", "retry_count"}
 EXPERT_HANDLER = "/api/v1/research/experts/{expert_type}"
 
