@@ -224,7 +224,7 @@ def bench_stack(
 ) -> Iterator[BenchStack]:
     """``mode`` is ``"llm"`` (every role answered by the fake LLM) or ``"rules"`` (no LLM at all)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    common = {"LOG_LEVEL": "WARNING"}
+    common = {"LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING")}
     fake: ServiceProcess | None = None
     try:
         if mode == "llm":

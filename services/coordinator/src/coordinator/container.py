@@ -18,7 +18,7 @@ from coordinator.domain.ports.research_orchestration import IResearchOrchestrati
 from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
 from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
-from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, peer_http_client
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.settings import Settings
@@ -81,7 +81,7 @@ def build_container(
     sessions: ISessionRepository | None = None,
 ) -> CoordinatorContainer:
     owns_client = http_client is None
-    client = http_client or httpx.AsyncClient(limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
+    client = http_client or peer_http_client(settings.http_max_connections)
     peers = {
         "research": PeerClient(
             "research", settings.research_service_url, client, _policy(settings, settings.expert_timeout_seconds)

@@ -22,6 +22,9 @@ class Settings(ServiceSettings):
     http_backoff_seconds: float = Field(default=0.5, ge=0, description="First retry wait; doubles, with jitter.")
     http_backoff_max_seconds: float = Field(default=4.0, ge=0)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
+    http_max_connections: int = Field(
+        default=200, ge=1, description="Open connections to all peers together; calls beyond it wait for one."
+    )
 
     @field_validator("research_service_url", "debate_service_url", "judge_service_url")
     @classmethod

@@ -3,7 +3,10 @@ forwarding, /healthz, /readyz, /metrics, configuration."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -20,6 +23,15 @@ from coordinator.settings import Settings
 from shared_contracts.service.settings import ConfigurationError, load_settings
 
 RESEARCH, DEBATE, JUDGE = "http://research.test", "http://debate.test", "http://judge.test"
+
+
+@contextlib.contextmanager
+def peers_mocked(**kwargs: Any) -> Iterator[respx.MockRouter]:
+    """respx at the httpx client level: the container's client runs on the aiohttp transport, which
+    respx's default (httpcore) mocker does not see. The test's own ASGI client (``http://t``) passes."""
+    with respx.mock(using="httpx", **kwargs) as router:
+        router.route(host="t").pass_through()
+        yield router
 
 
 def mock_peers(router: respx.MockRouter) -> dict[str, respx.Route]:
@@ -54,7 +66,7 @@ def test_container_wires_the_three_http_adapters_into_the_orchestrator() -> None
 async def test_a_research_flows_through_research_debate_and_judge_over_http(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with respx.mock(assert_all_called=True) as router:
+    with peers_mocked(assert_all_called=True) as router:
         routes = mock_peers(router)
         async with serve() as client:
             response = await client.post(
@@ -81,7 +93,7 @@ async def test_a_research_flows_through_research_debate_and_judge_over_http(
 
 
 async def test_a_generated_request_id_is_forwarded_too() -> None:
-    with respx.mock(assert_all_called=False) as router:
+    with peers_mocked(assert_all_called=False) as router:
         routes = mock_peers(router)
         async with serve() as client:
             response = await client.post(
@@ -103,7 +115,7 @@ async def test_healthz_and_metrics() -> None:
 
 
 async def test_readyz_is_ready_when_the_three_peers_answer() -> None:
-    with respx.mock as router:
+    with peers_mocked() as router:
         for base in (RESEARCH, DEBATE, JUDGE):
             router.get(f"{base}/healthz").mock(return_value=httpx.Response(200, json={"status": "ok"}))
         async with serve() as client:
@@ -113,7 +125,7 @@ async def test_readyz_is_ready_when_the_three_peers_answer() -> None:
 
 
 async def test_readyz_is_503_naming_the_peer_that_is_down() -> None:
-    with respx.mock as router:
+    with peers_mocked() as router:
         router.get(f"{RESEARCH}/healthz").mock(return_value=httpx.Response(200))
         router.get(f"{DEBATE}/healthz").mock(side_effect=httpx.ConnectError("connection refused"))
         router.get(f"{JUDGE}/healthz").mock(return_value=httpx.Response(503))
@@ -128,7 +140,7 @@ async def test_readyz_is_503_naming_the_peer_that_is_down() -> None:
 
 async def test_readyz_checks_the_session_store_when_wired() -> None:
     container = build_container(make_settings(), sessions=InMemorySessionRepository(fail_on="ping"))
-    with respx.mock as router:
+    with peers_mocked() as router:
         for base in (RESEARCH, DEBATE, JUDGE):
             router.get(f"{base}/healthz").mock(return_value=httpx.Response(200))
         async with serve(container) as client:

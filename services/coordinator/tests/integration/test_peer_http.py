@@ -4,14 +4,14 @@ typed errors built from the peer's problem detail."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 import pytest
 import respx
 
 from coordinator.domain.exceptions import PeerContractError, PeerTimeoutError, PeerUnavailableError
-from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError, peer_http_client
 
 BASE = "http://research.test"
 URL = f"{BASE}/api/v1/research/experts/technical_analyst"
@@ -141,3 +141,66 @@ async def test_health_reports_ok_or_the_reason(peer: PeerClient) -> None:
     respx.get(f"{BASE}/healthz").mock(side_effect=[httpx.Response(200, json={}), httpx.ConnectError("refused")])
     assert await peer.health(1.0) == "ok"
     assert (await peer.health(1.0)).startswith("unreachable: ConnectError")
+
+
+# ---------------------------------------------------------------- the production client, real sockets
+
+
+async def _serve(handler: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]) -> asyncio.Server:
+    return await asyncio.start_server(handler, "127.0.0.1", 0)
+
+
+def _base(server: asyncio.Server) -> str:
+    host, port = server.sockets[0].getsockname()[:2]
+    return f"http://{host}:{port}"
+
+
+async def _read_request(reader: asyncio.StreamReader) -> bytes:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(
+        (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+    )
+    return await reader.readexactly(length)
+
+
+async def test_the_production_client_posts_json_and_forwards_the_request_id() -> None:
+    seen: list[bytes] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await _read_request(reader))
+        body = b'{"ok": true}'
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await _serve(answer)
+    async with server, peer_http_client(4) as client:
+        peer = PeerClient("research", _base(server), client, FAST)
+        assert await peer.post_json("/x", {"symbol": "600519.SH"}) == ({"ok": True}, 1)
+    assert seen == [b'{"symbol":"600519.SH"}']
+
+
+async def test_the_production_client_reports_a_refused_connection_as_unavailable_after_retries() -> None:
+    server = await _serve(lambda r, w: asyncio.sleep(0))
+    base = _base(server)
+    server.close()
+    await server.wait_closed()
+    async with peer_http_client(4) as client:
+        peer = PeerClient("research", base, client, FAST)
+        with pytest.raises(PeerUnavailableError, match=r"research unreachable .*\(3 attempts\)") as caught:
+            await peer.post_json("/x", {})
+    assert caught.value.attempts == 3
+
+
+async def test_the_production_client_times_out_a_peer_that_never_answers() -> None:
+    async def hang(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _read_request(reader)
+        await asyncio.sleep(10)
+
+    server = await _serve(hang)
+    async with server, peer_http_client(4) as client:
+        peer = PeerClient("research", _base(server), client, CallPolicy(budget_seconds=0.3))
+        with pytest.raises(PeerTimeoutError, match=r"^research timed out after 0.3s \(1 attempt\)$"):
+            await peer.post_json("/x", {})

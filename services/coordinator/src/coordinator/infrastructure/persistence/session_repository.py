@@ -1,15 +1,24 @@
 """``ISessionRepository`` on SQLAlchemy 2 (async): every method is one short transaction, committed
-before it returns, so a stage that finished is on disk before the next one starts."""
+before it returns, so a stage that finished is on disk before the next one starts.
+
+SQLite takes one writer at a time: a second connection that tries to write waits in SQLite's busy
+handler, which sleeps in steps of up to 100 ms. Five experts finishing together would queue there, so
+on SQLite this process orders its own writes with an ``asyncio.Lock`` instead (no sleeping; the next
+writer starts the moment the previous one commits). PostgreSQL needs no such lock."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, Table, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from coordinator.domain.exceptions import (
@@ -27,25 +36,44 @@ from coordinator.domain.model.session import (
 from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.infrastructure.persistence.tables import ExpertRow, SessionRow
 
+SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
+EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
+
 
 class SqlAlchemySessionRepository(ISessionRepository):
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+        self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        self._upsert_expert = _expert_upsert(engine.dialect.name)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[AsyncSession]:
+        """A read transaction through the ORM (sessions are loaded with their expert rows)."""
         try:
             async with self._sessionmaker.begin() as db:
                 yield db
         except (OperationalError, InterfaceError, OSError) as exc:
             raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
 
-    async def create(self, session: ResearchSession) -> None:
-        row = _to_row(session)
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction in SQLAlchemy Core: a stage's write is a statement or two, and the ORM's
+        unit of work cost several times the statements' own time (benchmarks/README.md)."""
+        serialized = self._write_lock if self._write_lock is not None else contextlib.nullcontext()
         try:
-            async with self._transaction() as db:
-                db.add(row)
+            async with serialized, self._engine.begin() as conn:
+                yield conn
+        except (OperationalError, InterfaceError, OSError) as exc:
+            raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
+
+    async def create(self, session: ResearchSession) -> None:
+        experts = [_expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
+        try:
+            async with self._write() as conn:
+                await conn.execute(insert(SESSIONS), _session_values(session))
+                if experts:
+                    await conn.execute(insert(EXPERTS), experts)
         except IntegrityError:
             if session.retried_from is None:
                 raise
@@ -62,14 +90,14 @@ class SqlAlchemySessionRepository(ISessionRepository):
             return found
 
     async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None:
-        async with self._transaction() as db:
-            await self._touch(db, session_id)
-            await db.merge(_expert_row(session_id, expert, outcome))
+        async with self._write() as conn:
+            await self._touch(conn, session_id)
+            await conn.execute(self._upsert_expert, _expert_values(session_id, expert, outcome))
 
     async def record_debate(self, session_id: str, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
-        async with self._transaction() as db:
+        async with self._write() as conn:
             await self._touch(
-                db,
+                conn,
                 session_id,
                 debate_status=stage.status,
                 debate_error=stage.error,
@@ -78,9 +106,9 @@ class SqlAlchemySessionRepository(ISessionRepository):
             )
 
     async def record_verdict(self, session_id: str, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
-        async with self._transaction() as db:
+        async with self._write() as conn:
             await self._touch(
-                db,
+                conn,
                 session_id,
                 judge_status=stage.status,
                 judge_error=stage.error,
@@ -89,21 +117,18 @@ class SqlAlchemySessionRepository(ISessionRepository):
             )
 
     async def finish(self, session_id: str, status: SessionStatus) -> None:
-        async with self._transaction() as db:
+        async with self._write() as conn:
             now = utcnow()
-            await self._touch(db, session_id, status=status, completed_at=now, updated_at=now)
+            await self._touch(conn, session_id, status=status, completed_at=now, updated_at=now)
 
     @staticmethod
-    async def _touch(db: AsyncSession, session_id: str, **values: Any) -> None:
+    async def _touch(conn: AsyncConnection, session_id: str, **values: Any) -> None:
         """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also
         orders concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
-        result = await db.execute(
-            update(SessionRow)
-            .where(SessionRow.session_id == session_id)
-            .values(**{"updated_at": utcnow(), **values})
-            .execution_options(synchronize_session=False)
+        result = await conn.execute(
+            update(SESSIONS).where(SESSIONS.c.session_id == session_id).values(**{"updated_at": utcnow(), **values})
         )
-        if getattr(result, "rowcount", 0) == 0:
+        if result.rowcount == 0:
             raise SessionNotFoundError(session_id)
 
     async def get(self, session_id: str) -> ResearchSession | None:
@@ -136,14 +161,11 @@ class SqlAlchemySessionRepository(ISessionRepository):
             return [_to_domain(r) for r in rows], int(total or 0)
 
     async def mark_running_as_interrupted(self) -> int:
-        async with self._transaction() as db:
-            result = await db.execute(
-                update(SessionRow)
-                .where(SessionRow.status == "running")
-                .values(status="interrupted", updated_at=utcnow())
-                .execution_options(synchronize_session=False)
+        async with self._write() as conn:
+            result = await conn.execute(
+                update(SESSIONS).where(SESSIONS.c.status == "running").values(status="interrupted", updated_at=utcnow())
             )
-            return int(getattr(result, "rowcount", 0) or 0)
+            return int(result.rowcount or 0)
 
     async def ping(self) -> None:
         async with self._transaction() as db:
@@ -154,43 +176,51 @@ def _with_experts(query: Select[SessionRow]) -> Select[SessionRow]:
     return query.options(selectinload(SessionRow.expert_rows))
 
 
-def _expert_row(session_id: str, expert: str, outcome: ExpertOutcome) -> ExpertRow:
-    return ExpertRow(
-        session_id=session_id,
-        expert=expert,
-        status=outcome.status,
-        data=outcome.data,
-        error=outcome.error,
-        duration_ms=outcome.duration_ms,
-        attempts=outcome.attempts,
-        recorded_at=utcnow(),
-    )
+def _expert_upsert(dialect: str) -> Any:
+    """INSERT of an expert's row that replaces a row already recorded for that expert (both backends
+    speak ``ON CONFLICT``)."""
+    insert_for = sqlite_insert if dialect == "sqlite" else postgresql_insert
+    statement = insert_for(EXPERTS)
+    replaced = {c.name: statement.excluded[c.name] for c in EXPERTS.columns if not c.primary_key}
+    return statement.on_conflict_do_update(index_elements=[EXPERTS.c.session_id, EXPERTS.c.expert], set_=replaced)
 
 
-def _to_row(session: ResearchSession) -> SessionRow:
-    return SessionRow(
-        session_id=session.session_id,
-        symbol=session.symbol,
-        experts=list(session.experts),
-        options={k: dict(v) for k, v in session.options.items()},
-        skip_debate=session.skip_debate,
-        status=session.status,
-        retry_count=session.retry_count,
-        retried_from=session.retried_from,
-        request_id=session.request_id,
-        debate_status=session.debate.status,
-        debate_error=session.debate.error,
-        debate_duration_ms=session.debate.duration_ms,
-        debate_outcome=session.debate_outcome,
-        judge_status=session.judge.status,
-        judge_error=session.judge.error,
-        judge_duration_ms=session.judge.duration_ms,
-        verdict=session.verdict,
-        created_at=session.created_at,
-        updated_at=session.updated_at,
-        completed_at=session.completed_at,
-        expert_rows=[_expert_row(session.session_id, e, o) for e, o in session.expert_outcomes.items()],
-    )
+def _expert_values(session_id: str, expert: str, outcome: ExpertOutcome) -> dict[str, Any]:
+    return {
+        "session_id": session_id,
+        "expert": expert,
+        "status": outcome.status,
+        "data": outcome.data,
+        "error": outcome.error,
+        "duration_ms": outcome.duration_ms,
+        "attempts": outcome.attempts,
+        "recorded_at": utcnow(),
+    }
+
+
+def _session_values(session: ResearchSession) -> dict[str, Any]:
+    return {
+        "session_id": session.session_id,
+        "symbol": session.symbol,
+        "experts": list(session.experts),
+        "options": {k: dict(v) for k, v in session.options.items()},
+        "skip_debate": session.skip_debate,
+        "status": session.status,
+        "retry_count": session.retry_count,
+        "retried_from": session.retried_from,
+        "request_id": session.request_id,
+        "debate_status": session.debate.status,
+        "debate_error": session.debate.error,
+        "debate_duration_ms": session.debate.duration_ms,
+        "debate_outcome": session.debate_outcome,
+        "judge_status": session.judge.status,
+        "judge_error": session.judge.error,
+        "judge_duration_ms": session.judge.duration_ms,
+        "verdict": session.verdict,
+        "created_at": session.created_at,
+        "updated_at": session.updated_at,
+        "completed_at": session.completed_at,
+    }
 
 
 def _to_domain(row: SessionRow) -> ResearchSession:
