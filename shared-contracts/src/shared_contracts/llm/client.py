@@ -8,7 +8,7 @@ from typing import Any
 import httpx2
 import openai
 import structlog
-from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat import ChatCompletion
 
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.service.settings import EngineSettings
@@ -54,17 +54,19 @@ class OpenAICompatibleChat:
         )
 
     async def complete(self, prompt: str, system_message: str | None, temperature: float) -> LLMCompletion:
-        messages: list[ChatCompletionMessageParam] = []
+        messages: list[dict[str, str]] = []
         if system_message:
             messages.append({"role": "system", "content": system_message})
         messages.append({"role": "user", "content": prompt})
-        kwargs: dict[str, Any] = {}
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
         if self._json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
+            body["response_format"] = {"type": "json_object"}
         try:
-            response = await self._client.chat.completions.create(
-                model=self.model, messages=messages, temperature=temperature, **kwargs
-            )
+            # The SDK's request method for the same endpoint (its documented way to send a body as
+            # given): ``chat.completions.create`` first walks every parameter through its TypedDict
+            # transform, about 2 ms of CPU per call for these four plain fields (benchmarks/README.md).
+            # Retries, timeouts, errors and the typed ``ChatCompletion`` are the SDK's as before.
+            response = await self._client.post("/chat/completions", cast_to=ChatCompletion, body=body)
         except openai.APITimeoutError as exc:
             raise LLMTimeoutError(f"the LLM at {self._client.base_url} did not answer in time") from exc
         except openai.APIConnectionError as exc:

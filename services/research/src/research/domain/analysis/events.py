@@ -52,6 +52,8 @@ class CatalystEvent:
 def detect_price_events(bars: tuple[Bar, ...] | list[Bar]) -> list[CatalystEvent]:
     """Gaps, volume spikes and new 52-week highs/lows in the last WINDOW_BARS bars (latest MAX_PER_KIND each)."""
     found: dict[str, list[CatalystEvent]] = {"price_gap": [], "volume_spike": [], "52w_high": [], "52w_low": []}
+    # Plain lists: the windows below are sliced and summed by C builtins, not generators over bars.
+    highs, lows, volumes = [b.high for b in bars], [b.low for b in bars], [b.volume for b in bars]
     start = max(1, len(bars) - WINDOW_BARS)
     for i in range(start, len(bars)):
         bar, prev = bars[i], bars[i - 1]
@@ -63,15 +65,15 @@ def detect_price_events(bars: tuple[Bar, ...] | list[Bar]) -> list[CatalystEvent
             gap = rnd(pct_change(bar.high, prev.low), 2)
             found["price_gap"].append(CatalystEvent("price_gap", -1, bar.date, {"gap_pct": gap, "close": bar.close}))
         if i >= VOLUME_BASE:
-            base = sum(b.volume for b in bars[i - VOLUME_BASE : i]) / VOLUME_BASE
+            base = sum(volumes[i - VOLUME_BASE : i]) / VOLUME_BASE
             if base > 0 and bar.volume >= VOLUME_SPIKE * base:
                 polarity = 1 if (change or 0) > 0 else -1 if (change or 0) < 0 else 0
                 figures = {"volume_multiple": rnd(bar.volume / base, 2), "change_pct": change}
                 found["volume_spike"].append(CatalystEvent("volume_spike", polarity, bar.date, figures))
-        prior = bars[max(0, i - YEAR_BARS) : i]
-        if len(prior) >= WINDOW_BARS:
-            top, bottom = max(b.high for b in prior), min(b.low for b in prior)
-            window = {"prior_bars": len(prior)}
+        first = max(0, i - YEAR_BARS)
+        if i - first >= WINDOW_BARS:
+            top, bottom = max(highs[first:i]), min(lows[first:i])
+            window = {"prior_bars": i - first}
             if bar.close > top:
                 found["52w_high"].append(
                     CatalystEvent("52w_high", 1, bar.date, {"close": bar.close, "prior_high": top, **window})
