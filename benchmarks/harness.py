@@ -221,10 +221,12 @@ def bench_stack(
     script: Mapping[str, Any] | None = None,
     coordinator_app: str | None = None,
     coordinator_env: Mapping[str, str] | None = None,
+    service_env: Mapping[str, str] | None = None,
 ) -> Iterator[BenchStack]:
-    """``mode`` is ``"llm"`` (every role answered by the fake LLM) or ``"rules"`` (no LLM at all)."""
+    """``mode`` is ``"llm"`` (every role answered by the fake LLM) or ``"rules"`` (no LLM at all);
+    ``service_env`` is added to the environment of the four services (not the fake LLM's)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    common = {"LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING")}
+    common = {"LOG_LEVEL": "WARNING"}
     fake: ServiceProcess | None = None
     try:
         if mode == "llm":
@@ -241,6 +243,7 @@ def bench_stack(
             common.update(llm_env(fake.url))
         else:
             common["ANALYSIS_ENGINE"] = "rules"
+        common.update(service_env or {})
         per_service = {"coordinator": dict(coordinator_env or {})}
         with (
             _coordinator_app(coordinator_app),

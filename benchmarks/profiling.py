@@ -1,19 +1,22 @@
-"""5. Profile the coordinator under load and compare the code before and after the fix, in the same run.
+"""5. Profile under load and compare the code before and after the fixes, in the same run.
 
-How "before" is obtained, without touching git state: the current coordinator sources are copied to a
-temporary folder and the files the fix changed (``FIX_FILES``) are replaced there by their version at
-``BASELINE_REF`` (the last commit without the fix; read with ``git show``, read-only). That copy is put
-first on ``PYTHONPATH`` of a second coordinator process. Both coordinators run at the same time, against
-the same research/debate/judge processes (and the same fake LLM), both under the profiling wrapper
-(``benchmarks.profiled_app``), and the requests alternate between them (before, after, after, before, ...),
-so both see the same machine load. Each has its own SQLite session store.
+How "before" is obtained, without touching git state: the sources of the four services and of
+shared-contracts at ``BASELINE_REF`` (the last commit before the fixes) are extracted with ``git archive``
+(read-only) into a temporary folder, which is put first on the ``PYTHONPATH`` of a second, complete stack
+(research, debate, judge, coordinator and its own fake LLM). Both stacks run at the same time, both
+coordinators under the profiling wrapper (``benchmarks.profiled_app``), and the requests alternate between
+them (before, after, after, before, ...), so both see the same machine load. The fixes added dependencies
+but removed none, so the baseline code runs on the same virtual environment.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +28,8 @@ from benchmarks.harness import (
     PROFILED_COORDINATOR_APP,
     REPO_ROOT,
     BenchStack,
-    ServiceProcess,
     bench_stack,
     cpu_seconds,
-    free_port,
     loadavg,
     median,
     percentile,
@@ -37,47 +38,44 @@ from benchmarks.harness import (
 from benchmarks.load import burst, client, closed_loop, one_research
 from benchmarks.sections import CRITICAL_HOPS, Log
 
-BASELINE_REF = "9d4ee9118266dd4a1783aaa7aa4b56688dd6aa8a"
-"""The last commit before the fix (the fix is described in benchmarks/README.md)."""
-FIX_FILES = ("services/coordinator/src/coordinator/infrastructure/orchestration/langgraph_orchestrator.py",)
-COORDINATOR_SRC = "services/coordinator/src"
-# Functions whose inclusive time per research the report follows before/after.
-WATCHED = ("build_research_graph", "ainvoke", "run_in_session", "post_json")
+BASELINE_REF = "70b71c40b6e52adf1faecd5267b3c970dd560db9"
+"""The last commit before the fixes (described in benchmarks/README.md)."""
+SOURCE_ROOTS = (
+    "shared-contracts/src",
+    "services/research/src",
+    "services/debate/src",
+    "services/judge/src",
+    "services/coordinator/src",
+)
+# Functions whose inclusive time per research (in the coordinator) the report follows before/after.
+WATCHED = ("run_in_session", "record_expert", "post_json", "ainvoke")
 
 
 def baseline_tree(workdir: Path) -> dict[str, Any]:
-    """The coordinator package as it is now, with ``FIX_FILES`` as they were at ``BASELINE_REF``."""
+    """The sources of every service and of shared-contracts at ``BASELINE_REF``, and the PYTHONPATH that
+    puts them first."""
     root = workdir / "before-src"
     if root.exists():
         shutil.rmtree(root)
-    shutil.copytree(
-        REPO_ROOT / COORDINATOR_SRC / "coordinator",
-        root / "coordinator",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    differs = []
-    for path in FIX_FILES:
-        old = subprocess.run(
-            ["git", "show", f"{BASELINE_REF}:{path}"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
-        ).stdout
-        target = root / Path(path).relative_to(COORDINATOR_SRC)
-        differs.append(target.read_text(encoding="utf-8") != old)
-        target.write_text(old, encoding="utf-8")
-    return {"path": str(root), "ref": BASELINE_REF, "files": list(FIX_FILES), "differs_from_current": any(differs)}
-
-
-def _start_before(stack: BenchStack, tree: Path, workdir: Path) -> ServiceProcess:
-    after = stack.stack["coordinator"]
-    env = dict(after.env)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH", "")]))
-    env["DATABASE_URL"] = f"sqlite+aiosqlite:///{workdir / 'coordinator-before.db'}"
-    env["PROFILE_OUT"] = str(workdir / "profile-before")
-    proc = ServiceProcess(
-        "coordinator-before", PROFILED_COORDINATOR_APP, free_port(), env, workdir / "coordinator-before.log"
-    )
-    proc.start()
-    proc.wait_ready("/readyz")
-    return proc
+    root.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", BASELINE_REF, *SOURCE_ROOTS], cwd=REPO_ROOT, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(root, filter="data")
+    changed = subprocess.run(
+        ["git", "diff", "--stat", BASELINE_REF, "--", *SOURCE_ROOTS],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return {
+        "path": str(root),
+        "ref": BASELINE_REF,
+        "pythonpath": os.pathsep.join(str(root / r) for r in SOURCE_ROOTS),
+        "changed_since": changed.splitlines()[-1] if changed else "no change",
+    }
 
 
 def _profile_summary(answer: dict[str, Any], researches: int) -> dict[str, Any]:
@@ -110,16 +108,32 @@ async def _profiled(url: str, run: Any) -> tuple[dict[str, Any], int, list[float
     return answer, researches, latencies
 
 
-def _cpu_ms(pids: dict[str, int], before: dict[str, float], n: int) -> dict[str, float]:
+STACK_SERVICES = ("research", "debate", "judge", "coordinator")
+
+
+def _pids(stacks: dict[str, BenchStack]) -> dict[str, int]:
+    """``<variant>.<service>`` → pid, the four services of each stack (not their fake LLMs)."""
+    return {f"{v}.{name}": stack.pids[name] for v, stack in stacks.items() for name in STACK_SERVICES}
+
+
+def _cpu_ms(pids: dict[str, int], before: dict[str, float], n: int) -> dict[str, dict[str, float]]:
+    """Per variant: the coordinator's CPU ms per research and the four services' together."""
     after = cpu_seconds(pids)
-    return {v: round((after[v] - before[v]) * 1000 / max(n, 1), 2) for v in pids}
+    per = {k: (after[k] - before[k]) * 1000 / max(n, 1) for k in pids}
+    variants = {k.split(".")[0] for k in pids}
+    return {
+        v: {
+            "coordinator": round(per[f"{v}.coordinator"], 2),
+            "stack": round(sum(per[f"{v}.{name}"] for name in STACK_SERVICES), 2),
+        }
+        for v in variants
+    }
 
 
-async def _llm_mode(
-    stack: BenchStack, variants: dict[str, str], pids: dict[str, int], cfg: BenchConfig, log: Log
-) -> dict[str, Any]:
+async def _llm_mode(stacks: dict[str, BenchStack], cfg: BenchConfig, log: Log) -> dict[str, Any]:
     latency = cfg.concurrency_latency_ms
-    stack.set_script(llm_script.script(latency))
+    variants = {v: stack.coordinator for v, stack in stacks.items()}
+    pids = _pids(stacks)
     critical = CRITICAL_HOPS * latency
     walls: dict[str, list[float]] = {v: [] for v in variants}
     errors = dict.fromkeys(variants, 0)
@@ -153,7 +167,8 @@ async def _llm_mode(
             "single_overhead_p50_ms": median(walls[name]) - critical,
             "single_overhead_p50_pct": (median(walls[name]) - critical) / critical * 100,
             "single_errors": errors[name],
-            "cpu_ms_per_research": cpu[name],
+            "cpu_ms_per_research": cpu[name]["coordinator"],
+            "stack_cpu_ms_per_research": cpu[name]["stack"],
             "single_samples": walls[name],
             "under_load": {
                 "concurrency": cfg.profile_llm_concurrency,
@@ -170,7 +185,9 @@ async def _llm_mode(
     return out
 
 
-async def _rules_mode(variants: dict[str, str], pids: dict[str, int], cfg: BenchConfig, log: Log) -> dict[str, Any]:
+async def _rules_mode(stacks: dict[str, BenchStack], cfg: BenchConfig, log: Log) -> dict[str, Any]:
+    variants = {v: stack.coordinator for v, stack in stacks.items()}
+    pids = _pids(stacks)
     walls: dict[str, list[float]] = {v: [] for v in variants}
     async with client(1) as http:
         for url in variants.values():
@@ -201,7 +218,8 @@ async def _rules_mode(variants: dict[str, str], pids: dict[str, int], cfg: Bench
         out["variants"][name] = {
             "single_p50_ms": median(walls[name]),
             "single_p95_ms": percentile(walls[name], 0.95),
-            "cpu_ms_per_research": cpu[name],
+            "cpu_ms_per_research": cpu[name]["coordinator"],
+            "stack_cpu_ms_per_research": cpu[name]["stack"],
             "throughput_rps": median(rps[name]),
             "throughput_workers": cfg.compare_throughput_workers,
             "profile": _profile_summary(answer, n),
@@ -220,24 +238,24 @@ async def profile_and_fix(workdir: Path, cfg: BenchConfig, log: Log) -> dict[str
     for mode in cfg.profile_modes:
         mode_dir = workdir / f"profile-{mode}"
         script = llm_script.script(cfg.concurrency_latency_ms) if mode == "llm" else None
-        with bench_stack(
-            mode_dir,
-            mode=mode,
-            script=script,
-            coordinator_app=PROFILED_COORDINATOR_APP,
-            coordinator_env={"PROFILE_OUT": str(mode_dir / "profile-after")},
-        ) as stack:
-            before = _start_before(stack, Path(tree["path"]), mode_dir)
-            try:
-                variants = {"before": before.url, "after": stack.coordinator}
-                assert before.process is not None
-                pids = {"before": before.process.pid, "after": stack.pids["coordinator"]}
-                if mode == "llm":
-                    result[mode] = await _llm_mode(stack, variants, pids, cfg, log)
-                else:
-                    result[mode] = await _rules_mode(variants, pids, cfg, log)
-            finally:
-                before.stop()
+        with contextlib.ExitStack() as started:
+            stacks = {
+                variant: started.enter_context(
+                    bench_stack(
+                        mode_dir / variant,
+                        mode=mode,
+                        script=script,
+                        coordinator_app=PROFILED_COORDINATOR_APP,
+                        coordinator_env={"PROFILE_OUT": str(mode_dir / f"profile-{variant}")},
+                        service_env={"PYTHONPATH": tree["pythonpath"]} if variant == "before" else None,
+                    )
+                )
+                for variant in ("before", "after")
+            }
+            if mode == "llm":
+                result[mode] = await _llm_mode(stacks, cfg, log)
+            else:
+                result[mode] = await _rules_mode(stacks, cfg, log)
         result[mode]["profile_files"] = {
             v: [str(mode_dir / f"profile-{v}.txt"), str(mode_dir / f"profile-{v}.html")] for v in ("before", "after")
         }

@@ -277,9 +277,9 @@ def _profile_markdown(prof: dict[str, Any]) -> list[str]:
     lines = [
         "## 5. Profile and fix (before and after in the same run)",
         "",
-        f"Before = the coordinator with {', '.join('`' + f + '`' for f in base['files'])} as at "
-        f"`{base['ref'][:10]}`; after = the current code. Two coordinators run side by side on the same peers, "
-        "requests alternate between them, both under the pyinstrument wrapper.",
+        f"Before = the four services and shared-contracts as at `{base['ref'][:10]}` ({base['changed_since']} "
+        "since); after = the current code. Two complete stacks run side by side (each with its own fake LLM), "
+        "requests alternate between them, both coordinators under the pyinstrument wrapper.",
         "",
         "| measure | before | after |",
         "|---|---|---|",
@@ -293,6 +293,8 @@ def _profile_markdown(prof: dict[str, Any]) -> list[str]:
             f"| LLM, {b['under_load']['concurrency']} concurrent (profiled): p50 / p95 | "
             f"{_f(b['under_load']['p50_ms'], 0)} / {_f(b['under_load']['p95_ms'], 0)} ms | "
             f"{_f(a['under_load']['p50_ms'], 0)} / {_f(a['under_load']['p95_ms'], 0)} ms |",
+            f"| LLM: CPU per research, four services, one at a time (/proc, no profiler) | "
+            f"{_f(b['stack_cpu_ms_per_research'], 1, ' ms')} | {_f(a['stack_cpu_ms_per_research'], 1, ' ms')} |",
             f"| LLM: coordinator CPU per research, one at a time (/proc, no profiler) | "
             f"{_f(b['cpu_ms_per_research'], 1, ' ms')} | {_f(a['cpu_ms_per_research'], 1, ' ms')} |",
             f"| LLM: coordinator CPU per research under the profiler | "
@@ -313,6 +315,8 @@ def _profile_markdown(prof: dict[str, Any]) -> list[str]:
             f"{_f(a['single_p50_ms'], 1)} / {_f(a['single_p95_ms'], 1)} ms |",
             f"| rules, {b['throughput_workers']} closed-loop clients: researches/s | {_f(b['throughput_rps'], 1)} | "
             f"{_f(a['throughput_rps'], 1)} |",
+            f"| rules: CPU per research, four services, one at a time (/proc, no profiler) | "
+            f"{_f(b['stack_cpu_ms_per_research'], 1, ' ms')} | {_f(a['stack_cpu_ms_per_research'], 1, ' ms')} |",
             f"| rules: coordinator CPU per research, one at a time (/proc, no profiler) | "
             f"{_f(b['cpu_ms_per_research'], 1, ' ms')} | {_f(a['cpu_ms_per_research'], 1, ' ms')} |",
             f"| rules: coordinator CPU per research under the profiler | "
@@ -330,8 +334,8 @@ def _profile_markdown(prof: dict[str, Any]) -> list[str]:
         top = rules["variants"]["before"]["profile"]["top_own_functions"][:8]
         if top:
             lines += [
-                "Our own functions by inclusive time per research, rules mode, before the fix (profile files in the "
-                "results folder):",
+                "The coordinator's own functions by inclusive time per research, rules mode, before the fixes "
+                "(profile files in the results folder):",
                 "",
                 "| function | file | ms per research |",
                 "|---|---|---|",
@@ -433,14 +437,14 @@ def chart(report: dict[str, Any], path: Path) -> None:
             ("LLM overhead p50 ms", v["before"]["single_overhead_p50_ms"], v["after"]["single_overhead_p50_ms"])
         )
         bars.append(
-            ("LLM coord. CPU ms/research", v["before"]["cpu_ms_per_research"], v["after"]["cpu_ms_per_research"])
+            ("LLM CPU ms/research", v["before"]["stack_cpu_ms_per_research"], v["after"]["stack_cpu_ms_per_research"])
         )
     if prof.get("rules"):
         v = prof["rules"]["variants"]
         bars.append(("rules p50 ms", v["before"]["single_p50_ms"], v["after"]["single_p50_ms"]))
         bars.append(("rules researches/s", v["before"]["throughput_rps"], v["after"]["throughput_rps"]))
         bars.append(
-            ("rules coord. CPU ms/research", v["before"]["cpu_ms_per_research"], v["after"]["cpu_ms_per_research"])
+            ("rules CPU ms/research", v["before"]["stack_cpu_ms_per_research"], v["after"]["stack_cpu_ms_per_research"])
         )
     if bars:
         x = range(len(bars))
@@ -448,7 +452,7 @@ def chart(report: dict[str, Any], path: Path) -> None:
         ax.bar([i + 0.2 for i in x], [b[2] or 0 for b in bars], 0.4, label="after")
         ax.set_xticks(list(x), [b[0] for b in bars], fontsize=8, rotation=12)
         ax.legend(fontsize=8)
-    ax.set_title("5. The fix: before / after (same run)")
+    ax.set_title("5. The fixes: before / after (same run)")
 
     fig.tight_layout()
     fig.savefig(path, dpi=110)
