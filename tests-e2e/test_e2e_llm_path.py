@@ -242,6 +242,17 @@ def test_an_llm_endpoint_fault_is_503_for_that_expert_retried_by_the_coordinator
     assert body["verdict"] is not None
 
 
+def test_an_llm_that_refuses_an_experts_call_is_asked_once(coordinator: httpx.Client, fake_llm: FakeLLM) -> None:
+    fake_llm.client.reset(replies.fault("catalyst_detective", 400))
+
+    body = _research(coordinator, symbol="600519.SH", experts=["technical_analyst", "catalyst_detective"])
+
+    assert body["overall_status"] == "partial"
+    assert errors(body)["catalyst_detective"].startswith("research 502 llm_upstream_error:")
+    assert _calls(fake_llm)["catalyst_detective"] == 1  # a refusal is final: no second, paid call
+    assert body["verdict"] is not None
+
+
 def test_a_debate_llm_outage_is_retried_then_nulls_debate_and_verdict(
     coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:

@@ -204,3 +204,23 @@ async def test_the_production_client_times_out_a_peer_that_never_answers() -> No
         peer = PeerClient("research", _base(server), client, CallPolicy(budget_seconds=0.3))
         with pytest.raises(PeerTimeoutError, match=r"^research timed out after 0.3s \(1 attempt\)$"):
             await peer.post_json("/x", {})
+
+
+@respx.mock
+async def test_a_502_saying_the_llm_refused_the_call_is_not_retried(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(
+        return_value=problem(502, "llm_upstream_error", "the LLM refused the call (401): invalid api key")
+    )
+    with pytest.raises(ServiceResponseError, match="llm_upstream_error") as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert route.call_count == 1
+    assert caught.value.attempts == 1
+
+
+@respx.mock
+async def test_a_502_for_invalid_llm_output_is_retried(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(
+        side_effect=[problem(502, "llm_output_invalid", "no JSON object"), httpx.Response(200, json={"ok": 1})]
+    )
+    _, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert (attempts, route.call_count) == (2, 2)

@@ -2,7 +2,9 @@
 
 - a time budget per call (connect timeout, and the whole call incl. retries bounded by ``budget_seconds``);
 - retries (tenacity) only for transient failures: connection errors and 429/502/503/504, exponential
-  backoff with jitter, at most ``max_attempts``; any other 4xx/5xx is final;
+  backoff with jitter, at most ``max_attempts``; any other 4xx/5xx is final, and so is a 502 whose problem
+  says the LLM endpoint refused the call (``llm_upstream_error``: a bad key, an unknown model, a prompt
+  too long; the same call would be refused again, at the price of another LLM call);
 - the caller's X-Request-ID forwarded;
 - every failure raised as a typed ``GatewayError`` carrying ``attempts`` (a non-2xx reply becomes a
   ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``).
@@ -26,12 +28,14 @@ from coordinator.domain.exceptions import (
     PeerTimeoutError,
     PeerUnavailableError,
 )
+from shared_contracts.llm.errors import LLMUpstreamError
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.service.request_id import outgoing_headers
 
 log = structlog.get_logger(__name__)
 
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
+FINAL_PROBLEM_CODES = frozenset({LLMUpstreamError.code})
 _TRANSIENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError)
 
 
@@ -62,6 +66,16 @@ class _TransientStatus(Exception):
     def __init__(self, response: httpx.Response) -> None:
         super().__init__(f"HTTP {response.status_code}")
         self.response = response
+
+
+def _is_transient_reply(response: httpx.Response) -> bool:
+    if response.status_code not in TRANSIENT_STATUSES:
+        return False
+    try:
+        code = response.json().get("code")
+    except (ValueError, AttributeError):
+        return True
+    return code not in FINAL_PROBLEM_CODES
 
 
 def _is_transient(exc: BaseException) -> bool:
@@ -111,7 +125,7 @@ class PeerClient:
                         response = await self._client.post(
                             url, json=body, headers=outgoing_headers(), timeout=self._timeout
                         )
-                        if response.status_code in TRANSIENT_STATUSES:
+                        if _is_transient_reply(response):
                             raise _TransientStatus(response)
         except (TimeoutError, httpx.TimeoutException) as exc:
             if isinstance(exc, httpx.ConnectTimeout):

@@ -1,0 +1,140 @@
+"""CPU per call of the HTTP clients the services use, against one local server process (the figures behind
+the transport and SDK choices in benchmarks/README.md, section 5).
+
+``uv run --no-sync python -m benchmarks.micro_clients [--calls 400]``
+
+The server (a Starlette app under uvicorn, in its own process) answers every POST with a fixed JSON body of
+about 1 KB (an LLM-sized completion for the chat endpoint). The figure is the client process's CPU time
+(``time.process_time``) per call, sequential and with 10 calls in flight.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import aiohttp
+import httpx
+import httpx2
+import openai
+from httpx_aiohttp import AiohttpTransport
+from openai.types.chat import ChatCompletion
+
+from benchmarks.harness import free_port
+
+SERVER = """
+import json, time
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+CONTENT = json.dumps({"signal": "BULLISH", "reasoning": "r" * 800})
+COMPLETION = {"id": "c", "object": "chat.completion", "model": "m",
+    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": CONTENT}}],
+    "usage": {"prompt_tokens": 900, "completion_tokens": 100, "total_tokens": 1000}}
+
+async def chat(request):
+    await request.body()
+    return Response(json.dumps({**COMPLETION, "created": int(time.time())}), media_type="application/json")
+
+async def peer(request):
+    await request.body()
+    return Response(CONTENT, media_type="application/json")
+
+app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/peer", peer, methods=["POST"])])
+"""
+
+PEER_BODY = {"symbol": "600519.SH", "options": {"k": "v" * 2000}}
+MESSAGES = [{"role": "system", "content": "s" * 1500}, {"role": "user", "content": "u" * 2500}]
+
+
+async def cpu_ms_per_call(call: Callable[[], Awaitable[object]], calls: int, in_flight: int) -> float:
+    for _ in range(20):
+        await call()
+    started = time.process_time()
+    for _ in range(calls // in_flight):
+        await asyncio.gather(*(call() for _ in range(in_flight)))
+    return (time.process_time() - started) * 1000 / (calls // in_flight * in_flight)
+
+
+async def measure(base: str, calls: int) -> list[tuple[str, int, float]]:
+    rows: list[tuple[str, int, float]] = []
+
+    async def run(name: str, call: Callable[[], Awaitable[object]]) -> None:
+        for in_flight in (1, 10):
+            rows.append((name, in_flight, await cpu_ms_per_call(call, calls, in_flight)))
+            print(f"{name:58s} in flight {in_flight:2d}: {rows[-1][2]:.2f} ms CPU per call", flush=True)
+
+    async with httpx.AsyncClient() as plain:
+        await run("peer call: httpx, its own transport", lambda: plain.post(base + "/peer", json=PEER_BODY))
+    async with httpx.AsyncClient(transport=AiohttpTransport()) as on_aiohttp:
+        await run(
+            "peer call: httpx on httpx-aiohttp (the coordinator's)",
+            lambda: on_aiohttp.post(base + "/peer", json=PEER_BODY),
+        )
+    async with aiohttp.ClientSession() as session:
+
+        async def raw() -> object:
+            async with session.post(base + "/peer", json=PEER_BODY) as response:
+                return json.loads(await response.read())
+
+        await run("peer call: aiohttp alone", raw)
+
+    body = {"model": "m", "messages": MESSAGES, "temperature": 0.2, "response_format": {"type": "json_object"}}
+    for label, http_client in (("httpx2", httpx2.AsyncClient()), ("aiohttp", openai.DefaultAioHttpClient())):
+        llm = openai.AsyncOpenAI(api_key="k", base_url=base + "/v1", http_client=http_client, max_retries=0)
+        await run(
+            f"LLM call: chat.completions.create, {label}",
+            lambda llm=llm: llm.chat.completions.create(  # type: ignore[misc]
+                model="m", messages=MESSAGES, temperature=0.2, response_format={"type": "json_object"}
+            ),
+        )
+        await run(
+            f"LLM call: post(cast_to=ChatCompletion), {label}",
+            lambda llm=llm: llm.post("/chat/completions", cast_to=ChatCompletion, body=body),  # type: ignore[misc]
+        )
+        await llm.close()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.micro_clients", description=__doc__)
+    parser.add_argument("--calls", type=int, default=400)
+    args = parser.parse_args(argv)
+    port = free_port()
+    with tempfile.TemporaryDirectory() as workdir:
+        (Path(workdir) / "micro_server.py").write_text(SERVER, encoding="utf-8")
+        server = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "micro_server:app", "--port", str(port), "--log-level", "warning"],
+            cwd=workdir,
+        )
+        return _measure_against(server, port, args.calls)
+
+
+def _measure_against(server: subprocess.Popen[bytes], port: int, calls: int) -> int:
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.post(f"http://127.0.0.1:{port}/peer", timeout=1)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        asyncio.run(measure(f"http://127.0.0.1:{port}", calls))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
