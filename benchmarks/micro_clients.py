@@ -3,9 +3,9 @@ the transport and SDK choices in benchmarks/README.md, section 5).
 
 ``uv run --no-sync python -m benchmarks.micro_clients [--calls 400]``
 
-The server (a Starlette app under uvicorn, in its own process) answers every POST with a fixed JSON body of
-about 1 KB (an LLM-sized completion for the chat endpoint). The figure is the client process's CPU time
-(``time.process_time``) per call, sequential and with 10 calls in flight.
+The server (``benchmarks/micro_server.py``, a Starlette app under uvicorn, in its own process) answers every
+POST with a fixed JSON body of about 1 KB (an LLM-sized completion for the chat endpoint). The figure is the
+client process's CPU time (``time.process_time``) per call, sequential and with 10 calls in flight.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -24,32 +22,11 @@ import aiohttp
 import httpx
 import httpx2
 import openai
+from e2e_processes import base_env
 from httpx_aiohttp import AiohttpTransport
 from openai.types.chat import ChatCompletion
 
-from benchmarks.harness import free_port
-
-SERVER = """
-import json, time
-from starlette.applications import Starlette
-from starlette.responses import Response
-from starlette.routing import Route
-
-CONTENT = json.dumps({"signal": "BULLISH", "reasoning": "r" * 800})
-COMPLETION = {"id": "c", "object": "chat.completion", "model": "m",
-    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": CONTENT}}],
-    "usage": {"prompt_tokens": 900, "completion_tokens": 100, "total_tokens": 1000}}
-
-async def chat(request):
-    await request.body()
-    return Response(json.dumps({**COMPLETION, "created": int(time.time())}), media_type="application/json")
-
-async def peer(request):
-    await request.body()
-    return Response(CONTENT, media_type="application/json")
-
-app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/peer", peer, methods=["POST"])])
-"""
+from benchmarks.harness import ServiceProcess, free_port
 
 PEER_BODY = {"symbol": "600519.SH", "options": {"k": "v" * 2000}}
 MESSAGES = [{"role": "system", "content": "s" * 1500}, {"role": "user", "content": "u" * 2500}]
@@ -108,31 +85,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.micro_clients", description=__doc__)
     parser.add_argument("--calls", type=int, default=400)
     args = parser.parse_args(argv)
-    port = free_port()
     with tempfile.TemporaryDirectory() as workdir:
-        (Path(workdir) / "micro_server.py").write_text(SERVER, encoding="utf-8")
-        server = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "micro_server:app", "--port", str(port), "--log-level", "warning"],
-            cwd=workdir,
+        server = ServiceProcess(
+            "micro_server", "benchmarks.micro_server:create_app", free_port(), base_env(), Path(workdir) / "server.log"
         )
-        return _measure_against(server, port, args.calls)
-
-
-def _measure_against(server: subprocess.Popen[bytes], port: int, calls: int) -> int:
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.post(f"http://127.0.0.1:{port}/peer", timeout=1)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        asyncio.run(measure(f"http://127.0.0.1:{port}", calls))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        server.start()
+        try:
+            server.wait_ready("/healthz")
+            asyncio.run(measure(server.url, args.calls))
+        finally:
+            server.stop()
     return 0
 
 

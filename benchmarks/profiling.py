@@ -74,7 +74,7 @@ def baseline_tree(workdir: Path) -> dict[str, Any]:
         "path": str(root),
         "ref": BASELINE_REF,
         "pythonpath": os.pathsep.join(str(root / r) for r in SOURCE_ROOTS),
-        "changed_since": changed.splitlines()[-1] if changed else "no change",
+        "changed_since": changed.splitlines()[-1].strip() if changed else "no change",
     }
 
 

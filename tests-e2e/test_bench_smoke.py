@@ -13,18 +13,18 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def run_module(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return done
+
+
 @pytest.mark.e2e
 def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--smoke", "--out", str(out), "--no-docs"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    done = run_module("benchmarks", "--smoke", "--out", str(out), "--no-docs", timeout=300)
 
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["meta"]["config"] == "smoke"
@@ -59,3 +59,12 @@ def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
     png = (out / "report.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(png) > 10_000
+
+
+@pytest.mark.e2e
+def test_micro_clients_measures_every_client_it_names() -> None:
+    done = run_module("benchmarks.micro_clients", "--calls", "20", timeout=120)
+    rows = [line for line in done.stdout.splitlines() if "ms CPU per call" in line]
+    assert len(rows) == 14  # 7 clients, each sequential and with 10 in flight
+    assert any("httpx-aiohttp" in row for row in rows)
+    assert any("post(cast_to=ChatCompletion), aiohttp" in row for row in rows)
