@@ -55,7 +55,7 @@ def docs_page(md: str, command: str, out_dir: Path) -> str:
     return (
         "# Benchmarks\n\n"
         "The latest full run of `make bench` (issue 8). A benchmark measures and reports; it does not gate CI "
-        "(CI runs a smoke configuration of about a minute: `tests-e2e/test_bench_smoke.py`). How it is measured: "
+        "(CI runs a smoke configuration of one to two minutes: `tests-e2e/test_bench_smoke.py`). How it is measured: "
         "`benchmarks/README.md`.\n\n"
         f"Produced by `{command}` (results folder `{where}`, not committed: `report.json`, `report.md`, "
         "`report.png`, profiles).\n\n" + md.replace("# Benchmark report", "## Report", 1)
