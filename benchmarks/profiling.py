@@ -49,6 +49,14 @@ SOURCE_ROOTS = (
 WATCHED = ("run_in_session", "record_expert", "post_json", "ainvoke")
 
 
+def baseline_missing() -> str | None:
+    """Why the baseline cannot be built here (a shallow clone lacks ``BASELINE_REF``), or None."""
+    found = subprocess.run(
+        ["git", "cat-file", "-e", f"{BASELINE_REF}^{{commit}}"], cwd=REPO_ROOT, capture_output=True, check=False
+    )
+    return None if found.returncode == 0 else f"commit {BASELINE_REF[:10]} is not in this clone (shallow?)"
+
+
 def baseline_tree(workdir: Path) -> dict[str, Any]:
     """The sources of every service and of shared-contracts at ``BASELINE_REF``, and the PYTHONPATH that
     puts them first."""
@@ -231,6 +239,10 @@ async def _rules_mode(stacks: dict[str, BenchStack], cfg: BenchConfig, log: Log)
 
 
 async def profile_and_fix(workdir: Path, cfg: BenchConfig, log: Log) -> dict[str, Any]:
+    missing = baseline_missing()
+    if missing is not None:
+        log(f"  skipped: {missing}")
+        return {"baseline": {"ref": BASELINE_REF, "unavailable": missing}, "method": __doc__}
     tree = baseline_tree(workdir)
     result: dict[str, Any] = {"baseline": tree, "method": __doc__}
     for mode in cfg.profile_modes:

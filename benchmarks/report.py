@@ -274,6 +274,8 @@ def markdown(report: dict[str, Any]) -> str:
 
 def _profile_markdown(prof: dict[str, Any]) -> list[str]:
     base = prof["baseline"]
+    if "unavailable" in base:
+        return ["## 5. Profile and fix (before and after in the same run)", "", f"Not run: {base['unavailable']}.", ""]
     lines = [
         "## 5. Profile and fix (before and after in the same run)",
         "",
