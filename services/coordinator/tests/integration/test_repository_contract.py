@@ -68,9 +68,11 @@ async def repo(database_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
 async def second_repo(database_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
     """Another engine on the same database: what it reads was committed, not cached."""
     engine = build_engine(database_url)
+    repository = SqlAlchemySessionRepository(engine)
     try:
-        yield SqlAlchemySessionRepository(engine)
+        yield repository
     finally:
+        await repository.close()
         await engine.dispose()
 
 

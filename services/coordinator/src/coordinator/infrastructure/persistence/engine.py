@@ -45,11 +45,11 @@ def build_engine(database_url: str | URL) -> AsyncEngine:
         assert url.database is not None
         Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_async_engine(url, **kwargs)
-    event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    event.listen(engine.sync_engine, "connect", sqlite_pragmas)
     return engine
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     # WAL: readers (history queries) never block the writer committing a stage, and vice versa.

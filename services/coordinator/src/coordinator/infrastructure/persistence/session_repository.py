@@ -1,24 +1,22 @@
-"""``ISessionRepository`` on SQLAlchemy 2 (async): every method is one short transaction, committed
-before it returns, so a stage that finished is on disk before the next one starts.
+"""``ISessionRepository`` on SQLAlchemy 2: every write is one short transaction, committed before the
+method returns, so a stage that finished is on disk before the next one starts.
 
-SQLite takes one writer at a time: a second connection that tries to write waits in SQLite's busy
-handler, which sleeps in steps of up to 100 ms. Five experts finishing together would queue there, so
-on SQLite this process orders its own writes with an ``asyncio.Lock`` instead (no sleeping; the next
-writer starts the moment the previous one commits). PostgreSQL needs no such lock."""
+Writes are SQLAlchemy Core statements (a stage's write is a statement or two, and the ORM's unit of work
+cost several times the statements' own time), run by ``write_transactions``: on a SQLite file, on a
+thread of their own; otherwise through the async engine. Reads go through the async engine and the ORM
+(sessions are loaded with their expert rows)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Select, Table, func, insert, select, update
+from sqlalchemy import Connection, Select, Table, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from coordinator.domain.exceptions import (
@@ -35,45 +33,55 @@ from coordinator.domain.model.session import (
 )
 from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.infrastructure.persistence.tables import ExpertRow, SessionRow
+from coordinator.infrastructure.persistence.write_transactions import (
+    Statements,
+    T,
+    write_transactions_for,
+)
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
+STORE_ERRORS = (OperationalError, InterfaceError, OSError)
 
 
 class SqlAlchemySessionRepository(ISessionRepository):
+    """Call ``close()`` before disposing of the engine."""
+
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
-        self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        self._writes = write_transactions_for(engine)
         self._upsert_expert = _expert_upsert(engine.dialect.name)
+
+    async def close(self) -> None:
+        await self._writes.close()
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[AsyncSession]:
-        """A read transaction through the ORM (sessions are loaded with their expert rows)."""
+        """A read transaction through the ORM."""
         try:
             async with self._sessionmaker.begin() as db:
                 yield db
-        except (OperationalError, InterfaceError, OSError) as exc:
+        except STORE_ERRORS as exc:
             raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
 
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        """A write transaction in SQLAlchemy Core: a stage's write is a statement or two, and the ORM's
-        unit of work cost several times the statements' own time (benchmarks/README.md)."""
-        serialized = self._write_lock if self._write_lock is not None else contextlib.nullcontext()
+    async def _write(self, statements: Statements[T]) -> T:
         try:
-            async with serialized, self._engine.begin() as conn:
-                yield conn
-        except (OperationalError, InterfaceError, OSError) as exc:
+            return await self._writes.run(statements)
+        except STORE_ERRORS as exc:
             raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
 
     async def create(self, session: ResearchSession) -> None:
+        values = _session_values(session)
         experts = [_expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
+
+        def statements(conn: Connection) -> None:
+            conn.execute(insert(SESSIONS), values)
+            if experts:
+                conn.execute(insert(EXPERTS), experts)
+
         try:
-            async with self._write() as conn:
-                await conn.execute(insert(SESSIONS), _session_values(session))
-                if experts:
-                    await conn.execute(insert(EXPERTS), experts)
+            await self._write(statements)
         except IntegrityError:
             if session.retried_from is None:
                 raise
@@ -90,46 +98,39 @@ class SqlAlchemySessionRepository(ISessionRepository):
             return found
 
     async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None:
-        async with self._write() as conn:
-            await self._touch(conn, session_id)
-            await conn.execute(self._upsert_expert, _expert_values(session_id, expert, outcome))
+        values = _expert_values(session_id, expert, outcome)
+
+        def statements(conn: Connection) -> None:
+            _touch(conn, session_id)
+            conn.execute(self._upsert_expert, values)
+
+        await self._write(statements)
 
     async def record_debate(self, session_id: str, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
-        async with self._write() as conn:
-            await self._touch(
-                conn,
+        await self._write(
+            _touching(
                 session_id,
                 debate_status=stage.status,
                 debate_error=stage.error,
                 debate_duration_ms=stage.duration_ms,
                 debate_outcome=outcome,
             )
+        )
 
     async def record_verdict(self, session_id: str, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
-        async with self._write() as conn:
-            await self._touch(
-                conn,
+        await self._write(
+            _touching(
                 session_id,
                 judge_status=stage.status,
                 judge_error=stage.error,
                 judge_duration_ms=stage.duration_ms,
                 verdict=verdict,
             )
+        )
 
     async def finish(self, session_id: str, status: SessionStatus) -> None:
-        async with self._write() as conn:
-            now = utcnow()
-            await self._touch(conn, session_id, status=status, completed_at=now, updated_at=now)
-
-    @staticmethod
-    async def _touch(conn: AsyncConnection, session_id: str, **values: Any) -> None:
-        """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also
-        orders concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
-        result = await conn.execute(
-            update(SESSIONS).where(SESSIONS.c.session_id == session_id).values(**{"updated_at": utcnow(), **values})
-        )
-        if result.rowcount == 0:
-            raise SessionNotFoundError(session_id)
+        now = utcnow()
+        await self._write(_touching(session_id, status=status, completed_at=now, updated_at=now))
 
     async def get(self, session_id: str) -> ResearchSession | None:
         async with self._transaction() as db:
@@ -161,15 +162,34 @@ class SqlAlchemySessionRepository(ISessionRepository):
             return [_to_domain(r) for r in rows], int(total or 0)
 
     async def mark_running_as_interrupted(self) -> int:
-        async with self._write() as conn:
-            result = await conn.execute(
+        def statements(conn: Connection) -> int:
+            result = conn.execute(
                 update(SESSIONS).where(SESSIONS.c.status == "running").values(status="interrupted", updated_at=utcnow())
             )
             return int(result.rowcount or 0)
 
+        return await self._write(statements)
+
     async def ping(self) -> None:
         async with self._transaction() as db:
             await db.execute(select(SessionRow.session_id).limit(1))
+
+
+def _touch(conn: Connection, session_id: str, **values: Any) -> None:
+    """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also orders
+    concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
+    result = conn.execute(
+        update(SESSIONS).where(SESSIONS.c.session_id == session_id).values(**{"updated_at": utcnow(), **values})
+    )
+    if result.rowcount == 0:
+        raise SessionNotFoundError(session_id)
+
+
+def _touching(session_id: str, **values: Any) -> Statements[None]:
+    def statements(conn: Connection) -> None:
+        _touch(conn, session_id, **values)
+
+    return statements
 
 
 def _with_experts(query: Select[SessionRow]) -> Select[SessionRow]:

@@ -24,12 +24,19 @@ async def open_session_store(database_url: str) -> tuple[SqlAlchemySessionReposi
     Note: every ``running`` row is interrupted, so with several replicas on one PostgreSQL database a
     replica that starts while another serves a research marks that one interrupted too."""
     engine = build_engine(database_url)
+    repository: SqlAlchemySessionRepository | None = None
+
+    async def close() -> None:
+        if repository is not None:
+            await repository.close()
+        await engine.dispose()
+
     try:
         await run_migrations(engine)
         repository = SqlAlchemySessionRepository(engine)
         interrupted = await repository.mark_running_as_interrupted()
     except BaseException:
-        await engine.dispose()
+        await close()
         raise
     log.info("session_store_opened", database=describe(database_url), interrupted_sessions=interrupted)
-    return repository, engine.dispose
+    return repository, close

@@ -1,0 +1,155 @@
+"""How the repository's writes run: a SQLite file's on a thread of their own (one hand-off per
+transaction), everything else through the async engine; either way one transaction, committed on return."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from coordinator_persistence_fakes import make_session, sqlite_url
+from sqlalchemy import Connection, text
+
+from coordinator.infrastructure.persistence.engine import build_engine
+from coordinator.infrastructure.persistence.migrate import run_migrations
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.store import open_session_store
+from coordinator.infrastructure.persistence.write_transactions import (
+    AsyncEngineWrites,
+    SqliteWriterThread,
+    write_transactions_for,
+)
+
+
+@pytest.fixture
+async def sqlite_file(tmp_path: Path) -> str:
+    url = sqlite_url(tmp_path)
+    await run_migrations(url)
+    return url
+
+
+async def _count_sessions(url: str) -> int:
+    """Through another engine: only what was committed is seen."""
+    engine = build_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return int((await conn.execute(text("SELECT count(*) FROM research_sessions"))).scalar_one())
+    finally:
+        await engine.dispose()
+
+
+async def test_a_sqlite_file_is_written_on_its_own_thread_and_committed_on_return(sqlite_file: str) -> None:
+    engine = build_engine(sqlite_file)
+    writes = write_transactions_for(engine)
+    try:
+        assert isinstance(writes, SqliteWriterThread)
+
+        def statements(conn: Connection) -> str:
+            conn.execute(text("SELECT 1"))
+            return threading.current_thread().name
+
+        thread_name = await writes.run(statements)
+        assert thread_name.startswith("session-writes")
+        assert thread_name != threading.current_thread().name
+
+        repository = SqlAlchemySessionRepository(engine)
+        try:
+            await repository.create(make_session())
+            assert await _count_sessions(sqlite_file) == 1
+        finally:
+            await repository.close()
+    finally:
+        await writes.close()
+        await engine.dispose()
+
+
+async def test_a_failing_transaction_is_rolled_back_whole(sqlite_file: str) -> None:
+    engine = build_engine(sqlite_file)
+    repository = SqlAlchemySessionRepository(engine)
+    try:
+        session = make_session()
+        await repository.create(session)
+
+        def half_then_fail(conn: Connection) -> None:
+            conn.execute(text("DELETE FROM research_sessions"))
+            raise RuntimeError("boom")
+
+        with pytest.raises(RuntimeError, match="boom"):
+            await repository._writes.run(half_then_fail)
+        assert await _count_sessions(sqlite_file) == 1
+    finally:
+        await repository.close()
+        await engine.dispose()
+
+
+async def test_a_write_that_started_still_commits_when_its_caller_is_cancelled(sqlite_file: str) -> None:
+    engine = build_engine(sqlite_file)
+    repository = SqlAlchemySessionRepository(engine)
+    started, release = threading.Event(), threading.Event()
+    session = make_session()
+    try:
+
+        def slow_write(conn: Connection) -> None:
+            started.set()
+            release.wait(5)
+            conn.execute(text("UPDATE research_sessions SET symbol = 'AFTER.CANCEL'"))
+
+        await repository.create(session)
+        task = asyncio.create_task(repository._writes.run(slow_write))
+        await asyncio.to_thread(started.wait, 5)
+        task.cancel()
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await repository.finish(session.session_id, "completed")  # queued behind it on the one thread
+        stored = await repository.get(session.session_id)
+        assert stored is not None
+        assert (stored.symbol, stored.status) == ("AFTER.CANCEL", "completed")
+    finally:
+        await repository.close()
+        await engine.dispose()
+
+
+async def test_writes_of_one_process_run_one_at_a_time_in_the_order_asked(sqlite_file: str) -> None:
+    """No two transactions overlap, so none ever waits out SQLite's busy-handler sleeps."""
+    engine = build_engine(sqlite_file)
+    writes = write_transactions_for(engine)
+    spans: list[tuple[int, str]] = []
+    try:
+
+        def write(n: int) -> Callable[[Connection], None]:
+            def statements(conn: Connection) -> None:
+                spans.append((n, "begin"))
+                conn.execute(text("SELECT 1"))
+                time.sleep(0.002)
+                spans.append((n, "end"))
+
+            return statements
+
+        await asyncio.gather(*(writes.run(write(n)) for n in range(20)))
+    finally:
+        await writes.close()
+        await engine.dispose()
+    assert spans == [(n, edge) for n in range(20) for edge in ("begin", "end")]
+
+
+async def test_in_memory_sqlite_and_postgresql_write_through_the_async_engine() -> None:
+    memory = build_engine("sqlite+aiosqlite://")
+    postgres = build_engine("postgresql+asyncpg://postgres@127.0.0.1:1/nowhere")  # never connected here
+    try:
+        assert isinstance(write_transactions_for(memory), AsyncEngineWrites)
+        assert isinstance(write_transactions_for(postgres), AsyncEngineWrites)
+    finally:
+        await memory.dispose()
+        await postgres.dispose()
+
+
+async def test_closing_the_store_stops_the_writer_thread(tmp_path: Path) -> None:
+    repository, close = await open_session_store(sqlite_url(tmp_path))
+    await repository.create(make_session())
+    assert any(t.name.startswith("session-writes") for t in threading.enumerate())
+    await close()
+    assert not any(t.name.startswith("session-writes") for t in threading.enumerate())
