@@ -40,8 +40,12 @@ def configure_logging(level: str = "INFO", *, json: bool = True, service: str | 
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
-        logging.getLogger(name).handlers[:] = []
-        logging.getLogger(name).propagate = True
+        logger = logging.getLogger(name)
+        # uvicorn's --no-access-log leaves its access logger without handlers and not propagating.
+        switched_off = name == "uvicorn.access" and not logger.handlers and not logger.propagate
+        logger.handlers[:] = []
+        logger.setLevel(logging.NOTSET)  # LOG_LEVEL governs uvicorn's loggers too (uvicorn sets INFO)
+        logger.propagate = not switched_off
 
 
 def _add_service(service: str) -> structlog.types.Processor:
