@@ -6,6 +6,7 @@ import logging
 from collections.abc import Iterator
 
 import pytest
+import structlog
 
 from shared_contracts.service.logging import configure_logging
 
@@ -16,11 +17,13 @@ UVICORN = ("uvicorn", "uvicorn.error", "uvicorn.access")
 def _restore_logging() -> Iterator[None]:
     root = logging.getLogger()
     saved_root = (root.handlers[:], root.level)
+    saved_structlog = structlog.get_config()
     saved = {
         n: (logging.getLogger(n).handlers[:], logging.getLogger(n).level, logging.getLogger(n).propagate)
         for n in UVICORN
     }
     yield
+    structlog.configure(**saved_structlog)
     root.handlers[:], root.level = saved_root[0], saved_root[1]
     for name, (handlers, level, propagate) in saved.items():
         logger = logging.getLogger(name)
@@ -58,3 +61,20 @@ def test_no_access_log_stays_off() -> None:
     configure_logging("INFO", service="t")
     assert not logging.getLogger("uvicorn.access").hasHandlers()  # uvicorn then skips access lines entirely
     assert logging.getLogger("uvicorn.error").isEnabledFor(logging.INFO)
+
+
+def test_events_below_log_level_are_dropped_before_the_processors_run(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging("WARNING", service="t")
+    ran: list[str] = []
+
+    def spy(_logger: object, method: str, event: structlog.types.EventDict) -> structlog.types.EventDict:
+        ran.append(method)
+        return event
+
+    processors = structlog.get_config()["processors"]
+    structlog.configure(processors=[processors[0], spy, *processors[1:]])
+    log = structlog.get_logger("t")
+    log.info("quiet")
+    log.warning("loud")
+    assert ran == ["warning"]
+    assert "loud" in capsys.readouterr().err
