@@ -352,12 +352,6 @@ class InMemorySessionRepository(ISessionRepository):
         ]
         return found[offset : offset + limit], len(found)
 
-    async def mark_running_as_interrupted(self) -> int:
-        running = [s for s in self.sessions.values() if s.status == "running"]
-        for s in running:
-            s.status = "interrupted"
-        return len(running)
-
     async def ping(self) -> None:
         if self.fail_on == "ping":
             raise RuntimeError("store down")

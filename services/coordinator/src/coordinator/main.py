@@ -17,14 +17,16 @@ from shared_contracts.service.settings import load_settings
 
 
 def create_app(settings: Settings | None = None, container: CoordinatorContainer | None = None) -> FastAPI:
-    """Without ``container`` the lifespan opens the session store (migrating it, and marking sessions a
-    dead coordinator left running as interrupted), builds the container, and closes both on shutdown;
-    a given container belongs to the caller."""
+    """Without ``container`` the lifespan opens the session store (migrating it, registering this
+    coordinator instance, and marking the sessions of coordinators that are gone as interrupted), builds
+    the container, and closes both on shutdown; a given container belongs to the caller."""
     settings = settings or load_settings(Settings)
 
     @asynccontextmanager
     async def open_container() -> AsyncIterator[CoordinatorContainer]:
-        sessions, close_store = await open_session_store(settings.database_url)
+        sessions, close_store = await open_session_store(
+            settings.database_url, lease_seconds=settings.session_lease_seconds
+        )
         try:
             async with aclosing(build_container(settings, sessions=sessions)) as built:
                 yield built

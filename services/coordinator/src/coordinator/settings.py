@@ -22,6 +22,12 @@ class Settings(ServiceSettings):
     http_backoff_seconds: float = Field(default=0.5, ge=0, description="First retry wait; doubles, with jitter.")
     http_backoff_max_seconds: float = Field(default=4.0, ge=0)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
+    session_lease_seconds: float = Field(
+        default=30.0,
+        ge=1.0,
+        description="A coordinator renews its registration every third of this; one on another machine "
+        "that has not for this long is taken as gone, and its running sessions become interrupted.",
+    )
     http_max_connections: int = Field(
         default=200, ge=1, description="Open connections to all peers together; calls beyond it wait for one."
     )

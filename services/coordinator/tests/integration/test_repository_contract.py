@@ -234,14 +234,16 @@ async def test_list_is_newest_first_filtered_and_paginated(repo: SqlAlchemySessi
     assert (beyond, total) == ([], 4)
 
 
-async def test_running_sessions_become_interrupted(repo: SqlAlchemySessionRepository) -> None:
+async def test_running_sessions_of_a_gone_coordinator_become_interrupted(repo: SqlAlchemySessionRepository) -> None:
     running = make_session(status="running")
     done = make_session(status="completed")
     await repo.create(running)
     await repo.create(done)
 
-    assert await repo.mark_running_as_interrupted() == 1
-    assert await repo.mark_running_as_interrupted() == 0
+    assert repo.owner is not None
+    assert await repo.interrupt_orphaned_sessions([]) == 0  # its coordinator (this one) is registered
+    assert await repo.interrupt_orphaned_sessions([repo.owner]) == 1  # taken for gone
+    assert await repo.interrupt_orphaned_sessions([]) == 0
 
     got_running, got_done = await repo.get(running.session_id), await repo.get(done.session_id)
     assert got_running is not None

@@ -52,8 +52,8 @@ async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> Non
             version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one()
     finally:
         await engine.dispose()
-    assert {"research_sessions", "research_session_experts", "alembic_version"} <= tables
-    assert version == "0001_research_sessions"
+    assert {"research_sessions", "research_session_experts", "coordinator_instances", "alembic_version"} <= tables
+    assert version == "0002_session_owners"
 
 
 async def test_open_session_store_creates_the_sqlite_file_and_its_directory(tmp_path: Path) -> None:

@@ -36,9 +36,5 @@ class ISessionRepository(ABC):
         """Newest first; returns (page, total matching)."""
 
     @abstractmethod
-    async def mark_running_as_interrupted(self) -> int:
-        """At start-up: sessions left ``running`` by a coordinator that died become ``interrupted``."""
-
-    @abstractmethod
     async def ping(self) -> None:
         """Raise when the store is unusable (for /readyz)."""

@@ -8,11 +8,11 @@ thread of their own; otherwise through the async engine. Reads go through the as
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Select, Table, func, insert, select, update
+from sqlalchemy import Connection, Select, Table, delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
@@ -32,7 +32,8 @@ from coordinator.domain.model.session import (
     utcnow,
 )
 from coordinator.domain.ports.session_repository import ISessionRepository
-from coordinator.infrastructure.persistence.tables import ExpertRow, SessionRow
+from coordinator.infrastructure.persistence.instances import InstanceIdentity, InstanceRecord
+from coordinator.infrastructure.persistence.tables import CoordinatorInstanceRow, ExpertRow, SessionRow
 from coordinator.infrastructure.persistence.write_transactions import (
     Statements,
     T,
@@ -41,13 +42,16 @@ from coordinator.infrastructure.persistence.write_transactions import (
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
+INSTANCES: Table = CoordinatorInstanceRow.__table__  # type: ignore[assignment]
 STORE_ERRORS = (OperationalError, InterfaceError, OSError)
 
 
 class SqlAlchemySessionRepository(ISessionRepository):
-    """Call ``close()`` before disposing of the engine."""
+    """Call ``close()`` before disposing of the engine. ``owner``: the coordinator instance whose sessions
+    this repository creates (``instances.InstanceLease``), stored with each."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, owner: str | None = None) -> None:
+        self.owner = owner
         self._engine = engine
         self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
         self._writes = write_transactions_for(engine)
@@ -72,7 +76,7 @@ class SqlAlchemySessionRepository(ISessionRepository):
             raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
 
     async def create(self, session: ResearchSession) -> None:
-        values = _session_values(session)
+        values = {**_session_values(session), "owner": self.owner}
         experts = [_expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
 
         def statements(conn: Connection) -> None:
@@ -161,11 +165,76 @@ class SqlAlchemySessionRepository(ISessionRepository):
             rows = (await db.scalars(_with_experts(page))).all()
             return [_to_domain(r) for r in rows], int(total or 0)
 
-    async def mark_running_as_interrupted(self) -> int:
+    # ------------------------------------------------------------- coordinator instances (the lease)
+
+    async def register_instance(self, identity: InstanceIdentity) -> None:
+        now = utcnow()
+        values = {
+            "instance_id": identity.instance_id,
+            "hostname": identity.hostname,
+            "boot_id": identity.boot_id,
+            "pid": identity.pid,
+            "process_started": identity.process_started,
+            "started_at": now,
+            "heartbeat_at": now,
+        }
+
+        def statements(conn: Connection) -> None:
+            conn.execute(insert(INSTANCES), values)
+
+        await self._write(statements)
+
+    async def renew_instance(self, instance_id: str) -> bool:
+        """False when the row is gone (another replica swept it)."""
+
+        def statements(conn: Connection) -> bool:
+            result = conn.execute(
+                update(INSTANCES).where(INSTANCES.c.instance_id == instance_id).values(heartbeat_at=utcnow())
+            )
+            return bool(result.rowcount)
+
+        return await self._write(statements)
+
+    async def instances(self) -> Sequence[InstanceRecord]:
+        async with self._transaction() as db:
+            rows = (await db.scalars(select(CoordinatorInstanceRow))).all()
+        return [
+            InstanceRecord(
+                InstanceIdentity(r.instance_id, r.hostname, r.boot_id, r.pid, r.process_started), r.heartbeat_at
+            )
+            for r in rows
+        ]
+
+    async def interrupt_orphaned_sessions(self, gone: Sequence[str]) -> int:
+        """Forget the instances in ``gone``; every ``running`` session whose owner is not a registered
+        instance (gone, shut down, or never recorded) becomes ``interrupted``. Returns how many."""
+
+        def statements(conn: Connection) -> int:
+            if gone:
+                conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id.in_(gone)))
+            registered = select(INSTANCES.c.instance_id)
+            result = conn.execute(
+                update(SESSIONS)
+                .where(
+                    SESSIONS.c.status == "running",
+                    or_(SESSIONS.c.owner.is_(None), SESSIONS.c.owner.not_in(registered)),
+                )
+                .values(status="interrupted", updated_at=utcnow())
+            )
+            return int(result.rowcount or 0)
+
+        return await self._write(statements)
+
+    async def release_instance(self, instance_id: str) -> int:
+        """At shutdown: this instance's sessions still ``running`` become ``interrupted``, and its row goes."""
+
         def statements(conn: Connection) -> int:
             result = conn.execute(
-                update(SESSIONS).where(SESSIONS.c.status == "running").values(status="interrupted", updated_at=utcnow())
+                update(SESSIONS)
+                .where(SESSIONS.c.status == "running", SESSIONS.c.owner == instance_id)
+                .values(status="interrupted", updated_at=utcnow())
             )
+            conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id == instance_id))
             return int(result.rowcount or 0)
 
         return await self._write(statements)

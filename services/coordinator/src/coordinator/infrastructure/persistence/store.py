@@ -2,41 +2,59 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 
 import structlog
 
 from coordinator.infrastructure.persistence.engine import build_engine, describe
+from coordinator.infrastructure.persistence.instances import InstanceLease
 from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 
 log = structlog.get_logger(__name__)
 
 CloseStore = Callable[[], Awaitable[None]]
+DEFAULT_LEASE_SECONDS = 30.0
 
 
-async def open_session_store(database_url: str) -> tuple[SqlAlchemySessionRepository, CloseStore]:
-    """Migrate the database to head, build the engine, and mark the sessions a previous coordinator
-    left ``running`` (it died mid-session) as ``interrupted``, which makes them retryable.
+async def open_session_store(
+    database_url: str, *, lease_seconds: float = DEFAULT_LEASE_SECONDS
+) -> tuple[SqlAlchemySessionRepository, CloseStore]:
+    """Migrate the database to head, build the engine, register this coordinator instance
+    (``instances.InstanceLease``, renewed every ``lease_seconds / 3``) and mark ``interrupted`` the
+    sessions of coordinators that are gone, which makes them retryable. Sessions another live replica
+    is running are left alone.
 
-    Returns the repository and the coroutine function that closes it (disposes the engine).
-
-    Note: every ``running`` row is interrupted, so with several replicas on one PostgreSQL database a
-    replica that starts while another serves a research marks that one interrupted too."""
+    Returns the repository and the coroutine function that closes it: this instance's sessions still
+    running become ``interrupted``, its registration is removed, and the engine is disposed of."""
     engine = build_engine(database_url)
     repository: SqlAlchemySessionRepository | None = None
+    lease: InstanceLease | None = None
 
     async def close() -> None:
-        if repository is not None:
-            await repository.close()
-        await engine.dispose()
+        try:
+            if lease is not None:
+                await lease.stop()
+        finally:
+            if repository is not None:
+                await repository.close()
+            await engine.dispose()
 
     try:
         await run_migrations(engine)
         repository = SqlAlchemySessionRepository(engine)
-        interrupted = await repository.mark_running_as_interrupted()
+        lease = InstanceLease(repository, lease_seconds)
+        repository.owner = lease.instance_id
+        interrupted = await lease.start()
     except BaseException:
-        await close()
+        with contextlib.suppress(Exception):  # the original error is the one to see
+            await close()
         raise
-    log.info("session_store_opened", database=describe(database_url), interrupted_sessions=interrupted)
+    log.info(
+        "session_store_opened",
+        database=describe(database_url),
+        instance=lease.instance_id,
+        interrupted_sessions=interrupted,
+    )
     return repository, close

@@ -1,8 +1,10 @@
 """The sessions schema (SQLAlchemy 2 declarative), one definition for SQLite and PostgreSQL.
 
-``research_sessions`` holds the request, the debate and judge stages and the overall status;
-``research_session_experts`` holds one row per expert, so that experts finishing in parallel each
-commit their own row (no read-modify-write of a shared JSON document). JSON columns use
+``research_sessions`` holds the request, the debate and judge stages, the overall status and the
+coordinator instance running it (``owner``); ``research_session_experts`` holds one row per expert, so
+that experts finishing in parallel each commit their own row (no read-modify-write of a shared JSON
+document); ``coordinator_instances`` holds one row per live coordinator process, renewed while it runs
+(the lease behind ``owner``). JSON columns use
 ``sqlalchemy.JSON`` (JSON on PostgreSQL, TEXT on SQLite). The Alembic revisions in ``migrations/``
 create exactly this schema; a test compares the two.
 """
@@ -14,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -111,6 +114,9 @@ class SessionRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    owner: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    """The coordinator instance running the session (``coordinator_instances``); NULL on rows written
+    before instances were recorded."""
 
     expert_rows: Mapped[list[ExpertRow]] = relationship(
         back_populates="session", cascade="all, delete-orphan", lazy="raise", passive_deletes=True
@@ -136,3 +142,19 @@ class ExpertRow(Base):
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
     session: Mapped[SessionRow] = relationship(back_populates="expert_rows", lazy="raise")
+
+
+class CoordinatorInstanceRow(Base):
+    """A running coordinator process. ``heartbeat_at`` is renewed while it lives; ``hostname``,
+    ``boot_id``, ``pid`` and ``process_started`` let a process on the same machine tell at once
+    whether it is still running."""
+
+    __tablename__ = "coordinator_instances"
+
+    instance_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    hostname: Mapped[str] = mapped_column(String(255))
+    boot_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    pid: Mapped[int] = mapped_column(Integer)
+    process_started: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime)

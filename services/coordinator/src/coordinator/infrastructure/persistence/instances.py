@@ -1,0 +1,152 @@
+"""Which coordinator processes are alive, so that one starting (or sweeping) marks ``interrupted`` only the
+sessions of a coordinator that is gone, never those another replica is still running.
+
+Each coordinator registers itself in ``coordinator_instances`` at start and renews ``heartbeat_at`` every
+``lease / 3`` seconds. An instance is gone when:
+
+- it ran on this machine (same hostname and boot id) and its process no longer exists: its pid is free,
+  or taken by a process that started at another time (a restarted container may reuse the pid). This is
+  known at once, so a coordinator restarted after a crash interrupts the dead one's sessions immediately;
+- it ran elsewhere and its heartbeat is older than the lease (a replica killed on another node);
+- its row is missing (it shut down, or was swept): sessions it still shows as running are orphans.
+
+Sessions recorded before instances were (``owner`` NULL) are treated as orphans, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Protocol
+
+import structlog
+
+from coordinator.domain.model.session import utcnow
+
+log = structlog.get_logger(__name__)
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def process_started(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, /proc), or None: no such process, or no /proc."""
+    stat = _read(f"/proc/{pid}/stat")
+    if stat is None:
+        return None
+    try:
+        return int(stat.rsplit(")", 1)[1].split()[19])
+    except (IndexError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class InstanceIdentity:
+    instance_id: str
+    hostname: str
+    boot_id: str | None
+    pid: int
+    process_started: int | None
+
+    @classmethod
+    def of_this_process(cls) -> InstanceIdentity:
+        pid = os.getpid()
+        return cls(
+            instance_id=str(uuid.uuid4()),
+            hostname=socket.gethostname(),
+            boot_id=_read("/proc/sys/kernel/random/boot_id"),
+            pid=pid,
+            process_started=process_started(pid),
+        )
+
+
+@dataclass(frozen=True)
+class InstanceRecord:
+    identity: InstanceIdentity
+    heartbeat_at: datetime
+
+
+def is_alive(record: InstanceRecord, *, here: InstanceIdentity, lease: timedelta, now: datetime) -> bool:
+    other = record.identity
+    same_machine = other.hostname == here.hostname and other.boot_id is not None and other.boot_id == here.boot_id
+    if same_machine and other.process_started is not None and here.process_started is not None:
+        return process_started(other.pid) == other.process_started
+    return now - record.heartbeat_at < lease
+
+
+class InstanceStore(Protocol):
+    """What the lease needs of the sessions store (``SqlAlchemySessionRepository`` provides it)."""
+
+    async def register_instance(self, identity: InstanceIdentity) -> None: ...
+    async def renew_instance(self, instance_id: str) -> bool: ...
+    async def instances(self) -> Sequence[InstanceRecord]: ...
+    async def interrupt_orphaned_sessions(self, gone: Sequence[str]) -> int: ...
+    async def release_instance(self, instance_id: str) -> int: ...
+
+
+class InstanceLease:
+    """This coordinator's row in ``coordinator_instances``: registered, renewed, and released."""
+
+    def __init__(self, store: InstanceStore, lease_seconds: float, identity: InstanceIdentity | None = None) -> None:
+        self.identity = identity or InstanceIdentity.of_this_process()
+        self._store = store
+        self._lease = timedelta(seconds=lease_seconds)
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def instance_id(self) -> str:
+        return self.identity.instance_id
+
+    async def start(self) -> int:
+        """Register, interrupt the sessions of coordinators that are gone, and renew in the background.
+        Returns how many sessions were interrupted."""
+        await self._store.register_instance(self.identity)
+        interrupted = await self.sweep()
+        self._task = asyncio.create_task(self._renew_forever(), name="coordinator-instance-lease")
+        return interrupted
+
+    async def sweep(self) -> int:
+        """Interrupt the running sessions of every coordinator that is gone; returns how many."""
+        now = utcnow()
+        gone = [
+            r.identity.instance_id
+            for r in await self._store.instances()
+            if r.identity.instance_id != self.instance_id
+            and not is_alive(r, here=self.identity, lease=self._lease, now=now)
+        ]
+        return await self._store.interrupt_orphaned_sessions(gone)
+
+    async def _renew_forever(self) -> None:
+        interval = self._lease.total_seconds() / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                if not await self._store.renew_instance(self.instance_id):
+                    # Swept by another replica (this process stalled longer than the lease): back in.
+                    await self._store.register_instance(self.identity)
+                interrupted = await self.sweep()
+                if interrupted:
+                    log.warning("orphaned_sessions_interrupted", count=interrupted)
+            except Exception as exc:  # the store may be briefly unreachable; the next round retries
+                log.warning("instance_lease_renewal_failed", error=str(exc) or type(exc).__name__)
+
+    async def stop(self) -> int:
+        """Stop renewing; this coordinator's sessions still running become ``interrupted`` and its row
+        is removed. Returns how many sessions were interrupted."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        return await self._store.release_instance(self.instance_id)

@@ -1,0 +1,222 @@
+"""Several coordinators on one database: a coordinator that starts (or sweeps while it runs) marks
+``interrupted`` only the sessions of coordinators that are gone, never those a live replica is running.
+
+On SQLite and on the local PostgreSQL (skipped clearly when it does not answer)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from alembic import command
+from coordinator_persistence_fakes import local_postgres_database, make_session, sqlite_url
+from sqlalchemy import text
+
+from coordinator.domain.model.session import utcnow
+from coordinator.infrastructure.persistence.engine import build_engine
+from coordinator.infrastructure.persistence.instances import (
+    InstanceIdentity,
+    InstanceLease,
+    InstanceRecord,
+    is_alive,
+    process_started,
+)
+from coordinator.infrastructure.persistence.migrate import alembic_config, run_migrations
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.store import open_session_store
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgres", id="postgres-local", marks=pytest.mark.postgres),
+    ]
+)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+    else:
+        with local_postgres_database() as found:
+            yield found
+
+
+@pytest.fixture
+async def store(url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
+    """A repository on a migrated database, with no lease of its own (the tests stage the instances)."""
+    await run_migrations(url)
+    engine = build_engine(url)
+    repository = SqlAlchemySessionRepository(engine)
+    try:
+        yield repository
+    finally:
+        await repository.close()
+        await engine.dispose()
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
+    return int(done.stdout)
+
+
+async def session_owned_by(store: SqlAlchemySessionRepository, owner: str | None) -> str:
+    store.owner = owner
+    session = make_session(status="running")
+    await store.create(session)
+    return session.session_id
+
+
+async def status(store: SqlAlchemySessionRepository, session_id: str) -> str:
+    found = await store.get(session_id)
+    assert found is not None
+    return found.status
+
+
+HERE = InstanceIdentity.of_this_process()
+needs_proc = pytest.mark.skipif(
+    HERE.process_started is None, reason="no /proc here: a process on this machine is judged by its heartbeat only"
+)
+
+
+async def test_a_coordinator_starting_leaves_a_live_replicas_sessions_running(url: str) -> None:
+    first, close_first = await open_session_store(url)
+    try:
+        running = make_session(status="running")
+        await first.create(running)
+        second, close_second = await open_session_store(url)  # a replica starts (or a rolling update)
+        try:
+            assert await second.get(running.session_id) is not None
+            assert await status(second, running.session_id) == "running"
+        finally:
+            await close_second()
+        assert await status(first, running.session_id) == "running"  # the replica's shutdown left it too
+    finally:
+        await close_first()
+
+
+@needs_proc
+async def test_a_dead_coordinator_on_this_machine_is_known_at_once(store: SqlAlchemySessionRepository) -> None:
+    crashed = replace(InstanceIdentity.of_this_process(), pid=dead_pid())
+    reused = replace(InstanceIdentity.of_this_process(), process_started=(HERE.process_started or 0) + 1)
+    for identity in (crashed, reused):  # its pid is free, or now another process's
+        await store.register_instance(identity)  # heartbeat just now: only the process check can tell
+    orphans = [await session_owned_by(store, i.instance_id) for i in (crashed, reused)]
+
+    lease = InstanceLease(store, lease_seconds=3600)
+    assert await lease.start() == 2
+    await lease.stop()
+    assert [await status(store, s) for s in orphans] == ["interrupted", "interrupted"]
+    assert [r.identity.instance_id for r in await store.instances()] == []  # forgotten, and ours released
+
+
+async def test_a_coordinator_elsewhere_is_gone_when_its_heartbeat_is_older_than_the_lease(
+    store: SqlAlchemySessionRepository,
+) -> None:
+    def elsewhere(n: int) -> InstanceIdentity:
+        return replace(InstanceIdentity.of_this_process(), hostname=f"other-node-{n}", boot_id=f"boot-{n}")
+
+    silent, renewing = elsewhere(1), elsewhere(2)
+    await store.register_instance(silent)
+    await store.register_instance(renewing)
+    silent_session = await session_owned_by(store, silent.instance_id)
+    renewing_session = await session_owned_by(store, renewing.instance_id)
+
+    lease = InstanceLease(store, lease_seconds=1.2)
+    await lease.start()
+    try:
+        assert await status(store, silent_session) == "running"  # within the lease: presumed alive
+        for _ in range(8):  # the other node renews; this one sweeps every lease / 3
+            await asyncio.sleep(0.2)
+            assert await store.renew_instance(renewing.instance_id)
+        assert await status(store, silent_session) == "interrupted"
+        assert await status(store, renewing_session) == "running"
+    finally:
+        await lease.stop()
+
+
+async def test_sessions_without_a_registered_owner_are_orphans(store: SqlAlchemySessionRepository) -> None:
+    legacy = await session_owned_by(store, None)  # written before instances were recorded
+    unknown = await session_owned_by(store, "no-such-instance")
+    finished = make_session(status="partial")
+    store.owner = None
+    await store.create(finished)
+
+    assert await store.interrupt_orphaned_sessions([]) == 2
+    assert [await status(store, s) for s in (legacy, unknown, finished.session_id)] == [
+        "interrupted",
+        "interrupted",
+        "partial",
+    ]
+
+
+async def test_shutting_down_interrupts_only_this_coordinators_running_sessions(url: str) -> None:
+    mine, close_mine = await open_session_store(url)
+    theirs, close_theirs = await open_session_store(url)
+    try:
+        my_session, their_session = make_session(status="running"), make_session(status="running")
+        await mine.create(my_session)
+        await theirs.create(their_session)
+        await close_mine()
+        assert await status(theirs, my_session.session_id) == "interrupted"
+        assert await status(theirs, their_session.session_id) == "running"
+    finally:
+        await close_theirs()
+
+
+async def test_a_coordinator_swept_while_stalled_registers_again(store: SqlAlchemySessionRepository) -> None:
+    lease = InstanceLease(store, lease_seconds=1.2)
+    await lease.start()
+    try:
+        await store.interrupt_orphaned_sessions([lease.instance_id])  # another replica took it for gone
+        await asyncio.sleep(0.7)  # a renewal round
+        assert lease.instance_id in [r.identity.instance_id for r in await store.instances()]
+    finally:
+        await lease.stop()
+
+
+async def test_upgrading_a_database_of_the_first_revision_keeps_its_sessions(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)
+    engine = build_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0001_research_sessions"))
+            now = utcnow().replace(tzinfo=None).isoformat(sep=" ")
+            await conn.execute(
+                text(
+                    "INSERT INTO research_sessions (session_id, symbol, experts, options, skip_debate, status, "
+                    "retry_count, debate_status, judge_status, created_at, updated_at) VALUES "
+                    "('s-1', '600519.SH', '[]', '{}', 0, 'running', 0, 'pending', 'pending', :now, :now)"
+                ),
+                {"now": now},
+            )
+    finally:
+        await engine.dispose()
+
+    repository, close = await open_session_store(url)  # migrates to head, then sweeps
+    try:
+        assert await status(repository, "s-1") == "interrupted"  # no owner recorded: an orphan
+    finally:
+        await close()
+
+
+@needs_proc
+def test_liveness_rules() -> None:
+    now = utcnow()
+    lease = timedelta(seconds=30)
+    fresh, stale = now, now - timedelta(seconds=31)
+    this_machine_alive = InstanceRecord(HERE, stale)  # its process runs: the stale heartbeat does not matter
+    this_machine_dead = InstanceRecord(replace(HERE, pid=dead_pid()), fresh)
+    elsewhere = replace(HERE, hostname="elsewhere")
+    rebooted = replace(HERE, boot_id="another-boot")
+    assert is_alive(this_machine_alive, here=HERE, lease=lease, now=now)
+    assert not is_alive(this_machine_dead, here=HERE, lease=lease, now=now)
+    assert is_alive(InstanceRecord(elsewhere, fresh), here=HERE, lease=lease, now=now)
+    assert not is_alive(InstanceRecord(elsewhere, stale), here=HERE, lease=lease, now=now)
+    assert not is_alive(InstanceRecord(rebooted, stale), here=HERE, lease=lease, now=now)
+    assert process_started(HERE.pid) == HERE.process_started
