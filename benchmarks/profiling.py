@@ -36,7 +36,7 @@ from benchmarks.harness import (
 from benchmarks.load import burst, client, closed_loop, one_research
 from benchmarks.sections import CRITICAL_HOPS, Log
 
-BASELINE_REF = "70b71c40b6e52adf1faecd5267b3c970dd560db9"
+BASELINE_REF = "bc447ced48640776c7f21d2bad99b88f499cc59d"
 """The last commit before the fixes (described in benchmarks/README.md)."""
 SOURCE_ROOTS = (
     "shared-contracts/src",
