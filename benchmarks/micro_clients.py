@@ -78,6 +78,14 @@ async def measure(base: str, calls: int) -> list[tuple[str, int, float]]:
             lambda llm=llm: llm.post("/chat/completions", cast_to=ChatCompletion, body=body),  # type: ignore[misc]
         )
         await llm.close()
+    async with aiohttp.ClientSession() as session:
+        headers = {"Authorization": "Bearer k"}
+
+        async def plain_llm_post() -> object:
+            async with session.post(base + "/v1/chat/completions", json=body, headers=headers) as response:
+                return json.loads(await response.read())["choices"][0]["message"]["content"]
+
+        await run("LLM call: the same POST with aiohttp alone (no SDK)", plain_llm_post)
     return rows
 
 

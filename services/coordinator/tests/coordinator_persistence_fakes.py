@@ -32,6 +32,7 @@ from coordinator.domain.model.session import ExpertOutcome, ResearchSession, Ses
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
+from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.main import create_app
@@ -116,6 +117,18 @@ def postgres_container_url() -> Iterator[str]:
 
 
 _T0 = datetime(2026, 2, 13, 9, 30, tzinfo=UTC)
+
+
+@asynccontextmanager
+async def repository_on(database_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
+    """Another repository on an existing database (its own engine; no migration, no lease), closed after."""
+    engine = build_engine(database_url)
+    repository = SqlAlchemySessionRepository(engine)
+    try:
+        yield repository
+    finally:
+        await repository.close()
+        await engine.dispose()
 
 
 def make_session(

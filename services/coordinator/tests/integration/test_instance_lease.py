@@ -8,14 +8,14 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from alembic import command
-from coordinator_persistence_fakes import local_postgres_database, make_session, sqlite_url
+from coordinator_persistence_fakes import make_session, repository_on, sqlite_url
 from sqlalchemy import text
 
 from coordinator.domain.model.session import utcnow
@@ -32,31 +32,12 @@ from coordinator.infrastructure.persistence.session_repository import SqlAlchemy
 from coordinator.infrastructure.persistence.store import open_session_store
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgres", id="postgres-local", marks=pytest.mark.postgres),
-    ]
-)
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-    else:
-        with local_postgres_database() as found:
-            yield found
-
-
 @pytest.fixture
-async def store(url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
+async def store(fresh_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
     """A repository on a migrated database, with no lease of its own (the tests stage the instances)."""
-    await run_migrations(url)
-    engine = build_engine(url)
-    repository = SqlAlchemySessionRepository(engine)
-    try:
+    await run_migrations(fresh_url)
+    async with repository_on(fresh_url) as repository:
         yield repository
-    finally:
-        await repository.close()
-        await engine.dispose()
 
 
 def dead_pid() -> int:
@@ -84,12 +65,12 @@ needs_proc = pytest.mark.skipif(
 )
 
 
-async def test_a_coordinator_starting_leaves_a_live_replicas_sessions_running(url: str) -> None:
-    first, close_first = await open_session_store(url)
+async def test_a_coordinator_starting_leaves_a_live_replicas_sessions_running(fresh_url: str) -> None:
+    first, close_first = await open_session_store(fresh_url)
     try:
         running = make_session(status="running")
         await first.create(running)
-        second, close_second = await open_session_store(url)  # a replica starts (or a rolling update)
+        second, close_second = await open_session_store(fresh_url)  # a replica starts (or a rolling update)
         try:
             assert await second.get(running.session_id) is not None
             assert await status(second, running.session_id) == "running"
@@ -155,9 +136,9 @@ async def test_sessions_without_a_registered_owner_are_orphans(store: SqlAlchemy
     ]
 
 
-async def test_shutting_down_interrupts_only_this_coordinators_running_sessions(url: str) -> None:
-    mine, close_mine = await open_session_store(url)
-    theirs, close_theirs = await open_session_store(url)
+async def test_shutting_down_interrupts_only_this_coordinators_running_sessions(fresh_url: str) -> None:
+    mine, close_mine = await open_session_store(fresh_url)
+    theirs, close_theirs = await open_session_store(fresh_url)
     try:
         my_session, their_session = make_session(status="running"), make_session(status="running")
         await mine.create(my_session)

@@ -14,13 +14,13 @@ from coordinator_persistence_fakes import (
     local_postgres_database,
     make_session,
     postgres_container_url,
+    repository_on,
     sqlite_url,
 )
 from sqlalchemy import text
 
 from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
-from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 
@@ -67,13 +67,8 @@ async def repo(database_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
 @pytest.fixture
 async def second_repo(database_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
     """Another engine on the same database: what it reads was committed, not cached."""
-    engine = build_engine(database_url)
-    repository = SqlAlchemySessionRepository(engine)
-    try:
+    async with repository_on(database_url) as repository:
         yield repository
-    finally:
-        await repository.close()
-        await engine.dispose()
 
 
 RAW = {

@@ -4,13 +4,12 @@ start without harm, and ``open_session_store`` is the one call the lifespan make
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from coordinator_persistence_fakes import local_postgres_database, make_session, sqlite_url
+from coordinator_persistence_fakes import make_session, sqlite_url
 from sqlalchemy import Connection, inspect, text
 
 from coordinator.domain.exceptions import SessionStoreUnavailableError
@@ -19,20 +18,6 @@ from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.infrastructure.persistence.tables import Base
-
-
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgres", id="postgres-local", marks=pytest.mark.postgres),
-    ]
-)
-def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-    else:
-        with local_postgres_database() as url:
-            yield url
 
 
 def _diff(connection: Connection) -> list[object]:
