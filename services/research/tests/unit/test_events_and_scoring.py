@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from datetime import date
 
 import pytest
 from research_fakes import make_bars
 
-from research.domain.analysis.events import detect_financial_events, detect_price_events
+from research.domain.analysis.events import detect_financial_events, detect_price_events, prior_extremes
 from research.domain.analysis.financial import compute_financial_facts
 from research.domain.model.market_data import AnnualFinancials, Bar, FinancialStatements
 from research.domain.model.symbol import Symbol
@@ -83,3 +84,19 @@ def test_scorecard_formula() -> None:
     empty = Scorecard()
     empty.add("x", None, "", {})
     assert (empty.normalized, empty.direction, empty.confidence) == (0.0, 0, 0.35)
+
+
+def test_prior_extremes_match_a_max_and_min_over_each_window() -> None:
+    rng = random.Random(7)
+    for n in (1, 2, 61, 120, 250, 251, 400):
+        highs = [rng.uniform(90, 110) for _ in range(n)]
+        lows = [h - rng.uniform(0, 5) for h in highs]
+        for ties in (False, True):
+            if ties:
+                highs = [round(h) for h in highs]
+                lows = [round(x) for x in lows]
+            start = max(1, n - 60)
+            got = prior_extremes(highs, lows, start, 250)
+            for i in range(start, n):
+                first = max(0, i - 250)
+                assert got[i] == (max(highs[first:i]), min(lows[first:i])), (n, i)

@@ -4,6 +4,8 @@ figures that triggered it. News items (live providers only) are carried as unsco
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -55,6 +57,7 @@ def detect_price_events(bars: tuple[Bar, ...] | list[Bar]) -> list[CatalystEvent
     # Plain lists: the windows below are sliced and summed by C builtins, not generators over bars.
     highs, lows, volumes = [b.high for b in bars], [b.low for b in bars], [b.volume for b in bars]
     start = max(1, len(bars) - WINDOW_BARS)
+    prior = prior_extremes(highs, lows, start, YEAR_BARS)
     for i in range(start, len(bars)):
         bar, prev = bars[i], bars[i - 1]
         change = rnd(pct_change(bar.close, prev.close), 2)
@@ -72,7 +75,7 @@ def detect_price_events(bars: tuple[Bar, ...] | list[Bar]) -> list[CatalystEvent
                 found["volume_spike"].append(CatalystEvent("volume_spike", polarity, bar.date, figures))
         first = max(0, i - YEAR_BARS)
         if i - first >= WINDOW_BARS:
-            top, bottom = max(highs[first:i]), min(lows[first:i])
+            top, bottom = prior[i]
             window = {"prior_bars": i - first}
             if bar.close > top:
                 found["52w_high"].append(
@@ -84,6 +87,30 @@ def detect_price_events(bars: tuple[Bar, ...] | list[Bar]) -> list[CatalystEvent
                 )
     events = [e for kind in found.values() for e in kind[-MAX_PER_KIND:]]
     return sorted(events, key=lambda e: (e.date, e.kind), reverse=True)
+
+
+def prior_extremes(highs: list[float], lows: list[float], start: int, span: int) -> list[tuple[float, float]]:
+    """For every i from ``start`` on: (max of highs, min of lows) over the ``span`` bars before i, i.e.
+    ``highs[max(0, i - span):i]``; entries before ``start`` are unused. One pass with monotonic deques
+    instead of a max/min over a year of bars for every day scanned."""
+    out: list[tuple[float, float]] = [(math.nan, math.nan)] * len(highs)
+    top: deque[int] = deque()
+    bottom: deque[int] = deque()
+    for i in range(max(0, start - span), len(highs)):
+        if i >= start and top:
+            left = i - span
+            while top[0] < left:
+                top.popleft()
+            while bottom[0] < left:
+                bottom.popleft()
+            out[i] = (highs[top[0]], lows[bottom[0]])
+        while top and highs[top[-1]] <= highs[i]:
+            top.pop()
+        top.append(i)
+        while bottom and lows[bottom[-1]] >= lows[i]:
+            bottom.pop()
+        bottom.append(i)
+    return out
 
 
 def detect_financial_events(facts: FinancialFacts) -> list[CatalystEvent]:
