@@ -25,8 +25,8 @@ class Settings(ServiceSettings):
     session_lease_seconds: float = Field(
         default=30.0,
         ge=1.0,
-        description="A coordinator renews its registration every third of this; one on another machine "
-        "that has not for this long is taken as gone, and its running sessions become interrupted.",
+        description="A coordinator renews its registration every third of this; one elsewhere (another node "
+        "or container) that has not for this long is taken as gone, and its running sessions become interrupted.",
     )
     http_max_connections: int = Field(
         default=200, ge=1, description="Open connections to all peers together; calls beyond it wait for one."

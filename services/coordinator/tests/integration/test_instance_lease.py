@@ -100,7 +100,7 @@ async def test_a_coordinator_elsewhere_is_gone_when_its_heartbeat_is_older_than_
     store: SqlAlchemySessionRepository,
 ) -> None:
     def elsewhere(n: int) -> InstanceIdentity:
-        return replace(InstanceIdentity.of_this_process(), hostname=f"other-node-{n}", boot_id=f"boot-{n}")
+        return replace(InstanceIdentity.of_this_process(), hostname=f"other-node-{n}", pid_namespace=f"pid:[{n}]")
 
     silent, renewing = elsewhere(1), elsewhere(2)
     await store.register_instance(silent)
@@ -193,11 +193,13 @@ def test_liveness_rules() -> None:
     fresh, stale = now, now - timedelta(seconds=31)
     this_machine_alive = InstanceRecord(HERE, stale)  # its process runs: the stale heartbeat does not matter
     this_machine_dead = InstanceRecord(replace(HERE, pid=dead_pid()), fresh)
-    elsewhere = replace(HERE, hostname="elsewhere")
+    other_container = replace(HERE, pid_namespace="pid:[1]")  # its pid means nothing here, whatever the hostname
     rebooted = replace(HERE, boot_id="another-boot")
+    same_hostname_other_container = replace(HERE, pid=dead_pid(), pid_namespace="pid:[2]")
     assert is_alive(this_machine_alive, here=HERE, lease=lease, now=now)
     assert not is_alive(this_machine_dead, here=HERE, lease=lease, now=now)
-    assert is_alive(InstanceRecord(elsewhere, fresh), here=HERE, lease=lease, now=now)
-    assert not is_alive(InstanceRecord(elsewhere, stale), here=HERE, lease=lease, now=now)
+    assert is_alive(InstanceRecord(other_container, fresh), here=HERE, lease=lease, now=now)
+    assert not is_alive(InstanceRecord(other_container, stale), here=HERE, lease=lease, now=now)
     assert not is_alive(InstanceRecord(rebooted, stale), here=HERE, lease=lease, now=now)
+    assert is_alive(InstanceRecord(same_hostname_other_container, fresh), here=HERE, lease=lease, now=now)
     assert process_started(HERE.pid) == HERE.process_started

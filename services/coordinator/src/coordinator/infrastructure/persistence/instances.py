@@ -4,10 +4,12 @@ sessions of a coordinator that is gone, never those another replica is still run
 Each coordinator registers itself in ``coordinator_instances`` at start and renews ``heartbeat_at`` every
 ``lease / 3`` seconds. An instance is gone when:
 
-- it ran on this machine (same hostname and boot id) and its process no longer exists: its pid is free,
-  or taken by a process that started at another time (a restarted container may reuse the pid). This is
-  known at once, so a coordinator restarted after a crash interrupts the dead one's sessions immediately;
-- it ran elsewhere and its heartbeat is older than the lease (a replica killed on another node);
+- it ran in this process namespace (same boot and same PID namespace, so its pid means the same here) and
+  its process no longer exists: its pid is free, or taken by a process that started at another time. This
+  is known at once, so a coordinator restarted after a crash interrupts the dead one's sessions
+  immediately;
+- it ran elsewhere (another node, another container) and its heartbeat is older than the lease. The
+  machines' clocks must agree to well within the lease (30 s by default; NTP keeps them to milliseconds);
 - its row is missing (it shut down, or was swept): sessions it still shows as running are orphans.
 
 Sessions recorded before instances were (``owner`` NULL) are treated as orphans, as before.
@@ -51,11 +53,20 @@ def process_started(pid: int) -> int | None:
         return None
 
 
+def _pid_namespace() -> str | None:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+
+
 @dataclass(frozen=True)
 class InstanceIdentity:
     instance_id: str
     hostname: str
+    """For people reading the table; liveness does not use it (containers may share a hostname)."""
     boot_id: str | None
+    pid_namespace: str | None
     pid: int
     process_started: int | None
 
@@ -66,8 +77,19 @@ class InstanceIdentity:
             instance_id=str(uuid.uuid4()),
             hostname=socket.gethostname(),
             boot_id=_read("/proc/sys/kernel/random/boot_id"),
+            pid_namespace=_pid_namespace(),
             pid=pid,
             process_started=process_started(pid),
+        )
+
+    def shares_pids_with(self, other: InstanceIdentity) -> bool:
+        """Whether ``other.pid`` names the same process here (same boot, same PID namespace)."""
+        return (
+            self.boot_id is not None
+            and self.pid_namespace is not None
+            and (self.boot_id, self.pid_namespace) == (other.boot_id, other.pid_namespace)
+            and self.process_started is not None
+            and other.process_started is not None
         )
 
 
@@ -79,8 +101,7 @@ class InstanceRecord:
 
 def is_alive(record: InstanceRecord, *, here: InstanceIdentity, lease: timedelta, now: datetime) -> bool:
     other = record.identity
-    same_machine = other.hostname == here.hostname and other.boot_id is not None and other.boot_id == here.boot_id
-    if same_machine and other.process_started is not None and here.process_started is not None:
+    if here.shares_pids_with(other):
         return process_started(other.pid) == other.process_started
     return now - record.heartbeat_at < lease
 

@@ -173,6 +173,7 @@ class SqlAlchemySessionRepository(ISessionRepository):
             "instance_id": identity.instance_id,
             "hostname": identity.hostname,
             "boot_id": identity.boot_id,
+            "pid_namespace": identity.pid_namespace,
             "pid": identity.pid,
             "process_started": identity.process_started,
             "started_at": now,
@@ -200,7 +201,8 @@ class SqlAlchemySessionRepository(ISessionRepository):
             rows = (await db.scalars(select(CoordinatorInstanceRow))).all()
         return [
             InstanceRecord(
-                InstanceIdentity(r.instance_id, r.hostname, r.boot_id, r.pid, r.process_started), r.heartbeat_at
+                InstanceIdentity(r.instance_id, r.hostname, r.boot_id, r.pid_namespace, r.pid, r.process_started),
+                r.heartbeat_at,
             )
             for r in rows
         ]

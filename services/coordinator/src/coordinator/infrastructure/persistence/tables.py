@@ -145,15 +145,16 @@ class ExpertRow(Base):
 
 
 class CoordinatorInstanceRow(Base):
-    """A running coordinator process. ``heartbeat_at`` is renewed while it lives; ``hostname``,
-    ``boot_id``, ``pid`` and ``process_started`` let a process on the same machine tell at once
-    whether it is still running."""
+    """A running coordinator process. ``heartbeat_at`` is renewed while it lives; ``boot_id``,
+    ``pid_namespace``, ``pid`` and ``process_started`` let a process in the same PID namespace tell at
+    once whether it is still running; ``hostname`` is for people."""
 
     __tablename__ = "coordinator_instances"
 
     instance_id: Mapped[str] = mapped_column(String(36), primary_key=True)
     hostname: Mapped[str] = mapped_column(String(255))
     boot_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    pid_namespace: Mapped[str | None] = mapped_column(String(64), nullable=True)
     pid: Mapped[int] = mapped_column(Integer)
     process_started: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime)

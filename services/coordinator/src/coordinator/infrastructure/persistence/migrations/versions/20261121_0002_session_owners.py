@@ -26,6 +26,7 @@ def upgrade() -> None:
         sa.Column("instance_id", sa.String(36), nullable=False),
         sa.Column("hostname", sa.String(255), nullable=False),
         sa.Column("boot_id", sa.String(64), nullable=True),
+        sa.Column("pid_namespace", sa.String(64), nullable=True),
         sa.Column("pid", sa.Integer(), nullable=False),
         sa.Column("process_started", sa.BigInteger(), nullable=True),
         sa.Column("started_at", UTCDateTime(), nullable=False),
