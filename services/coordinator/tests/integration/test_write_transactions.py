@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from coordinator_persistence_fakes import make_session, sqlite_url
+from coordinator_persistence_fakes import make_session, repository_on, sqlite_url
 from sqlalchemy import Connection, text
 
 from coordinator.infrastructure.persistence.engine import build_engine
@@ -66,51 +66,48 @@ async def test_a_sqlite_file_is_written_on_its_own_thread_and_committed_on_retur
         await engine.dispose()
 
 
-async def test_a_failing_transaction_is_rolled_back_whole(sqlite_file: str) -> None:
-    engine = build_engine(sqlite_file)
-    repository = SqlAlchemySessionRepository(engine)
-    try:
-        session = make_session()
-        await repository.create(session)
-
-        def half_then_fail(conn: Connection) -> None:
-            conn.execute(text("DELETE FROM research_sessions"))
-            raise RuntimeError("boom")
-
-        with pytest.raises(RuntimeError, match="boom"):
-            await repository._writes.run(half_then_fail)
-        assert await _count_sessions(sqlite_file) == 1
-    finally:
-        await repository.close()
-        await engine.dispose()
+@pytest.fixture
+async def repository(sqlite_file: str) -> AsyncIterator[SqlAlchemySessionRepository]:
+    async with repository_on(sqlite_file) as made:
+        yield made
 
 
-async def test_a_write_that_started_still_commits_when_its_caller_is_cancelled(sqlite_file: str) -> None:
-    engine = build_engine(sqlite_file)
-    repository = SqlAlchemySessionRepository(engine)
+async def test_a_failing_transaction_is_rolled_back_whole(
+    sqlite_file: str, repository: SqlAlchemySessionRepository
+) -> None:
+    await repository.create(make_session())
+
+    def half_then_fail(conn: Connection) -> None:
+        conn.execute(text("DELETE FROM research_sessions"))
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        await repository._writes.run(half_then_fail)
+    assert await _count_sessions(sqlite_file) == 1
+
+
+async def test_a_write_that_started_still_commits_when_its_caller_is_cancelled(
+    repository: SqlAlchemySessionRepository,
+) -> None:
     started, release = threading.Event(), threading.Event()
     session = make_session()
-    try:
 
-        def slow_write(conn: Connection) -> None:
-            started.set()
-            release.wait(5)
-            conn.execute(text("UPDATE research_sessions SET symbol = 'AFTER.CANCEL'"))
+    def slow_write(conn: Connection) -> None:
+        started.set()
+        release.wait(5)
+        conn.execute(text("UPDATE research_sessions SET symbol = 'AFTER.CANCEL'"))
 
-        await repository.create(session)
-        task = asyncio.create_task(repository._writes.run(slow_write))
-        await asyncio.to_thread(started.wait, 5)
-        task.cancel()
-        release.set()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await repository.finish(session.session_id, "completed")  # queued behind it on the one thread
-        stored = await repository.get(session.session_id)
-        assert stored is not None
-        assert (stored.symbol, stored.status) == ("AFTER.CANCEL", "completed")
-    finally:
-        await repository.close()
-        await engine.dispose()
+    await repository.create(session)
+    task = asyncio.create_task(repository._writes.run(slow_write))
+    await asyncio.to_thread(started.wait, 5)
+    task.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await repository.finish(session.session_id, "completed")  # queued behind it on the one thread
+    stored = await repository.get(session.session_id)
+    assert stored is not None
+    assert (stored.symbol, stored.status) == ("AFTER.CANCEL", "completed")
 
 
 async def test_writes_of_one_process_run_one_at_a_time_in_the_order_asked(sqlite_file: str) -> None:
