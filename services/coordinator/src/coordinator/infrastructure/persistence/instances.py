@@ -37,8 +37,8 @@ log = structlog.get_logger(__name__)
 
 def _read(path: str) -> str | None:
     try:
-        return Path(path).read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
+        return Path(path).read_bytes().decode("utf-8", "replace").strip()
+    except OSError:
         return None
 
 
