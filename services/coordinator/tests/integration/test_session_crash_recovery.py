@@ -242,3 +242,33 @@ def _running_session(client: httpx.Client) -> str:
 
     _wait_for(look, "the running session to be listed")
     return found[0]
+
+
+def test_a_coordinator_starting_beside_a_running_one_leaves_its_session_alone(tmp_path: Path, peers: FakePeers) -> None:
+    """A rolling update, or a second replica: a new coordinator process on the same database starts while
+    another serves a research. The running session stays running and completes; stopping the old process
+    afterwards loses nothing."""
+    database = sqlite_url(tmp_path)
+    old = CoordinatorProcess(database, peers.url, tmp_path / "old.log")
+    new = CoordinatorProcess(database, peers.url, tmp_path / "new.log")
+    try:
+        old.start()
+        peers.hold = {MI}
+        with httpx.Client(base_url=old.url, timeout=60) as client, ThreadPoolExecutor(max_workers=1) as pool:
+            in_flight = pool.submit(client.post, RESEARCH, json={"symbol": "600519.SH", "experts": [TA, MI]})
+            _wait_for(lambda: MI in peers.entered, "the held expert to be called")
+            running = _running_session(client)
+
+            new.start()  # registers, then sweeps: the old coordinator is alive, its session is not touched
+            with httpx.Client(base_url=new.url, timeout=30) as beside:
+                assert _json(beside.get(f"{SESSIONS}/{running}"))["status"] == "running"
+
+            peers.release.set()
+            answered = in_flight.result(timeout=60)
+        assert _json(answered)["overall_status"] == "completed"
+        old.stop()  # graceful: nothing of its own is still running
+        with httpx.Client(base_url=new.url, timeout=30) as client:
+            assert _json(client.get(f"{SESSIONS}/{running}"))["status"] == "completed"
+    finally:
+        new.stop()
+        old.stop()
