@@ -3,6 +3,7 @@ installed — the real nginx run with this config in front of a stand-in coordin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -138,30 +139,38 @@ def test_nginx_accepts_the_config(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
 
 
-@pytest.fixture
-def gateway(tmp_path: Path, upstream: int) -> Iterator[tuple[str, Path]]:
+@contextlib.contextmanager
+def running_nginx(tmp_path: Path, upstream_port: int, timeout: float = 15.0) -> Iterator[tuple[str, Path]]:
+    """The real nginx with the real config (``_local_conf``) in front of ``upstream_port``, on a free loopback
+    port; yields its URL and its access log, once it answers ``/healthz``."""
     port = _free_port()
-    conf = _local_conf(tmp_path, upstream, port)
+    conf = _local_conf(tmp_path, upstream_port, port)
     proc = subprocess.Popen(
-        [NGINX, "-c", str(conf), "-p", str(tmp_path), "-e", str(tmp_path / "error.log")],  # type: ignore[list-item]
+        [str(NGINX), "-c", str(conf), "-p", str(tmp_path), "-e", str(tmp_path / "error.log")],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 httpx.get(f"{url}/healthz", timeout=0.5)
                 break
             except httpx.TransportError:
-                assert proc.poll() is None, proc.stdout.read().decode()  # type: ignore[union-attr]
+                assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else "nginx exited"
                 assert time.monotonic() < deadline, "nginx did not start"
                 time.sleep(0.05)
         yield url, tmp_path / "access.log"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture
+def gateway(tmp_path: Path, upstream: int) -> Iterator[tuple[str, Path]]:
+    with running_nginx(tmp_path, upstream) as running:
+        yield running
 
 
 @needs_nginx

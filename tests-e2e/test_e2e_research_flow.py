@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +37,7 @@ from e2e_support import (
     retry_path,
     statuses,
 )
-from test_deploy_gateway import NGINX, _free_port, _local_conf, needs_nginx  # the colleague's helpers, reused
+from test_deploy_gateway import needs_nginx, running_nginx
 
 pytestmark = pytest.mark.e2e
 
@@ -463,25 +462,8 @@ def test_the_judge_readme_example_gives_the_documented_verdict(stack: Stack) -> 
 @pytest.fixture
 def gateway(stack: Stack, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The real nginx with deploy/nginx/nginx.conf, rendered for the coordinator's real port."""
-    port = _free_port()
-    conf = _local_conf(tmp_path, stack["coordinator"].port, port)
-    command = [str(NGINX), "-c", str(conf), "-p", str(tmp_path), "-e", str(tmp_path / "error.log")]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                httpx.get(f"{url}/healthz", timeout=0.5)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else "nginx exited"
-                assert time.monotonic() < deadline, "nginx did not start"
-                time.sleep(0.05)
-        yield url, tmp_path / "access.log"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with running_nginx(tmp_path, stack["coordinator"].port) as running:
+        yield running
 
 
 @needs_nginx
