@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import llm_replies
 from fake_llm_server import FakeLLMClient
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -189,6 +190,10 @@ class FakeLLM:
 
     process: ServiceProcess
     client: FakeLLMClient
+
+    def calls_by_role(self) -> dict[str, int]:
+        """The calls the fake server recorded so far, counted per role (``llm_replies`` rule name)."""
+        return llm_replies.calls_by_role(self.client.calls())
 
     def env(self, model: str = "fake-e2e-model", **extra: str) -> dict[str, str]:
         """The variables that point research/debate/judge at this server (no SDK retries unless asked)."""

@@ -40,6 +40,12 @@ def expect(response: httpx.Response, status: int) -> Any:
     return response.json()
 
 
+def post_research(client: httpx.Client, status: int = 200, **body: Any) -> dict[str, Any]:
+    """POST a research (``body`` as keyword arguments) and expect ``status``; returns the JSON body."""
+    result: dict[str, Any] = expect(client.post(RESEARCH, json=body), status)
+    return result
+
+
 def expect_problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
     body: dict[str, Any] = expect(response, status)
     assert response.headers["content-type"].startswith("application/problem+json"), response.headers

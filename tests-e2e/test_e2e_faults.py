@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import llm_replies as replies
 import pytest
 from e2e_processes import FakeLLM, Stack, running_fake_llm, running_stack
-from e2e_support import ALL_EXPERTS, RESEARCH, SESSIONS, errors, expect, expect_problem, statuses
+from e2e_support import ALL_EXPERTS, RESEARCH, SESSIONS, errors, expect, expect_problem, post_research, statuses
 
 pytestmark = pytest.mark.e2e
 
@@ -66,15 +65,6 @@ def _services(stack: Stack, *, up: tuple[str, ...] = (), down: tuple[str, ...] =
             stack[name].restart()
 
 
-def _calls(fake_llm: FakeLLM) -> dict[str, int]:
-    return replies.calls_by_role(fake_llm.client.calls())
-
-
-def _research(client: httpx.Client, status: int = 200, **body: Any) -> dict[str, Any]:
-    result: dict[str, Any] = expect(client.post(RESEARCH, json=body), status)
-    return result
-
-
 def test_an_expert_slower_than_its_budget_fails_alone_and_the_rest_goes_on(
     stack: Stack, coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:
@@ -82,7 +72,7 @@ def test_an_expert_slower_than_its_budget_fails_alone_and_the_rest_goes_on(
     fake_llm.client.reset(replies.with_role(replies.script(), "macro_intelligence", latency_ms=SLOW_MS))
 
     started = time.monotonic()
-    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
     elapsed = time.monotonic() - started
 
     assert elapsed < SLOW_MS / 1000, "the coordinator waited for the slow expert"
@@ -92,7 +82,7 @@ def test_an_expert_slower_than_its_budget_fails_alone_and_the_rest_goes_on(
     assert {e for e, s in statuses(body).items() if s == "success"} == set(ALL_EXPERTS) - {"macro_intelligence"}
     assert body["debate_outcome"] is not None
     assert body["verdict"] is not None
-    calls = _calls(fake_llm)
+    calls = fake_llm.calls_by_role()
     assert "macro_intelligence" not in calls  # its LLM call had not even answered
     assert calls["judge"] == 1
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
@@ -106,12 +96,12 @@ def test_judge_down_keeps_the_debate_and_nulls_the_verdict(
     """辩论成功但裁决失败时 verdict 为 null — the judge process is gone."""
     _services(stack, up=("research", "debate"), down=("judge",))
 
-    body = _research(coordinator, symbol="600519.SH", experts=["technical_analyst", "financial_auditor"])
+    body = post_research(coordinator, symbol="600519.SH", experts=["technical_analyst", "financial_auditor"])
 
     assert body["overall_status"] == "completed"
     assert body["debate_outcome"]["direction"] == "BULLISH"
     assert body["verdict"] is None
-    assert "judge" not in _calls(fake_llm)
+    assert "judge" not in fake_llm.calls_by_role()
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
     assert (stored["debate"]["status"], stored["judge"]["status"]) == ("success", "failed")
     assert "judge" in stored["judge"]["error"]
@@ -126,11 +116,11 @@ def test_debate_down_is_200_with_null_debate_and_verdict(
     """辩论失败时 debate_outcome 和 verdict 均为 null — the debate process is gone."""
     _services(stack, up=("research",), down=("debate",))
 
-    body = _research(coordinator, symbol="000001.SZ", experts=["technical_analyst", "macro_intelligence"])
+    body = post_research(coordinator, symbol="000001.SZ", experts=["technical_analyst", "macro_intelligence"])
 
     assert (body["overall_status"], body["debate_outcome"], body["verdict"]) == ("completed", None, None)
     assert set(statuses(body).values()) == {"success"}
-    calls = _calls(fake_llm)
+    calls = fake_llm.calls_by_role()
     assert calls == {"technical_analyst": 1, "macro_intelligence": 1}
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
     assert stored["debate"]["status"] == "failed"
@@ -153,7 +143,7 @@ def test_research_down_is_500_with_every_experts_error(
         assert error.startswith("research unreachable at "), (expert, error)
         assert "3 attempts" in error, (expert, error)
     assert (body["debate_outcome"], body["verdict"]) == (None, None)
-    assert _calls(fake_llm) == {}
+    assert fake_llm.calls_by_role() == {}
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
     assert stored["status"] == "failed"
     assert {o["attempts"] for o in stored["expert_results"].values()} == {3}

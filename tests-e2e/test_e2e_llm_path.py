@@ -30,6 +30,7 @@ from e2e_support import (
     errors,
     expect,
     expect_problem,
+    post_research,
     retry_path,
     statuses,
     wait_for,
@@ -72,22 +73,13 @@ def fresh_script(fake_llm: FakeLLM) -> None:
     fake_llm.client.reset(replies.script())
 
 
-def _calls(fake_llm: FakeLLM) -> dict[str, int]:
-    return replies.calls_by_role(fake_llm.client.calls())
-
-
-def _research(client: httpx.Client, status: int = 200, **body: Any) -> dict[str, Any]:
-    result: dict[str, Any] = expect(client.post(RESEARCH, json=body), status)
-    return result
-
-
 def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models_answers(
     coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:
-    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
 
     assert body["overall_status"] == "completed"
-    assert _calls(fake_llm) == dict.fromkeys(replies.ROLES, 1)
+    assert fake_llm.calls_by_role() == dict.fromkeys(replies.ROLES, 1)
     assert {c["model"] for c in fake_llm.client.calls()} == {MODEL}
     results = {e: item["data"] for e, item in body["expert_results"].items()}
     for expert, data in results.items():
@@ -149,7 +141,7 @@ def test_an_experts_malformed_output_fails_that_expert_only(
 ) -> None:
     fake_llm.client.reset(replies.malformed(expert, answer))  # type: ignore[arg-type]
 
-    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
 
     assert body["overall_status"] == "partial"
     assert errors(body).keys() == {expert}
@@ -160,7 +152,7 @@ def test_an_experts_malformed_output_fails_that_expert_only(
     assert body["debate_outcome"] is not None
     assert body["verdict"] is not None
     # 502 is transient for the coordinator: the expert was asked ATTEMPTS times, as the session records.
-    calls = _calls(fake_llm)
+    calls = fake_llm.calls_by_role()
     assert calls[expert] == ATTEMPTS
     assert all(calls[role] == 1 for role in replies.ROLES if role != expert)
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
@@ -172,14 +164,14 @@ def test_retrying_the_partial_session_asks_the_llm_only_for_the_failed_expert_th
     coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:
     fake_llm.client.reset(replies.malformed("valuation_modeler"))
-    source = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    source = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
     assert statuses(source)["valuation_modeler"] == "failed"
 
     fake_llm.client.reset(replies.script())  # the model behaves now
     retried = expect(coordinator.post(retry_path(source["session_id"])), 200)
 
     assert (retried["overall_status"], retried["retry_count"]) == ("completed", 1)
-    assert _calls(fake_llm) == {
+    assert fake_llm.calls_by_role() == {
         "valuation_modeler": 1,
         "bull_advocate": 1,
         "bear_advocate": 1,
@@ -198,11 +190,11 @@ def test_malformed_debate_output_gives_200_with_null_debate_and_verdict(
     """辩论失败时 debate_outcome 和 verdict 均为 null (LLM 解析错误)."""
     fake_llm.client.reset(replies.malformed("bull_advocate"))
 
-    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
 
     assert (body["overall_status"], body["debate_outcome"], body["verdict"]) == ("completed", None, None)
     assert set(statuses(body).values()) == {"success"}
-    calls = _calls(fake_llm)
+    calls = fake_llm.calls_by_role()
     assert calls["bull_advocate"] == 1  # the debate's 500 is final: not retried
     assert "resolution" not in calls
     assert "judge" not in calls
@@ -218,12 +210,12 @@ def test_malformed_judge_output_keeps_the_debate_and_nulls_the_verdict(
     """辩论成功但裁决失败时 verdict 为 null."""
     fake_llm.client.reset(replies.malformed("judge", '{"action": "BUY", "position_percent": 250}'))
 
-    body = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
 
     assert body["overall_status"] == "completed"
     assert body["debate_outcome"]["direction"] == "BULLISH"
     assert body["verdict"] is None
-    assert _calls(fake_llm)["judge"] == 1
+    assert fake_llm.calls_by_role()["judge"] == 1
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
     assert stored["judge"]["status"] == "failed"
     assert stored["judge"]["error"].startswith("judge 500 llm_output_invalid")
@@ -234,22 +226,22 @@ def test_an_llm_endpoint_fault_is_503_for_that_expert_retried_by_the_coordinator
 ) -> None:
     fake_llm.client.reset(replies.fault("catalyst_detective", 500))
 
-    body = _research(coordinator, symbol="600519.SH", experts=["technical_analyst", "catalyst_detective"])
+    body = post_research(coordinator, symbol="600519.SH", experts=["technical_analyst", "catalyst_detective"])
 
     assert body["overall_status"] == "partial"
     assert errors(body)["catalyst_detective"].startswith("research 503 llm_unavailable:")
-    assert _calls(fake_llm)["catalyst_detective"] == ATTEMPTS
+    assert fake_llm.calls_by_role()["catalyst_detective"] == ATTEMPTS
     assert body["verdict"] is not None
 
 
 def test_an_llm_that_refuses_an_experts_call_is_asked_once(coordinator: httpx.Client, fake_llm: FakeLLM) -> None:
     fake_llm.client.reset(replies.fault("catalyst_detective", 400))
 
-    body = _research(coordinator, symbol="600519.SH", experts=["technical_analyst", "catalyst_detective"])
+    body = post_research(coordinator, symbol="600519.SH", experts=["technical_analyst", "catalyst_detective"])
 
     assert body["overall_status"] == "partial"
     assert errors(body)["catalyst_detective"].startswith("research 502 llm_upstream_error:")
-    assert _calls(fake_llm)["catalyst_detective"] == 1  # a refusal is final: no second, paid call
+    assert fake_llm.calls_by_role()["catalyst_detective"] == 1  # a refusal is final: no second, paid call
     assert body["verdict"] is not None
 
 
@@ -258,10 +250,10 @@ def test_a_debate_llm_outage_is_retried_then_nulls_debate_and_verdict(
 ) -> None:
     fake_llm.client.reset(replies.fault("resolution", 503))
 
-    body = _research(coordinator, symbol="600519.SH", experts=["technical_analyst"])
+    body = post_research(coordinator, symbol="600519.SH", experts=["technical_analyst"])
 
     assert (body["overall_status"], body["debate_outcome"], body["verdict"]) == ("completed", None, None)
-    calls = _calls(fake_llm)
+    calls = fake_llm.calls_by_role()
     assert calls["resolution"] == ATTEMPTS  # debate 503 llm_unavailable is transient for the coordinator
     assert "judge" not in calls
 
@@ -319,7 +311,13 @@ def test_a_coordinator_killed_mid_session_leaves_it_interrupted_and_a_retry_comp
         retried = expect(client.post(retry_path(running[0])), 200)
 
         assert (retried["overall_status"], retried["retry_count"]) == ("completed", 1)
-        assert _calls(fake_llm) == {held: 1, "bull_advocate": 1, "bear_advocate": 1, "resolution": 1, "judge": 1}
+        assert fake_llm.calls_by_role() == {
+            held: 1,
+            "bull_advocate": 1,
+            "bear_advocate": 1,
+            "resolution": 1,
+            "judge": 1,
+        }
         for expert in ("technical_analyst", "valuation_modeler"):
             assert retried["expert_results"][expert]["data"] == crashed["expert_results"][expert]["data"]
         assert retried["verdict"] is not None
