@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from alembic import command
 from coordinator_persistence_fakes import make_session, repository_on, sqlite_url
-from sqlalchemy import text
+from sqlalchemy import text, update
 
 from coordinator.domain.model.session import utcnow
 from coordinator.infrastructure.persistence.engine import build_engine
@@ -28,7 +28,7 @@ from coordinator.infrastructure.persistence.instances import (
     process_started,
 )
 from coordinator.infrastructure.persistence.migrate import alembic_config, run_migrations
-from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.session_repository import INSTANCES, SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 
 
@@ -57,6 +57,13 @@ async def status(store: SqlAlchemySessionRepository, session_id: str) -> str:
     found = await store.get(session_id)
     assert found is not None
     return found.status
+
+
+async def wait_until(read: Callable[[], Awaitable[object]], expected: object) -> None:
+    """Poll ``read`` until it returns ``expected`` (the lease renews in the background); 10 s at most."""
+    async with asyncio.timeout(10):
+        while await read() != expected:  # noqa: ASYNC110  # a database row, not an event we could await
+            await asyncio.sleep(0.05)
 
 
 HERE = InstanceIdentity.of_this_process()
@@ -96,27 +103,49 @@ async def test_a_dead_coordinator_on_this_machine_is_known_at_once(store: SqlAlc
     assert [r.identity.instance_id for r in await store.instances()] == []  # forgotten, and ours released
 
 
+def elsewhere(n: int) -> InstanceIdentity:
+    """A coordinator on another node or in another container: only its heartbeat says whether it lives."""
+    return replace(InstanceIdentity.of_this_process(), hostname=f"other-node-{n}", pid_namespace=f"pid:[{n}]")
+
+
+async def heartbeat_ago(store: SqlAlchemySessionRepository, instance_id: str, seconds: float) -> None:
+    async with store._engine.begin() as conn:
+        await conn.execute(
+            update(INSTANCES)
+            .where(INSTANCES.c.instance_id == instance_id)
+            .values(heartbeat_at=utcnow() - timedelta(seconds=seconds))
+        )
+
+
 async def test_a_coordinator_elsewhere_is_gone_when_its_heartbeat_is_older_than_the_lease(
     store: SqlAlchemySessionRepository,
 ) -> None:
-    def elsewhere(n: int) -> InstanceIdentity:
-        return replace(InstanceIdentity.of_this_process(), hostname=f"other-node-{n}", pid_namespace=f"pid:[{n}]")
-
     silent, renewing = elsewhere(1), elsewhere(2)
     await store.register_instance(silent)
     await store.register_instance(renewing)
     silent_session = await session_owned_by(store, silent.instance_id)
     renewing_session = await session_owned_by(store, renewing.instance_id)
+    lease = InstanceLease(store, lease_seconds=30)
 
-    lease = InstanceLease(store, lease_seconds=1.2)
+    await heartbeat_ago(store, silent.instance_id, 29)
+    await heartbeat_ago(store, renewing.instance_id, 1)
+    assert await lease.sweep() == 0  # within the lease: presumed alive
+    await heartbeat_ago(store, silent.instance_id, 31)
+    assert await lease.sweep() == 1
+    assert await status(store, silent_session) == "interrupted"
+    assert await status(store, renewing_session) == "running"
+
+
+async def test_a_running_coordinator_sweeps_at_every_renewal(store: SqlAlchemySessionRepository) -> None:
+    gone = elsewhere(1)
+    await store.register_instance(gone)
+    orphan = await session_owned_by(store, gone.instance_id)
+    lease = InstanceLease(store, lease_seconds=1.5)
     await lease.start()
     try:
-        assert await status(store, silent_session) == "running"  # within the lease: presumed alive
-        for _ in range(8):  # the other node renews; this one sweeps every lease / 3
-            await asyncio.sleep(0.2)
-            assert await store.renew_instance(renewing.instance_id)
-        assert await status(store, silent_session) == "interrupted"
-        assert await status(store, renewing_session) == "running"
+        assert await status(store, orphan) == "running"  # its heartbeat is fresh at our start
+        await heartbeat_ago(store, gone.instance_id, 60)
+        await wait_until(lambda: status(store, orphan), "interrupted")
     finally:
         await lease.stop()
 
@@ -155,8 +184,11 @@ async def test_a_coordinator_swept_while_stalled_registers_again(store: SqlAlche
     await lease.start()
     try:
         await store.interrupt_orphaned_sessions([lease.instance_id])  # another replica took it for gone
-        await asyncio.sleep(0.7)  # a renewal round
-        assert lease.instance_id in [r.identity.instance_id for r in await store.instances()]
+
+        async def registered() -> bool:
+            return lease.instance_id in [r.identity.instance_id for r in await store.instances()]
+
+        await wait_until(registered, True)  # at its next renewal
     finally:
         await lease.stop()
 
