@@ -6,7 +6,8 @@ Run: ``uv run python services/coordinator/benchmarks/bench_store.py [--sessions 
 
 A session's writes are those of a research: create, five experts, the debate, the verdict, finish. First
 one session at a time (p50 latency of each write), then all sessions at once (the experts of a session
-concurrently, as when they finish together). CPU is ``time.process_time`` of this process, every thread.
+concurrently, as when they finish together; on the writer thread, writes that queue up while one commits are
+committed together). CPU is ``time.process_time`` of this process, every thread.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""How the repository's writes run: a SQLite file's on a thread of their own (one hand-off per
-transaction), everything else through the async engine; either way one transaction, committed on return."""
+"""How the repository's writes run: a SQLite file's on a thread of their own (writes that queue up while one
+commits are committed together), everything else through the async engine; either way each caller resumes
+only after its write is committed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from coordinator_persistence_fakes import make_session, repository_on, sqlite_url
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, event, text
 
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.migrate import run_migrations
@@ -150,3 +151,109 @@ async def test_closing_the_store_stops_the_writer_thread(tmp_path: Path) -> None
     assert any(t.name.startswith("session-writes") for t in threading.enumerate())
     await close()
     assert not any(t.name.startswith("session-writes") for t in threading.enumerate())
+
+
+def _blocking_write(started: threading.Event, release: threading.Event) -> Callable[[Connection], None]:
+    def statements(conn: Connection) -> None:
+        started.set()
+        release.wait(5)
+
+    return statements
+
+
+def _create_marks(conn: Connection) -> None:
+    conn.execute(text("CREATE TABLE marks (name TEXT PRIMARY KEY)"))
+
+
+def _mark(name: str) -> Callable[[Connection], str]:
+    def statements(conn: Connection) -> str:
+        conn.execute(text("INSERT INTO marks (name) VALUES (:name)"), {"name": name})
+        return name
+
+    return statements
+
+
+async def _marks(url: str) -> list[str]:
+    engine = build_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return sorted(str(n) for n in (await conn.execute(text("SELECT name FROM marks"))).scalars())
+    finally:
+        await engine.dispose()
+
+
+async def test_writes_asked_for_while_one_commits_are_committed_together(sqlite_file: str) -> None:
+    engine = build_engine(sqlite_file)
+    writes = write_transactions_for(engine)
+    assert isinstance(writes, SqliteWriterThread)
+    commits: list[int] = []
+    started, release = threading.Event(), threading.Event()
+    try:
+        await writes.run(_create_marks)
+        event.listen(writes._engine, "commit", lambda conn: commits.append(1))
+        blocker = asyncio.create_task(writes.run(_blocking_write(started, release)))
+        await asyncio.to_thread(started.wait, 5)
+        queued = [asyncio.create_task(writes.run(_mark(f"s{n}"))) for n in range(5)]
+        await asyncio.sleep(0.05)
+        assert not any(task.done() for task in queued)  # nobody resumes before the commit
+        release.set()
+        await blocker
+        assert await asyncio.gather(*queued) == [f"s{n}" for n in range(5)]
+    finally:
+        await writes.close()
+        await engine.dispose()
+    assert len(commits) == 2  # the blocking write, then the five queued behind it in one transaction
+    assert await _marks(sqlite_file) == [f"s{n}" for n in range(5)]
+
+
+async def test_a_failing_write_in_a_group_fails_only_its_own_caller(sqlite_file: str) -> None:
+    engine = build_engine(sqlite_file)
+    writes = write_transactions_for(engine)
+    started, release = threading.Event(), threading.Event()
+
+    def failing(conn: Connection) -> None:
+        conn.execute(text("DELETE FROM marks"))
+        raise RuntimeError("boom")
+
+    try:
+        await writes.run(_create_marks)
+        blocker = asyncio.create_task(writes.run(_blocking_write(started, release)))
+        await asyncio.to_thread(started.wait, 5)
+        before = asyncio.create_task(writes.run(_mark("before")))
+        bad = asyncio.create_task(writes.run(failing))
+        after = asyncio.create_task(writes.run(_mark("after")))
+        await asyncio.sleep(0.01)
+        release.set()
+        await blocker
+        assert await before == "before"
+        with pytest.raises(RuntimeError, match="boom"):
+            await bad
+        assert await after == "after"
+    finally:
+        await writes.close()
+        await engine.dispose()
+    assert await _marks(sqlite_file) == ["after", "before"]
+
+
+async def test_a_queued_write_is_committed_even_if_its_caller_is_cancelled_before_it_starts(
+    sqlite_file: str,
+) -> None:
+    engine = build_engine(sqlite_file)
+    writes = write_transactions_for(engine)
+    started, release = threading.Event(), threading.Event()
+    try:
+        await writes.run(_create_marks)
+        blocker = asyncio.create_task(writes.run(_blocking_write(started, release)))
+        await asyncio.to_thread(started.wait, 5)
+        queued = asyncio.create_task(writes.run(_mark("queued")))
+        await asyncio.sleep(0.01)
+        queued.cancel()
+        release.set()
+        await blocker
+        with pytest.raises(asyncio.CancelledError):
+            await queued
+        await writes.run(lambda conn: None)  # behind it on the one thread
+    finally:
+        await writes.close()
+        await engine.dispose()
+    assert await _marks(sqlite_file) == ["queued"]

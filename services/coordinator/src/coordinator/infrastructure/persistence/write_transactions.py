@@ -7,18 +7,24 @@ Two runners share that shape, so the statements are written once:
   (``AsyncConnection.run_sync``). On SQLite an ``asyncio.Lock`` orders this process's writers: a second
   SQLite writer would otherwise wait in SQLite's busy handler, which sleeps in steps of up to 100 ms.
 - ``SqliteWriterThread`` (a SQLite file): the function runs on a thread of its own with the standard
-  library's driver, one hand-off per transaction. Through aiosqlite every begin, statement and commit is
-  a separate hand-off to its thread and back, which cost several times the statements themselves
-  (benchmarks/README.md). One thread also orders the writes, as the lock does.
+  library's driver. Through aiosqlite every begin, statement and commit is a separate hand-off to its
+  thread and back, which cost several times the statements themselves (benchmarks/README.md). One thread
+  also orders the writes, as the lock does. Writes asked for while a transaction is committing are
+  committed together in the next one (group commit: the five experts of a research finish within a
+  millisecond or two of each other); each caller still resumes only after its write is committed, and
+  when a group's transaction fails, its writes are run again one by one, so a failing write fails only
+  its own caller.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -54,6 +60,13 @@ class AsyncEngineWrites:
         """The engine belongs to the caller, who disposes of it."""
 
 
+@dataclass
+class _QueuedWrite(Generic[T]):
+    statements: Statements[T]
+    future: asyncio.Future[T]
+    loop: asyncio.AbstractEventLoop
+
+
 class SqliteWriterThread:
     def __init__(self, url: URL) -> None:
         self._engine: Engine = create_engine(
@@ -62,18 +75,61 @@ class SqliteWriterThread:
         )
         event.listen(self._engine, "connect", sqlite_pragmas)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-writes")
+        self._queued: list[_QueuedWrite[Any]] = []
+        self._queued_lock = threading.Lock()
 
     async def run(self, statements: Statements[T]) -> T:
-        """A write that has started finishes (and commits) even if the awaiting coroutine is cancelled."""
-        return await asyncio.get_running_loop().run_in_executor(self._thread, self._transaction, statements)
+        """A write that was asked for is committed even if the awaiting coroutine is cancelled."""
+        loop = asyncio.get_running_loop()
+        write: _QueuedWrite[T] = _QueuedWrite(statements, loop.create_future(), loop)
+        with self._queued_lock:
+            self._queued.append(write)
+            first_in_queue = len(self._queued) == 1
+        if first_in_queue:  # otherwise a commit of the queue is already scheduled and will take this one
+            self._thread.submit(self._commit_queued)
+        return await write.future
 
-    def _transaction(self, statements: Statements[T]) -> T:
-        with self._engine.begin() as conn:
-            return statements(conn)
+    def _commit_queued(self) -> None:
+        with self._queued_lock:
+            group, self._queued = self._queued, []
+        try:
+            with self._engine.begin() as conn:
+                outcomes = [_Outcome(write, write.statements(conn)) for write in group]
+        except Exception as exc:
+            outcomes = [_Outcome(group[0], error=exc)] if len(group) == 1 else [self._commit_alone(w) for w in group]
+        for loop in {o.write.loop for o in outcomes}:
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting any more
+                loop.call_soon_threadsafe(_settle, [o for o in outcomes if o.write.loop is loop])
+
+    def _commit_alone(self, write: _QueuedWrite[Any]) -> _Outcome:
+        try:
+            with self._engine.begin() as conn:
+                return _Outcome(write, write.statements(conn))
+        except Exception as exc:
+            return _Outcome(write, error=exc)
 
     async def close(self) -> None:
+        """Commits what is queued, then closes the connection and stops the thread."""
         await asyncio.get_running_loop().run_in_executor(self._thread, self._engine.dispose)
         self._thread.shutdown(wait=True)
+
+
+@dataclass
+class _Outcome:
+    write: _QueuedWrite[Any]
+    result: Any = None
+    error: Exception | None = None
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    for outcome in outcomes:
+        future = outcome.write.future
+        if future.done():  # its caller was cancelled; the write is committed all the same
+            continue
+        if outcome.error is not None:
+            future.set_exception(outcome.error)
+        else:
+            future.set_result(outcome.result)
 
 
 def write_transactions_for(engine: AsyncEngine) -> WriteTransactions:
