@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -12,6 +13,7 @@ from fastapi import APIRouter, FastAPI
 from pydantic import BaseModel
 
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
+from shared_contracts.service.heap import YOUNG_GENERATION_THRESHOLD
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
 from shared_contracts.service.settings import ServiceSettings
 
@@ -184,6 +186,18 @@ async def test_container_lifespan_opens_and_closes_what_it_builds_with_hooks_in_
         assert app.state.container.name == "built"
         events.append("serving")
     assert events == ["start built", "serving", "stop", "close built"]
+
+
+async def test_while_the_app_serves_the_start_up_heap_is_frozen_and_given_back_at_shutdown() -> None:
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    kept = object.__new__(RecordingContainer)  # tracked by the collector before start-up ends
+    app = FastAPI()
+    async with container_lifespan(None, lambda: aclosing(RecordingContainer([])))(app):
+        assert gc.get_freeze_count() > 0
+        assert not any(o is kept for o in gc.get_objects())  # frozen: no collection walks it
+        assert gc.get_threshold() == (YOUNG_GENERATION_THRESHOLD, *before[0][1:])
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    assert gc.is_tracked(kept)
 
 
 async def test_container_lifespan_leaves_a_given_container_open() -> None:

@@ -8,6 +8,7 @@ from typing import Any, Protocol, TypeVar
 
 from fastapi import APIRouter, FastAPI
 
+from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging
 from shared_contracts.service.observability import ReadinessCheck, install_observability
 from shared_contracts.service.problems import install_problem_handlers
@@ -54,7 +55,8 @@ def container_lifespan(
     """The lifespan of every service: ``app.state.container`` is the ``given`` container (the caller's, not
     closed here) or the one ``open_container()`` opens at start-up and closes at shutdown (for a plain
     container, ``lambda: contextlib.aclosing(build_container(settings))``). ``on_start`` runs once the
-    container is in place; ``on_stop`` at shutdown, before the container is closed."""
+    container is in place; ``on_stop`` at shutdown, before the container is closed. While the app serves,
+    what start-up built is frozen out of the garbage collector's full collections (``heap``)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -64,7 +66,8 @@ def container_lifespan(
             if on_start is not None:
                 on_start(app, built)
             try:
-                yield
+                with startup_heap_frozen():
+                    yield
             finally:
                 if on_stop is not None:
                     on_stop(app)
