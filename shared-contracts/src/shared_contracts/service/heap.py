@@ -1,6 +1,6 @@
 """The garbage collector in a long-running service.
 
-Two things made collections cost a quarter of the services' CPU in a burst of 100 researches and stall
+Two things made collections cost about a fifth of the services' CPU in a burst of 100 researches and stall
 every request in flight while they ran (benchmarks/README.md):
 
 - what exists once start-up is done (imported modules, pydantic validators, the container and its clients,
@@ -10,7 +10,7 @@ every request in flight while they ran (benchmarks/README.md):
 - with CPython's default first threshold (700 container allocations), a research (tens of thousands of
   short-lived dicts, lists and models) triggered collections in the middle of its work, which promoted its
   live objects to the older generations, which then had to be collected in turn. At 10 000, most of them
-  are freed by reference counting before a collection comes; a young collection then takes ~3 ms.
+  are freed by reference counting before a collection comes; a young collection then takes a few ms.
 """
 
 from __future__ import annotations
