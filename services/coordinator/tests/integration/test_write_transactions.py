@@ -8,7 +8,9 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from coordinator_persistence_fakes import make_session, repository_on, sqlite_url
@@ -32,14 +34,19 @@ async def sqlite_file(tmp_path: Path) -> str:
     return url
 
 
-async def _count_sessions(url: str) -> int:
+async def _committed(url: str, query: str) -> list[Any]:
     """Through another engine: only what was committed is seen."""
     engine = build_engine(url)
     try:
         async with engine.connect() as conn:
-            return int((await conn.execute(text("SELECT count(*) FROM research_sessions"))).scalar_one())
+            return list((await conn.execute(text(query))).scalars())
     finally:
         await engine.dispose()
+
+
+async def _count_sessions(url: str) -> int:
+    [count] = await _committed(url, "SELECT count(*) FROM research_sessions")
+    return int(count)
 
 
 async def test_a_sqlite_file_is_written_on_its_own_thread_and_committed_on_return(sqlite_file: str) -> None:
@@ -153,16 +160,37 @@ async def test_closing_the_store_stops_the_writer_thread(tmp_path: Path) -> None
     assert not any(t.name.startswith("session-writes") for t in threading.enumerate())
 
 
-def _blocking_write(started: threading.Event, release: threading.Event) -> Callable[[Connection], None]:
-    def statements(conn: Connection) -> None:
+@pytest.fixture
+async def writer_thread(sqlite_file: str) -> AsyncIterator[SqliteWriterThread]:
+    """The writer of ``sqlite_file``, with a table ``marks`` of its own to write to."""
+    engine = build_engine(sqlite_file)
+    writes = write_transactions_for(engine)
+    assert isinstance(writes, SqliteWriterThread)
+    try:
+        await writes.run(lambda conn: conn.execute(text("CREATE TABLE marks (name TEXT PRIMARY KEY)")))
+        yield writes
+    finally:
+        await writes.close()
+        await engine.dispose()
+
+
+@asynccontextmanager
+async def _thread_held(writes: SqliteWriterThread) -> AsyncIterator[None]:
+    """The writer thread busy in a transaction until the block ends: what is asked for meanwhile queues."""
+    started, release = threading.Event(), threading.Event()
+
+    def hold(conn: Connection) -> None:
         started.set()
         release.wait(5)
 
-    return statements
-
-
-def _create_marks(conn: Connection) -> None:
-    conn.execute(text("CREATE TABLE marks (name TEXT PRIMARY KEY)"))
+    holder = asyncio.create_task(writes.run(hold))
+    await asyncio.to_thread(started.wait, 5)
+    try:
+        yield
+        await asyncio.sleep(0)  # the tasks created in the block run up to their wait, their writes queued
+    finally:
+        release.set()
+        await holder
 
 
 def _mark(name: str) -> Callable[[Connection], str]:
@@ -174,86 +202,49 @@ def _mark(name: str) -> Callable[[Connection], str]:
 
 
 async def _marks(url: str) -> list[str]:
-    engine = build_engine(url)
-    try:
-        async with engine.connect() as conn:
-            return sorted(str(n) for n in (await conn.execute(text("SELECT name FROM marks"))).scalars())
-    finally:
-        await engine.dispose()
+    return sorted(await _committed(url, "SELECT name FROM marks"))
 
 
-async def test_writes_asked_for_while_one_commits_are_committed_together(sqlite_file: str) -> None:
-    engine = build_engine(sqlite_file)
-    writes = write_transactions_for(engine)
-    assert isinstance(writes, SqliteWriterThread)
+async def test_writes_asked_for_while_one_commits_are_committed_together(
+    sqlite_file: str, writer_thread: SqliteWriterThread
+) -> None:
     commits: list[int] = []
-    started, release = threading.Event(), threading.Event()
-    try:
-        await writes.run(_create_marks)
-        event.listen(writes._engine, "commit", lambda conn: commits.append(1))
-        blocker = asyncio.create_task(writes.run(_blocking_write(started, release)))
-        await asyncio.to_thread(started.wait, 5)
-        queued = [asyncio.create_task(writes.run(_mark(f"s{n}"))) for n in range(5)]
-        await asyncio.sleep(0.05)
-        assert not any(task.done() for task in queued)  # nobody resumes before the commit
-        release.set()
-        await blocker
-        assert await asyncio.gather(*queued) == [f"s{n}" for n in range(5)]
-    finally:
-        await writes.close()
-        await engine.dispose()
-    assert len(commits) == 2  # the blocking write, then the five queued behind it in one transaction
+    event.listen(writer_thread._engine, "commit", lambda conn: commits.append(1))
+    async with _thread_held(writer_thread):
+        queued = [asyncio.create_task(writer_thread.run(_mark(f"s{n}"))) for n in range(5)]
+        await asyncio.sleep(0)  # their writes are queued
+        assert not any(task.done() for task in queued)  # nobody resumes before its commit
+    assert await asyncio.gather(*queued) == [f"s{n}" for n in range(5)]
+    assert len(commits) == 2  # the holding transaction, then the five queued behind it in one
     assert await _marks(sqlite_file) == [f"s{n}" for n in range(5)]
 
 
-async def test_a_failing_write_in_a_group_fails_only_its_own_caller(sqlite_file: str) -> None:
-    engine = build_engine(sqlite_file)
-    writes = write_transactions_for(engine)
-    started, release = threading.Event(), threading.Event()
-
+async def test_a_failing_write_in_a_group_fails_only_its_own_caller(
+    sqlite_file: str, writer_thread: SqliteWriterThread
+) -> None:
     def failing(conn: Connection) -> None:
         conn.execute(text("DELETE FROM marks"))
         raise RuntimeError("boom")
 
-    try:
-        await writes.run(_create_marks)
-        blocker = asyncio.create_task(writes.run(_blocking_write(started, release)))
-        await asyncio.to_thread(started.wait, 5)
-        before = asyncio.create_task(writes.run(_mark("before")))
-        bad = asyncio.create_task(writes.run(failing))
-        after = asyncio.create_task(writes.run(_mark("after")))
-        await asyncio.sleep(0.01)
-        release.set()
-        await blocker
-        assert await before == "before"
-        with pytest.raises(RuntimeError, match="boom"):
-            await bad
-        assert await after == "after"
-    finally:
-        await writes.close()
-        await engine.dispose()
+    async with _thread_held(writer_thread):
+        before = asyncio.create_task(writer_thread.run(_mark("before")))
+        bad = asyncio.create_task(writer_thread.run(failing))
+        after = asyncio.create_task(writer_thread.run(_mark("after")))
+    assert await before == "before"
+    with pytest.raises(RuntimeError, match="boom"):
+        await bad
+    assert await after == "after"
     assert await _marks(sqlite_file) == ["after", "before"]
 
 
 async def test_a_queued_write_is_committed_even_if_its_caller_is_cancelled_before_it_starts(
-    sqlite_file: str,
+    sqlite_file: str, writer_thread: SqliteWriterThread
 ) -> None:
-    engine = build_engine(sqlite_file)
-    writes = write_transactions_for(engine)
-    started, release = threading.Event(), threading.Event()
-    try:
-        await writes.run(_create_marks)
-        blocker = asyncio.create_task(writes.run(_blocking_write(started, release)))
-        await asyncio.to_thread(started.wait, 5)
-        queued = asyncio.create_task(writes.run(_mark("queued")))
-        await asyncio.sleep(0.01)
+    async with _thread_held(writer_thread):
+        queued = asyncio.create_task(writer_thread.run(_mark("queued")))
+        await asyncio.sleep(0)  # its write is queued
         queued.cancel()
-        release.set()
-        await blocker
-        with pytest.raises(asyncio.CancelledError):
-            await queued
-        await writes.run(lambda conn: None)  # behind it on the one thread
-    finally:
-        await writes.close()
-        await engine.dispose()
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    await writer_thread.run(lambda conn: None)  # queued behind it on the one thread
     assert await _marks(sqlite_file) == ["queued"]

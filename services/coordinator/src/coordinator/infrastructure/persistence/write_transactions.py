@@ -64,7 +64,6 @@ class AsyncEngineWrites:
 class _QueuedWrite(Generic[T]):
     statements: Statements[T]
     future: asyncio.Future[T]
-    loop: asyncio.AbstractEventLoop
 
 
 class SqliteWriterThread:
@@ -80,8 +79,7 @@ class SqliteWriterThread:
 
     async def run(self, statements: Statements[T]) -> T:
         """A write that was asked for is committed even if the awaiting coroutine is cancelled."""
-        loop = asyncio.get_running_loop()
-        write: _QueuedWrite[T] = _QueuedWrite(statements, loop.create_future(), loop)
+        write: _QueuedWrite[T] = _QueuedWrite(statements, asyncio.get_running_loop().create_future())
         with self._queued_lock:
             self._queued.append(write)
             first_in_queue = len(self._queued) == 1
@@ -97,9 +95,9 @@ class SqliteWriterThread:
                 outcomes = [_Outcome(write, write.statements(conn)) for write in group]
         except Exception as exc:
             outcomes = [_Outcome(group[0], error=exc)] if len(group) == 1 else [self._commit_alone(w) for w in group]
-        for loop in {o.write.loop for o in outcomes}:
+        for loop in {o.write.future.get_loop() for o in outcomes}:
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting any more
-                loop.call_soon_threadsafe(_settle, [o for o in outcomes if o.write.loop is loop])
+                loop.call_soon_threadsafe(_settle, [o for o in outcomes if o.write.future.get_loop() is loop])
 
     def _commit_alone(self, write: _QueuedWrite[Any]) -> _Outcome:
         try:
