@@ -100,10 +100,19 @@ class PeerClient:
         self._client = client
         self._policy = policy
         self._timeout = httpx.Timeout(policy.budget_seconds, connect=policy.connect_timeout_seconds)
+        self._parsed_urls: dict[str, httpx.URL] = {}
+
+    def _url(self, path: str) -> httpx.URL:
+        """The URL of ``path``, parsed once (a gateway calls a fixed few paths; parsing a URL string
+        again on every call was half of httpx's cost of building a request)."""
+        url = self._parsed_urls.get(path)
+        if url is None:
+            url = self._parsed_urls[path] = httpx.URL(f"{self.base_url}{path}")
+        return url
 
     async def post_json(self, path: str, body: dict[str, Any]) -> tuple[Any, int]:
         """POST ``body``; return (the decoded JSON reply, attempts made)."""
-        url = f"{self.base_url}{path}"
+        url = self._url(path)
         attempts = 0
         policy = self._policy
         retrying = AsyncRetrying(
@@ -156,7 +165,7 @@ class PeerClient:
             return f"unreachable: {type(exc).__name__} {exc}".strip()
         return "ok" if response.status_code == 200 else f"unhealthy: HTTP {response.status_code}"
 
-    def _unavailable(self, url: str, exc: httpx.HTTPError, attempts: int) -> PeerUnavailableError:
+    def _unavailable(self, url: httpx.URL, exc: httpx.HTTPError, attempts: int) -> PeerUnavailableError:
         reason = str(exc) or type(exc).__name__
         return PeerUnavailableError(
             self.service, f"{self.service} unreachable at {url}: {reason} ({_attempts(attempts)})", attempts=attempts

@@ -8,11 +8,12 @@ thread of their own; otherwise through the async engine. Reads go through the as
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Select, Table, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, Insert, Select, Table, Update, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
@@ -44,6 +45,10 @@ SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarat
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
 INSTANCES: Table = CoordinatorInstanceRow.__table__  # type: ignore[assignment]
 STORE_ERRORS = (OperationalError, InterfaceError, OSError)
+# The write path's statements are built once and executed with parameters: building a statement and its
+# cache key on every write cost more than executing it (~160 µs against ~60 µs on SQLite).
+INSERT_SESSION: Insert = insert(SESSIONS)
+INSERT_EXPERTS: Insert = insert(EXPERTS)
 
 
 class SqlAlchemySessionRepository(ISessionRepository):
@@ -80,9 +85,9 @@ class SqlAlchemySessionRepository(ISessionRepository):
         experts = [_expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
 
         def statements(conn: Connection) -> None:
-            conn.execute(insert(SESSIONS), values)
+            conn.execute(INSERT_SESSION, values)
             if experts:
-                conn.execute(insert(EXPERTS), experts)
+                conn.execute(INSERT_EXPERTS, experts)
 
         try:
             await self._write(statements)
@@ -249,11 +254,25 @@ class SqlAlchemySessionRepository(ISessionRepository):
 def _touch(conn: Connection, session_id: str, **values: Any) -> None:
     """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also orders
     concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
-    result = conn.execute(
-        update(SESSIONS).where(SESSIONS.c.session_id == session_id).values(**{"updated_at": utcnow(), **values})
-    )
+    values = {"updated_at": utcnow(), **values}
+    parameters = {f"{_NEW}{column}": value for column, value in values.items()}
+    result = conn.execute(_session_update(tuple(sorted(values))), {_TARGET: session_id, **parameters})
     if result.rowcount == 0:
         raise SessionNotFoundError(session_id)
+
+
+_TARGET = "target_session_id"
+_NEW = "new_"  # a bound parameter of an UPDATE's SET may not be named after its column
+
+
+@functools.cache
+def _session_update(columns: tuple[str, ...]) -> Update:
+    """The UPDATE of one session row that sets ``columns``: one statement per set of columns (a few)."""
+    return (
+        update(SESSIONS)
+        .where(SESSIONS.c.session_id == bindparam(_TARGET))
+        .values({column: bindparam(f"{_NEW}{column}") for column in columns})
+    )
 
 
 def _touching(session_id: str, **values: Any) -> Statements[None]:
