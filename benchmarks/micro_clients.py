@@ -27,6 +27,7 @@ from httpx_aiohttp import AiohttpTransport
 from openai.types.chat import ChatCompletion
 
 from benchmarks.harness import ServiceProcess, free_port
+from shared_contracts.llm.client import ChatReply
 
 PEER_BODY = {"symbol": "600519.SH", "options": {"k": "v" * 2000}}
 MESSAGES = [{"role": "system", "content": "s" * 1500}, {"role": "user", "content": "u" * 2500}]
@@ -77,6 +78,11 @@ async def measure(base: str, calls: int) -> list[tuple[str, int, float]]:
             f"LLM call: post(cast_to=ChatCompletion), {label}",
             lambda llm=llm: llm.post("/chat/completions", cast_to=ChatCompletion, body=body),  # type: ignore[misc]
         )
+
+        async def reply_from_bytes(llm: openai.AsyncOpenAI = llm) -> object:
+            return ChatReply.model_validate_json(await llm.post("/chat/completions", cast_to=bytes, body=body))
+
+        await run(f"LLM call: post(cast_to=bytes) + ChatReply, {label}", reply_from_bytes)
         await llm.close()
     async with aiohttp.ClientSession() as session:
         headers = {"Authorization": "Bearer k"}

@@ -74,7 +74,8 @@ def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
 def test_micro_clients_measures_every_client_it_names() -> None:
     done = run_module("benchmarks.micro_clients", "--calls", "20", timeout=120)
     rows = [line for line in done.stdout.splitlines() if "ms CPU per call" in line]
-    assert len(rows) == 16  # 8 clients, each sequential and with 10 in flight
+    assert len(rows) == 20  # 10 clients, each sequential and with 10 in flight
     assert any("httpx-aiohttp" in row for row in rows)
     assert any("post(cast_to=ChatCompletion), aiohttp" in row for row in rows)
+    assert any("post(cast_to=bytes) + ChatReply, aiohttp" in row for row in rows)
     assert any("the same POST with aiohttp alone" in row for row in rows)

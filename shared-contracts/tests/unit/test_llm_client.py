@@ -111,3 +111,25 @@ async def test_chat_completions_llm_generates_the_completion_text_and_closes_the
     assert llm.model == "test-model"
     assert seen[0]["messages"][0] == {"role": "system", "content": "the system"}
     assert seen[0]["temperature"] == 0.3
+
+
+async def test_a_reply_without_usage_model_or_ids_is_read() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={"choices": [{"message": {"content": "bare"}}]})
+
+    result = await chat(handler).complete("p", None, 0.0)
+    assert (result.text, result.model) == ("bare", "test-model")
+    assert (result.prompt_tokens, result.completion_tokens) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (httpx2.Response(200, text="<html>a proxy's page</html>"), "not a chat completion"),
+        (httpx2.Response(200, json={"choices": [{"message": {"content": ["parts"]}}]}), "not a chat completion"),
+        (httpx2.Response(200, json={"error": None}), "no choices"),
+    ],
+)
+async def test_a_reply_that_is_not_a_chat_completion_is_an_upstream_error(reply: httpx2.Response, message: str) -> None:
+    with pytest.raises(LLMUpstreamError, match=message):
+        await chat(lambda request: reply).complete("p", None, 0.0)
