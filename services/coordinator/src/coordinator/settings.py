@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
+from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
 from shared_contracts.service.settings import ServiceSettings
 
 
@@ -23,7 +24,7 @@ class Settings(ServiceSettings):
     http_backoff_max_seconds: float = Field(default=4.0, ge=0)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     session_lease_seconds: float = Field(
-        default=30.0,
+        default=DEFAULT_LEASE_SECONDS,
         ge=1.0,
         description="A coordinator renews its registration every third of this; one elsewhere (another node "
         "or container) that has not for this long is taken as gone, and its running sessions become interrupted.",

@@ -34,6 +34,8 @@ from coordinator.domain.model.session import utcnow
 
 log = structlog.get_logger(__name__)
 
+DEFAULT_LEASE_SECONDS = 30.0
+
 
 def _read(path: str) -> str | None:
     try:

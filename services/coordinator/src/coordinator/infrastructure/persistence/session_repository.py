@@ -251,16 +251,6 @@ class SqlAlchemySessionRepository(ISessionRepository):
             await db.execute(select(SessionRow.session_id).limit(1))
 
 
-def _touch(conn: Connection, session_id: str, **values: Any) -> None:
-    """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also orders
-    concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
-    values = {"updated_at": utcnow(), **values}
-    parameters = {f"{_NEW}{column}": value for column, value in values.items()}
-    result = conn.execute(_session_update(tuple(sorted(values))), {_TARGET: session_id, **parameters})
-    if result.rowcount == 0:
-        raise SessionNotFoundError(session_id)
-
-
 _TARGET = "target_session_id"
 _NEW = "new_"  # a bound parameter of an UPDATE's SET may not be named after its column
 
@@ -273,6 +263,16 @@ def _session_update(columns: tuple[str, ...]) -> Update:
         .where(SESSIONS.c.session_id == bindparam(_TARGET))
         .values({column: bindparam(f"{_NEW}{column}") for column in columns})
     )
+
+
+def _touch(conn: Connection, session_id: str, **values: Any) -> None:
+    """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also orders
+    concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
+    values = {"updated_at": utcnow(), **values}
+    parameters = {f"{_NEW}{column}": value for column, value in values.items()}
+    result = conn.execute(_session_update(tuple(sorted(values))), {_TARGET: session_id, **parameters})
+    if result.rowcount == 0:
+        raise SessionNotFoundError(session_id)
 
 
 def _touching(session_id: str, **values: Any) -> Statements[None]:

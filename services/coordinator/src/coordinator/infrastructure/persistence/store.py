@@ -8,14 +8,13 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from coordinator.infrastructure.persistence.engine import build_engine, describe
-from coordinator.infrastructure.persistence.instances import InstanceLease
+from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS, InstanceLease
 from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 
 log = structlog.get_logger(__name__)
 
 CloseStore = Callable[[], Awaitable[None]]
-DEFAULT_LEASE_SECONDS = 30.0
 
 
 async def open_session_store(
