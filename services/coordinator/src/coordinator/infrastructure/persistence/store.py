@@ -8,7 +8,11 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from coordinator.infrastructure.persistence.engine import build_engine, describe
-from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS, InstanceLease
+from coordinator.infrastructure.persistence.instances import (
+    DEFAULT_LEASE_SECONDS,
+    InstanceIdentity,
+    InstanceLease,
+)
 from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 
@@ -42,9 +46,9 @@ async def open_session_store(
 
     try:
         await run_migrations(engine)
-        repository = SqlAlchemySessionRepository(engine)
-        lease = InstanceLease(repository, lease_seconds)
-        repository.owner = lease.instance_id
+        identity = InstanceIdentity.of_this_process()
+        repository = SqlAlchemySessionRepository(engine, owner=identity.instance_id)
+        lease = InstanceLease(repository, lease_seconds, identity)
         interrupted = await lease.start()
     except BaseException:
         with contextlib.suppress(Exception):  # the original error is the one to see
