@@ -1,5 +1,7 @@
 # The two commands: `make test` (everything CI runs) and `make run` (the stack on this machine).
-# Both bootstrap from a machine with nothing but Python 3.11+: uv is installed if missing.
+# Both bootstrap from a machine with nothing but Python: uv is installed if missing, and uv makes .venv on the
+# Python of .python-version (3.13: found on PATH or through pyenv, else downloaded). The code runs on 3.11+;
+# UV_PYTHON=3.11 make test uses an older interpreter where 3.13 is neither installed nor downloadable.
 
 SHELL := /bin/bash
 PYTHON ?= python3

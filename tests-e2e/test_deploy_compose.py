@@ -201,12 +201,14 @@ def _instructions(path: Path) -> list[tuple[str, str]]:
     return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1] if " " in line else "") for line in lines]
 
 
-def test_dockerfile_is_multi_stage_on_slim_python_311() -> None:
+def test_dockerfile_is_multi_stage_on_the_slim_python_of_python_version() -> None:
+    """The images run the Python the tests and benchmarks run (``.python-version``)."""
     instructions = _instructions(DOCKERFILE)
     args = dict(v.partition("=")[::2] for k, v in instructions if k == "ARG")
     stages = [v for k, v in instructions if k == "FROM"]
     assert len(stages) >= 3
-    assert re.fullmatch(r"python:3\.11-slim(-\w+)?", args["PYTHON_IMAGE"])
+    runtime = (ROOT / ".python-version").read_text(encoding="utf-8").strip()
+    assert re.fullmatch(rf"python:{re.escape(runtime)}-slim(-\w+)?", args["PYTHON_IMAGE"])
     assert stages[-1].startswith("${PYTHON_IMAGE} AS runtime")
 
 
