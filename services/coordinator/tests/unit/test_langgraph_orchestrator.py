@@ -3,6 +3,7 @@ what a retry carries."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -204,3 +205,73 @@ async def test_listener_failure_is_raised_after_the_graph_not_recorded_as_expert
         await LangGraphResearchOrchestrator(gateway, FakeDebateGateway(), judge).run(request(TA, MI), Broken())
     assert sorted(gateway.called) == ["macro_intelligence", "technical_analyst"]
     assert len(judge.calls) == 1  # the graph still ran to the end
+
+
+class GatedListener(RecordingListener):
+    """Each write notes when it starts and ends; expert writes wait for ``experts_may_commit``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.experts_may_commit = asyncio.Event()
+        self.marks: list[str] = []
+
+    async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
+        self.marks.append(f"start expert {expert}")
+        await self.experts_may_commit.wait()
+        await super().on_expert_finished(expert, outcome)
+        self.marks.append(f"end expert {expert}")
+
+    async def on_debate_finished(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
+        self.marks.append("start debate")
+        await super().on_debate_finished(stage, outcome)
+        self.marks.append("end debate")
+
+    async def on_verdict_finished(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
+        self.marks.append("start verdict")
+        await super().on_verdict_finished(stage, verdict)
+        self.marks.append("end verdict")
+
+
+async def test_the_next_stage_does_not_wait_for_a_write_but_writes_keep_stage_order() -> None:
+    listener = GatedListener()
+
+    class DebateThatOpensTheGate(FakeDebateGateway):
+        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+            self.writes_done_when_called = list(listener.events)
+            listener.experts_may_commit.set()
+            return await super().run_debate(symbol, expert_results)
+
+    debate = DebateThatOpensTheGate()
+    async with asyncio.timeout(5):  # a debate that waited for the writes would never be called
+        await LangGraphResearchOrchestrator(FakeExpertGateway(), debate, FakeJudgeGateway()).run(
+            request(TA, MI), listener
+        )
+
+    assert debate.writes_done_when_called == []  # the debate started while the experts' writes were pending
+    assert listener.kinds() == ["expert", "expert", "debate", "verdict"]  # all ended before run() returned
+    ends = {m: i for i, m in enumerate(listener.marks)}
+    experts_ended = max(ends["end expert technical_analyst"], ends["end expert macro_intelligence"])
+    assert experts_ended < ends["start debate"] < ends["end debate"] < ends["start verdict"]
+
+
+async def test_a_cancelled_run_still_waits_for_the_writes_it_started() -> None:
+    listener = GatedListener()
+    debate_called = asyncio.Event()
+
+    class DebateThatHangs(FakeDebateGateway):
+        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+            debate_called.set()
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+
+    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), DebateThatHangs(), FakeJudgeGateway())
+    run = asyncio.create_task(orchestrator.run(request(TA, MI), listener))
+    async with asyncio.timeout(5):
+        await debate_called.wait()
+    run.cancel()
+    await asyncio.sleep(0.01)
+    assert not run.done()  # held by the two expert writes still waiting to commit
+    listener.experts_may_commit.set()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert listener.kinds() == ["expert", "expert"]

@@ -118,13 +118,14 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
         token = _REQUEST_GATEWAYS.set(gateways)
         try:
             final: dict[str, Any] = await graph.ainvoke(initial)
+            if not relay.debate_reported:
+                relay.debate(StageOutcome("skipped"), None)
+            if not relay.verdict_reported:
+                relay.verdict(StageOutcome("skipped"), None)
         finally:
             _REQUEST_GATEWAYS.reset(token)
-
-        if not relay.debate_reported:
-            await relay.debate(StageOutcome("skipped"), None)
-        if not relay.verdict_reported:
-            await relay.verdict(StageOutcome("skipped"), None)
+            # The stage writes run beside the graph; all of them have ended before this returns or raises.
+            await relay.settled()
         if relay.failure is not None:
             raise relay.failure
         return _to_result(request, final)

@@ -1,5 +1,5 @@
 """``ISessionRepository`` on SQLAlchemy 2: every write is one short transaction, committed before the
-method returns, so a stage that finished is on disk before the next one starts.
+method returns.
 
 Writes are SQLAlchemy Core statements (a stage's write is a statement or two, and the ORM's unit of work
 cost several times the statements' own time), run by ``write_transactions``: on a SQLite file, on a
