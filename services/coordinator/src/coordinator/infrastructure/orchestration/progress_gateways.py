@@ -28,6 +28,10 @@ from coordinator.domain.ports.research_progress import IResearchProgressListener
 log = structlog.get_logger(__name__)
 
 
+# The order in which stages are stored: a stage's write waits for the writes of every lower rank.
+EXPERTS_RANK, DEBATE_RANK, VERDICT_RANK = 0, 1, 2
+
+
 class ProgressRelay:
     """Forwards events to the listener (if any) without holding up the graph: each event's call starts at
     once, in a task of its own, after the calls of the earlier stages have ended (experts, then the
@@ -43,12 +47,12 @@ class ProgressRelay:
 
     def expert(self, expert: str, outcome: ExpertOutcome) -> None:
         if self._listener is not None:
-            self._start(0, functools.partial(self._listener.on_expert_finished, expert, outcome))
+            self._start(EXPERTS_RANK, functools.partial(self._listener.on_expert_finished, expert, outcome))
 
     def debate(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
         self.debate_reported = True
         if self._listener is not None:
-            self._start(1, functools.partial(self._listener.on_debate_finished, stage, outcome))
+            self._start(DEBATE_RANK, functools.partial(self._listener.on_debate_finished, stage, outcome))
 
     def debate_carried(self) -> None:
         """A retry's carried debate outcome was used: nothing to report (the caller stored it)."""
@@ -57,7 +61,7 @@ class ProgressRelay:
     def verdict(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
         self.verdict_reported = True
         if self._listener is not None:
-            self._start(2, functools.partial(self._listener.on_verdict_finished, stage, verdict))
+            self._start(VERDICT_RANK, functools.partial(self._listener.on_verdict_finished, stage, verdict))
 
     async def settled(self) -> None:
         """Every call started so far has ended (a cancelled waiter does not cancel them)."""
