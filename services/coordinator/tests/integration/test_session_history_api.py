@@ -204,7 +204,7 @@ class WatchedJudge(FakeJudgeGateway):
 
 def stored_in_stage_order(session: ResearchSession) -> bool:
     """What is stored is a prefix of the run: no debate without every expert, no verdict without the debate."""
-    experts_done = all(o.status != "pending" for o in session.expert_outcomes.values())
+    experts_done = set(session.expert_outcomes) == set(session.experts)  # an expert is stored once it reported
     debate_done = session.debate.status != "pending"
     return (experts_done or not debate_done) and (debate_done or session.judge.status == "pending")
 
