@@ -14,11 +14,11 @@ from typing import Any
 
 from benchmarks import llm_script, report
 from benchmarks.config import CONFIGS, BenchConfig
-from benchmarks.harness import REPO_ROOT, bench_stack, git_revision, loadavg, machine_info
+from benchmarks.harness import FLOOR_APPS, REPO_ROOT, bench_stack, git_revision, loadavg, machine_info
 from benchmarks.profiling import profile_and_fix
-from benchmarks.sections import concurrency, critical_path, llm_economy, rules_mode
+from benchmarks.sections import concurrency, critical_path, floor, llm_economy, rules_mode
 
-SECTIONS = ("critical", "concurrency", "rules", "economy", "profile")
+SECTIONS = ("critical", "concurrency", "floor", "rules", "economy", "profile")
 DOCS_PAGE = REPO_ROOT / "docs" / "benchmarks.md"
 
 
@@ -40,6 +40,10 @@ async def run_all(cfg: BenchConfig, sections: tuple[str, ...], work: Path) -> di
             if "economy" in sections:
                 log("4. LLM economy")
                 out["economy"] = await llm_economy(stack, cfg, log)
+    if "floor" in sections:
+        with bench_stack(work / "floor", mode="llm", script=llm_script.script(0), apps=FLOOR_APPS) as stack:
+            log("6. the floor: the same processes, clients and fake LLM, none of the work")
+            out["floor"] = await floor(stack, cfg, log)
     if "rules" in sections:
         with bench_stack(work / "rules", mode="rules") as stack:
             log("3. rules mode")

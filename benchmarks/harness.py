@@ -34,6 +34,7 @@ SYMBOL = "600519.SH"
 RESEARCH_PATH = "/api/v1/coordinator/research"
 SERVICES = ("research", "debate", "judge", "coordinator")
 PROFILED_COORDINATOR_APP = "benchmarks.profiled_app:create_app"
+FLOOR_APPS = {name: f"benchmarks.floor_apps:create_{name}" for name in SERVICES}
 
 
 def research_body(symbol: str = SYMBOL, experts: Sequence[str] = EXPERTS) -> dict[str, Any]:
@@ -200,17 +201,15 @@ def llm_env(fake_llm_url: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def _coordinator_app(app: str | None) -> Iterator[None]:
-    """Start the coordinator with another factory (the profiled one) for the duration of one stack."""
-    if app is None:
-        yield
-        return
-    previous = e2e_processes.SERVICE_APPS["coordinator"]
-    e2e_processes.SERVICE_APPS["coordinator"] = app
+def _service_apps(apps: Mapping[str, str] | None) -> Iterator[None]:
+    """Start services with other factories (the profiled coordinator, the floor) for the duration of one stack."""
+    previous = dict(e2e_processes.SERVICE_APPS)
+    e2e_processes.SERVICE_APPS.update(apps or {})
     try:
         yield
     finally:
-        e2e_processes.SERVICE_APPS["coordinator"] = previous
+        e2e_processes.SERVICE_APPS.clear()
+        e2e_processes.SERVICE_APPS.update(previous)
 
 
 @contextlib.contextmanager
@@ -219,11 +218,12 @@ def bench_stack(
     *,
     mode: str,
     script: Mapping[str, Any] | None = None,
-    coordinator_app: str | None = None,
+    apps: Mapping[str, str] | None = None,
     coordinator_env: Mapping[str, str] | None = None,
     service_env: Mapping[str, str] | None = None,
 ) -> Iterator[BenchStack]:
     """``mode`` is ``"llm"`` (every role answered by the fake LLM) or ``"rules"`` (no LLM at all);
+    ``apps`` replaces services' ``uvicorn --factory`` targets (``FLOOR_APPS``, the profiled coordinator);
     ``service_env`` is added to the environment of the four services (not the fake LLM's)."""
     workdir.mkdir(parents=True, exist_ok=True)
     common = {"LOG_LEVEL": "WARNING"}
@@ -246,7 +246,7 @@ def bench_stack(
         common.update(service_env or {})
         per_service = {"coordinator": dict(coordinator_env or {})}
         with (
-            _coordinator_app(coordinator_app),
+            _service_apps(apps),
             running_stack(workdir, common_env=common, per_service_env=per_service) as stack,
         ):
             pids = {name: int(stack[name].process.pid) for name in SERVICES}

@@ -255,7 +255,7 @@ async def profile_and_fix(workdir: Path, cfg: BenchConfig, log: Log) -> dict[str
                         mode_dir / variant,
                         mode=mode,
                         script=script,
-                        coordinator_app=PROFILED_COORDINATOR_APP,
+                        apps={"coordinator": PROFILED_COORDINATOR_APP},
                         coordinator_env={"PROFILE_OUT": str(mode_dir / f"profile-{variant}")},
                         service_env={"PYTHONPATH": tree["pythonpath"]} if variant == "before" else None,
                     )

@@ -39,15 +39,28 @@ def _yes(ok: bool | None) -> str:
     return "–" if ok is None else ("yes" if ok else "**no**")
 
 
-def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
-    rows: list[tuple[str, str, bool | None]] = []
+def _hundred(levels: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return next((lv for lv in levels if lv["concurrency"] == 100), None)
+
+
+def _ratio_text(level: dict[str, Any]) -> str:
+    return f"{_f(level.get('p95_over_single_p50'), 2, '×')} ({_f(level['p95_ms'], 0, ' ms')}), {level['errors']} errors"
+
+
+def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None, str]]:
+    """(target, measured, met, the floor's figure in the same run or "–")."""
+    rows: list[tuple[str, str, bool | None, str]] = []
+    floor = report.get("floor") or {}
+    floor_at_200 = floor if floor.get("latency_ms") == 200 else {}
     crit = next((p for p in report.get("critical_path", {}).get("per_latency", []) if p["latency_ms"] == 200), None)
     if crit:
+        floor_overhead = floor_at_200.get("single_overhead_p50_ms")
         rows.append(
             (
                 "overhead ≤ 30 ms p50 at L = 200 ms",
                 _f(crit["overhead_p50_ms"], 1, " ms"),
                 crit["overhead_p50_ms"] <= TARGETS["overhead_p50_ms"],
+                _f(floor_overhead, 1, " ms"),
             )
         )
         rows.append(
@@ -55,23 +68,34 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
                 "overhead ≤ 5 % at L = 200 ms",
                 _f(crit["overhead_p50_pct"], 1, " %"),
                 crit["overhead_p50_pct"] <= TARGETS["overhead_p50_pct"],
+                _f(
+                    floor_overhead / floor_at_200["critical_path_ms"] * 100 if floor_overhead is not None else None,
+                    1,
+                    " %",
+                ),
             )
         )
-    levels = report.get("concurrency", {}).get("levels", [])
-    hundred = next((lv for lv in levels if lv["concurrency"] == 100), None)
+    hundred = _hundred(report.get("concurrency", {}).get("levels", []))
     if hundred:
         ratio = hundred.get("p95_over_single_p50")
+        floor_hundred = _hundred(floor.get("levels", []))
         rows.append(
             (
                 "100 concurrent: p95 ≤ 1.5 × single",
-                f"{_f(ratio, 2, '×')} ({_f(hundred['p95_ms'], 0, ' ms')}), {hundred['errors']} errors",
+                _ratio_text(hundred),
                 ratio is not None and ratio <= TARGETS["p95_over_single"] and hundred["errors"] == 0,
+                _ratio_text(floor_hundred) if floor_hundred else "–",
             )
         )
     rules = report.get("rules", {}).get("single")
     if rules:
         rows.append(
-            ("rules mode ≤ 100 ms p50", _f(rules["p50_ms"], 1, " ms"), rules["p50_ms"] <= TARGETS["rules_p50_ms"])
+            (
+                "rules mode ≤ 100 ms p50",
+                _f(rules["p50_ms"], 1, " ms"),
+                rules["p50_ms"] <= TARGETS["rules_p50_ms"],
+                "–",
+            )
         )
     economy = report.get("economy", {}).get("full_research")
     if economy:
@@ -80,6 +104,7 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
                 "9 LLM calls per full research",
                 _f(economy["llm_calls"], 0),
                 economy["llm_calls"] == TARGETS["llm_calls_full"],
+                "–",
             )
         )
     return rows
@@ -101,8 +126,13 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     rows = targets(report)
     if rows:
-        lines += ["## Targets (information, not a gate)", "", "| target | measured | met |", "|---|---|---|"]
-        lines += [f"| {t} | {v} | {_yes(ok)} |" for t, v, ok in rows]
+        lines += [
+            "## Targets (information, not a gate)",
+            "",
+            "| target | measured | met | floor, same run (section 6) |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| {t} | {v} | {_yes(ok)} | {fl} |" for t, v, ok, fl in rows]
         lines.append("")
 
     crit = report.get("critical_path")
@@ -269,7 +299,73 @@ def markdown(report: dict[str, Any]) -> str:
     prof = report.get("profile")
     if prof:
         lines += _profile_markdown(prof)
+    floor = report.get("floor")
+    if floor:
+        lines += _floor_markdown(floor, report.get("concurrency"), report.get("critical_path"))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _floor_markdown(
+    floor: dict[str, Any], product: dict[str, Any] | None, critical: dict[str, Any] | None
+) -> list[str]:
+    """The floor beside section 2 (the same levels, measured in the same run when section 2 ran)."""
+    same = product if product and product.get("latency_ms") == floor["latency_ms"] else None
+    ours = {lv["concurrency"]: lv for lv in (same or {}).get("levels", [])}
+    lines = [
+        f"## 6. The floor: the same processes, clients and fake LLM, none of the work (L = {floor['latency_ms']} ms)",
+        "",
+        "Four FastAPI apps under uvicorn making the same calls as the services (the coordinator's peer client, the "
+        "services' OpenAI-compatible client, the same replies), with no LangGraph, session store, domain code or "
+        "middleware (`benchmarks/floor_apps.py`). What the product costs above this floor is ours; the floor itself "
+        "is the frameworks, the clients, the processes and this machine.",
+        "",
+        f"One research at a time ({floor['single_runs']} runs): floor overhead above 4·L p50 "
+        f"**{_f(floor['single_overhead_p50_ms'], 1, ' ms')}**.",
+        "",
+    ]
+    crit = next((p for p in (critical or {}).get("per_latency", []) if p["latency_ms"] == floor["latency_ms"]), None)
+    if floor.get("hops_p50_ms"):
+        lines += [
+            "| between (p50, ms) | floor | product (section 1) | ours = product − floor |",
+            "|---|---|---|---|",
+        ]
+        for hop, value in floor["hops_p50_ms"].items():
+            mine = (crit or {}).get("hops_p50_ms", {}).get(hop)
+            lines.append(
+                f"| {hop.replace('_', ' ')} | {_f(value, 1)} | {_f(mine, 1)} | "
+                f"{_f(mine - value if mine is not None else None, 1)} |"
+            )
+        lines.append("")
+    lines += [
+        "| concurrent | floor p50 | floor p95 | floor p95 / single p50 | floor errors | floor CPU per research | "
+        "product p95 / single p50 (section 2) | product CPU per research (section 2) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for lv in floor["levels"]:
+        mine = ours.get(lv["concurrency"])
+        lines.append(
+            f"| {lv['concurrency']} | {_f(lv['p50_ms'], 0, ' ms')} | {_f(lv['p95_ms'], 0, ' ms')} | "
+            f"{_f(lv.get('p95_over_single_p50'), 2, '×')} | {lv['errors']} | "
+            f"{_f(_cpu_total(lv), 1, ' ms')} | "
+            f"{_f(mine.get('p95_over_single_p50'), 2, '×') if mine else '–'} | "
+            f"{_f(_cpu_total(mine), 1, ' ms') if mine else '–'} |"
+        )
+    busiest = max(floor["levels"], key=lambda lv: lv["concurrency"], default=None)
+    if busiest and busiest.get("cpu_ms_per_research"):
+        cpu = busiest["cpu_ms_per_research"]
+        lines += [
+            "",
+            f"Floor CPU per research at {busiest['concurrency']} concurrent, ms: "
+            + ", ".join(f"{k} {_f(v, 1)}" for k, v in cpu.items())
+            + ".",
+        ]
+    lines.append("")
+    return lines
+
+
+def _cpu_total(level: dict[str, Any]) -> float | None:
+    cpu = level.get("cpu_ms_per_research") or {}
+    return sum(cpu.values()) if cpu else None
 
 
 def _profile_markdown(prof: dict[str, Any]) -> list[str]:
@@ -390,6 +486,16 @@ def chart(report: dict[str, Any], path: Path) -> None:
         xs = [lv["concurrency"] for lv in levels]
         for key in ("p50_ms", "p95_ms", "p99_ms"):
             ax.plot(xs, [lv[key] for lv in levels], marker="o", label=key.replace("_ms", ""))
+        floor_levels = (report.get("floor") or {}).get("levels") or []
+        if floor_levels:
+            ax.plot(
+                [lv["concurrency"] for lv in floor_levels],
+                [lv["p95_ms"] for lv in floor_levels],
+                marker="x",
+                linestyle=":",
+                color="black",
+                label="p95 of the floor (section 6)",
+            )
         single = next((lv["p50_ms"] for lv in levels if lv["concurrency"] == 1), None)
         if single:
             ax.axhline(1.5 * single, color="grey", linestyle="--", label="1.5 × single p50")

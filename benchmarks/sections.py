@@ -233,6 +233,35 @@ def _merge_counts(items: list[dict[str, int]]) -> dict[str, int]:
     return out
 
 
+# ------------------------------------------------------------------------------------------- 6. the floor
+
+
+async def floor(stack: BenchStack, cfg: BenchConfig, log: Log) -> dict[str, Any]:
+    """Section 1's one-at-a-time runs (overhead and its hops) and section 2's bursts on the floor stack
+    (``benchmarks/floor_apps.py``: the same processes, clients, fake LLM and replies, none of the work)."""
+    latency = cfg.concurrency_latency_ms
+    critical = CRITICAL_HOPS * latency
+    measured = await concurrency(stack, cfg, log)  # sets the script at L and warms up
+    runs: list[dict[str, Any]] = []
+    async with client(1) as http:
+        for _ in range(cfg.critical_runs.get(latency, min(cfg.critical_runs.values()))):
+            stack.reset_calls()
+            outcome = await one_research(http, stack.coordinator)
+            stages = _stages(stack.calls())
+            if outcome.ok and stages is not None:
+                runs.append({"overhead_ms": outcome.ms - critical, "hops_ms": _hops(outcome, stages)})
+    overhead = median([r["overhead_ms"] for r in runs]) if runs else None
+    hop_names = list(runs[0]["hops_ms"]) if runs else []
+    log(f"  floor, one at a time: overhead {overhead if overhead is not None else float('nan'):.1f} ms above 4·L")
+    return {
+        **measured,
+        "critical_path_ms": critical,
+        "single_runs": len(runs),
+        "single_overhead_p50_ms": overhead,
+        "hops_p50_ms": {h: median([r["hops_ms"][h] for r in runs]) for h in hop_names},
+    }
+
+
 # ----------------------------------------------------------------------------------------- 3. rules mode
 
 

@@ -43,6 +43,13 @@ def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
     assert all(lv["peak_rss_mb"]["coordinator"] for lv in report["concurrency"]["levels"])
     assert report["rules"]["single"]["p50_ms"] > 0
     assert report["rules"]["saturation_rps"] > 0
+    floor = report["floor"]
+    assert {lv["concurrency"] for lv in floor["levels"]} == {1, 4}
+    assert all(lv["errors"] == 0 for lv in floor["levels"]), floor["levels"]
+    assert floor["single_runs"] == 2  # every one-at-a-time run made the nine LLM calls of a research
+    assert floor["single_overhead_p50_ms"] > 0  # it waited for its four LLM stages, as the product does
+    assert set(floor["hops_p50_ms"]) == set(critical["hops_p50_ms"])
+    assert floor["levels"][0]["cpu_ms_per_research"]["research"] > 0
     assert report["economy"]["full_research"]["llm_calls"] > 0
     assert report["economy"]["projection"]["raw_bytes"] > report["economy"]["projection"]["projected_bytes"] > 0
     assert len(report["economy"]["retries"]) == 2
@@ -60,9 +67,10 @@ def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
         "## 3. Rules mode",
         "## 4. LLM economy",
         "## 5. Profile",
+        "## 6. The floor",
     ):
         assert heading in markdown
-    assert "| target | measured | met |" in markdown
+    assert "| target | measured | met | floor, same run (section 6) |" in markdown
     assert markdown in done.stdout  # the table is printed too
 
     png = (out / "report.png").read_bytes()
