@@ -240,13 +240,7 @@ def markdown(report: dict[str, Any]) -> str:
             )
         best = next((e for e in rules["saturation"] if e["workers"] == rules["saturation_workers"]), None)
         if best and best.get("cpu_ms_per_research"):
-            cpu = best["cpu_ms_per_research"]
-            lines += [
-                "",
-                f"CPU per research at saturation ({best['workers']} clients), ms: "
-                + ", ".join(f"{k} {_f(v, 1)}" for k, v in cpu.items())
-                + f"; total {_f(sum(cpu.values()), 1)}.",
-            ]
+            lines += ["", _cpu_line(f"CPU per research at saturation ({best['workers']} clients)", best)]
         lines.append("")
 
     eco = report.get("economy")
@@ -350,17 +344,20 @@ def _floor_markdown(
             f"{_f(mine.get('p95_over_single_p50'), 2, '×') if mine else '–'} | "
             f"{_f(_cpu_total(mine), 1, ' ms') if mine else '–'} |"
         )
-    busiest = max(floor["levels"], key=lambda lv: lv["concurrency"], default=None)
-    if busiest and busiest.get("cpu_ms_per_research"):
-        cpu = busiest["cpu_ms_per_research"]
-        lines += [
-            "",
-            f"Floor CPU per research at {busiest['concurrency']} concurrent, ms: "
-            + ", ".join(f"{k} {_f(v, 1)}" for k, v in cpu.items())
-            + ".",
-        ]
+    shown = _hundred(floor["levels"]) or max(floor["levels"], key=lambda lv: lv["concurrency"], default=None)
+    if shown and shown.get("cpu_ms_per_research"):
+        lines += ["", _cpu_line(f"Floor CPU per research at {shown['concurrency']} concurrent", shown)]
     lines.append("")
     return lines
+
+
+def _cpu_line(heading: str, measured: dict[str, Any]) -> str:
+    cpu = measured["cpu_ms_per_research"]
+    return (
+        f"{heading}, ms: "
+        + ", ".join(f"{k} {_f(v, 1)}" for k, v in cpu.items())
+        + f"; total {_f(_cpu_total(measured), 1)}."
+    )
 
 
 def _cpu_total(level: dict[str, Any]) -> float | None:
