@@ -8,7 +8,7 @@ the same replies:
     client ─▶ coordinator ─┬▶ research (5 ∥, one LLM call each) ─▶ debate (bull ∥ bear, then resolution)
                            └─────────────────────────────────────▶ judge (one LLM call) ─▶ client
 
-No LangGraph, no session store, no domain code, no middleware, no validation of what comes back: what a
+No LangGraph, no session store, no domain code, no middleware, no checks of a reply beyond the client's own: what a
 research costs here is what the frameworks, the clients, the processes and the machine cost, so a section
 measuring the product and this floor in the same run tells what of the rest is ours.
 
@@ -28,16 +28,13 @@ import httpx
 from fastapi import FastAPI, Request
 from llm_replies import MATCH  # tests-e2e, put on sys.path by benchmarks/__init__.py
 
+from benchmarks.harness import DEBATE_PATH, EXPERT_PATH, RESEARCH_PATH, VERDICT_PATH
 from coordinator.infrastructure.adapters.peer_http import peer_http_client
 from coordinator.settings import Settings as CoordinatorSettings
 from shared_contracts.llm.client import LLMCompletion, OpenAICompatibleChat, build_chat_client
 from shared_contracts.service.logging import configure_logging
 from shared_contracts.service.settings import EngineSettings
 
-RESEARCH_PATH = "/api/v1/coordinator/research"
-EXPERT_PATH = "/api/v1/research/experts/{expert}"
-DEBATE_PATH = "/api/v1/debate/run"
-VERDICT_PATH = "/api/v1/judge/verdict"
 TEMPERATURE = 0.2
 DEFAULT_POOL = CoordinatorSettings.model_fields["http_max_connections"].default
 

@@ -15,9 +15,12 @@ from fake_llm_server import estimate_tokens
 from benchmarks import llm_script
 from benchmarks.config import BenchConfig
 from benchmarks.harness import (
+    DEBATE_PATH,
+    EXPERT_PATH,
     EXPERTS,
     RESEARCH_PATH,
     SYMBOL,
+    VERDICT_PATH,
     BenchStack,
     cpu_ms_per,
     cpu_seconds,
@@ -94,14 +97,14 @@ async def sequential_pipeline(stack: BenchStack) -> dict[str, Any]:
         results: dict[str, Any] = {}
         for expert in EXPERTS:
             results[expert], call_ms[expert] = await _post(
-                http, f"{research}/api/v1/research/experts/{expert}", {"symbol": SYMBOL}
+                http, research + EXPERT_PATH.format(expert=expert), {"symbol": SYMBOL}
             )
         summaries = {name: s.model_dump() for name, s in project_expert_results(results).items()}
         outcome, call_ms["debate"] = await _post(
-            http, f"{debate}/api/v1/debate/run", {"symbol": SYMBOL, "expert_results": summaries}
+            http, debate + DEBATE_PATH, {"symbol": SYMBOL, "expert_results": summaries}
         )
         judge_input = to_judge_input(SYMBOL, outcome, {"expert_results": results}).model_dump(mode="json")
-        _, call_ms["judge"] = await _post(http, f"{judge}/api/v1/judge/verdict", judge_input)
+        _, call_ms["judge"] = await _post(http, judge + VERDICT_PATH, judge_input)
     return {"call_ms": call_ms, "sum_ms": sum(call_ms.values())}
 
 
