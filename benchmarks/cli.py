@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import datetime as dt
 import shlex
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import llm_script, report
-from benchmarks.config import CONFIGS, BenchConfig
+from benchmarks.config import CONFIGS, DEPLOYED_LOGGING, BenchConfig
 from benchmarks.harness import FLOOR_APPS, REPO_ROOT, bench_stack, git_revision, loadavg, machine_info
 from benchmarks.profiling import profile_and_fix
 from benchmarks.sections import concurrency, critical_path, floor, llm_economy, rules_mode
@@ -30,7 +31,9 @@ async def run_all(cfg: BenchConfig, sections: tuple[str, ...], work: Path) -> di
     out: dict[str, Any] = {}
     llm_sections = [s for s in ("critical", "concurrency", "economy") if s in sections]
     if llm_sections:
-        with bench_stack(work / "llm", mode="llm", script=llm_script.script(0)) as stack:
+        with bench_stack(
+            work / "llm", mode="llm", script=llm_script.script(0), service_logging=cfg.service_logging
+        ) as stack:
             if "critical" in sections:
                 log("1. critical-path efficiency (LLM mode)")
                 out["critical_path"] = await critical_path(stack, cfg, log)
@@ -41,11 +44,17 @@ async def run_all(cfg: BenchConfig, sections: tuple[str, ...], work: Path) -> di
                 log("4. LLM economy")
                 out["economy"] = await llm_economy(stack, cfg, log)
     if "floor" in sections:
-        with bench_stack(work / "floor", mode="llm", script=llm_script.script(0), apps=FLOOR_APPS) as stack:
+        with bench_stack(
+            work / "floor",
+            mode="llm",
+            script=llm_script.script(0),
+            apps=FLOOR_APPS,
+            service_logging=cfg.service_logging,
+        ) as stack:
             log("6. the floor: the same processes, clients and fake LLM, none of the work")
             out["floor"] = await floor(stack, cfg, log)
     if "rules" in sections:
-        with bench_stack(work / "rules", mode="rules") as stack:
+        with bench_stack(work / "rules", mode="rules", service_logging=cfg.service_logging) as stack:
             log("3. rules mode")
             out["rules"] = await rules_mode(stack, cfg, log)
     if "profile" in sections:
@@ -77,8 +86,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md (only full runs write it)"
     )
+    parser.add_argument(
+        "--service-logging",
+        choices=("quiet", "deployed"),
+        default="quiet",
+        help="quiet: LOG_LEVEL=WARNING, no access log (default); deployed: as the Docker image runs them "
+        "(LOG_LEVEL=INFO, an access line per request)",
+    )
     args = parser.parse_args(argv)
     cfg = CONFIGS[args.config]
+    if args.service_logging == "deployed":
+        cfg = dataclasses.replace(cfg, service_logging=DEPLOYED_LOGGING)
     started = dt.datetime.now(dt.UTC)
     out_dir: Path = args.out or REPO_ROOT / "bench-results" / started.strftime("%Y%m%dT%H%M%SZ")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -91,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": command.strip(),
             "machine": machine_info(),
             "sections": list(args.sections),
+            "service_logging": cfg.service_logging.describe(),
         }
     }
     t0 = time.monotonic()
@@ -106,7 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     paths = report.write(data, out_dir)
     md = paths["md"].read_text(encoding="utf-8")
     print("\n" + md)
-    if cfg.name == "full" and not args.no_docs and failed is None:
+    if (
+        cfg.name == "full"
+        and cfg.service_logging == CONFIGS["full"].service_logging
+        and not args.no_docs
+        and failed is None
+    ):
         DOCS_PAGE.write_text(docs_page(md, "make bench", out_dir), encoding="utf-8")
         log(f"wrote {DOCS_PAGE.relative_to(REPO_ROOT)}")
     log(f"report: {paths['json']}, {paths['md']}, {paths['png']}")

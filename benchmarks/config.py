@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ServiceLogging:
+    """How the benchmarked services log. The default is quiet (warnings and errors, no access lines), so the
+    figures are the orchestration's; ``deployed`` is what the Docker image runs (LOG_LEVEL=INFO, uvicorn's
+    access line per request), and what that costs is measured in benchmarks/README.md (ninth round)."""
+
+    level: str = "WARNING"
+    access_log: bool = False
+
+    def describe(self) -> str:
+        return f"LOG_LEVEL={self.level}, access log {'on' if self.access_log else 'off'}"
+
+
+DEPLOYED_LOGGING = ServiceLogging("INFO", access_log=True)
 
 
 @dataclass(frozen=True)
@@ -35,6 +51,8 @@ class BenchConfig:
     compare_throughput_seconds: float
     compare_throughput_workers: int
     compare_throughput_rounds: int
+    # every section: how the services log (``--service-logging``)
+    service_logging: ServiceLogging = field(default_factory=ServiceLogging)
 
 
 FULL = BenchConfig(

@@ -24,6 +24,8 @@ import e2e_processes  # tests-e2e, put on sys.path by benchmarks/__init__.py
 import httpx
 from e2e_processes import ServiceProcess, Stack, free_port, running_stack
 
+from benchmarks.config import ServiceLogging
+
 __all__ = ["ServiceProcess", "Stack", "free_port", "running_stack"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -224,12 +226,15 @@ def bench_stack(
     apps: Mapping[str, str] | None = None,
     coordinator_env: Mapping[str, str] | None = None,
     service_env: Mapping[str, str] | None = None,
+    service_logging: ServiceLogging | None = None,
 ) -> Iterator[BenchStack]:
     """``mode`` is ``"llm"`` (every role answered by the fake LLM) or ``"rules"`` (no LLM at all);
     ``apps`` replaces services' ``uvicorn --factory`` targets (``FLOOR_APPS``, the profiled coordinator);
-    ``service_env`` is added to the environment of the four services (not the fake LLM's)."""
+    ``service_env`` is added to the environment of the four services (not the fake LLM's);
+    ``service_logging`` is how they log (quiet unless given)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    common = {"LOG_LEVEL": "WARNING"}
+    service_logging = service_logging or ServiceLogging()
+    common = {"LOG_LEVEL": service_logging.level}
     fake: ServiceProcess | None = None
     try:
         if mode == "llm":
@@ -250,7 +255,9 @@ def bench_stack(
         per_service = {"coordinator": dict(coordinator_env or {})}
         with (
             _service_apps(apps),
-            running_stack(workdir, common_env=common, per_service_env=per_service) as stack,
+            running_stack(
+                workdir, common_env=common, per_service_env=per_service, access_log=service_logging.access_log
+            ) as stack,
         ):
             pids = {name: int(stack[name].process.pid) for name in SERVICES}
             if fake is not None and fake.process is not None:

@@ -258,6 +258,7 @@ async def profile_and_fix(workdir: Path, cfg: BenchConfig, log: Log) -> dict[str
                         apps={"coordinator": PROFILED_COORDINATOR_APP},
                         coordinator_env={"PROFILE_OUT": str(mode_dir / f"profile-{variant}")},
                         service_env={"PYTHONPATH": tree["pythonpath"]} if variant == "before" else None,
+                        service_logging=cfg.service_logging,
                     )
                 )
                 for variant in ("before", "after")

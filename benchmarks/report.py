@@ -122,6 +122,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"- command: `{meta['command']}`; duration {_f(meta.get('duration_s'), 0, ' s')}",
         "- every service is a real uvicorn process on loopback; LLM mode = every role answered by the fake "
         "OpenAI-compatible server after a fixed latency L; figures are medians over the runs stated",
+        f"- the services' logging: {meta.get('service_logging', 'LOG_LEVEL=WARNING, access log off')}",
         "",
     ]
     rows = targets(report)

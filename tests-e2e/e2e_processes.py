@@ -36,6 +36,8 @@ class ServiceProcess:
     env: dict[str, str]
     log_path: Path
     process: subprocess.Popen[bytes] | None = None
+    access_log: bool = False
+    """uvicorn's access line per request (on in the Docker image; off by default here)."""
     _log_file: object = field(default=None, repr=False)
 
     @property
@@ -62,7 +64,7 @@ class ServiceProcess:
                 "127.0.0.1",
                 "--port",
                 str(self.port),
-                "--no-access-log",
+                *([] if self.access_log else ["--no-access-log"]),
                 "--timeout-graceful-shutdown",
                 "5",
             ],
@@ -155,6 +157,7 @@ def running_stack(
     common_env: Mapping[str, str] | None = None,
     per_service_env: Mapping[str, Mapping[str, str]] | None = None,
     only: tuple[str, ...] = ("research", "debate", "judge", "coordinator"),
+    access_log: bool = False,
 ) -> Iterator[Stack]:
     """Start the named services (peers first, the coordinator last, pointed at the others)."""
     ports = {name: free_port() for name in SERVICE_APPS}
@@ -174,7 +177,9 @@ def running_stack(
                     JUDGE_SERVICE_URL=urls["judge"],
                 )
             env.update(dict((per_service_env or {}).get(name, {})))
-            service = ServiceProcess(name, SERVICE_APPS[name], ports[name], env, workdir / f"{name}.log")
+            service = ServiceProcess(
+                name, SERVICE_APPS[name], ports[name], env, workdir / f"{name}.log", access_log=access_log
+            )
             services[name] = service
             service.start()
         for service in services.values():

@@ -87,3 +87,27 @@ def test_micro_clients_measures_every_client_it_names() -> None:
     assert any("post(cast_to=ChatCompletion), aiohttp" in row for row in rows)
     assert any("post(cast_to=bytes) + ChatReply, aiohttp" in row for row in rows)
     assert any("the same POST with aiohttp alone" in row for row in rows)
+
+
+@pytest.mark.e2e
+def test_bench_deployed_logging_runs_services_as_the_image_does(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    run_module(
+        "benchmarks",
+        "--smoke",
+        "--sections",
+        "rules",
+        "--service-logging",
+        "deployed",
+        "--out",
+        str(out),
+        timeout=120,
+    )
+
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["meta"]["service_logging"] == "LOG_LEVEL=INFO, access log on"
+    assert report["rules"]["single"]["p50_ms"] > 0
+    assert "the services' logging: LOG_LEVEL=INFO, access log on" in (out / "report.md").read_text(encoding="utf-8")
+    research_log = (out / "work" / "rules" / "research.log").read_text(encoding="utf-8")
+    assert '"logger": "uvicorn.access"' in research_log
+    assert '"event": "expert_done"' in research_log

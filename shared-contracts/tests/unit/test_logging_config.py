@@ -1,16 +1,20 @@
-"""LOG_LEVEL governs uvicorn's loggers too, and uvicorn's --no-access-log stays off."""
+"""LOG_LEVEL governs uvicorn's loggers too, uvicorn's --no-access-log stays off, and the HTTP clients'
+per-request lines are kept for DEBUG."""
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
 from collections.abc import Iterator
 
 import pytest
 import structlog
 
-from shared_contracts.service.logging import configure_logging
+from shared_contracts.service.logging import PER_REQUEST_LOGGERS, configure_logging, flush_logs
 
 UVICORN = ("uvicorn", "uvicorn.error", "uvicorn.access")
+RESTORED = (*UVICORN, *PER_REQUEST_LOGGERS)
 
 
 @pytest.fixture(autouse=True)
@@ -20,7 +24,7 @@ def _restore_logging() -> Iterator[None]:
     saved_structlog = structlog.get_config()
     saved = {
         n: (logging.getLogger(n).handlers[:], logging.getLogger(n).level, logging.getLogger(n).propagate)
-        for n in UVICORN
+        for n in RESTORED
     }
     yield
     structlog.configure(**saved_structlog)
@@ -77,4 +81,49 @@ def test_events_below_log_level_are_dropped_before_the_processors_run(capsys: py
     log.info("quiet")
     log.warning("loud")
     assert ran == ["warning"]
+    flush_logs()
     assert "loud" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("client", PER_REQUEST_LOGGERS)
+def test_http_clients_request_lines_only_at_debug(client: str, capsys: pytest.CaptureFixture[str]) -> None:
+    request_line = 'HTTP Request: POST http://research:8001/api/v1/research/experts/x "HTTP/1.1 200 OK"'
+
+    configure_logging("INFO", service="t")
+    logging.getLogger(client).info(request_line)
+    logging.getLogger(client).warning("client warning")
+    structlog.get_logger("t").info("expert_done")
+    flush_logs()
+    err = capsys.readouterr().err
+    assert "HTTP Request" not in err
+    assert "client warning" in err
+    assert "expert_done" in err
+
+    configure_logging("ERROR", service="t")
+    logging.getLogger(client).warning("client warning")
+    flush_logs()
+    assert "client warning" not in capsys.readouterr().err
+
+    configure_logging("DEBUG", service="t")
+    logging.getLogger(client).info(request_line)
+    flush_logs()
+    assert "HTTP Request" in capsys.readouterr().err
+
+
+def test_lines_are_written_by_a_thread_of_their_own_in_order(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging("INFO", service="t")
+    log = structlog.get_logger("t")
+    for n in range(200):
+        log.info("numbered", n=n)
+    flush_logs()
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert [line["n"] for line in lines] == list(range(200))
+    assert {line["service"] for line in lines} == {"t"}
+
+
+def test_the_writer_thread_is_replaced_not_added_on_reconfiguration() -> None:
+    configure_logging("INFO", service="t")
+    threads = threading.active_count()
+    configure_logging("WARNING", service="t")
+    configure_logging("INFO", service="t")
+    assert threading.active_count() == threads

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
 from shared_contracts.service.heap import YOUNG_GENERATION_THRESHOLD
+from shared_contracts.service.logging import flush_logs
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
 from shared_contracts.service.settings import ServiceSettings
 
@@ -92,6 +93,7 @@ async def test_unexpected_error_is_500_without_internals(capsys: pytest.CaptureF
     assert "bug" not in response.text
     assert response.json()["request_id"] == "rid-500"
     assert response.headers[REQUEST_ID_HEADER] == "rid-500"
+    flush_logs()
     logged = [line for line in capsys.readouterr().err.splitlines() if "unhandled_error" in line]
     assert logged
     assert '"request_id": "rid-500"' in logged[0]

@@ -20,6 +20,7 @@ from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatew
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.settings import Settings
+from shared_contracts.service.logging import flush_logs
 from shared_contracts.service.settings import ConfigurationError, load_settings
 
 RESEARCH, DEBATE, JUDGE = "http://research.test", "http://debate.test", "http://judge.test"
@@ -83,6 +84,7 @@ async def test_a_research_flows_through_research_debate_and_judge_over_http(
         assert route.calls.last.request.headers["X-Request-ID"] == "req-42", name
     judge_body = json.loads(routes["judge"].calls.last.request.content)
     assert judge_body["reference_price"] == 1580.5  # from the technical analyst's result
+    flush_logs()
     stage_lines = [
         json.loads(line)
         for line in capsys.readouterr().err.splitlines()

@@ -24,6 +24,7 @@ from coordinator.application.research_orchestration_service import ResearchOrche
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.research_progress import IResearchProgressListener
+from shared_contracts.service.logging import flush_logs
 
 PATH = "/api/v1/coordinator/research"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -281,6 +282,7 @@ async def test_an_unexpected_error_is_500_and_logged(capsys: pytest.CaptureFixtu
         response = await client.post(PATH, json=VALID, headers={"X-Request-ID": "bug-1"})
     assert response.status_code == 500
     assert response.json()["code"] == "internal_error"
+    flush_logs()
     logged = capsys.readouterr().err
     assert "unhandled_error" in logged
     assert "a bug in the graph" in logged

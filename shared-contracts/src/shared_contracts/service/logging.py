@@ -1,11 +1,23 @@
-"""Structured JSON logs (structlog) for our own loggers and the standard library's (uvicorn's too)."""
+"""Structured JSON logs (structlog) for our own loggers and the standard library's (uvicorn's too).
+
+A line is rendered where it is logged, and written to stderr by a thread of its own (the standard library's
+``QueueHandler`` and ``QueueListener``), so a slow stream (a file on a busy disk, a full pipe) never holds up
+the event loop. What is queued is written at exit, or at once by ``flush_logs()``.
+"""
 
 from __future__ import annotations
 
+import atexit
 import logging
+import logging.handlers
+import queue
 import sys
 
 import structlog
+
+# Clients that log every request at INFO ("HTTP Request: POST ... 200 OK"). Our own events already record
+# each call with more to say (expert, attempts, model, tokens, ms), so these lines are kept for DEBUG.
+PER_REQUEST_LOGGERS = ("httpx", "httpx2")
 
 
 def configure_logging(level: str = "INFO", *, json: bool = True, service: str | None = None) -> None:
@@ -35,11 +47,13 @@ def configure_logging(level: str = "INFO", *, json: bool = True, service: str | 
             renderer,
         ],
     )
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(formatter)
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = [_queued_to_stderr(formatter)]
     root.setLevel(level.upper())
+    for name in PER_REQUEST_LOGGERS:
+        logging.getLogger(name).setLevel(
+            max(root.level, logging.WARNING) if root.level > logging.DEBUG else logging.DEBUG
+        )
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)
         # uvicorn's --no-access-log leaves its access logger without handlers and not propagating.
@@ -55,3 +69,36 @@ def _add_service(service: str) -> structlog.types.Processor:
         return event_dict
 
     return processor
+
+
+_listener: logging.handlers.QueueListener | None = None
+
+
+def _queued_to_stderr(formatter: logging.Formatter) -> logging.Handler:
+    """A handler that renders each record with ``formatter`` and queues the line for the writer thread
+    (replacing the thread of an earlier configuration, after it has written what it had)."""
+    global _listener
+    if _listener is None:
+        atexit.register(_write_what_is_queued)
+    else:
+        _listener.stop()
+    lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    writer = logging.StreamHandler(sys.stderr)
+    writer.setFormatter(logging.Formatter("%(message)s"))  # the line is rendered already
+    _listener = logging.handlers.QueueListener(lines, writer)
+    _listener.start()
+    handler = logging.handlers.QueueHandler(lines)
+    handler.setFormatter(formatter)
+    return handler
+
+
+def flush_logs() -> None:
+    """Write every line logged so far before returning."""
+    if _listener is not None:
+        _listener.stop()  # writes what is queued, then ends the thread
+        _listener.start()
+
+
+def _write_what_is_queued() -> None:
+    if _listener is not None:
+        _listener.stop()
