@@ -3,8 +3,10 @@ per-request lines are kept for DEBUG."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -127,3 +129,14 @@ def test_the_writer_thread_is_replaced_not_added_on_reconfiguration() -> None:
     configure_logging("WARNING", service="t")
     configure_logging("INFO", service="t")
     assert threading.active_count() == threads
+
+
+def test_a_line_goes_to_stderr_as_it_is_when_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    configure_logging("INFO", service="t")
+    monkeypatch.setattr(sys, "stderr", second)
+    first.close()  # as pytest closes a finished test's capture
+    structlog.get_logger("t").info("late")
+    flush_logs()
+    assert '"event": "late"' in second.getvalue()

@@ -12,6 +12,7 @@ import logging
 import logging.handlers
 import queue
 import sys
+from typing import Any
 
 import structlog
 
@@ -74,6 +75,19 @@ def _add_service(service: str) -> structlog.types.Processor:
 _listener: logging.handlers.QueueListener | None = None
 
 
+class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stderr`` as it is when the line is written, not when the handler was made (as the
+    standard library's last-resort handler does): a line queued just before stderr was replaced (pytest's
+    capture) goes to the stream in place, not to a closed one."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+
 def _queued_to_stderr(formatter: logging.Formatter) -> logging.Handler:
     """A handler that renders each record with ``formatter`` and queues the line for the writer thread
     (replacing the thread of an earlier configuration, after it has written what it had)."""
@@ -83,7 +97,7 @@ def _queued_to_stderr(formatter: logging.Formatter) -> logging.Handler:
     else:
         _listener.stop()
     lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
-    writer = logging.StreamHandler(sys.stderr)
+    writer = _CurrentStderrHandler()
     writer.setFormatter(logging.Formatter("%(message)s"))  # the line is rendered already
     _listener = logging.handlers.QueueListener(lines, writer)
     _listener.start()
