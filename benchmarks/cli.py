@@ -84,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="results folder (default bench-results/<timestamp>)")
     parser.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     parser.add_argument(
-        "--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md (only full runs write it)"
+        "--no-docs",
+        action="store_true",
+        help="do not rewrite docs/benchmarks.md (only full runs with quiet service logging write it)",
     )
     parser.add_argument(
         "--service-logging",
