@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import shlex
@@ -30,29 +31,45 @@ def log(message: str) -> None:
 async def run_all(cfg: BenchConfig, sections: tuple[str, ...], work: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     llm_sections = [s for s in ("critical", "concurrency", "economy") if s in sections]
-    if llm_sections:
-        with bench_stack(
-            work / "llm", mode="llm", script=llm_script.script(0), service_logging=cfg.service_logging
-        ) as stack:
-            if "critical" in sections:
-                log("1. critical-path efficiency (LLM mode)")
-                out["critical_path"] = await critical_path(stack, cfg, log)
-            if "concurrency" in sections:
-                log("2. concurrency (LLM mode)")
-                out["concurrency"] = await concurrency(stack, cfg, log)
-            if "economy" in sections:
-                log("4. LLM economy")
-                out["economy"] = await llm_economy(stack, cfg, log)
-    if "floor" in sections:
-        with bench_stack(
-            work / "floor",
-            mode="llm",
-            script=llm_script.script(0),
-            apps=FLOOR_APPS,
-            service_logging=cfg.service_logging,
-        ) as stack:
+    with contextlib.ExitStack() as floor_stacks:
+        floor_stack = None
+        if "floor" in sections:  # started first: section 1 alternates its one-at-a-time runs with the floor's
+            floor_stack = floor_stacks.enter_context(
+                bench_stack(
+                    work / "floor",
+                    mode="llm",
+                    script=llm_script.script(0),
+                    apps=FLOOR_APPS,
+                    service_logging=cfg.service_logging,
+                )
+            )
+        if llm_sections:
+            with bench_stack(
+                work / "llm", mode="llm", script=llm_script.script(0), service_logging=cfg.service_logging
+            ) as stack:
+                if "critical" in sections:
+                    log(
+                        "1. critical-path efficiency (LLM mode)"
+                        + (", alternating with the floor" if floor_stack else "")
+                    )
+                    out["critical_path"] = await critical_path(stack, cfg, log, floor_stack)
+                if "concurrency" in sections:
+                    log("2. concurrency (LLM mode)")
+                    out["concurrency"] = await concurrency(stack, cfg, log)
+                if "economy" in sections:
+                    log("4. LLM economy")
+                    out["economy"] = await llm_economy(stack, cfg, log)
+        if floor_stack is not None:
             log("6. the floor: the same processes, clients and fake LLM, none of the work")
-            out["floor"] = await floor(stack, cfg, log)
+            paired = next(
+                (
+                    p["paired_floor"]
+                    for p in out.get("critical_path", {}).get("per_latency", [])
+                    if p["latency_ms"] == cfg.concurrency_latency_ms and p.get("paired_floor")
+                ),
+                None,
+            )
+            out["floor"] = await floor(floor_stack, cfg, log, paired)
     if "rules" in sections:
         with bench_stack(work / "rules", mode="rules", service_logging=cfg.service_logging) as stack:
             log("3. rules mode")

@@ -206,18 +206,6 @@ def llm_env(fake_llm_url: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def _service_apps(apps: Mapping[str, str] | None) -> Iterator[None]:
-    """Start services with other factories (the profiled coordinator, the floor) for the duration of one stack."""
-    previous = dict(e2e_processes.SERVICE_APPS)
-    e2e_processes.SERVICE_APPS.update(apps or {})
-    try:
-        yield
-    finally:
-        e2e_processes.SERVICE_APPS.clear()
-        e2e_processes.SERVICE_APPS.update(previous)
-
-
-@contextlib.contextmanager
 def bench_stack(
     workdir: Path,
     *,
@@ -253,12 +241,13 @@ def bench_stack(
             common["ANALYSIS_ENGINE"] = "rules"
         common.update(service_env or {})
         per_service = {"coordinator": dict(coordinator_env or {})}
-        with (
-            _service_apps(apps),
-            running_stack(
-                workdir, common_env=common, per_service_env=per_service, access_log=service_logging.access_log
-            ) as stack,
-        ):
+        with running_stack(
+            workdir,
+            common_env=common,
+            per_service_env=per_service,
+            access_log=service_logging.access_log,
+            apps=apps,
+        ) as stack:
             pids = {name: int(stack[name].process.pid) for name in SERVICES}
             if fake is not None and fake.process is not None:
                 pids["fake_llm"] = fake.process.pid

@@ -314,22 +314,21 @@ def _floor_markdown(
         "middleware (`benchmarks/floor_apps.py`). What the product costs above this floor is ours; the floor itself "
         "is the frameworks, the clients, the processes and this machine.",
         "",
-        f"One research at a time ({floor['single_runs']} runs): floor overhead above 4·L p50 "
-        f"**{_f(floor['single_overhead_p50_ms'], 1, ' ms')}**.",
+        _floor_single_text(floor),
         "",
     ]
     crit = next((p for p in (critical or {}).get("per_latency", []) if p["latency_ms"] == floor["latency_ms"]), None)
+    paired = floor.get("ours_hops_p50_ms") if floor.get("paired_with_section_1") else None
     if floor.get("hops_p50_ms"):
         lines += [
-            "| between (p50, ms) | floor | product (section 1) | ours = product − floor |",
+            "| between (p50, ms) | floor | product (section 1) | ours = product − floor"
+            + (" (p50 of the run-by-run differences) |" if paired else " |"),
             "|---|---|---|---|",
         ]
         for hop, value in floor["hops_p50_ms"].items():
             mine = (crit or {}).get("hops_p50_ms", {}).get(hop)
-            lines.append(
-                f"| {hop.replace('_', ' ')} | {_f(value, 1)} | {_f(mine, 1)} | "
-                f"{_f(mine - value if mine is not None else None, 1)} |"
-            )
+            diff = paired.get(hop) if paired else (mine - value if mine is not None else None)
+            lines.append(f"| {hop.replace('_', ' ')} | {_f(value, 1)} | {_f(mine, 1)} | {_f(diff, 1)} |")
         lines.append("")
     lines += [
         "| concurrent | floor p50 | floor p95 | floor p95 / single p50 | floor errors | floor CPU per research | "
@@ -350,6 +349,17 @@ def _floor_markdown(
         lines += ["", _cpu_line(f"Floor CPU per research at {shown['concurrency']} concurrent", shown)]
     lines.append("")
     return lines
+
+
+def _floor_single_text(floor: dict[str, Any]) -> str:
+    overhead = f"floor overhead above 4·L p50 **{_f(floor['single_overhead_p50_ms'], 1, ' ms')}**"
+    if not floor.get("paired_with_section_1"):
+        return f"One research at a time ({floor['single_runs']} runs): {overhead}."
+    return (
+        f"One research at a time ({floor['single_runs']} runs, each right after one of section 1's, the two stacks "
+        f"running side by side): {overhead}; ours, the product's overhead minus the floor's run by run, p50 "
+        f"**{_f(floor.get('ours_p50_ms'), 1, ' ms')}**."
+    )
 
 
 def _cpu_line(heading: str, measured: dict[str, Any]) -> str:

@@ -111,13 +111,46 @@ async def sequential_pipeline(stack: BenchStack) -> dict[str, Any]:
 # --------------------------------------------------------------------------- 1. critical-path efficiency
 
 
-async def critical_path(stack: BenchStack, cfg: BenchConfig, log: Log) -> dict[str, Any]:
+async def _one_at_a_time(stack: BenchStack) -> tuple[Outcome, dict[str, float] | None]:
+    """One research on a fresh client, and its hops from the fake LLM's record of the calls."""
+    stack.reset_calls()
+    async with client(1) as http:
+        outcome = await one_research(http, stack.coordinator)
+    stages = _stages(stack.calls())
+    return outcome, _hops(outcome, stages) if stages is not None else None
+
+
+def _paired_floor(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The floor's one-at-a-time runs made right after section 1's, and ours = product − floor run by run."""
+    pairs = [r for r in runs if "ours_ms" in r]
+    if not pairs:
+        return None
+    hop_names = list(pairs[0]["floor"]["hops_ms"])
+    return {
+        "runs": len(pairs),
+        "floor_overhead_p50_ms": median([r["floor"]["overhead_ms"] for r in pairs]),
+        "floor_hops_p50_ms": {h: median([r["floor"]["hops_ms"][h] for r in pairs]) for h in hop_names},
+        "ours_p50_ms": median([r["ours_ms"] for r in pairs]),
+        "ours_hops_p50_ms": {h: median([r["ours_hops_ms"][h] for r in pairs]) for h in hop_names},
+    }
+
+
+async def critical_path(
+    stack: BenchStack, cfg: BenchConfig, log: Log, floor_stack: BenchStack | None = None
+) -> dict[str, Any]:
+    """Section 1. With ``floor_stack`` (section 6's apps, running beside the product's), every run at the floor's
+    latency is followed by one floor research, so each difference product − floor sees the same minute of the
+    machine."""
     per_latency: list[dict[str, Any]] = []
     for latency in cfg.latencies_ms:
         stack.set_script(llm_script.script(latency))
         async with client(1) as http:  # warm-up: connections, imports, first-call caches
             await one_research(http, stack.coordinator)
         await sequential_pipeline(stack)
+        paired = floor_stack if floor_stack is not None and latency == cfg.concurrency_latency_ms else None
+        if paired is not None:
+            paired.set_script(llm_script.script(latency))
+            await _one_at_a_time(paired)  # warm-up
         runs: list[dict[str, Any]] = []
         load_before = loadavg()
         for i in range(cfg.critical_runs[latency]):
@@ -147,10 +180,18 @@ async def critical_path(stack: BenchStack, cfg: BenchConfig, log: Log) -> dict[s
                 run["sequential_ms"] = seq["sum_ms"] + serialised
                 run["sequential_calls_ms"] = {**seq["call_ms"], "serialised_advocate": serialised}
                 run["sequential_ratio"] = run["sequential_ms"] / outcome.ms
+            if paired is not None:
+                floor_outcome, floor_hops = await _one_at_a_time(paired)
+                if floor_outcome.ok and floor_hops is not None:
+                    run["floor"] = {"overhead_ms": floor_outcome.ms - critical, "hops_ms": floor_hops}
+                    if outcome.ok and "hops_ms" in run:
+                        run["ours_ms"] = run["overhead_ms"] - run["floor"]["overhead_ms"]
+                        run["ours_hops_ms"] = {h: v - floor_hops[h] for h, v in run["hops_ms"].items()}
             runs.append(run)
             log(
                 f"  L={latency} ms run {i + 1}: wall {outcome.ms:.1f} ms, overhead {run['overhead_ms']:.1f} ms, "
                 f"sequential {run.get('sequential_ms', float('nan')):.1f} ms"
+                + (f", floor overhead {run['floor']['overhead_ms']:.1f} ms" if "floor" in run else "")
             )
         walls = [r["wall_ms"] for r in runs if r["ok"]]
         hop_names = list(runs[0].get("hops_ms", {})) if runs else []
@@ -171,6 +212,7 @@ async def critical_path(stack: BenchStack, cfg: BenchConfig, log: Log) -> dict[s
                 "sequential_p50_ms": median([r["sequential_ms"] for r in runs if "sequential_ms" in r]),
                 "sequential_ratio_p50": median([r["sequential_ratio"] for r in runs if "sequential_ratio" in r]),
                 "loadavg": {"before": load_before, "after": loadavg()},
+                "paired_floor": _paired_floor(runs),
                 "samples": runs,
             }
         )
@@ -239,30 +281,38 @@ def _merge_counts(items: list[dict[str, int]]) -> dict[str, int]:
 # ------------------------------------------------------------------------------------------- 6. the floor
 
 
-async def floor(stack: BenchStack, cfg: BenchConfig, log: Log) -> dict[str, Any]:
-    """Section 1's one-at-a-time runs (overhead and its hops) and section 2's bursts on the floor stack
-    (``benchmarks/floor_apps.py``: the same processes, clients, fake LLM and replies, none of the work)."""
+async def floor(stack: BenchStack, cfg: BenchConfig, log: Log, paired: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Section 2's bursts on the floor stack (``benchmarks/floor_apps.py``: the same processes, clients, fake LLM
+    and replies, none of the work) and section 1's one-at-a-time runs: those ``paired`` with section 1's when
+    it ran beside this stack (``critical_path``'s ``paired_floor``), otherwise measured here."""
     latency = cfg.concurrency_latency_ms
     critical = CRITICAL_HOPS * latency
     measured = await concurrency(stack, cfg, log)  # sets the script at L and warms up
-    runs: list[dict[str, Any]] = []
-    async with client(1) as http:
+    if paired is not None:
+        single: dict[str, Any] = {
+            "single_runs": paired["runs"],
+            "single_overhead_p50_ms": paired["floor_overhead_p50_ms"],
+            "hops_p50_ms": paired["floor_hops_p50_ms"],
+            "paired_with_section_1": True,
+            "ours_p50_ms": paired["ours_p50_ms"],
+            "ours_hops_p50_ms": paired["ours_hops_p50_ms"],
+        }
+    else:
+        runs: list[dict[str, Any]] = []
         for _ in range(cfg.critical_runs.get(latency, min(cfg.critical_runs.values()))):
-            stack.reset_calls()
-            outcome = await one_research(http, stack.coordinator)
-            stages = _stages(stack.calls())
-            if outcome.ok and stages is not None:
-                runs.append({"overhead_ms": outcome.ms - critical, "hops_ms": _hops(outcome, stages)})
-    overhead = median([r["overhead_ms"] for r in runs]) if runs else None
-    hop_names = list(runs[0]["hops_ms"]) if runs else []
+            outcome, hops = await _one_at_a_time(stack)
+            if outcome.ok and hops is not None:
+                runs.append({"overhead_ms": outcome.ms - critical, "hops_ms": hops})
+        hop_names = list(runs[0]["hops_ms"]) if runs else []
+        single = {
+            "single_runs": len(runs),
+            "single_overhead_p50_ms": median([r["overhead_ms"] for r in runs]) if runs else None,
+            "hops_p50_ms": {h: median([r["hops_ms"][h] for r in runs]) for h in hop_names},
+            "paired_with_section_1": False,
+        }
+    overhead = single["single_overhead_p50_ms"]
     log(f"  floor, one at a time: overhead {overhead if overhead is not None else float('nan'):.1f} ms above 4·L")
-    return {
-        **measured,
-        "critical_path_ms": critical,
-        "single_runs": len(runs),
-        "single_overhead_p50_ms": overhead,
-        "hops_p50_ms": {h: median([r["hops_ms"][h] for r in runs]) for h in hop_names},
-    }
+    return {**measured, "critical_path_ms": critical, **single}
 
 
 # ----------------------------------------------------------------------------------------- 3. rules mode

@@ -158,8 +158,11 @@ def running_stack(
     per_service_env: Mapping[str, Mapping[str, str]] | None = None,
     only: tuple[str, ...] = ("research", "debate", "judge", "coordinator"),
     access_log: bool = False,
+    apps: Mapping[str, str] | None = None,
 ) -> Iterator[Stack]:
-    """Start the named services (peers first, the coordinator last, pointed at the others)."""
+    """Start the named services (peers first, the coordinator last, pointed at the others); ``apps`` replaces
+    some services' ``uvicorn --factory`` targets (the benchmarks' floor and profiled coordinator)."""
+    factories = {**SERVICE_APPS, **(apps or {})}
     ports = {name: free_port() for name in SERVICE_APPS}
     urls = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
     services: dict[str, ServiceProcess] = {}
@@ -178,7 +181,7 @@ def running_stack(
                 )
             env.update(dict((per_service_env or {}).get(name, {})))
             service = ServiceProcess(
-                name, SERVICE_APPS[name], ports[name], env, workdir / f"{name}.log", access_log=access_log
+                name, factories[name], ports[name], env, workdir / f"{name}.log", access_log=access_log
             )
             services[name] = service
             service.start()

@@ -49,6 +49,11 @@ def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
     assert floor["single_runs"] == 2  # every one-at-a-time run made the nine LLM calls of a research
     assert floor["single_overhead_p50_ms"] > 0  # it waited for its four LLM stages, as the product does
     assert set(floor["hops_p50_ms"]) == set(critical["hops_p50_ms"])
+    # section 1 ran beside the floor: each of its runs was followed by one of the floor's, and ours is per pair
+    assert floor["paired_with_section_1"] is True
+    assert all("floor" in run and "ours_ms" in run for run in critical["samples"])
+    assert critical["paired_floor"]["runs"] == 2
+    assert set(floor["ours_hops_p50_ms"]) == set(critical["hops_p50_ms"])
     assert floor["levels"][0]["cpu_ms_per_research"]["research"] > 0
     assert report["economy"]["full_research"]["llm_calls"] > 0
     assert report["economy"]["projection"]["raw_bytes"] > report["economy"]["projection"]["projected_bytes"] > 0
@@ -71,6 +76,7 @@ def test_bench_smoke_writes_json_markdown_and_png(tmp_path: Path) -> None:
     ):
         assert heading in markdown
     assert "| target | measured | met | floor, same run (section 6) |" in markdown
+    assert "ours, the product's overhead minus the floor's run by run" in markdown
     assert markdown in done.stdout  # the table is printed too
 
     png = (out / "report.png").read_bytes()
@@ -111,3 +117,16 @@ def test_bench_deployed_logging_runs_services_as_the_image_does(tmp_path: Path) 
     research_log = (out / "work" / "rules" / "research.log").read_text(encoding="utf-8")
     assert '"logger": "uvicorn.access"' in research_log
     assert '"event": "expert_done"' in research_log
+
+
+@pytest.mark.e2e
+def test_bench_floor_alone_measures_its_own_one_at_a_time_runs(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    run_module("benchmarks", "--smoke", "--sections", "floor", "--out", str(out), "--no-docs", timeout=120)
+
+    floor = json.loads((out / "report.json").read_text(encoding="utf-8"))["floor"]
+    assert floor["paired_with_section_1"] is False
+    assert floor["single_runs"] == 2
+    assert floor["single_overhead_p50_ms"] > 0
+    assert "ours_p50_ms" not in floor
+    assert "One research at a time (2 runs): floor overhead" in (out / "report.md").read_text(encoding="utf-8")
