@@ -25,10 +25,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+from api_paths import (  # tests-e2e, on sys.path (benchmarks/__init__.py)
+    DEBATE_RUN,
+    EXPERT_PATH,
+    JUDGE_VERDICT,
+    RESEARCH,
+)
 from fastapi import FastAPI, Request
-from llm_replies import MATCH  # tests-e2e, put on sys.path by benchmarks/__init__.py
+from llm_replies import MATCH
 
-from benchmarks.harness import DEBATE_PATH, EXPERT_PATH, RESEARCH_PATH, VERDICT_PATH
 from coordinator.infrastructure.adapters.peer_http import peer_http_client
 from coordinator.settings import Settings as CoordinatorSettings
 from shared_contracts.llm.client import LLMCompletion, OpenAICompatibleChat, build_chat_client
@@ -81,7 +86,7 @@ def create_research() -> FastAPI:
 
 def create_debate() -> FastAPI:
     def routes(app: FastAPI, chat: Callable[[], OpenAICompatibleChat]) -> None:
-        @app.post(DEBATE_PATH)
+        @app.post(DEBATE_RUN)
         async def debate(body: dict[str, Any]) -> dict[str, Any]:
             evidence = str(body.get("expert_results"))
             bull, bear = await asyncio.gather(
@@ -95,7 +100,7 @@ def create_debate() -> FastAPI:
 
 def create_judge() -> FastAPI:
     def routes(app: FastAPI, chat: Callable[[], OpenAICompatibleChat]) -> None:
-        @app.post(VERDICT_PATH)
+        @app.post(JUDGE_VERDICT)
         async def verdict(body: dict[str, Any]) -> dict[str, Any]:
             reply = await _ask(chat(), "judge", str(body.get("debate_outcome")))
             return {"verdict": reply.text}
@@ -122,7 +127,7 @@ def create_coordinator() -> FastAPI:
 
     app = _app(lifespan)
 
-    @app.post(RESEARCH_PATH)
+    @app.post(RESEARCH)
     async def run_research(request: Request) -> dict[str, Any]:
         body = await request.json()
         symbol, experts = body["symbol"], body["experts"]
@@ -130,8 +135,8 @@ def create_coordinator() -> FastAPI:
             *(post(research + EXPERT_PATH.format(expert=e), {"symbol": symbol}) for e in experts)
         )
         results = {e: {"status": "success", "data": r} for e, r in zip(experts, replies, strict=True)}
-        outcome = await post(debate + DEBATE_PATH, {"symbol": symbol, "expert_results": replies})
-        verdict = await post(judge + VERDICT_PATH, {"symbol": symbol, "debate_outcome": outcome})
+        outcome = await post(debate + DEBATE_RUN, {"symbol": symbol, "expert_results": replies})
+        verdict = await post(judge + JUDGE_VERDICT, {"symbol": symbol, "debate_outcome": outcome})
         return {"overall_status": "completed", "expert_results": results, "debate_outcome": outcome, "verdict": verdict}
 
     return app

@@ -33,10 +33,6 @@ E2E_DIR = REPO_ROOT / "tests-e2e"
 
 EXPERTS = ("technical_analyst", "financial_auditor", "valuation_modeler", "macro_intelligence", "catalyst_detective")
 SYMBOL = "600519.SH"
-RESEARCH_PATH = "/api/v1/coordinator/research"
-EXPERT_PATH = "/api/v1/research/experts/{expert}"
-DEBATE_PATH = "/api/v1/debate/run"
-VERDICT_PATH = "/api/v1/judge/verdict"
 SERVICES = ("research", "debate", "judge", "coordinator")
 PROFILED_COORDINATOR_APP = "benchmarks.profiled_app:create_app"
 FLOOR_APPS = {name: f"benchmarks.floor_apps:create_{name}" for name in SERVICES}

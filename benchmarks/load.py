@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from api_paths import RESEARCH  # tests-e2e, on sys.path (benchmarks/__init__.py)
 from httpx_aiohttp import AiohttpTransport
 
-from benchmarks.harness import RESEARCH_PATH, percentile, research_body
+from benchmarks.harness import percentile, research_body
 
 CLIENT_TIMEOUT_S = 300.0
 
@@ -57,7 +58,7 @@ async def one_research(
     started = time.monotonic()
     t0 = time.perf_counter()
     try:
-        response = await http.post(base_url + RESEARCH_PATH, json=body or research_body())
+        response = await http.post(base_url + RESEARCH, json=body or research_body())
         payload = response.json()
     except (httpx.HTTPError, ValueError) as exc:
         ms = (time.perf_counter() - t0) * 1000

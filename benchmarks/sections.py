@@ -10,17 +10,14 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH
 from fake_llm_server import estimate_tokens
 
 from benchmarks import llm_script
 from benchmarks.config import BenchConfig
 from benchmarks.harness import (
-    DEBATE_PATH,
-    EXPERT_PATH,
     EXPERTS,
-    RESEARCH_PATH,
     SYMBOL,
-    VERDICT_PATH,
     BenchStack,
     cpu_ms_per,
     cpu_seconds,
@@ -101,10 +98,10 @@ async def sequential_pipeline(stack: BenchStack) -> dict[str, Any]:
             )
         summaries = {name: s.model_dump() for name, s in project_expert_results(results).items()}
         outcome, call_ms["debate"] = await _post(
-            http, debate + DEBATE_PATH, {"symbol": SYMBOL, "expert_results": summaries}
+            http, debate + DEBATE_RUN, {"symbol": SYMBOL, "expert_results": summaries}
         )
         judge_input = to_judge_input(SYMBOL, outcome, {"expert_results": results}).model_dump(mode="json")
-        _, call_ms["judge"] = await _post(http, judge + VERDICT_PATH, judge_input)
+        _, call_ms["judge"] = await _post(http, judge + JUDGE_VERDICT, judge_input)
     return {"call_ms": call_ms, "sum_ms": sum(call_ms.values())}
 
 
@@ -421,7 +418,7 @@ async def _retry_scenario(stack: BenchStack, base: dict[str, Any], role: str) ->
         stack.reset_calls()
         session_id = (first.body or {}).get("session_id")
         t0 = time.perf_counter()
-        response = await http.post(f"{stack.coordinator}{RESEARCH_PATH}/{session_id}/retry")
+        response = await http.post(f"{stack.coordinator}{RESEARCH}/{session_id}/retry")
         retry_ms = (time.perf_counter() - t0) * 1000
         retry_body = response.json()
     retry_calls = stack.calls()

@@ -9,13 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH, SESSIONS
 from contract_testkit import DEBATE_FIELDS, VERDICT_FIELDS
 
-RESEARCH = "/api/v1/coordinator/research"
-SESSIONS = "/api/v1/coordinator/sessions"
-EXPERT_PATH = "/api/v1/research/experts/{expert}"
-DEBATE_RUN = "/api/v1/debate/run"
-JUDGE_VERDICT = "/api/v1/judge/verdict"
+__all__ = ["DEBATE_RUN", "EXPERT_PATH", "JUDGE_VERDICT", "RESEARCH", "SESSIONS"]
+
 
 ALL_EXPERTS = [
     "technical_analyst",
