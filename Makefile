@@ -54,7 +54,7 @@ run: bootstrap
 # Post a research to the running stack (make run) and print a summary. COORDINATOR_URL=... for another one.
 SYMBOL ?= 600519.SH
 research: $(UV)
-	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts $(EXPERTS))
+	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts "$(EXPERTS)")
 
 # Benchmarks (issue 8): the real services as processes on loopback, a report under bench-results/<timestamp>/
 # (JSON, Markdown, PNG) and docs/benchmarks.md; ~6-10 min on 2 cores. BENCH_ARGS=--quick for a smaller run.

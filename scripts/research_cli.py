@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Mapping
@@ -67,7 +68,8 @@ def format_summary(body: Mapping[str, Any]) -> str:
     for name, envelope in experts.items():
         envelope = envelope if isinstance(envelope, Mapping) else {}
         if envelope.get("status") != "success":
-            lines.append(f"  FAILED  {name:<20} {_short(envelope.get('error'), 120)}")
+            lines.append(f"  FAILED  {name}")
+            lines.append(_indent(envelope.get("error"), 600))  # the whole reason: it may list what exists
             continue
         try:
             summary = summarize_expert_result(name, envelope)
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--experts",
         default=",".join(e.value for e in ExpertType),
-        help="comma-separated expert names (default: all five)",
+        help="expert names separated by commas or spaces (default: all five)",
     )
     parser.add_argument("--skip-debate", action="store_true", help="experts only: no debate, no verdict")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"coordinator base URL (default {DEFAULT_URL})")
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
     payload = {
         "symbol": args.symbol,
-        "experts": [e.strip() for e in args.experts.split(",") if e.strip()],
+        "experts": [e for e in re.split(r"[,\s]+", args.experts) if e],
         "skip_debate": args.skip_debate,
     }
     url = f"{args.url.rstrip('/')}/api/v1/coordinator/research"
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"The coordinator is not reachable at {args.url}. Start the stack with `make run`.", file=sys.stderr)
         return 2
     except httpx.TimeoutException:
-        print(f"No answer from {args.url} within {args.timeout:.0f}s.", file=sys.stderr)
+        print(f"No answer from {args.url} within {args.timeout:g} s.", file=sys.stderr)
         return 2
     try:
         body = response.json()

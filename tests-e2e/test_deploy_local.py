@@ -275,6 +275,13 @@ def test_summary_shows_experts_debate_and_verdict() -> None:
     assert re.search(r"ok\s+technical_analyst\s+BULLISH\s+confidence 0\.72\s+\[engine: rules\]", text)
     assert re.search(r"ok\s+valuation_modeler\s+UNDERVALUED\s+confidence 0\.60", text)
     assert re.search(r"FAILED\s+catalyst_detective\s+news source timed out \(504\)", text)
+    long_reason = "research 404 symbol_not_found: no data for XYZ; it has " + ", ".join(
+        f"{i:06d}.SZ" for i in range(20)
+    )
+    failed = cli.format_summary(
+        {**RESPONSE, "expert_results": {"technical_analyst": {"status": "failed", "error": long_reason}}}
+    )
+    assert "000019.SZ" in " ".join(failed.split())  # the whole reason, not cut before the list
     assert "Debate   BULLISH  confidence 0.66" in text
     assert "Verdict  BUY  position 15.0%  confidence 0.61  horizon MEDIUM_TERM" in text
     assert "stop loss    -8.0% (at 1380.50)" in text
@@ -289,6 +296,12 @@ def test_cli_posts_the_research_and_prints_the_summary(capsys: pytest.CaptureFix
     cli = _load(RESEARCH_CLI)
     code = cli.main(["600519.SH", "--url", "http://coord.test", "--experts", "technical_analyst,valuation_modeler"])
     assert code == 0
+    assert route.calls.last.request.content == (
+        b'{"symbol":"600519.SH","experts":["technical_analyst","valuation_modeler"],"skip_debate":false}'
+    )
+    assert (
+        cli.main(["600519.SH", "--url", "http://coord.test", "--experts", "technical_analyst  valuation_modeler"]) == 0
+    )
     assert route.calls.last.request.content == (
         b'{"symbol":"600519.SH","experts":["technical_analyst","valuation_modeler"],"skip_debate":false}'
     )

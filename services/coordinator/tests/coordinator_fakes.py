@@ -390,7 +390,7 @@ async def serve(
     """The real app (lifespan entered) behind an ASGI transport."""
     app = create_app(settings or make_settings(), container=container)
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             yield client
 

@@ -24,8 +24,6 @@ from typing import Any
 import httpx
 import pytest
 
-from coordinator.application.research_retry_service import ResearchRetryService
-from coordinator.application.session_query_service import SessionQueryService
 from coordinator.container import CoordinatorContainer, build_container
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus
@@ -36,7 +34,6 @@ from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.main import create_app
-from coordinator.presentation.rest.session_routes import router as session_router
 from coordinator.settings import Settings
 
 PG_HOST, PG_PORT, PG_ADMIN_DB = "127.0.0.1", 5432, "test"
@@ -175,14 +172,6 @@ class AppUnderTest:
     container: CoordinatorContainer
 
 
-def _wire_session_use_cases(container: CoordinatorContainer, sessions: SqlAlchemySessionRepository) -> None:
-    """The composition root builds these when it has a store; until it does, wire them here."""
-    if getattr(container, "session_queries", None) is None:
-        container.session_queries = SessionQueryService(sessions)  # type: ignore[attr-defined]
-    if getattr(container, "retry_service", None) is None:
-        container.retry_service = ResearchRetryService(container.orchestrator, sessions)  # type: ignore[attr-defined]
-
-
 @asynccontextmanager
 async def coordinator_app(
     database_url: str,
@@ -196,13 +185,10 @@ async def coordinator_app(
     container = build_container(
         settings, research_gateway=research, debate_gateway=debate, judge_gateway=judge, sessions=sessions
     )
-    _wire_session_use_cases(container, sessions)
     app = create_app(settings, container=container)
-    if not any(getattr(r, "path", "") == SESSIONS for r in app.router.routes):
-        app.include_router(session_router)  # until api/routes.py registers it
     try:
         async with app.router.lifespan_context(app):
-            transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+            transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
                 yield AppUnderTest(client=client, sessions=sessions, container=container)
     finally:

@@ -23,6 +23,6 @@ async def debate_client(
 ) -> AsyncIterator[tuple[httpx.AsyncClient, FastAPI]]:
     app = create_app(settings or (container.settings if container else rules_settings()), container=container)
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             yield client, app

@@ -23,7 +23,7 @@ class ResearchRequestBody(BaseModel):
     symbol: str | None = None
     experts: list[str] | None = None
     options: dict[str, dict[str, Any]] | None = None
-    skip_debate: bool = False
+    skip_debate: bool = Field(default=False, strict=True)
 
 
 class ExpertResultEnvelope(BaseModel):

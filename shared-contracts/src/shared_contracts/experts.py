@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from enum import StrEnum
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 
 class ExpertType(StrEnum):
@@ -59,10 +61,24 @@ def stance_of(signal: str) -> Signal | None:
     return _STANCE.get(signal.strip().upper())
 
 
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _iso_date_text(value: Any) -> Any:
+    """Only a ``YYYY-MM-DD`` string (or a date) is a date: pydantic alone would also read 20250930 and
+    1759190400 (seconds since 1970) as dates."""
+    if isinstance(value, date) or (isinstance(value, str) and _ISO_DATE.match(value)):
+        return value
+    raise ValueError(f"must be an ISO date string, YYYY-MM-DD (got {value!r})"[:120])
+
+
+IsoDate = Annotated[date, BeforeValidator(_iso_date_text)]
+
+
 class TechnicalAnalystOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    analysis_date: date | None = Field(
+    analysis_date: IsoDate | None = Field(
         default=None,
         description="ISO date; the last trading day on or before it is analysed. Default: today.",
     )

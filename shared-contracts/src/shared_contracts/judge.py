@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_contracts.debate import Direction
 from shared_contracts.engine import EngineInfo
+from shared_contracts.experts import IsoDate
 
 Action = Literal["BUY", "SELL", "HOLD"]
 TimeHorizon = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
 
 
+MAX_PRICE = 1e9
+"""No share trades at a billion a piece: a larger price is a client mistake, not a level to print."""
+
+# Numbers must be JSON numbers: pydantic's lax mode would also take "0.7" and true (as 1.0).
+Price = Annotated[float, Field(gt=0, le=MAX_PRICE, allow_inf_nan=False, strict=True)]
+
+
 class KeyLevels(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    support: list[float] = Field(default_factory=list)
-    resistance: list[float] = Field(default_factory=list)
+    support: list[Price] = Field(default_factory=list)
+    resistance: list[Price] = Field(default_factory=list)
 
 
 class JudgeInput(BaseModel):
@@ -25,13 +33,16 @@ class JudgeInput(BaseModel):
 
     symbol: str = Field(min_length=1)
     direction: Direction
-    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)
     bull_thesis: str
     bear_thesis: str
     risk_factors: list[str] = Field(default_factory=list)
     key_disagreements: list[str] = Field(default_factory=list)
     conflict_resolution: str = ""
-    reference_price: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    reference_price: Price | None = None
+    reference_date: IsoDate | None = Field(
+        default=None, description="The trading day whose close reference_price is (the technical analyst's as_of)."
+    )
     key_levels: KeyLevels | None = None
 
 

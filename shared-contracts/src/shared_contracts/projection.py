@@ -18,7 +18,7 @@ class ExpertSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     signal: str = Field(min_length=1)
-    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)  # not "0.8", not true
     reasoning: str
     risk_warning: str
 
@@ -32,6 +32,8 @@ class ProjectionError(ValueError):
 
 
 _SUMMARY_FIELDS = frozenset(ExpertSummary.model_fields)
+_SUMMARY_FORM = "signal, confidence, reasoning, risk_warning"
+_ENVELOPE_STATUSES = ("success", "failed")
 
 # expert -> (signal, confidence, reasoning, risk_warning) paths; a tuple path reads a nested field.
 _MAPPING: dict[ExpertType, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
@@ -62,7 +64,7 @@ def _read(data: Mapping[str, Any], path: tuple[str, ...], expert: str) -> Any:
     node: Any = data
     for key in path:
         if not isinstance(node, Mapping) or key not in node:
-            raise ProjectionError(expert, f"missing field {'.'.join(path)!r}")
+            raise ProjectionError(expert, f"missing field {'.'.join(path)!r} (or send a summary: {_SUMMARY_FORM})")
         node = node[key]
     return node
 
@@ -92,6 +94,8 @@ def _unwrap(value: Any) -> Mapping[str, Any] | None:
     if not isinstance(value, Mapping):
         raise TypeError(f"an expert result must be an object, not {type(value).__name__}")
     if "status" in value and ("data" in value or "error" in value):
+        if value["status"] not in _ENVELOPE_STATUSES:
+            raise TypeError(f"an envelope's status must be 'success' or 'failed', not {value['status']!r:.40}")
         if value["status"] != "success":
             return None
         data = value.get("data")
@@ -126,6 +130,16 @@ def summarize_expert_result(expert: str, value: Any) -> ExpertSummary | None:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ProjectionError(expert, problems) from exc
+
+
+def symbol_of_result(value: Any) -> str | None:
+    """The symbol an expert result says it is about (raw results and envelopes carry one), else None."""
+    try:
+        data = _unwrap(value)
+    except TypeError:
+        return None
+    symbol = data.get("symbol") if data is not None else None
+    return symbol if isinstance(symbol, str) else None
 
 
 def project_expert_results(expert_results: Mapping[str, Any]) -> dict[str, ExpertSummary]:

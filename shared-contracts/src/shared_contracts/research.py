@@ -25,9 +25,11 @@ class ExpertRunRequest(BaseModel):
 
 class ExpertOptionSpec(BaseModel):
     name: str
-    type: str
+    type: str = Field(description="JSON type(s), e.g. 'string (date) | null' or 'integer'.")
     default: Any = None
     description: str
+    minimum: float | None = Field(default=None, description="Smallest accepted value, for numbers.")
+    maximum: float | None = Field(default=None, description="Largest accepted value, for numbers.")
 
 
 class ExpertDescriptor(BaseModel):

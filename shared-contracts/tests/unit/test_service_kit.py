@@ -56,7 +56,7 @@ def build_app(ready: bool = True) -> FastAPI:
 
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=build_app(), raise_app_exceptions=False)
+    transport = httpx.ASGITransport(app=build_app())
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
         yield c
 
@@ -85,18 +85,43 @@ async def test_mapped_domain_exception(client: httpx.AsyncClient) -> None:
 
 
 async def test_unexpected_error_is_500_without_internals(capsys: pytest.CaptureFixture[str]) -> None:
-    transport = httpx.ASGITransport(app=build_app(), raise_app_exceptions=False)
+    # raise_app_exceptions stays on: an exception that went on to the server would fail this test.
+    transport = httpx.ASGITransport(app=build_app())
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         response = await client.get("/things/boom", headers={REQUEST_ID_HEADER: "rid-500"})
+        after = await client.post("/things", json={"n": 1})
     assert response.status_code == 500
+    assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["code"] == "internal_error"
     assert "bug" not in response.text
     assert response.json()["request_id"] == "rid-500"
     assert response.headers[REQUEST_ID_HEADER] == "rid-500"
+    assert after.status_code == 200
     flush_logs()
     logged = [line for line in capsys.readouterr().err.splitlines() if "unhandled_error" in line]
-    assert logged
+    assert len(logged) == 1
     assert '"request_id": "rid-500"' in logged[0]
+    assert "RuntimeError" in logged[0]
+
+
+async def test_unexpected_error_is_counted_as_a_500_in_metrics() -> None:
+    transport = httpx.ASGITransport(app=build_app())
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        await client.get("/things/boom")
+        metrics = (await client.get("/metrics")).text
+    assert any('status="5xx"' in line and "/things/{name}" in line for line in metrics.splitlines())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"n": "\xff"}', b"[" * 100_000],
+    ids=["invalid-utf8", "nested-too-deep"],
+)
+async def test_body_the_json_decoder_raises_on_is_malformed_json(client: httpx.AsyncClient, body: bytes) -> None:
+    response = await client.post("/things", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["code"] == "malformed_json"
 
 
 def test_extra_members_cannot_replace_standard_ones() -> None:
@@ -217,3 +242,14 @@ async def test_container_readiness_asks_the_container_or_says_it_is_not_built() 
     assert await readiness(app) == {"store": "not started"}
     app.state.container = RecordingContainer([])
     assert await readiness(app) == {"store": "ok"}
+
+
+def test_the_openapi_document_lists_400_problems_not_422() -> None:
+    schema = build_app().openapi()
+    create = schema["paths"]["/things"]["post"]["responses"]
+    assert "422" not in json.dumps(schema["paths"])
+    assert create["400"]["content"]["application/problem+json"]["schema"] == {
+        "$ref": "#/components/schemas/ProblemDetail"
+    }
+    assert "ProblemDetail" in schema["components"]["schemas"]
+    assert "HTTPValidationError" not in schema["components"]["schemas"]

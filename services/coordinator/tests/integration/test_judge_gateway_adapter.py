@@ -77,7 +77,15 @@ async def test_risk_factors_are_only_the_risk_names(adapter: JudgeGatewayAdapter
 async def test_reference_price_and_key_levels_come_from_the_technical_analyst(adapter: JudgeGatewayAdapter) -> None:
     body = await sent_body(adapter, {"expert_results": {"technical_analyst": sample_result("technical_analyst")}})
     assert body["reference_price"] == 1580.5
+    assert body["reference_date"] == sample_result("technical_analyst")["as_of"]
     assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}
+
+
+async def test_an_as_of_that_is_no_iso_date_is_not_sent_as_the_reference_date(adapter: JudgeGatewayAdapter) -> None:
+    technical = sample_result("technical_analyst") | {"as_of": "yesterday"}
+    body = await sent_body(adapter, {"expert_results": {"technical_analyst": technical}})
+    assert body["reference_price"] == 1580.5
+    assert "reference_date" not in body
 
 
 async def test_without_the_technical_analyst_no_price_context_is_sent(adapter: JudgeGatewayAdapter) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from datetime import date
 from typing import Any
 
@@ -245,7 +246,11 @@ VALID = {"symbol": "600519.SH", "experts": ["technical_analyst"]}
             {"symbol": "600519.SH", "experts": ["financial_auditor"], "options": {"financial_auditor": {"limit": 99}}},
             "invalid_options",
         ),
+        (VALID | {"options": {"technical_analyst": {"analysis_date": 1759190400}}}, "invalid_options"),
+        (VALID | {"options": {"technical_analyst": {"analysis_date": "20250930"}}}, "invalid_options"),
         (VALID | {"unexpected": 1}, "invalid_request"),
+        (VALID | {"skip_debate": "yes"}, "invalid_request"),
+        (VALID | {"skip_debate": 1}, "invalid_request"),
         ({"symbol": "600519.SH", "experts": "technical_analyst"}, "invalid_request"),
         (["600519.SH"], "invalid_request"),
     ],
@@ -260,6 +265,19 @@ async def test_client_mistakes_are_400_with_a_distinguishable_code(body: Any, co
     assert problem["status"] == 400
     assert problem["detail"]
     assert gateway.calls == []
+
+
+async def test_a_long_expert_list_is_answered_at_once_and_briefly() -> None:
+    names = ["technical_analyst"] * 100_000
+    started = time.perf_counter()
+    duplicated = await post({"symbol": "600519.SH", "experts": names})
+    unknown = await post({"symbol": "600519.SH", "experts": [f"astrologer_{i}" for i in range(20_000)]})
+    assert time.perf_counter() - started < 5  # the quadratic check took ~90 s for the first list
+    assert duplicated.json()["code"] == "duplicate_expert"
+    assert duplicated.json()["detail"] == "expert(s) listed more than once: technical_analyst"
+    assert unknown.json()["code"] == "unknown_expert"
+    assert "'astrologer_4' and 19995 more" in unknown.json()["detail"]
+    assert len(unknown.text) < 1_000
 
 
 async def test_a_body_that_is_not_json_is_400() -> None:
@@ -284,7 +302,8 @@ async def test_an_unexpected_error_is_500_and_logged(capsys: pytest.CaptureFixtu
     assert response.json()["code"] == "internal_error"
     flush_logs()
     logged = capsys.readouterr().err
-    assert "unhandled_error" in logged
-    assert "a bug in the graph" in logged
-    # The kit's catch-all runs in Starlette's ServerErrorMiddleware, outside the request-id middleware,
-    # so neither this log line nor the 500 carries the request id yet (kit change reported to the lead).
+    lines = [line for line in logged.splitlines() if "unhandled_error" in line]
+    assert len(lines) == 1
+    assert "a bug in the graph" in lines[0]
+    assert '"request_id": "bug-1"' in lines[0]
+    assert response.json()["request_id"] == "bug-1"

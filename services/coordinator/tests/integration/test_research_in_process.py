@@ -33,7 +33,7 @@ async def adapter() -> AsyncIterator[ResearchGatewayAdapter]:
     settings = research_settings.Settings(analysis_engine="rules", market_data_provider="offline", log_json=True)
     app = research_main.create_app(settings)
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
             yield ResearchGatewayAdapter(PeerClient("research", BASE, client, CallPolicy(budget_seconds=60.0)))
 

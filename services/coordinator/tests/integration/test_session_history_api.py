@@ -77,6 +77,20 @@ async def test_a_session_detail_holds_everything_stored(app: AppUnderTest) -> No
     assert detail["created_at"] <= detail["updated_at"]
 
 
+async def test_a_session_is_found_whatever_the_case_of_its_id(app: AppUnderTest) -> None:
+    session = await _store(app, symbol="600519.SH", minutes=1, status="completed")
+    response = await app.client.get(f"{SESSIONS}/{session.session_id.upper()}")
+    assert response.status_code == 200
+    assert response.json()["session_id"] == session.session_id
+
+
+@pytest.mark.parametrize("session_id", ["not-a-uuid", "%20", "0" * 300])
+async def test_an_id_that_is_no_uuid_names_no_session(app: AppUnderTest, session_id: str) -> None:
+    response = await app.client.get(f"{SESSIONS}/{session_id}")
+    assert response.status_code == 404
+    assert response.json()["code"] == "session_not_found"
+
+
 async def test_an_unknown_session_is_404(app: AppUnderTest) -> None:
     response = await app.client.get(f"{SESSIONS}/{uuid.uuid4()}")
 
@@ -123,7 +137,23 @@ async def test_the_page_size_is_capped(app: AppUnderTest) -> None:
     assert page["limit"] == 100
 
 
-@pytest.mark.parametrize("params", [{"limit": 0}, {"offset": -1}, {"status": "exploded"}, {"limit": "many"}])
+async def test_the_largest_offset_the_database_takes_is_an_empty_page(app: AppUnderTest) -> None:
+    await _store(app, symbol="600519.SH", minutes=1, status="completed")
+    page = (await app.client.get(SESSIONS, params={"offset": 2**63 - 1, "limit": 1000})).json()
+    assert (page["items"], page["total"], page["offset"]) == ([], 1, 2**63 - 1)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"limit": 0},
+        {"offset": -1},
+        {"offset": 2**63},
+        {"offset": "1e20"},
+        {"status": "exploded"},
+        {"limit": "many"},
+    ],
+)
 async def test_bad_history_queries_are_400(app: AppUnderTest, params: dict[str, Any]) -> None:
     response = await app.client.get(SESSIONS, params=params)
 

@@ -46,7 +46,7 @@ async def test_normalized_summaries_and_coordinator_envelopes_are_accepted() -> 
         "macro_intelligence": {"status": "failed", "error": "timeout"},
     }
     async with debate_client() as (client, _):
-        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": results})
+        response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": results})
 
     assert response.status_code == 200, response.text
     body = response.json()
@@ -103,6 +103,21 @@ async def test_missing_or_empty_expert_results_is_400(body: dict[str, Any]) -> N
             "invalid_expert_result",
             "technical_analyst",
         ),
+        (
+            {"technical_analyst": {"signal": "BULLISH", "confidence": "0.8", "reasoning": "", "risk_warning": ""}},
+            "invalid_expert_result",
+            "technical_analyst",
+        ),
+        (
+            {"technical_analyst": {"signal": "BULLISH", "confidence": True, "reasoning": "", "risk_warning": ""}},
+            "invalid_expert_result",
+            "technical_analyst",
+        ),
+        (
+            {"technical_analyst": {"status": "weird", "data": {"signal": "BULLISH", "confidence": 0.5}}},
+            "invalid_expert_result",
+            "technical_analyst",
+        ),
         ({"technical_analyst": {"status": "failed", "error": "x"}}, "no_successful_experts", None),
     ],
 )
@@ -115,6 +130,30 @@ async def test_unreadable_expert_results_are_400_with_a_clear_code(
     problem = response.json()
     assert problem["code"] == code
     assert problem.get("expert") == expert
+
+
+async def test_a_short_summary_is_told_what_a_summary_needs() -> None:
+    async with debate_client() as (client, _):
+        response = await client.post(
+            URL,
+            json={"symbol": "AAPL", "expert_results": {"technical_analyst": {"signal": "BULLISH", "confidence": 1}}},
+        )
+    assert response.json()["code"] == "invalid_expert_result"
+    assert "signal, confidence, reasoning, risk_warning" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "envelope"])
+async def test_results_about_another_symbol_are_400(wrapped: bool) -> None:
+    raw = raw_research_results()
+    results = {name: {"status": "success", "data": value} if wrapped else value for name, value in raw.items()}
+    about = raw["technical_analyst"]["symbol"]
+    async with debate_client() as (client, _):
+        mismatched = await client.post(URL, json={"symbol": "AAPL", "expert_results": results})
+        same = await client.post(URL, json={"symbol": about.lower(), "expert_results": results})
+    assert mismatched.status_code == 400
+    assert mismatched.json()["code"] == "symbol_mismatch"
+    assert mismatched.json()["expert"] in raw
+    assert same.status_code == 200, same.text
 
 
 async def test_invalid_symbol_too_many_experts_bad_json_and_unknown_fields_are_400() -> None:
@@ -135,7 +174,7 @@ async def test_llm_output_parse_error_is_500_with_the_error() -> None:
         "bull_advocate: the model output is not a JSON object", agent="bull_advocate", raw_output="I refuse"
     )
     async with debate_client(container=_container_failing_with(error)) as (client, _):
-        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+        response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
     assert response.status_code == 500
     problem = response.json()
     assert problem["code"] == "llm_output_invalid"
@@ -146,7 +185,7 @@ async def test_llm_output_parse_error_is_500_with_the_error() -> None:
 
 async def test_any_other_failure_is_500_without_leaking_internals() -> None:
     async with debate_client(container=_container_failing_with(RuntimeError("secret stack detail"))) as (client, _):
-        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+        response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
     assert response.status_code == 500
     assert response.json()["code"] == "internal_error"
     assert "secret" not in response.text
@@ -162,14 +201,14 @@ async def test_any_other_failure_is_500_without_leaking_internals() -> None:
 )
 async def test_llm_call_failures_map_to_503_504_502(error: Exception, status: int, code: str) -> None:
     async with debate_client(container=_container_failing_with(error)) as (client, _):
-        response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+        response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
     assert response.status_code == status
     assert response.json()["code"] == code
 
 
 async def test_health_readiness_metrics_and_openapi() -> None:
     async with debate_client() as (client, _):
-        await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+        await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
         health = await client.get("/healthz")
         ready = await client.get("/readyz")
         metrics = await client.get("/metrics")

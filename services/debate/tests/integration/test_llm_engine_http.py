@@ -122,7 +122,7 @@ async def test_llm_failures_map_to_http(handler: Handler, status: int, code: str
     container = build_container(_llm_settings(), llm_http_client=mock_llm_http_client(handler))
     try:
         async with debate_client(container=container) as (client, _):
-            response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
     finally:
         await container.aclose()
     assert response.status_code == status, response.text
@@ -138,7 +138,7 @@ async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
     )
     try:
         async with debate_client(container=container) as (client, _):
-            response = await client.post(URL, json={"symbol": "AAPL", "expert_results": raw_research_results()})
+            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
     finally:
         await container.aclose()
     assert response.status_code == 200, response.text

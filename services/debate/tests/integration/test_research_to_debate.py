@@ -34,7 +34,7 @@ async def research_client() -> AsyncIterator[httpx.AsyncClient]:
     )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://research") as client:
             yield client
 

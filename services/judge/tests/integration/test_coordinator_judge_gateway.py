@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from datetime import date
 from typing import Any
 
 import httpx
@@ -89,7 +90,7 @@ class JudgeHarness:
 
     async def run(self) -> AsyncIterator[Any]:
         async with self.app.router.lifespan_context(self.app):
-            transport = httpx.ASGITransport(app=self.app, raise_app_exceptions=False)
+            transport = httpx.ASGITransport(app=self.app)
             async with httpx.AsyncClient(transport=transport) as client:
                 peer = peer_http.PeerClient("judge", JUDGE_URL, client, peer_http.CallPolicy(budget_seconds=10))
                 yield gateway_module.JudgeGatewayAdapter(peer)
@@ -165,6 +166,7 @@ async def test_technical_price_context_makes_levels_absolute() -> None:
         "expert_results": {
             "technical_analyst": {
                 "signal": "BULLISH",
+                "as_of": "2025-09-30",
                 "technical_indicators": {"close": 100.0},
                 "key_technical_levels": {"support": [95.0, 90.0], "resistance": [112.0]},
             }
@@ -173,7 +175,9 @@ async def test_technical_price_context_makes_levels_absolute() -> None:
     verdict, harness = await run_verdict(rules(), debate_outcome(), context)
     (received,) = harness.spy.received
     assert received.reference_price == 100.0
+    assert received.reference_date == date(2025, 9, 30)
     assert received.key_levels.support == (95.0, 90.0)
+    assert "2025-09-30" in verdict["entry_strategy"]  # the day the levels are anchored to
     assert verdict["stop_loss"]["price"] == pytest.approx(94.05)  # 1 % below support 95
     assert verdict["take_profit"]["price"] == pytest.approx(112.0)  # resistance
 

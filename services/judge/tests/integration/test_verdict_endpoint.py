@@ -30,7 +30,7 @@ def settings(**overrides: Any) -> JudgeSettings:
 
 async def open_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             yield client
 
@@ -93,9 +93,16 @@ async def test_what_the_engine_receives_is_the_request() -> None:
         (wire_body(symbol=""), "symbol"),
         (wire_body(bull_case={"supporting_arguments": []}), "bull_case"),
         (wire_body(reference_price=0), "reference_price"),
+        (wire_body(reference_price=1e300), "reference_price"),
+        (wire_body(reference_price="1500"), "reference_price"),
+        (wire_body(confidence="0.7"), "confidence"),
+        (wire_body(confidence=True), "confidence"),
+        (wire_body(key_levels={"support": [-5.0], "resistance": []}), "key_levels"),
+        (wire_body(key_levels={"support": ["1400"], "resistance": []}), "key_levels"),
     ],
     ids=["unknown-direction", "lowercase-direction", "confidence>1", "confidence<0", "no-symbol", "empty-symbol",
-         "unknown-field", "zero-price"],
+         "unknown-field", "zero-price", "absurd-price", "price-as-string", "confidence-as-string",
+         "confidence-as-bool", "negative-level", "level-as-string"],
 )  # fmt: skip
 async def test_invalid_input_is_400(client: httpx.AsyncClient, body: dict[str, Any], field: str) -> None:
     response = await client.post("/api/v1/judge/verdict", json=body)
@@ -210,7 +217,7 @@ async def test_health_readiness_metrics_and_openapi(client: httpx.AsyncClient) -
 
 async def test_readiness_is_503_before_the_lifespan() -> None:
     app = create_app(settings())
-    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
         response = await c.get("/readyz")
     assert response.status_code == 503

@@ -66,6 +66,13 @@ async def test_small_prices_keep_four_decimals() -> None:
     assert verdict.stop_loss.price == 0.47
 
 
+async def test_a_tiny_price_keeps_its_levels_apart_from_the_entry() -> None:
+    verdict = await judge(make_proposal(), reference_price=0.0001)
+    assert verdict.stop_loss.price is not None
+    assert verdict.take_profit.price is not None
+    assert verdict.stop_loss.price < 0.0001 < verdict.take_profit.price
+
+
 @pytest.mark.parametrize(("engine_value", "expected"), [(1.7, 1.0), (-0.2, 0.0), (math.nan, 0.0)])
 async def test_confidence_is_clamped_to_unit_interval(engine_value: float, expected: float) -> None:
     verdict = await judge(make_proposal(confidence=engine_value))

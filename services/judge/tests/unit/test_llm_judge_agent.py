@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import httpx2
 import pytest
@@ -123,6 +124,7 @@ async def test_the_prompt_holds_every_judge_input_field() -> None:
         risk_factors=("需求放缓", "政策风险", "汇率波动"),
         key_disagreements=("估值是否合理", "库存周期"),
         reference_price=12.34,
+        reference_date=date(2025, 9, 30),
         key_levels=KeyLevels(support=(11.5, 10.8), resistance=(13.9,)),
     )
     await llm_agent(endpoint, language="en").decide(judge_input)
@@ -130,7 +132,7 @@ async def test_the_prompt_holds_every_judge_input_field() -> None:
     user, system = messages["user"], messages["system"]
     for value in (
         "000001.SZ", "BEARISH", "0.65", "估值低于内在价值", "行业景气度下行", "需求放缓", "政策风险", "汇率波动",
-        "估值是否合理", "库存周期", "多头略占优", "12.34", "10.8, 11.5", "13.9",
+        "估值是否合理", "库存周期", "多头略占优", "12.34 (the close of 2025-09-30)", "10.8, 11.5", "13.9",
     ):  # fmt: skip
         assert value in user, value
     assert "Risk factors (3)" in user

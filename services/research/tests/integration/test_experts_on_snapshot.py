@@ -131,3 +131,16 @@ async def test_valuation_states_its_assumptions(snapshot: OfflineSnapshotProvide
     assert iv["assumptions"]["equity_risk_premium_pct"] == [3.0, 5.0]
     assert result["valuation_indicators"]["pe_ttm"] == 19.52
     assert result["valuation_verdict"] == "UNDERVALUED"  # percentile 1.7, spread 3.4 pts, yield 4 % > 1.72 %
+
+
+async def test_an_analysis_date_past_the_last_bar_is_named_as_a_data_gap(snapshot: OfflineSnapshotProvider) -> None:
+    container = rules_container(snapshot)
+    recent = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2025-09-30"})
+    after_a_holiday = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2025-10-08"})
+    stale = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2026-11-21"})
+    assert not any("latest bar" in gap for gap in recent["data_gaps"] + after_a_holiday["data_gaps"])
+    assert stale["as_of"] == "2025-09-30"
+    assert (
+        "the latest bar is 2025-09-30, 417 days before the analysis date 2026-11-21: offline-snapshot has nothing newer"
+        in stale["data_gaps"]
+    )

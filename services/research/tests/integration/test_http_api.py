@@ -24,7 +24,7 @@ async def client(snapshot: OfflineSnapshotProvider) -> AsyncIterator[httpx.Async
     settings = rules_settings()
     app = create_app(settings, container=build_container(settings, provider=snapshot))
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
             yield http
 
@@ -41,7 +41,11 @@ async def test_catalogue_lists_five_experts_with_options(client: httpx.AsyncClie
         "catalyst_detective",
     ]
     financial = next(e for e in catalog.experts if e.name == "financial_auditor")
-    assert [(o.name, o.default) for o in financial.options] == [("limit", 5)]
+    assert [(o.name, o.type, o.default, o.minimum, o.maximum) for o in financial.options] == [
+        ("limit", "integer", 5, 1, 20)
+    ]
+    technical = next(e for e in catalog.experts if e.name == "technical_analyst")
+    assert [(o.name, o.type, o.default) for o in technical.options] == [("analysis_date", "string (date) | null", None)]
     assert catalog.engine.kind == "rules"
     assert catalog.data_provider == "offline-snapshot"
 
@@ -74,10 +78,23 @@ async def test_run_catalyst_detective_nests_result(client: httpx.AsyncClient) ->
     ("path", "body", "status", "code"),
     [
         ("technical_analyst", {"symbol": "not a symbol!"}, 400, "invalid_symbol"),
-        ("technical_analyst", {"symbol": ""}, 400, "invalid_symbol"),
+        ("technical_analyst", {"symbol": ""}, 400, "symbol_required"),
+        ("technical_analyst", {"symbol": "  "}, 400, "symbol_required"),
         (
             "technical_analyst",
             {"symbol": "600519.SH", "options": {"analysis_date": "yesterday"}},
+            400,
+            "invalid_options",
+        ),
+        (
+            "technical_analyst",
+            {"symbol": "600519.SH", "options": {"analysis_date": 1759190400}},
+            400,
+            "invalid_options",
+        ),
+        (
+            "technical_analyst",
+            {"symbol": "600519.SH", "options": {"analysis_date": "20250930"}},
             400,
             "invalid_options",
         ),
@@ -143,7 +160,7 @@ async def test_lifespan_builds_the_container_from_settings_once() -> None:
     app = create_app(rules_settings())
     async with app.router.lifespan_context(app):
         container = app.state.container
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
             for _ in range(2):
                 response = await http.post("/api/v1/research/experts/technical_analyst", json={"symbol": "AAPL"})

@@ -69,7 +69,7 @@ def serve(snapshot: OfflineSnapshotProvider) -> Callable[..., Any]:
         container = build_container(settings, provider=provider or snapshot, chat=endpoint.chat())
         app = create_app(settings, container=container)
         async with app.router.lifespan_context(app):
-            transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+            transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
                 yield http
         await container.aclose()

@@ -7,11 +7,13 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import Any, Protocol, TypeVar
 
 from fastapi import APIRouter, FastAPI
+from fastapi.openapi.utils import get_openapi
 
+from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging
 from shared_contracts.service.observability import ReadinessCheck, install_observability
-from shared_contracts.service.problems import install_problem_handlers
+from shared_contracts.service.problems import UnexpectedErrorMiddleware, install_problem_handlers
 from shared_contracts.service.request_id import RequestIdMiddleware
 from shared_contracts.service.settings import ServiceSettings
 
@@ -29,12 +31,42 @@ def create_service_app(
 ) -> FastAPI:
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(title=title, description=description, version="0.1.0", lifespan=lifespan)
+    app.add_middleware(UnexpectedErrorMiddleware)  # added first: it runs inside the request-id middleware
     app.add_middleware(RequestIdMiddleware)
     install_problem_handlers(app, status_by_exception)
     install_observability(app, service, readiness)
     for router in routers:
         app.include_router(router)
+    publish_400_not_422(app)
     return app
+
+
+def publish_400_not_422(app: FastAPI) -> None:
+    """The OpenAPI document says what the service answers: a request that fails validation is a 400 problem
+    (``install_problem_handlers``), never FastAPI's 422, which it would otherwise list on every endpoint."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            for operation in (op for path in schema.get("paths", {}).values() for op in path.values()):
+                responses = operation.get("responses", {})
+                if responses.pop("422", None) is not None:
+                    responses.setdefault("400", _INVALID_REQUEST)
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            for unused in ("HTTPValidationError", "ValidationError"):
+                components.pop(unused, None)
+            components.setdefault("ProblemDetail", ProblemDetail.model_json_schema(ref_template=_REF))
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+_REF = "#/components/schemas/{model}"
+_INVALID_REQUEST: dict[str, Any] = {
+    "description": "The request is invalid (`code` invalid_request, or malformed_json for a body that is not JSON).",
+    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": _REF.format(model="ProblemDetail")}}},
+}
 
 
 class Closable(Protocol):

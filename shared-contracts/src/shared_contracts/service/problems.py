@@ -1,7 +1,12 @@
 """Errors mapped to HTTP once, at the edge: every error body is a problem detail with a ``code``.
 
 A service hands ``install_problem_handlers`` a table {exception class: HTTP status}; each exception
-carries its own stable ``code``. Request validation failures are 400 (not FastAPI's 422)."""
+carries its own stable ``code``. Request validation failures are 400 (not FastAPI's 422).
+
+An exception nothing maps is answered by ``UnexpectedErrorMiddleware``, which sits inside the request-id
+middleware: one log line with the request id, a 500 problem carrying it, and the exception stops there.
+(Starlette's own catch-all, ``ServerErrorMiddleware``, re-raises after answering: the server then logs the
+traceback a second time, without the request id, and drops the keep-alive connection.)"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
@@ -73,21 +79,58 @@ def install_problem_handlers(app: FastAPI, status_by_exception: Mapping[type[Exc
 
     async def on_http(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 400 and exc.__cause__ is not None:
+            # FastAPI's answer to a body its JSON decoder raised on (invalid UTF-8, nesting too deep).
+            reason = type(exc.__cause__).__name__
+            return problem_response(400, "malformed_json", f"The request body is not valid JSON ({reason}).")
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         return problem_response(exc.status_code, code, str(exc.detail))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        """Last resort, for an exception raised outside ``UnexpectedErrorMiddleware`` (in a middleware)."""
         rid = request.scope.get("state", {}).get("request_id")
         log.error("unhandled_error", path=request.url.path, error=repr(exc), request_id=rid, exc_info=exc)
-        return problem_response(
-            500, "internal_error", "An unexpected error occurred; it has been logged.", request_id=rid
-        )
+        return _internal_error(rid)
 
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
     for exc_class, status in status_by_exception.items():
         app.add_exception_handler(exc_class, _mapped_handler(status))
     app.add_exception_handler(Exception, on_unexpected)
+
+
+def _internal_error(request_id: str | None) -> JSONResponse:
+    return problem_response(
+        500, "internal_error", "An unexpected error occurred; it has been logged.", request_id=request_id
+    )
+
+
+class UnexpectedErrorMiddleware:
+    """Answers an unmapped exception with a 500 problem and ends it there (see the module's docstring).
+
+    Once the response has started nothing can be answered: the exception goes on to the server."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            if started:
+                raise
+            log.error("unhandled_error", path=scope.get("path"), error=repr(exc), exc_info=exc)
+            await _internal_error(None)(scope, receive, send)
 
 
 def _mapped_handler(status: int) -> Any:

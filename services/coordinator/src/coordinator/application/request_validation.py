@@ -6,6 +6,7 @@ financial_auditor.limit = 5), so what is stored and what a retry re-runs is exac
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -50,13 +51,19 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
 def _experts(names: list[str] | None) -> list[ExpertType]:
     if not names:
         raise ExpertsEmptyError(f"experts must list at least one of: {_KNOWN}")
-    unknown = [n for n in names if n not in _VALUES]
+    unknown = list(dict.fromkeys(n for n in names if n not in _VALUES))
     if unknown:
-        raise UnknownExpertError(f"unknown expert(s) {', '.join(map(repr, unknown))}; known: {_KNOWN}")
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+        raise UnknownExpertError(f"unknown expert(s) {_listing(unknown)}; known: {_KNOWN}")
+    duplicates = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicates:
         raise DuplicateExpertError(f"expert(s) listed more than once: {', '.join(duplicates)}")
     return [ExpertType(n) for n in names]
+
+
+def _listing(names: list[str], shown: int = 5) -> str:
+    """The first few names, each cut to 40 characters: the message stays short whatever was sent."""
+    listed = ", ".join(repr(n[:40]) for n in names[:shown])
+    return f"{listed} and {len(names) - shown} more" if len(names) > shown else listed
 
 
 def _options(

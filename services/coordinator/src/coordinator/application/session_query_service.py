@@ -10,6 +10,8 @@ from coordinator.domain.ports.session_repository import ISessionRepository
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
+MAX_OFFSET = 2**63 - 1
+"""The largest offset SQLite and PostgreSQL take (a signed 64-bit integer); a larger one is a client mistake."""
 
 
 @dataclass(frozen=True)

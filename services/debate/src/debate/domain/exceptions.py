@@ -8,7 +8,8 @@ DebateError
 │   ├── TooManyExpertsError        too_many_experts
 │   ├── NoUsableExpertResultError  no_successful_experts (every expert failed)
 │   ├── InvalidExpertResultError   invalid_expert_result (not readable as a summary; names the expert)
-│   └── UnknownSignalError         unknown_signal (a verdict word outside the experts' vocabularies)
+│   ├── UnknownSignalError         unknown_signal (a verdict word outside the experts' vocabularies)
+│   └── SymbolMismatchError        symbol_mismatch (an expert result is about another symbol)
 └── LLMOutputParseError            500 llm_output_invalid (the model's answer is not the promised JSON)
 
 Failures of the LLM call itself are ``shared_contracts.llm`` errors (503 / 504 / 502), mapped likewise.
@@ -58,6 +59,10 @@ class InvalidExpertResultError(InvalidDebateInputError):
 
 class UnknownSignalError(InvalidExpertResultError):
     code = "unknown_signal"
+
+
+class SymbolMismatchError(InvalidExpertResultError):
+    code = "symbol_mismatch"
 
 
 class LLMOutputParseError(DebateError):

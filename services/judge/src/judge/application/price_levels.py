@@ -1,9 +1,12 @@
 """Concrete stop-loss / take-profit levels: signed percent from entry, and a price when one is known.
 
 A BUY (and a HOLD, which manages an existing long) has its stop below entry and its take-profit above;
-a SELL (exit or short) the other way round. Prices are rounded to 2 decimals (4 below 1.0)."""
+a SELL (exit or short) the other way round. Prices are rounded to 2 decimals; below 1.0 to 4, and to four
+significant digits below 0.001, so that a level never rounds onto the entry price."""
 
 from __future__ import annotations
+
+import math
 
 from judge.application.dtos.verdict_dto import PriceLevelDTO
 from judge.domain.dtos.verdict_proposal import LevelProposal
@@ -24,5 +27,11 @@ def _level(percent: float, basis: str, reference_price: float | None) -> PriceLe
     price = None
     if reference_price is not None:
         raw = reference_price * (1.0 + percent / 100.0)
-        price = round(raw, 2 if raw >= 1.0 else 4)
+        price = round(raw, _decimals(raw))
     return PriceLevelDTO(percent_from_entry=round(percent, 2), price=price, basis=basis)
+
+
+def _decimals(price: float) -> int:
+    if price >= 1.0:
+        return 2
+    return max(4, 3 - math.floor(math.log10(price)))

@@ -13,6 +13,9 @@ from research.domain.ports.agents import ITechnicalAnalystAgent
 from research.domain.ports.market_data import IMarketDataProvider
 from shared_contracts.research import TechnicalAnalystResult
 
+STALE_AFTER_DAYS = 14
+"""A latest bar further than this before the analysis date is named as a data gap (a holiday is shorter)."""
+
 
 class TechnicalAnalystService:
     def __init__(self, provider: IMarketDataProvider, agent: ITechnicalAnalystAgent) -> None:
@@ -28,6 +31,11 @@ class TechnicalAnalystService:
         gaps = []
         if facts.bars_used < YEAR_BARS:
             gaps.append(f"only {facts.bars_used} bars: no MA250 and a 52-week range over {facts.window_52w_bars} bars")
+        if analysis_date is not None and (analysis_date - facts.as_of).days > STALE_AFTER_DAYS:
+            gaps.append(
+                f"the latest bar is {facts.as_of.isoformat()}, {(analysis_date - facts.as_of).days} days before "
+                f"the analysis date {analysis_date.isoformat()}: {self._provider.name} has nothing newer"
+            )
         result = TechnicalAnalystResult(
             **audit_fields(symbol, facts.as_of, self._provider, answer),
             data_gaps=gaps,

@@ -2,6 +2,7 @@
 
 ResearchError
 ├── InvalidRequestError            400
+│   ├── SymbolRequiredError        symbol_required (missing or blank, as the coordinator and debate say)
 │   ├── InvalidSymbolError         invalid_symbol
 │   └── InvalidOptionsError        invalid_options
 ├── NotFoundError                  404
@@ -23,6 +24,10 @@ class ResearchError(Exception):
 
 class InvalidRequestError(ResearchError):
     code = "invalid_request"
+
+
+class SymbolRequiredError(InvalidRequestError):
+    code = "symbol_required"
 
 
 class InvalidSymbolError(InvalidRequestError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from pydantic import ValidationError
@@ -50,7 +51,8 @@ def to_judge_input(
 
 
 def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """reference_price = technical_indicators.close; key_levels = key_technical_levels.{support,resistance}."""
+    """reference_price = technical_indicators.close (reference_date = as_of, the day of that close);
+    key_levels = key_technical_levels.{support,resistance}."""
     technical = ((context or {}).get("expert_results") or {}).get(ExpertType.TECHNICAL_ANALYST.value)
     if not isinstance(technical, Mapping):
         return {}
@@ -58,12 +60,21 @@ def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
     close = (technical.get("technical_indicators") or {}).get("close")
     if isinstance(close, int | float) and not isinstance(close, bool) and math.isfinite(close) and close > 0:
         found["reference_price"] = float(close)
+        if _is_iso_date(technical.get("as_of")):
+            found["reference_date"] = technical["as_of"]
     levels = technical.get("key_technical_levels")
     if isinstance(levels, Mapping):
         support, resistance = _numbers(levels.get("support")), _numbers(levels.get("resistance"))
         if support or resistance:
             found["key_levels"] = KeyLevels(support=support, resistance=resistance)
     return found
+
+
+def _is_iso_date(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and len(value) == 10 and bool(date.fromisoformat(value))
+    except ValueError:
+        return False
 
 
 def _numbers(values: Any) -> list[float]:

@@ -8,12 +8,18 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from coordinator.application.research_retry_service import ResearchRetryService
-from coordinator.application.session_query_service import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SessionQueryService
+from coordinator.application.session_query_service import (
+    DEFAULT_PAGE_SIZE,
+    MAX_OFFSET,
+    MAX_PAGE_SIZE,
+    SessionQueryService,
+)
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.session import ResearchSession
 from coordinator.presentation.rest.research_schemas import to_response_body
@@ -71,7 +77,7 @@ async def list_sessions(
     limit: Annotated[
         int, Query(ge=1, description=f"Page size; at most {MAX_PAGE_SIZE} (a larger value is capped).")
     ] = DEFAULT_PAGE_SIZE,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Sessions to skip.")] = 0,
 ) -> SessionPage:
     page = await queries.list_sessions(symbol=symbol, status=status, limit=limit, offset=offset)
     return SessionPage(
@@ -88,7 +94,7 @@ async def list_sessions(
 async def get_session(
     session_id: str, queries: Annotated[SessionQueryService, Depends(get_session_queries)]
 ) -> SessionDetail:
-    return to_detail(await queries.get_session(session_id))
+    return to_detail(await queries.get_session(canonical_session_id(session_id)))
 
 
 @router.post(
@@ -100,8 +106,17 @@ async def get_session(
 async def retry_research(
     session_id: str, service: Annotated[ResearchRetryService, Depends(get_retry_service)]
 ) -> ResearchResponseBody:
-    result = await service.retry(session_id, request_id=current_request_id())
+    result = await service.retry(canonical_session_id(session_id), request_id=current_request_id())
     return to_response_body(result)
+
+
+def canonical_session_id(raw: str) -> str:
+    """Session ids are UUIDs in their lower-case text form; any other spelling of one names the same session
+    (anything that is not a UUID names none: 404)."""
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError:
+        return raw
 
 
 def to_summary(session: ResearchSession) -> SessionSummary:

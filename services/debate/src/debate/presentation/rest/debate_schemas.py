@@ -14,13 +14,15 @@ from debate.domain.exceptions import (
     InvalidExpertResultError,
     InvalidSymbolError,
     NoUsableExpertResultError,
+    SymbolMismatchError,
     SymbolRequiredError,
     TooManyExpertsError,
     UnknownSignalError,
 )
 from shared_contracts.debate import DebateOutcome, DebateRunRequest
 from shared_contracts.experts import stance_of
-from shared_contracts.projection import ProjectionError, project_expert_results
+from shared_contracts.projection import ProjectionError, project_expert_results, symbol_of_result
+from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
 __all__ = ["DebateOutcome", "DebateRunRequest", "to_debate_input"]
 
@@ -41,6 +43,13 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
             raise InvalidExpertResultError(
                 f"expert name {name!r} must be letters, digits, '_' or '-' (at most 64)", expert=name
             )
+    for name, value in results.items():
+        about = symbol_of_result(value)
+        if about is not None and _same_symbol(about) != _same_symbol(symbol):
+            raise SymbolMismatchError(
+                f"expert_results.{name} is about {about[:40]!r}, not {symbol!r}; debate one symbol's results",
+                expert=name,
+            )
     try:
         summaries = project_expert_results(results)
     except ProjectionError as exc:
@@ -56,3 +65,11 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
                 expert=name,
             )
     return DebateInput(symbol=symbol, expert_summaries=summaries)
+
+
+def _same_symbol(symbol: str) -> str:
+    """One spelling per symbol, so that ``600519.sh`` and ``600519.SH`` (or ``700.HK`` and ``0700.HK``) agree."""
+    try:
+        return normalize_symbol(symbol)
+    except SymbolSyntaxError:
+        return symbol.strip().upper()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from datetime import date
 
 from judge.domain.exceptions import InvalidJudgeInputError, InvalidSymbolError, SymbolRequiredError
 from judge.domain.model.enums import Direction
@@ -38,6 +39,8 @@ class JudgeInput:
     conflict_resolution: str = ""
     reference_price: float | None = None
     key_levels: KeyLevels = field(default_factory=KeyLevels)
+    reference_date: date | None = None
+    """The trading day whose close ``reference_price`` is, when the caller knows it."""
 
     def __post_init__(self) -> None:
         if not self.symbol.strip():

@@ -66,9 +66,7 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             conflict_resolution=fence_untrusted(
                 "CONFLICT RESOLUTION", judge_input.conflict_resolution, THESIS_MAX_CHARS
             ),
-            reference_price=price_text(judge_input.reference_price)
-            if judge_input.reference_price is not None
-            else "not provided",
+            reference_price=_reference(judge_input),
             support_levels=_prices(levels.support),
             resistance_levels=_prices(levels.resistance),
         )
@@ -92,3 +90,10 @@ def _bullets(items: tuple[str, ...]) -> str:
 
 def _prices(prices: tuple[float, ...]) -> str:
     return ", ".join(price_text(p) for p in sorted(prices)) if prices else "not provided"
+
+
+def _reference(judge_input: JudgeInput) -> str:
+    if judge_input.reference_price is None:
+        return "not provided"
+    price = price_text(judge_input.reference_price)
+    return f"{price} (the close of {judge_input.reference_date.isoformat()})" if judge_input.reference_date else price

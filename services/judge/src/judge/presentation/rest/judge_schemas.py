@@ -22,6 +22,7 @@ def to_judge_input(body: wire.JudgeInput) -> JudgeInput:
         key_disagreements=tuple(body.key_disagreements),
         conflict_resolution=body.conflict_resolution,
         reference_price=body.reference_price,
+        reference_date=body.reference_date,
         key_levels=KeyLevels(tuple(levels.support), tuple(levels.resistance)) if levels else KeyLevels(),
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from research.domain.exceptions import InvalidSymbolError
+from research.domain.exceptions import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.symbols import SymbolSyntaxError, parse_symbol
 
 
@@ -29,6 +29,8 @@ class Symbol:
 
     @classmethod
     def parse(cls, raw: str) -> Symbol:
+        if not raw.strip():
+            raise SymbolRequiredError("symbol is required (e.g. 600519.SH)")
         try:
             code, market = parse_symbol(raw)
         except SymbolSyntaxError as exc:

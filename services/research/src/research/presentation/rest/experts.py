@@ -48,16 +48,24 @@ def _experts(request: Request) -> ExpertDispatcher:
 
 
 def _options(expert: ExpertType) -> list[ExpertOptionSpec]:
-    fields = EXPERT_OPTION_MODELS[expert].model_fields
+    """Each option as the JSON its caller writes: types, bounds and defaults from the model's JSON schema."""
+    properties: dict[str, dict[str, Any]] = EXPERT_OPTION_MODELS[expert].model_json_schema()["properties"]
     return [
         ExpertOptionSpec(
             name=name,
-            type=getattr(f.annotation, "__name__", str(f.annotation)),
-            default=f.default,
-            description=f.description or "",
+            type=" | ".join(_json_type(variant) for variant in schema.get("anyOf", [schema])),
+            default=schema.get("default"),
+            description=schema.get("description", ""),
+            minimum=schema.get("minimum"),
+            maximum=schema.get("maximum"),
         )
-        for name, f in fields.items()
+        for name, schema in properties.items()
     ]
+
+
+def _json_type(schema: dict[str, Any]) -> str:
+    kind = str(schema.get("type", "any"))
+    return f"{kind} ({schema['format']})" if "format" in schema else kind
 
 
 @router.get("/experts", response_model=ExpertCatalog, summary="The five experts, their options and defaults")
@@ -74,7 +82,13 @@ async def list_experts(request: Request) -> ExpertCatalog:
 @router.post(
     "/experts/{expert_type}",
     summary="Run one expert on a symbol",
-    responses={400: {"description": "bad symbol or options"}, 404: {"description": "unknown expert, no data"}},
+    responses={
+        400: {"description": "bad symbol or options"},
+        404: {"description": "unknown expert, unknown symbol, no data of that kind, too little history"},
+        502: {"description": "a live data source failed, or the LLM's answer is not the promised JSON"},
+        503: {"description": "the LLM endpoint is unavailable"},
+        504: {"description": "a live data source or the LLM endpoint timed out"},
+    },
 )
 async def run_expert(expert_type: str, body: ExpertRunRequest, request: Request) -> dict[str, Any]:
     started = time.perf_counter()

@@ -52,8 +52,12 @@ class RulesJudgeAgent(IJudgeAgentPort):
         if action is Action.HOLD:
             return self._t("entry_hold", threshold=policy.ACTION_THRESHOLD)
         half = round(position / 2, 2)
-        price = judge_input.reference_price
-        at_price = self._t("at_price", price=price_text(price)) if price is not None else ""
+        price, day = judge_input.reference_price, judge_input.reference_date
+        at_price = ""
+        if price is not None and day is not None:
+            at_price = self._t("at_dated_price", price=price_text(price), date=day.isoformat())
+        elif price is not None:
+            at_price = self._t("at_price", price=price_text(price))
         if action is Action.SELL:
             return self._t("entry_sell", position=position, half=half, at_price=at_price)
         second = (

@@ -32,6 +32,10 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "once the debate is directional with confidence ≥ {threshold:.2f}.",
     },
     "at_price": {"zh": "（参考价 {price} 附近）", "en": " (near the reference price {price})"},
+    "at_dated_price": {
+        "zh": "（参考价 {price} 附近，即 {date} 的收盘价）",
+        "en": " (near the reference price {price}, the close of {date})",
+    },
     "stop_percent": {
         "zh": "风险等级 {level}：距入场价 {distance:g}%",
         "en": "{level} risk level: {distance:g}% from entry",
