@@ -19,9 +19,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+from shared_contracts.service.asgi import HttpMiddleware
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
 
 log = structlog.get_logger(__name__)
@@ -105,18 +106,12 @@ def _internal_error(request_id: str | None) -> JSONResponse:
     )
 
 
-class UnexpectedErrorMiddleware:
+class UnexpectedErrorMiddleware(HttpMiddleware):
     """Answers an unmapped exception with a 500 problem and ends it there (see the module's docstring).
 
     Once the response has started nothing can be answered: the exception goes on to the server."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def tracking_send(message: Message) -> None:

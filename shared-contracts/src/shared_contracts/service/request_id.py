@@ -7,7 +7,9 @@ import uuid
 from contextvars import ContextVar
 
 import structlog
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from shared_contracts.service.asgi import HttpMiddleware
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _VALID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
@@ -24,14 +26,8 @@ def outgoing_headers() -> dict[str, str]:
     return {REQUEST_ID_HEADER: rid} if rid else {}
 
 
-class RequestIdMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class RequestIdMiddleware(HttpMiddleware):
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         incoming = dict(scope.get("headers", [])).get(REQUEST_ID_HEADER.lower().encode(), b"").decode("latin-1")
         rid = incoming if _VALID.match(incoming) else uuid.uuid4().hex
         token = _request_id.set(rid)
