@@ -36,3 +36,12 @@ def normalize_symbol(raw: str | None) -> str:
     """The canonical spelling (``600519.SH``, ``0700.HK``, ``AAPL``)."""
     code, market = parse_symbol(raw)
     return code if market == "US" else f"{code}.{market}"
+
+
+def canonical_symbol(raw: str) -> str:
+    """The canonical spelling of a symbol of the grammar; any other (the debate and the judge also take
+    index or exchange-prefixed tickers) stripped and otherwise as given."""
+    try:
+        return normalize_symbol(raw)
+    except SymbolSyntaxError:
+        return raw.strip()

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol, parse_symbol
+from shared_contracts.symbols import SymbolSyntaxError, canonical_symbol, normalize_symbol, parse_symbol
 
 
 @pytest.mark.parametrize(
@@ -26,3 +26,17 @@ def test_accepted_spellings(raw: str, parsed: tuple[str, str], canonical: str) -
 def test_rejected(raw: str | None) -> None:
     with pytest.raises(SymbolSyntaxError, match=r"600519\.SH"):
         parse_symbol(raw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "canonical"),
+    [
+        (" 600519.sh ", "600519.SH"),
+        ("aapl", "AAPL"),
+        ("700.hk", "0700.HK"),
+        (" ^GSPC ", "^GSPC"),
+        ("sh600519", "sh600519"),
+    ],
+)
+def test_canonical_symbol_spells_the_grammar_canonically_and_keeps_the_rest(raw: str, canonical: str) -> None:
+    assert canonical_symbol(raw) == canonical

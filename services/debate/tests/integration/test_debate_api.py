@@ -154,6 +154,7 @@ async def test_results_about_another_symbol_are_400(wrapped: bool) -> None:
     assert mismatched.json()["code"] == "symbol_mismatch"
     assert mismatched.json()["expert"] in raw
     assert same.status_code == 200, same.text
+    assert same.json()["symbol"] == about  # the canonical spelling, whatever the request's
 
 
 async def test_invalid_symbol_too_many_experts_bad_json_and_unknown_fields_are_400() -> None:

@@ -70,7 +70,7 @@ async def test_rules_verdict(client: httpx.AsyncClient) -> None:
 
 async def test_what_the_engine_receives_is_the_request() -> None:
     spy = SpyJudgeAgent(FakeJudgeAgent())
-    body = wire_body(symbol=" 600519.SH ", reference_price=1500.5, key_levels={"support": [1400], "resistance": []})
+    body = wire_body(symbol=" 600519.sh ", reference_price=1500.5, key_levels={"support": [1400], "resistance": []})
     response = await post_with_agent(spy, body)
     assert response.status_code == 200
     (received,) = spy.received

@@ -22,7 +22,7 @@ from debate.domain.exceptions import (
 from shared_contracts.debate import DebateOutcome, DebateRunRequest
 from shared_contracts.experts import stance_of
 from shared_contracts.projection import ProjectionError, project_expert_results, symbol_of_result
-from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
+from shared_contracts.symbols import canonical_symbol
 
 __all__ = ["DebateOutcome", "DebateRunRequest", "to_debate_input"]
 
@@ -33,6 +33,7 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
         raise SymbolRequiredError("symbol is required")
     if not SYMBOL_PATTERN.match(symbol):
         raise InvalidSymbolError(f"symbol {symbol!r} is not a ticker-like code (e.g. 600519.SH, AAPL)")
+    symbol = canonical_symbol(symbol)
     results = request.expert_results
     if not results:
         raise ExpertResultsEmptyError("expert_results must hold at least one expert's result")
@@ -45,7 +46,7 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
             )
     for name, value in results.items():
         about = symbol_of_result(value)
-        if about is not None and _same_symbol(about) != _same_symbol(symbol):
+        if about is not None and canonical_symbol(about).upper() != symbol.upper():
             raise SymbolMismatchError(
                 f"expert_results.{name} is about {about[:40]!r}, not {symbol!r}; debate one symbol's results",
                 expert=name,
@@ -65,11 +66,3 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
                 expert=name,
             )
     return DebateInput(symbol=symbol, expert_summaries=summaries)
-
-
-def _same_symbol(symbol: str) -> str:
-    """One spelling per symbol, so that ``600519.sh`` and ``600519.SH`` (or ``700.HK`` and ``0700.HK``) agree."""
-    try:
-        return normalize_symbol(symbol)
-    except SymbolSyntaxError:
-        return symbol.strip().upper()

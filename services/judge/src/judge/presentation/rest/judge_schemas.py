@@ -8,12 +8,13 @@ from judge.application.dtos.verdict_dto import PriceLevelDTO, VerdictDTO
 from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
 from judge.domain.model.enums import Direction
 from shared_contracts import judge as wire
+from shared_contracts.symbols import canonical_symbol
 
 
 def to_judge_input(body: wire.JudgeInput) -> JudgeInput:
     levels = body.key_levels
     return JudgeInput(
-        symbol=body.symbol.strip(),
+        symbol=canonical_symbol(body.symbol),
         direction=Direction(body.direction),
         confidence=body.confidence,
         bull_thesis=body.bull_thesis,
