@@ -161,6 +161,17 @@ async def test_filtered_debate_details_never_reach_the_llm_prompt() -> None:
     assert verdict["engine"]["kind"] == "llm"
 
 
+async def test_a_hold_names_the_close_its_levels_are_set_from() -> None:
+    context = {
+        "expert_results": {
+            "technical_analyst": {"as_of": "2025-09-30", "technical_indicators": {"close": 1450.0}},
+        }
+    }
+    verdict, _ = await run_verdict(rules(), debate_outcome(direction="NEUTRAL", confidence=0.3), context)
+    assert verdict["action"] == "HOLD"
+    assert verdict["entry_strategy"].endswith("止损/止盈位按 2025-09-30 的收盘价 1450 计算。")
+
+
 async def test_technical_price_context_makes_levels_absolute() -> None:
     context = {
         "expert_results": {

@@ -50,14 +50,10 @@ class RulesJudgeAgent(IJudgeAgentPort):
 
     def _entry(self, action: Action, position: float, judge_input: JudgeInput, stop: LevelChoice) -> str:
         if action is Action.HOLD:
-            return self._t("entry_hold", threshold=policy.ACTION_THRESHOLD)
+            hold = self._t("entry_hold", threshold=policy.ACTION_THRESHOLD)
+            return hold + self._reference(judge_input, "hold_levels_from")
         half = round(position / 2, 2)
-        price, day = judge_input.reference_price, judge_input.reference_date
-        at_price = ""
-        if price is not None and day is not None:
-            at_price = self._t("at_dated_price", price=price_text(price), date=day.isoformat())
-        elif price is not None:
-            at_price = self._t("at_price", price=price_text(price))
+        at_price = self._reference(judge_input, "at_price")
         if action is Action.SELL:
             return self._t("entry_sell", position=position, half=half, at_price=at_price)
         second = (
@@ -66,6 +62,15 @@ class RulesJudgeAgent(IJudgeAgentPort):
             else self._t("entry_buy_second_plain", half=half)
         )
         return self._t("entry_buy", position=position, half=half, at_price=at_price, second=second)
+
+    def _reference(self, judge_input: JudgeInput, key: str) -> str:
+        """The reference price (and the day of that close, when known) in the phrase ``key``; "" without one."""
+        price, day = judge_input.reference_price, judge_input.reference_date
+        if price is None:
+            return ""
+        if day is None:
+            return self._t(key, price=price_text(price))
+        return self._t(f"{key}_dated", price=price_text(price), date=day.isoformat())
 
     def _basis(self, which: str, action: Action, level: RiskLevel, choice: LevelChoice) -> str:
         if choice.anchor is None:

@@ -32,7 +32,15 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "once the debate is directional with confidence ≥ {threshold:.2f}.",
     },
     "at_price": {"zh": "（参考价 {price} 附近）", "en": " (near the reference price {price})"},
-    "at_dated_price": {
+    "hold_levels_from": {
+        "zh": "止损/止盈位按参考价 {price} 计算。",
+        "en": " The stop and take-profit are set from the reference price {price}.",
+    },
+    "hold_levels_from_dated": {
+        "zh": "止损/止盈位按 {date} 的收盘价 {price} 计算。",
+        "en": " The stop and take-profit are set from the close of {date}, {price}.",
+    },
+    "at_price_dated": {
         "zh": "（参考价 {price} 附近，即 {date} 的收盘价）",
         "en": " (near the reference price {price}, the close of {date})",
     },
