@@ -409,7 +409,7 @@ def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
             "key_disagreements": debate["key_disagreements"],
             "conflict_resolution": debate["conflict_resolution"],
             "reference_price": ta["technical_indicators"]["close"],
-        "reference_date": ta["as_of"],
+            "reference_date": ta["as_of"],
             "key_levels": {
                 "support": ta["key_technical_levels"]["support"],
                 "resistance": ta["key_technical_levels"]["resistance"],
