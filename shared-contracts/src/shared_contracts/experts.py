@@ -64,12 +64,23 @@ def stance_of(signal: str) -> Signal | None:
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def is_iso_date(value: Any) -> bool:
+    """A ``YYYY-MM-DD`` string naming a real day."""
+    if not (isinstance(value, str) and _ISO_DATE.match(value)):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _iso_date_text(value: Any) -> Any:
     """Only a ``YYYY-MM-DD`` string (or a date) is a date: pydantic alone would also read 20250930 and
     1759190400 (seconds since 1970) as dates."""
-    if isinstance(value, date) or (isinstance(value, str) and _ISO_DATE.match(value)):
+    if isinstance(value, date) or is_iso_date(value):
         return value
-    raise ValueError(f"must be an ISO date string, YYYY-MM-DD (got {value!r})"[:120])
+    raise ValueError(f"must be an ISO date string, YYYY-MM-DD, of a real day (got {value!r})"[:120])
 
 
 IsoDate = Annotated[date, BeforeValidator(_iso_date_text)]

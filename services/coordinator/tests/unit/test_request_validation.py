@@ -140,3 +140,24 @@ async def test_financial_limit_given_is_kept() -> None:
         ResearchCommand(symbol="600519.SH", experts=["financial_auditor"], options={"financial_auditor": {"limit": 8}})
     )
     assert orchestrator.requests[0].options == {"financial_auditor": {"limit": 8}}
+
+
+class ComparedName(str):
+    """An expert name that counts how often it is compared with another."""
+
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        ComparedName.comparisons += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+async def test_the_expert_checks_compare_each_name_a_bounded_number_of_times() -> None:
+    # Each name checked against the others (the old duplicate check) is n² comparisons: ~89 s for 100 000.
+    names: list[str] = [ComparedName("technical_analyst") for _ in range(2_000)]
+    ComparedName.comparisons = 0
+    with pytest.raises(DuplicateExpertError):
+        await service(FakeOrchestrator()).execute(ResearchCommand(symbol="600519.SH", experts=names))
+    assert ComparedName.comparisons <= 10 * len(names)

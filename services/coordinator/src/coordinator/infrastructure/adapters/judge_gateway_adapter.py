@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from datetime import date
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,6 +19,7 @@ from coordinator.domain.exceptions import PeerContractError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.infrastructure.adapters.peer_http import PeerClient
+from shared_contracts.experts import is_iso_date
 from shared_contracts.judge import JudgeInput, KeyLevels, Verdict
 
 
@@ -60,7 +60,7 @@ def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
     close = (technical.get("technical_indicators") or {}).get("close")
     if isinstance(close, int | float) and not isinstance(close, bool) and math.isfinite(close) and close > 0:
         found["reference_price"] = float(close)
-        if _is_iso_date(technical.get("as_of")):
+        if is_iso_date(technical.get("as_of")):
             found["reference_date"] = technical["as_of"]
     levels = technical.get("key_technical_levels")
     if isinstance(levels, Mapping):
@@ -68,13 +68,6 @@ def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
         if support or resistance:
             found["key_levels"] = KeyLevels(support=support, resistance=resistance)
     return found
-
-
-def _is_iso_date(value: Any) -> bool:
-    try:
-        return isinstance(value, str) and len(value) == 10 and bool(date.fromisoformat(value))
-    except ValueError:
-        return False
 
 
 def _numbers(values: Any) -> list[float]:
