@@ -16,22 +16,26 @@ from shared_contracts.service.app_factory import container_lifespan, container_r
 from shared_contracts.service.heap import YOUNG_GENERATION_THRESHOLD
 from shared_contracts.service.logging import flush_logs
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
-from shared_contracts.service.settings import ServiceSettings
+from shared_contracts.service.settings import ConfigurationError, ServiceSettings, load_settings
 
 
 class ThingNotFound(Exception):
     code = "thing_not_found"
 
 
+CREATED: list[int] = []
+
+
 class Payload(BaseModel):
     n: int
 
 
-def build_app(ready: bool = True) -> FastAPI:
+def build_app(ready: bool = True, max_body_bytes: int = 1_048_576) -> FastAPI:
     router = APIRouter()
 
     @router.post("/things")
     async def create(payload: Payload) -> dict[str, int | str | None]:
+        CREATED.append(payload.n)
         return {"n": payload.n, "request_id": current_request_id()}
 
     @router.get("/things/{name}")
@@ -47,7 +51,7 @@ def build_app(ready: bool = True) -> FastAPI:
         service="kit-test",
         title="t",
         description="d",
-        settings=ServiceSettings(log_json=True),
+        settings=ServiceSettings(log_json=True, max_request_body_bytes=max_body_bytes),
         routers=[router],
         status_by_exception={ThingNotFound: 404},
         readiness=readiness,
@@ -122,6 +126,49 @@ async def test_body_the_json_decoder_raises_on_is_malformed_json(client: httpx.A
     assert response.status_code == 400
     assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["code"] == "malformed_json"
+
+
+def _padded_body(size: int) -> bytes:
+    body = b'{"n": 7}'
+    return body + b" " * (size - len(body))
+
+
+async def _chunks(body: bytes) -> AsyncIterator[bytes]:
+    for start in range(0, len(body), 100):
+        yield body[start : start + 100]
+
+
+async def test_a_body_larger_than_the_cap_is_413_before_the_application_sees_it() -> None:
+    CREATED.clear()
+    transport = httpx.ASGITransport(app=build_app(max_body_bytes=1000))
+    json_headers = {"content-type": "application/json"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=json_headers) as c:
+        announced = await c.post("/things", content=_padded_body(1001), headers={REQUEST_ID_HEADER: "big-1"})
+        chunked = await c.post("/things", content=_chunks(_padded_body(1001)))
+        at_the_cap = await c.post("/things", content=_padded_body(1000))
+        chunked_under = await c.post("/things", content=_chunks(_padded_body(999)))
+
+    assert announced.status_code == 413
+    assert announced.headers["content-type"] == "application/problem+json"
+    problem = announced.json()
+    assert problem["code"] == "request_too_large"
+    assert problem["request_id"] == "big-1" == announced.headers[REQUEST_ID_HEADER]
+    assert problem["detail"] == "The request body (1001 bytes) is larger than this service accepts (1000 bytes)."
+    assert chunked.request.headers["transfer-encoding"] == "chunked"
+    assert chunked.status_code == 413
+    assert chunked.json()["detail"].startswith("The request body (more than 1000 bytes)")
+    assert at_the_cap.status_code == chunked_under.status_code == 200
+    assert chunked_under.json()["n"] == 7
+    assert CREATED == [7, 7]
+
+
+def test_the_body_cap_is_configurable_and_positive(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert ServiceSettings().max_request_body_bytes == 1_048_576
+    monkeypatch.setenv("MAX_REQUEST_BODY_BYTES", "2048")
+    assert load_settings(ServiceSettings).max_request_body_bytes == 2048
+    monkeypatch.setenv("MAX_REQUEST_BODY_BYTES", "0")
+    with pytest.raises(ConfigurationError, match="MAX_REQUEST_BODY_BYTES"):
+        load_settings(ServiceSettings)
 
 
 def test_extra_members_cannot_replace_standard_ones() -> None:

@@ -267,8 +267,11 @@ async def test_client_mistakes_are_400_with_a_distinguishable_code(body: Any, co
 
 
 async def test_a_long_expert_list_is_answered_briefly() -> None:
-    duplicated = await post({"symbol": "600519.SH", "experts": ["technical_analyst"] * 100_000})
+    duplicated = await post({"symbol": "600519.SH", "experts": ["technical_analyst"] * 40_000})
     unknown = await post({"symbol": "600519.SH", "experts": [f"astrologer_{i}" for i in range(20_000)]})
+    beyond_the_body_cap = await post({"symbol": "600519.SH", "experts": ["technical_analyst"] * 100_000})
+    assert beyond_the_body_cap.status_code == 413
+    assert beyond_the_body_cap.json()["code"] == "request_too_large"
     assert duplicated.json()["code"] == "duplicate_expert"
     assert duplicated.json()["detail"] == "expert(s) listed more than once: technical_analyst"
     assert unknown.json()["code"] == "unknown_expert"

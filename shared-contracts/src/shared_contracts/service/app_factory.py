@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+from shared_contracts.service.body_limit import RequestBodyLimitMiddleware
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging
 from shared_contracts.service.observability import ReadinessCheck, install_observability
@@ -31,7 +32,9 @@ def create_service_app(
 ) -> FastAPI:
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(title=title, description=description, version="0.1.0", lifespan=lifespan)
-    app.add_middleware(UnexpectedErrorMiddleware)  # added first: it runs inside the request-id middleware
+    # Added innermost first: the request-id middleware runs outside the others, so their answers carry the id.
+    app.add_middleware(UnexpectedErrorMiddleware)
+    app.add_middleware(RequestBodyLimitMiddleware, max_bytes=settings.max_request_body_bytes)
     app.add_middleware(RequestIdMiddleware)
     install_problem_handlers(app, status_by_exception)
     install_observability(app, service, readiness)

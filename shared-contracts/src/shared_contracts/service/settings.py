@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeVar
 
-from pydantic import ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -17,6 +17,8 @@ class ServiceSettings(BaseSettings):
 
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_json: bool = True
+    # What the compose gateway accepts too (client_max_body_size 1m); larger bodies are 413 request_too_large.
+    max_request_body_bytes: int = Field(default=1_048_576, gt=0)
 
 
 class EngineSettings(ServiceSettings):

@@ -1,0 +1,69 @@
+"""A cap on request bodies, so a service called directly refuses what the gateway would (``413``).
+
+A body announced by ``Content-Length`` is judged by that header before anything is read (the server holds
+the body to its announced length). A body of unannounced length (chunked) is read up to the cap before the
+application sees it, then handed on as one message."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from shared_contracts.service.asgi import HttpMiddleware
+from shared_contracts.service.problems import problem_response
+
+
+class RequestBodyLimitMiddleware(HttpMiddleware):
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        super().__init__(app)
+        self.max_bytes = max_bytes
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        announced = _content_length(scope)
+        if announced is not None:
+            if announced > self.max_bytes:
+                await self._refuse(scope, receive, send, f"{announced} bytes")
+                return
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away: let the application see it
+                await self.app(scope, _replay([message], receive), send)
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._refuse(scope, receive, send, f"more than {self.max_bytes} bytes")
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        whole: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        await self.app(scope, _replay([whole], receive), send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: str) -> None:
+        detail = f"The request body ({size}) is larger than this service accepts ({self.max_bytes} bytes)."
+        await problem_response(413, "request_too_large", detail)(scope, receive, send)
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def replaying_receive() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replaying_receive
