@@ -56,3 +56,15 @@ def test_validation_errors_name_the_field(payload: str, field: str) -> None:
 
 def test_extra_keys_follow_the_model_config() -> None:
     assert parse_model_output('{"signal": "NEUTRAL", "confidence": 0.1, "mood": "calm"}', Answer).signal == "NEUTRAL"
+
+
+@pytest.mark.parametrize("confidence", ["true", "false", "[0.7]", '"high"', '"0.7abc"'])
+def test_a_value_of_another_json_type_is_not_coerced(confidence: str) -> None:
+    with pytest.raises(LLMJSONError, match="confidence: Input should be a valid number"):
+        parse_model_output(f'{{"signal": "BULLISH", "confidence": {confidence}}}', Answer)
+
+
+def test_a_number_written_as_a_string_is_read_as_the_number_and_still_checked() -> None:
+    assert parse_model_output('{"signal": "BULLISH", "confidence": "0.7"}', Answer).confidence == 0.7
+    with pytest.raises(LLMJSONError, match="confidence: Input should be less than or equal to 1"):
+        parse_model_output('{"signal": "BULLISH", "confidence": "5"}', Answer)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+import socket
+import struct
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx2
@@ -12,7 +15,7 @@ from contract_testkit import completion_body, mock_chat
 
 from shared_contracts.llm.chat_adapter import ChatCompletionsLLM
 from shared_contracts.llm.client import OpenAICompatibleChat
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -133,3 +136,115 @@ async def test_a_reply_without_usage_model_or_ids_is_read() -> None:
 async def test_a_reply_that_is_not_a_chat_completion_is_an_upstream_error(reply: httpx2.Response, message: str) -> None:
     with pytest.raises(LLMUpstreamError, match=message):
         await chat(lambda request: reply).complete("p", None, 0.0)
+
+
+async def test_the_whole_call_retries_and_waits_included_ends_at_the_timeout() -> None:
+    calls = 0
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        nonlocal calls
+        calls += 1
+        return httpx2.Response(429, headers={"retry-after": "30"}, json={"error": {"message": "slow down"}})
+
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(LLMTimeoutError, match=r"did not answer within 0.3 s \(LLM_TIMEOUT_SECONDS, retries included\)"):
+        await chat(handler, timeout_seconds=0.3, max_retries=2).complete("p", None, 0.0)
+    assert asyncio.get_running_loop().time() - started < 2
+    assert calls == 1  # the SDK was waiting the 30 s it was asked to when the budget ran out
+
+
+async def test_a_trickling_answer_ends_at_the_timeout() -> None:
+    async def trickle() -> AsyncIterator[bytes]:
+        while True:
+            yield b" "
+            await asyncio.sleep(0.05)
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "application/json"}, content=trickle())
+
+    with pytest.raises(LLMTimeoutError, match="within 0.3 s"):
+        await chat(handler, timeout_seconds=0.3).complete("p", None, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "message"),
+    [
+        (429, LLMUnavailableError, r"rate-limiting calls \(429\)"),
+        (408, LLMTimeoutError, r"gave up on the call \(408\)"),
+    ],
+)
+async def test_rate_limits_and_request_timeouts_are_not_refusals(
+    status: int, error: type[Exception], message: str
+) -> None:
+    reply = httpx2.Response(status, json={"error": {"message": "try later"}})
+    with pytest.raises(error, match=message):
+        await chat(lambda request: reply).complete("p", None, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("choice", "error", "message"),
+    [
+        (
+            {"message": {"content": None, "refusal": "I can't help with that."}, "finish_reason": "stop"},
+            LLMUpstreamError,
+            "the model refused to answer: I can't help with that.",
+        ),
+        (
+            {"message": {"content": None, "tool_calls": [{"type": "function"}]}, "finish_reason": "tool_calls"},
+            LLMUpstreamError,
+            "a tool call instead of text",
+        ),
+        (
+            {"message": {"content": '{"signal": "bull'}, "finish_reason": "length"},
+            LLMJSONError,
+            r"cut off at its length limit after 7 tokens \(finish_reason=length\)",
+        ),
+        (
+            {"message": {"content": "{}"}, "finish_reason": "content_filter"},
+            LLMUpstreamError,
+            "content filter stopped the output",
+        ),
+    ],
+)
+async def test_a_reply_without_usable_text_says_why(choice: dict[str, Any], error: type[Exception], message: str) -> None:
+    body = {"model": "m", "choices": [choice], "usage": {"prompt_tokens": 11, "completion_tokens": 7}}
+    with pytest.raises(error, match=message):
+        await chat(lambda request: httpx2.Response(200, json=body)).complete("p", None, 0.0)
+
+
+async def test_an_error_object_in_a_200_reply_is_named() -> None:
+    body = {"error": {"message": "quota exceeded for this key"}}
+    with pytest.raises(LLMUpstreamError, match="answered with an error: quota exceeded for this key"):
+        await chat(lambda request: httpx2.Response(200, json=body)).complete("p", None, 0.0)
+
+
+async def test_a_reply_that_is_not_utf8_says_so() -> None:
+    with pytest.raises(LLMUpstreamError, match=r"not a chat completion \(Invalid JSON: invalid unicode code point"):
+        await chat(lambda request: httpx2.Response(200, content=b'{"choices": "\xff\xfe"}')).complete("p", None, 0.0)
+
+
+async def _refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await reader.read(1000)
+    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.close()
+
+
+async def test_over_the_sdk_transport_a_refused_or_reset_connection_is_unavailable_not_a_timeout() -> None:
+    """The SDK's aiohttp transport calls both a connect *timeout*."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    resetting = await asyncio.start_server(_refuse, "127.0.0.1", 0)
+    reset_port = resetting.sockets[0].getsockname()[1]
+    try:
+        for port, reason in ((closed_port, "Connect call failed"), (reset_port, "Connection reset by peer")):
+            real = OpenAICompatibleChat(
+                model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k", timeout_seconds=5, max_retries=0
+            )
+            try:
+                with pytest.raises(LLMUnavailableError, match=f"is unreachable: .*{reason}"):
+                    await real.complete("p", None, 0.0)
+            finally:
+                await real.aclose()
+    finally:
+        resetting.close()

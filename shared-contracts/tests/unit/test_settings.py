@@ -28,9 +28,17 @@ def test_llm_without_model_names_the_variable(monkeypatch: pytest.MonkeyPatch) -
         load_settings(EngineSettings)
 
 
-def test_llm_engine_without_endpoint_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llm_engine_without_endpoint_is_refused_naming_everything_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANALYSIS_ENGINE", "llm")
-    with pytest.raises(ConfigurationError, match="LLM_BASE_URL"):
+    with pytest.raises(ConfigurationError, match="needs LLM_BASE_URL and/or LLM_API_KEY and LLM_MODEL$"):
+        load_settings(EngineSettings)
+
+
+@pytest.mark.parametrize("url", ["notaurl", "ftp://x/v1", "127.0.0.1:8080/v1"])
+def test_a_base_url_that_is_not_http_is_refused_at_start(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("LLM_BASE_URL", url)
+    monkeypatch.setenv("LLM_MODEL", "qwen")
+    with pytest.raises(ConfigurationError, match=f"LLM_BASE_URL must be an http:// or https:// URL, not '{url}'"):
         load_settings(EngineSettings)
 
 

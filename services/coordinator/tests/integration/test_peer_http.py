@@ -4,6 +4,7 @@ typed errors built from the peer's problem detail."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
@@ -12,6 +13,7 @@ import respx
 
 from coordinator.domain.exceptions import PeerContractError, PeerTimeoutError, PeerUnavailableError
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError, peer_http_client
+from shared_contracts.service.logging import configure_logging, flush_logs
 
 BASE = "http://research.test"
 URL = f"{BASE}/api/v1/research/experts/technical_analyst"
@@ -38,7 +40,7 @@ async def peer() -> AsyncIterator[PeerClient]:
 @respx.mock
 async def test_503_then_200_is_retried(peer: PeerClient) -> None:
     route = respx.post(URL).mock(
-        side_effect=[problem(503, "llm_unavailable", "busy"), httpx.Response(200, json={"ok": 1})]
+        side_effect=[problem(503, "service_busy", "busy"), httpx.Response(200, json={"ok": 1})]
     )
     body, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {"symbol": "X"})
     assert body == {"ok": 1}
@@ -90,12 +92,12 @@ async def test_500_is_not_retried(peer: PeerClient) -> None:
 
 @respx.mock
 async def test_at_most_three_attempts_then_the_last_error(peer: PeerClient) -> None:
-    route = respx.post(URL).mock(return_value=problem(503, "llm_unavailable", "still busy"))
+    route = respx.post(URL).mock(return_value=problem(503, "service_busy", "still busy"))
     with pytest.raises(ServiceResponseError) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert route.call_count == 3
     assert caught.value.attempts == 3
-    assert str(caught.value) == "research 503 llm_unavailable: still busy"
+    assert str(caught.value) == "research 503 service_busy: still busy"
 
 
 @respx.mock
@@ -224,3 +226,31 @@ async def test_a_502_for_invalid_llm_output_is_retried(peer: PeerClient) -> None
     )
     _, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert (attempts, route.call_count) == (2, 2)
+
+
+@respx.mock
+@pytest.mark.parametrize(
+    ("status", "code"), [(503, "llm_unavailable"), (504, "llm_timeout"), (502, "llm_upstream_error")]
+)
+async def test_an_llm_failure_the_peer_has_already_retried_is_not_retried_again(
+    peer: PeerClient, status: int, code: str
+) -> None:
+    route = respx.post(URL).mock(return_value=problem(status, code, "the LLM ..."))
+    with pytest.raises(ServiceResponseError, match=code) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert route.call_count == caught.value.attempts == 1
+
+
+@respx.mock
+async def test_a_retry_is_logged_with_the_peer_and_the_problem_code(
+    peer: PeerClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    respx.post(URL).mock(
+        side_effect=[problem(503, "service_busy", "busy"), httpx.Response(200, json={"ok": 1})]
+    )
+    configure_logging("INFO", json=True, service="coordinator")
+    await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    flush_logs()
+    retry = next(json.loads(line) for line in capsys.readouterr().err.splitlines() if "peer_retry" in line)
+    assert retry["peer"] == "research"
+    assert retry["error"] == "HTTP 503 service_busy"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,18 +11,25 @@ import openai
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.service.settings import EngineSettings
 
 log = structlog.get_logger(__name__)
 
 
+class _ToolCall(BaseModel):
+    type: str | None = None
+
+
 class _Message(BaseModel):
     content: str | None = None
+    refusal: str | None = None
+    tool_calls: list[_ToolCall] | None = None
 
 
 class _Choice(BaseModel):
     message: _Message
+    finish_reason: str | None = None
 
 
 class _Usage(BaseModel):
@@ -29,15 +37,21 @@ class _Usage(BaseModel):
     completion_tokens: int | None = None
 
 
+class _Error(BaseModel):
+    message: str | None = None
+
+
 class ChatReply(BaseModel):
     """The fields of a chat completion this client reads. Parsed from the body's bytes by pydantic-core,
     which costs less than the SDK building its whole ``ChatCompletion`` without validation (~0.2 ms of
     ~1.1 ms of CPU per call, benchmarks/README.md), and checks what it reads; what an OpenAI-compatible
-    server may leave out (usage, model, ids, timestamps) may be missing."""
+    server may leave out (usage, model, ids, timestamps) may be missing. Some servers answer 200 with an
+    ``error`` object instead of choices."""
 
     model: str | None = None
     choices: list[_Choice] = []
     usage: _Usage | None = None
+    error: _Error | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +64,10 @@ class LLMCompletion:
 
 class OpenAICompatibleChat:
     """One chat completion per call. The SDK retries connection errors, 408/409/429 and 5xx with
-    exponential backoff (``max_retries``); what still fails is raised as an ``LLMError``.
+    exponential backoff (``max_retries``, honouring ``Retry-After``); what still fails is raised as an
+    ``LLMError``. ``timeout_seconds`` bounds the whole call, retries and their waits included: the SDK's
+    own timeout applies to each attempt and to each read, so a server that trickles its answer or asks
+    to be retried after minutes would otherwise hold the call for as long as it likes.
 
     Without an injected ``http_client`` the SDK's aiohttp transport is used (``openai[aiohttp]``,
     ``DefaultAioHttpClient``): the SDK's documented choice for concurrency, and about half the CPU per
@@ -69,6 +86,7 @@ class OpenAICompatibleChat:
     ) -> None:
         self.model = model
         self._json_mode = json_mode
+        self._timeout_seconds = timeout_seconds
         self._client = openai.AsyncOpenAI(
             api_key=api_key or "not-needed",
             base_url=base_url,
@@ -89,39 +107,81 @@ class OpenAICompatibleChat:
             # The SDK's request method for the same endpoint (its documented way to send a body as
             # given): ``chat.completions.create`` first walks every parameter through its TypedDict
             # transform, about 2 ms of CPU per call for these four plain fields (benchmarks/README.md).
-            # Retries, timeouts and errors are the SDK's; the body comes back as bytes (``ChatReply``).
-            raw: bytes = await self._client.post("/chat/completions", cast_to=bytes, body=body)
-        except openai.APITimeoutError as exc:
-            raise LLMTimeoutError(f"the LLM at {self._client.base_url} did not answer in time") from exc
+            # Retries and errors are the SDK's; the body comes back as bytes (``ChatReply``).
+            async with asyncio.timeout(self._timeout_seconds):
+                raw: bytes = await self._client.post("/chat/completions", cast_to=bytes, body=body)
+        except TimeoutError as exc:
+            raise LLMTimeoutError(
+                f"the LLM at {self._client.base_url} did not answer within {self._timeout_seconds:g} s "
+                "(LLM_TIMEOUT_SECONDS, retries included)"
+            ) from exc
         except openai.APIConnectionError as exc:
-            raise LLMUnavailableError(f"the LLM at {self._client.base_url} is unreachable: {exc}") from exc
+            raise _connection_failure(exc, self._client.base_url) from exc
+        except openai.RateLimitError as exc:
+            raise LLMUnavailableError(f"the LLM is rate-limiting calls (429): {exc.message}") from exc
         except openai.InternalServerError as exc:
             raise LLMUnavailableError(f"the LLM answered {exc.status_code}: {exc.message}") from exc
         except openai.APIStatusError as exc:
+            if exc.status_code == 408:
+                raise LLMTimeoutError(f"the LLM gave up on the call (408): {exc.message}") from exc
             raise LLMUpstreamError(f"the LLM refused the call ({exc.status_code}): {exc.message}") from exc
-        try:
-            reply = ChatReply.model_validate_json(raw)
-        except ValidationError as exc:
-            raise LLMUpstreamError(f"the LLM's reply is not a chat completion: {raw[:200]!r}") from exc
-        if not reply.choices:
-            raise LLMUpstreamError("the LLM returned no choices")
-        text = reply.choices[0].message.content or ""
-        usage = reply.usage
+        completion = _read_reply(raw, self.model)
         log.info(
             "llm_call",
-            model=self.model,
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
+            model=completion.model,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
         )
-        return LLMCompletion(
-            text=text,
-            model=reply.model or self.model,
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-        )
+        return completion
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _connection_failure(exc: openai.APIConnectionError, base_url: object) -> LLMTimeoutError | LLMUnavailableError:
+    """The SDK's aiohttp transport reports every failure to connect as a connect *timeout*; the error it
+    wraps says what happened (refused, reset, disconnected, or a real timeout)."""
+    root: BaseException = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    if isinstance(exc, openai.APITimeoutError) and isinstance(root, TimeoutError | httpx2.TimeoutException):
+        return LLMTimeoutError(f"the LLM at {base_url} did not answer in time ({type(root).__name__})")
+    reason = str(root) or type(root).__name__
+    return LLMUnavailableError(f"the LLM at {base_url} is unreachable: {reason}")
+
+
+def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
+    """The completion's text, or the error that says why the reply holds none."""
+    try:
+        reply = ChatReply.model_validate_json(raw)
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"]
+        raise LLMUpstreamError(f"the LLM's reply is not a chat completion ({reason}): {raw[:200]!r}") from exc
+    if not reply.choices:
+        if reply.error is not None and reply.error.message:
+            raise LLMUpstreamError(f"the LLM answered with an error: {reply.error.message}")
+        raise LLMUpstreamError("the LLM returned no choices")
+    choice = reply.choices[0]
+    message = choice.message
+    text = message.content or ""
+    usage = reply.usage
+    completion_tokens = usage.completion_tokens if usage else None
+    if not text.strip():
+        if message.refusal:
+            raise LLMUpstreamError(f"the model refused to answer: {message.refusal}")
+        if message.tool_calls:
+            raise LLMUpstreamError("the model answered with a tool call instead of text")
+    if choice.finish_reason == "length":
+        tokens = f" after {completion_tokens} tokens" if completion_tokens is not None else ""
+        raise LLMJSONError(f"the model's output was cut off at its length limit{tokens} (finish_reason=length)", text)
+    if choice.finish_reason == "content_filter":
+        raise LLMUpstreamError("the LLM's content filter stopped the output (finish_reason=content_filter)")
+    return LLMCompletion(
+        text=text,
+        model=reply.model or configured_model,
+        prompt_tokens=usage.prompt_tokens if usage else None,
+        completion_tokens=completion_tokens,
+    )
 
 
 def build_chat_client(settings: EngineSettings, http_client: httpx2.AsyncClient | None = None) -> OpenAICompatibleChat:

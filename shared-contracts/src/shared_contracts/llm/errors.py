@@ -1,10 +1,10 @@
 """Failures of an LLM call, each with a stable ``code``. Presentation maps them to HTTP:
 
 LLMError
-├── LLMUnavailableError  (llm_unavailable: connection refused/reset, 5xx)   → 503
-├── LLMTimeoutError      (llm_timeout: no answer within LLM_TIMEOUT_SECONDS) → 504
-├── LLMUpstreamError     (llm_upstream_error: the endpoint refused the call) → 502
-└── LLMJSONError         (llm_output_invalid: the text holds no JSON object)
+├── LLMUnavailableError  (llm_unavailable: connection refused/reset, 5xx, 429)             → 503
+├── LLMTimeoutError      (llm_timeout: no answer within LLM_TIMEOUT_SECONDS, or a 408)     → 504
+├── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 502
+└── LLMJSONError         (llm_output_invalid: no valid JSON object, or output cut off)
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from shared_contracts.llm.errors import LLMJSONError
 
@@ -44,10 +45,29 @@ def extract_json_object(text: str) -> dict[str, Any]:
 
 
 def parse_model_output(text: str, model: type[M]) -> M:
-    """Extract the JSON object and validate it against ``model``; LLMJSONError says what was wrong."""
+    """Extract the JSON object and validate it against ``model``; LLMJSONError says what was wrong.
+
+    JSON types are taken as they are (``true`` is not a confidence of 1.0), with one leniency models
+    need: a number written as a string (``"0.7"``) is read as the number."""
     data = extract_json_object(text)
     try:
-        return model.model_validate(data)
+        return model.model_validate_json(json.dumps(data), strict=True)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors())
-        raise LLMJSONError(f"the model output does not match {model.__name__} ({problems})", raw_output=text) from exc
+        wrong = [e for e in exc.errors() if not _is_quoted_number(e)]
+        if not wrong:
+            try:
+                return model.model_validate(data)
+            except ValidationError as lax:
+                wrong = lax.errors()
+    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in wrong)
+    raise LLMJSONError(f"the model output does not match {model.__name__} ({problems})", raw_output=text)
+
+
+def _is_quoted_number(error: ErrorDetails) -> bool:
+    if error["type"] not in ("float_type", "int_type") or not isinstance(error["input"], str):
+        return False
+    try:
+        float(error["input"])
+    except ValueError:
+        return False
+    return True

@@ -43,10 +43,15 @@ class EngineSettings(ServiceSettings):
     @model_validator(mode="after")
     def _llm_is_complete(self) -> EngineSettings:
         if self.uses_llm:
+            missing = []
             if not (self.llm_base_url or self.llm_api_key):
-                raise ValueError("ANALYSIS_ENGINE=llm needs LLM_BASE_URL and/or LLM_API_KEY")
+                missing.append("LLM_BASE_URL and/or LLM_API_KEY")
             if not self.llm_model:
-                raise ValueError("LLM_MODEL is required when the LLM engine is in use")
+                missing.append("LLM_MODEL")
+            if missing:
+                raise ValueError(f"the LLM engine needs {' and '.join(missing)}")
+        if self.llm_base_url and not self.llm_base_url.startswith(("http://", "https://")):
+            raise ValueError(f"LLM_BASE_URL must be an http:// or https:// URL, not {self.llm_base_url!r}")
         if self.llm_timeout_seconds <= 0:
             raise ValueError("LLM_TIMEOUT_SECONDS must be positive")
         if not 0 <= self.llm_max_retries <= 10:

@@ -2,9 +2,12 @@
 
 - a time budget per call (connect timeout, and the whole call incl. retries bounded by ``budget_seconds``);
 - retries (tenacity) only for transient failures: connection errors and 429/502/503/504, exponential
-  backoff with jitter, at most ``max_attempts``; any other 4xx/5xx is final, and so is a 502 whose problem
-  says the LLM endpoint refused the call (``llm_upstream_error``: a bad key, an unknown model, a prompt
-  too long; the same call would be refused again, at the price of another LLM call);
+  backoff with jitter, at most ``max_attempts``; any other 4xx/5xx is final, and so is a reply whose
+  problem says the peer's LLM call failed in a way the peer has already retried or that would fail again:
+  ``llm_upstream_error`` (a bad key, an unknown model, a prompt too long), ``llm_unavailable`` and
+  ``llm_timeout`` (the peer's LLM client retried them, ``LLM_MAX_RETRIES``; retrying here too multiplied
+  the LLM calls, 9 for one expert). An ``llm_output_invalid`` is retried: nothing else retries it, and
+  another sample of the model may parse;
 - the caller's X-Request-ID forwarded;
 - every failure raised as a typed ``GatewayError`` carrying ``attempts`` (a non-2xx reply becomes a
   ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``).
@@ -28,14 +31,14 @@ from coordinator.domain.exceptions import (
     PeerTimeoutError,
     PeerUnavailableError,
 )
-from shared_contracts.llm.errors import LLMUpstreamError
+from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.service.request_id import outgoing_headers
 
 log = structlog.get_logger(__name__)
 
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
-FINAL_PROBLEM_CODES = frozenset({LLMUpstreamError.code})
+FINAL_PROBLEM_CODES = frozenset({LLMUpstreamError.code, LLMUnavailableError.code, LLMTimeoutError.code})
 _TRANSIENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError)
 
 
@@ -63,19 +66,17 @@ class ServiceResponseError(PeerResponseError):
 
 
 class _TransientStatus(Exception):
-    def __init__(self, response: httpx.Response) -> None:
-        super().__init__(f"HTTP {response.status_code}")
+    def __init__(self, response: httpx.Response, code: str | None) -> None:
+        super().__init__(f"HTTP {response.status_code}" + (f" {code}" if code else ""))
         self.response = response
 
 
-def _is_transient_reply(response: httpx.Response) -> bool:
-    if response.status_code not in TRANSIENT_STATUSES:
-        return False
+def _problem_code(response: httpx.Response) -> str | None:
     try:
         code = response.json().get("code")
     except (ValueError, AttributeError):
-        return True
-    return code not in FINAL_PROBLEM_CODES
+        return None
+    return code if isinstance(code, str) else None
 
 
 def _is_transient(exc: BaseException) -> bool:
@@ -134,8 +135,10 @@ class PeerClient:
                         response = await self._client.post(
                             url, json=body, headers=outgoing_headers(), timeout=self._timeout
                         )
-                        if _is_transient_reply(response):
-                            raise _TransientStatus(response)
+                        if response.status_code in TRANSIENT_STATUSES:
+                            code = _problem_code(response)
+                            if code not in FINAL_PROBLEM_CODES:
+                                raise _TransientStatus(response, code)
         except (TimeoutError, httpx.TimeoutException) as exc:
             if isinstance(exc, httpx.ConnectTimeout):
                 raise self._unavailable(url, exc, attempts) from exc
@@ -175,7 +178,7 @@ class PeerClient:
         exc = state.outcome.exception() if state.outcome else None
         log.warning(
             "peer_retry",
-            service=self.service,
+            peer=self.service,
             attempt=state.attempt_number,
             error=str(exc) or type(exc).__name__,
             wait_s=round(state.upcoming_sleep, 3),
