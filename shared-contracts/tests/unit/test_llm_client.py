@@ -162,7 +162,7 @@ async def test_a_trickling_answer_ends_at_the_timeout() -> None:
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, headers={"content-type": "application/json"}, content=trickle())
 
-    with pytest.raises(LLMTimeoutError, match="within 0.3 s"):
+    with pytest.raises(LLMTimeoutError, match=r"within 0\.3 s"):
         await chat(handler, timeout_seconds=0.3).complete("p", None, 0.0)
 
 
@@ -187,7 +187,7 @@ async def test_rate_limits_and_request_timeouts_are_not_refusals(
         (
             {"message": {"content": None, "refusal": "I can't help with that."}, "finish_reason": "stop"},
             LLMUpstreamError,
-            "the model refused to answer: I can't help with that.",
+            r"the model refused to answer: I can't help with that\.",
         ),
         (
             {"message": {"content": None, "tool_calls": [{"type": "function"}]}, "finish_reason": "tool_calls"},
@@ -206,7 +206,9 @@ async def test_rate_limits_and_request_timeouts_are_not_refusals(
         ),
     ],
 )
-async def test_a_reply_without_usable_text_says_why(choice: dict[str, Any], error: type[Exception], message: str) -> None:
+async def test_a_reply_without_usable_text_says_why(
+    choice: dict[str, Any], error: type[Exception], message: str
+) -> None:
     body = {"model": "m", "choices": [choice], "usage": {"prompt_tokens": 11, "completion_tokens": 7}}
     with pytest.raises(error, match=message):
         await chat(lambda request: httpx2.Response(200, json=body)).complete("p", None, 0.0)

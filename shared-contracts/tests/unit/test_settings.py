@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from shared_contracts.service.settings import ConfigurationError, EngineSettings, load_settings
@@ -30,7 +32,7 @@ def test_llm_without_model_names_the_variable(monkeypatch: pytest.MonkeyPatch) -
 
 def test_llm_engine_without_endpoint_is_refused_naming_everything_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANALYSIS_ENGINE", "llm")
-    with pytest.raises(ConfigurationError, match="needs LLM_BASE_URL and/or LLM_API_KEY and LLM_MODEL$"):
+    with pytest.raises(ConfigurationError, match=r"needs LLM_BASE_URL and/or LLM_API_KEY and LLM_MODEL$"):
         load_settings(EngineSettings)
 
 
@@ -38,7 +40,9 @@ def test_llm_engine_without_endpoint_is_refused_naming_everything_missing(monkey
 def test_a_base_url_that_is_not_http_is_refused_at_start(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
     monkeypatch.setenv("LLM_BASE_URL", url)
     monkeypatch.setenv("LLM_MODEL", "qwen")
-    with pytest.raises(ConfigurationError, match=f"LLM_BASE_URL must be an http:// or https:// URL, not '{url}'"):
+    with pytest.raises(
+        ConfigurationError, match=re.escape(f"LLM_BASE_URL must be an http:// or https:// URL, not '{url}'")
+    ):
         load_settings(EngineSettings)
 
 

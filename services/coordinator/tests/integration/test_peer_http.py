@@ -245,9 +245,7 @@ async def test_an_llm_failure_the_peer_has_already_retried_is_not_retried_again(
 async def test_a_retry_is_logged_with_the_peer_and_the_problem_code(
     peer: PeerClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    respx.post(URL).mock(
-        side_effect=[problem(503, "service_busy", "busy"), httpx.Response(200, json={"ok": 1})]
-    )
+    respx.post(URL).mock(side_effect=[problem(503, "service_busy", "busy"), httpx.Response(200, json={"ok": 1})])
     configure_logging("INFO", json=True, service="coordinator")
     await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     flush_logs()
