@@ -44,16 +44,12 @@ class CoordinatorContainer:
     async def readiness(self) -> dict[str, str]:
         """{dependency: "ok" | reason}: each peer's GET /healthz, and the session store's ping."""
         timeout = self.settings.readiness_timeout_seconds
-        names = list(self.peers)
-        answers = await asyncio.gather(*(self.peers[n].health(timeout) for n in names))
-        checks = dict(zip(names, answers, strict=True))
-        if self.sessions is not None:
-            try:
-                await asyncio.wait_for(self.sessions.ping(), timeout)
-                checks["database"] = "ok"
-            except Exception as exc:
-                checks["database"] = f"unusable: {type(exc).__name__} {exc}".strip()
-        return checks
+        labels = list(self.peers)
+        checks = [self.peers[name].health(timeout) for name in labels]
+        if self.sessions is not None:  # checked beside the peers: /readyz answers within the one timeout
+            labels.append("database")
+            checks.append(_database_check(self.sessions, timeout))
+        return dict(zip(labels, await asyncio.gather(*checks), strict=True))
 
     async def aclose(self) -> None:
         if self.owns_http_client:
@@ -111,3 +107,12 @@ def build_container(
         retry_service=ResearchRetryService(orchestrator, sessions) if sessions is not None else None,
         owns_http_client=owns_client,
     )
+
+
+async def _database_check(sessions: ISessionRepository, seconds: float) -> str:
+    try:
+        async with asyncio.timeout(seconds):
+            await sessions.ping()
+    except Exception as exc:
+        return f"unusable: {type(exc).__name__} {exc}".strip()
+    return "ok"

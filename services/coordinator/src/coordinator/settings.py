@@ -26,6 +26,7 @@ class Settings(ServiceSettings):
     session_lease_seconds: float = Field(
         default=DEFAULT_LEASE_SECONDS,
         ge=1.0,
+        le=86_400.0,
         description="A coordinator renews its registration every third of this; one elsewhere (another node "
         "or container) that has not for this long is taken as gone, and its running sessions become interrupted.",
     )

@@ -3,6 +3,7 @@ forwarding, /healthz, /readyz, /metrics, configuration."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import Iterator
@@ -152,6 +153,31 @@ async def test_readyz_checks_the_session_store_when_wired() -> None:
     assert response.json()["checks"]["database"].startswith("unusable: RuntimeError")
 
 
+async def test_readyz_checks_the_store_beside_the_peers_not_after_them() -> None:
+    """Each check has the whole readiness timeout; run one after the other, /readyz took twice as long."""
+    pinged = asyncio.Event()
+
+    class PingNotedStore(InMemorySessionRepository):
+        async def ping(self) -> None:
+            pinged.set()
+
+    async def healthy_once_the_store_is_pinged(request: httpx.Request) -> httpx.Response:
+        try:
+            await asyncio.wait_for(pinged.wait(), 1.0)
+        except TimeoutError:
+            return httpx.Response(503)
+        return httpx.Response(200)
+
+    container = build_container(make_settings(readiness_timeout_seconds=1.0), sessions=PingNotedStore())
+    with peers_mocked() as router:
+        for base in (RESEARCH, DEBATE, JUDGE):
+            router.get(f"{base}/healthz").mock(side_effect=healthy_once_the_store_is_pinged)
+        async with serve(container) as client:
+            response = await client.get("/readyz")
+    await container.aclose()
+    assert response.json()["checks"] == {"research": "ok", "debate": "ok", "judge": "ok", "database": "ok"}
+
+
 def test_settings_defaults() -> None:
     settings = Settings()
     assert settings.research_service_url == "http://127.0.0.1:8001"
@@ -169,6 +195,9 @@ def test_settings_defaults() -> None:
         ("JUDGE_TIMEOUT_SECONDS", "soon"),
         ("HTTP_MAX_ATTEMPTS", "7"),
         ("DATABASE_URL", "coordinator.db"),
+        ("SESSION_LEASE_SECONDS", "inf"),
+        ("SESSION_LEASE_SECONDS", "1e308"),
+        ("SESSION_LEASE_SECONDS", "nan"),
     ],
 )
 def test_bad_configuration_fails_naming_the_variable(

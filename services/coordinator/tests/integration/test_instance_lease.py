@@ -17,7 +17,9 @@ import pytest
 from alembic import command
 from coordinator_persistence_fakes import make_session, repository_on, sqlite_url
 from sqlalchemy import text, update
+from sqlalchemy.exc import OperationalError
 
+from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.session import utcnow
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.instances import (
@@ -191,6 +193,64 @@ async def test_a_coordinator_swept_while_stalled_registers_again(store: SqlAlche
         await wait_until(registered, True)  # at its next renewal
     finally:
         await lease.stop()
+
+
+async def test_after_an_outage_no_one_is_judged_by_heartbeat_for_a_lease(
+    store: SqlAlchemySessionRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = elsewhere(1)
+    await store.register_instance(other)
+    theirs = await session_owned_by(store, other.instance_id)
+    await heartbeat_ago(store, other.instance_id, 60)  # it could not renew during the outage either
+    lease = InstanceLease(store, lease_seconds=0.5)
+    await store.register_instance(lease.identity)
+    reachable = store.renew_instance
+
+    async def refused(instance_id: str) -> bool:
+        raise SessionStoreUnavailableError("The session store is unavailable: connection refused")
+
+    monkeypatch.setattr(store, "renew_instance", refused)
+    with pytest.raises(SessionStoreUnavailableError):
+        await lease.renew()
+    monkeypatch.setattr(store, "renew_instance", reachable)
+    await lease.renew()
+    assert await status(store, theirs) == "running"  # its heartbeat says nothing yet
+    await asyncio.sleep(0.6)  # a whole lease of reaching the store, and it still has not renewed
+    await lease.renew()
+    assert await status(store, theirs) == "interrupted"
+
+
+async def test_a_final_status_the_store_refused_is_written_at_the_next_renewal(
+    store: SqlAlchemySessionRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lease = InstanceLease(store, lease_seconds=30)
+    await store.register_instance(lease.identity)
+    session_id = await session_owned_by(store, lease.instance_id)
+    reachable = store._writes.run
+
+    async def refused(statements: object) -> None:
+        orig = ConnectionRefusedError("connection refused")
+        raise OperationalError("UPDATE research_sessions SET status=?", {"secret": "parameters"}, orig)
+
+    monkeypatch.setattr(store._writes, "run", refused)
+    with pytest.raises(SessionStoreUnavailableError) as caught:
+        await store.finish(session_id, "completed")
+    assert str(caught.value) == "The session store is unavailable: ConnectionRefusedError: connection refused"
+    monkeypatch.setattr(store._writes, "run", reachable)
+    assert await status(store, session_id) == "running"
+    await lease.renew()
+    assert await status(store, session_id) == "completed"
+    assert await store.write_unwritten_finishes() == 0
+
+
+async def test_a_final_status_is_final(store: SqlAlchemySessionRepository) -> None:
+    session_id = await session_owned_by(store, None)
+    assert await store.interrupt_orphaned_sessions([]) == 1
+    await store.finish(session_id, "completed")  # its coordinator was alive after all, and finished
+    found = await store.get(session_id)
+    assert found is not None
+    assert found.status == "interrupted"
+    assert found.completed_at is not None
 
 
 async def test_upgrading_a_database_of_the_first_revision_keeps_its_sessions(tmp_path: Path) -> None:

@@ -84,11 +84,22 @@ async def test_a_session_is_found_whatever_the_case_of_its_id(app: AppUnderTest)
     assert response.json()["session_id"] == session.session_id
 
 
-@pytest.mark.parametrize("session_id", ["not-a-uuid", "%20", "0" * 300])
+@pytest.mark.parametrize("session_id", ["not-a-uuid", "%20", "%00", "0" * 300])
 async def test_an_id_that_is_no_uuid_names_no_session(app: AppUnderTest, session_id: str) -> None:
+    """Answered without asking the store (PostgreSQL refuses a NUL in a text parameter: it was a 500)."""
     response = await app.client.get(f"{SESSIONS}/{session_id}")
-    assert response.status_code == 404
-    assert response.json()["code"] == "session_not_found"
+    retry = await app.client.post(f"{RESEARCH}/{session_id}/retry")
+    assert response.status_code == retry.status_code == 404
+    assert response.json()["code"] == retry.json()["code"] == "session_not_found"
+    assert len(response.json()["detail"]) < 120  # a long id is not echoed whole
+
+
+async def test_the_symbol_filter_reads_the_symbol_as_a_research_does(app: AppUnderTest) -> None:
+    tencent = await _store(app, symbol="0700.HK", minutes=1, status="completed")
+    found = (await app.client.get(SESSIONS, params={"symbol": "700.hk"})).json()
+    assert [s["session_id"] for s in found["items"]] == [tencent.session_id]
+    nothing = await app.client.get(SESSIONS, params={"symbol": "\x00"})
+    assert (nothing.status_code, nothing.json()["total"]) == (200, 0)
 
 
 async def test_an_unknown_session_is_404(app: AppUnderTest) -> None:

@@ -207,6 +207,20 @@ async def test_listener_failure_is_raised_after_the_graph_not_recorded_as_expert
     assert len(judge.calls) == 1  # the graph still ran to the end
 
 
+async def test_after_a_stage_the_listener_could_not_store_later_stages_are_not_stored() -> None:
+    class FailsOnTheFirstExpert(RecordingListener):
+        async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
+            if expert == "technical_analyst":
+                raise OSError("connection refused")
+            await super().on_expert_finished(expert, outcome)
+
+    listener = FailsOnTheFirstExpert()
+    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway())
+    with pytest.raises(OSError, match="connection refused"):
+        await orchestrator.run(request(TA), listener)
+    assert listener.kinds() == []  # no debate or verdict stored over a missing expert result
+
+
 class GatedListener(RecordingListener):
     """Each write notes when it starts and ends; expert writes wait for ``experts_may_commit``."""
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from coordinator.domain.exceptions import SessionNotFoundError
 from coordinator.domain.model.session import ResearchSession, SessionStatus
 from coordinator.domain.ports.session_repository import ISessionRepository
+from shared_contracts.symbols import canonical_symbol
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -35,10 +36,13 @@ class SessionQueryService:
         offset: int = 0,
     ) -> SessionPageView:
         """A page of at most ``MAX_PAGE_SIZE`` sessions (a larger ``limit`` is capped, and the page
-        says so); ``symbol`` matches case-insensitively, a blank one is no filter."""
+        says so); ``symbol`` matches in its canonical spelling (``700.hk`` finds ``0700.HK``) and
+        case-insensitively, a blank one is no filter."""
         limit = max(1, min(limit, MAX_PAGE_SIZE))
         offset = max(0, offset)
-        wanted = symbol.strip() if symbol and symbol.strip() else None
+        wanted = canonical_symbol(symbol) if symbol and symbol.strip() else None
+        if wanted is not None and not wanted.isprintable():  # no stored symbol is (and PostgreSQL refuses NUL)
+            return SessionPageView(items=[], total=0, limit=limit, offset=offset)
         items, total = await self._sessions.list(symbol=wanted, status=status, limit=limit, offset=offset)
         return SessionPageView(items=items, total=total, limit=limit, offset=offset)
 

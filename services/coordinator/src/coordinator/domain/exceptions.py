@@ -125,7 +125,8 @@ class SessionNotFoundError(SessionError):
     code = "session_not_found"
 
     def __init__(self, session_id: str) -> None:
-        super().__init__(f"No research session {session_id!r}.")
+        shown = session_id if len(session_id) <= 64 else f"{session_id[:64]}… ({len(session_id)} characters)"
+        super().__init__(f"No research session {shown!r}.")
         self.session_id = session_id
 
 

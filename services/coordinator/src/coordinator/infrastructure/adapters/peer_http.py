@@ -165,7 +165,7 @@ class PeerClient:
                 f"{self.base_url}/healthz", headers=outgoing_headers(), timeout=timeout_seconds
             )
         except httpx.HTTPError as exc:
-            return f"unreachable: {type(exc).__name__} {exc}".strip()
+            return f"unreachable: {_root_cause(exc)}"
         return "ok" if response.status_code == 200 else f"unhealthy: HTTP {response.status_code}"
 
     def _unavailable(self, url: httpx.URL, exc: httpx.HTTPError, attempts: int) -> PeerUnavailableError:
@@ -183,6 +183,14 @@ class PeerClient:
             error=str(exc) or type(exc).__name__,
             wait_s=round(state.upcoming_sleep, 3),
         )
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The error; for a connect timeout, what it wraps (the aiohttp transport calls a refused connection one)."""
+    if isinstance(exc, httpx.ConnectTimeout):
+        while exc.__cause__ is not None:
+            exc = exc.__cause__
+    return f"{type(exc).__name__} {exc}".strip()
 
 
 def _attempts(n: int) -> str:

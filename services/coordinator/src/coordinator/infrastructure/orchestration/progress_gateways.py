@@ -75,6 +75,8 @@ class ProgressRelay:
     async def _guard(self, earlier: list[asyncio.Task[None]], call: Callable[[], Awaitable[None]]) -> None:
         if earlier:
             await asyncio.wait(earlier)
+        if self.failure is not None:
+            return  # a stage after one the listener could not store: what is stored stays a prefix
         try:
             await call()
         except Exception as exc:

@@ -12,6 +12,10 @@ from sqlalchemy.pool import StaticPool
 
 _ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
 SQLITE_BUSY_TIMEOUT_S = 30.0
+# PostgreSQL: a database that stops answering fails a request in bounded time (503) instead of holding it.
+POSTGRES_CONNECT_TIMEOUT_S = 5.0
+POSTGRES_COMMAND_TIMEOUT_S = 30.0
+POOL_WAIT_TIMEOUT_S = 10.0
 
 
 def normalize_database_url(database_url: str | URL) -> URL:
@@ -36,7 +40,12 @@ def is_sqlite_memory(url: URL) -> bool:
 def build_engine(database_url: str | URL) -> AsyncEngine:
     url = normalize_database_url(database_url)
     if url.get_backend_name() != "sqlite":
-        return create_async_engine(url, pool_pre_ping=True)
+        return create_async_engine(
+            url,
+            pool_pre_ping=True,
+            pool_timeout=POOL_WAIT_TIMEOUT_S,
+            connect_args={"timeout": POSTGRES_CONNECT_TIMEOUT_S, "command_timeout": POSTGRES_COMMAND_TIMEOUT_S},
+        )
     kwargs: dict[str, Any] = {"connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_S}}
     if is_sqlite_memory(url):
         # One shared connection, or every connection would see its own empty database.

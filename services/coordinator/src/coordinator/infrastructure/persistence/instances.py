@@ -13,6 +13,11 @@ Each coordinator registers itself in ``coordinator_instances`` at start and rene
 - its row is missing (it shut down, or was swept): sessions it still shows as running are orphans.
 
 Sessions recorded before instances were (``owner`` NULL) are treated as orphans, as before.
+
+After this coordinator could not reach the store, it judges no one by heartbeat until it has reached the
+store again for a whole lease: an outage stops every replica's renewals, so right after one every other
+heartbeat looks stale while its coordinator is alive and running sessions. Each renewal also writes the
+final statuses of sessions whose finishing write the store refused (they would stay ``running``).
 """
 
 from __future__ import annotations
@@ -116,6 +121,7 @@ class InstanceStore(Protocol):
     async def instances(self) -> Sequence[InstanceRecord]: ...
     async def interrupt_orphaned_sessions(self, gone: Sequence[str]) -> int: ...
     async def release_instance(self, instance_id: str) -> int: ...
+    async def write_unwritten_finishes(self) -> int: ...
 
 
 class InstanceLease:
@@ -126,6 +132,8 @@ class InstanceLease:
         self._store = store
         self._lease = timedelta(seconds=lease_seconds)
         self._task: asyncio.Task[None] | None = None
+        # Since when the store has answered this coordinator without a break (None: it did not, last time).
+        self._store_reached_since: datetime | None = utcnow() - self._lease
 
     @property
     def instance_id(self) -> str:
@@ -142,25 +150,40 @@ class InstanceLease:
     async def sweep(self) -> int:
         """Interrupt the running sessions of every coordinator that is gone; returns how many."""
         now = utcnow()
+        trust_heartbeats = self._store_reached_since is not None and now - self._store_reached_since >= self._lease
         gone = [
             r.identity.instance_id
             for r in await self._store.instances()
             if r.identity.instance_id != self.instance_id
+            and (trust_heartbeats or self.identity.shares_pids_with(r.identity))
             and not is_alive(r, here=self.identity, lease=self._lease, now=now)
         ]
         return await self._store.interrupt_orphaned_sessions(gone)
+
+    async def renew(self) -> None:
+        """One round: renew this coordinator's row, write what the store refused, sweep."""
+        try:
+            if not await self._store.renew_instance(self.instance_id):
+                # Swept by another replica (this process stalled longer than the lease): back in.
+                await self._store.register_instance(self.identity)
+        except Exception:
+            self._store_reached_since = None
+            raise
+        if self._store_reached_since is None:
+            self._store_reached_since = utcnow()
+        written = await self._store.write_unwritten_finishes()
+        if written:
+            log.info("unwritten_session_statuses_written", count=written)
+        interrupted = await self.sweep()
+        if interrupted:
+            log.warning("orphaned_sessions_interrupted", count=interrupted)
 
     async def _renew_forever(self) -> None:
         interval = self._lease.total_seconds() / 3
         while True:
             await asyncio.sleep(interval)
             try:
-                if not await self._store.renew_instance(self.instance_id):
-                    # Swept by another replica (this process stalled longer than the lease): back in.
-                    await self._store.register_instance(self.identity)
-                interrupted = await self.sweep()
-                if interrupted:
-                    log.warning("orphaned_sessions_interrupted", count=interrupted)
+                await self.renew()
             except Exception as exc:  # the store may be briefly unreachable; the next round retries
                 log.warning("instance_lease_renewal_failed", error=str(exc) or type(exc).__name__)
 

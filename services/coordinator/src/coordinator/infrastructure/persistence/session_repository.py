@@ -11,12 +11,13 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Insert, Select, Table, Update, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
@@ -61,6 +62,9 @@ class SqlAlchemySessionRepository(ISessionRepository):
         self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
         self._writes = write_transactions_for(engine)
         self._upsert_expert = _expert_upsert(engine.dialect.name)
+        # Sessions whose final status could not be written (the store was down): written when it answers
+        # again (``write_unwritten_finishes``, called by the instance lease), so none stays ``running``.
+        self._unwritten_finishes: dict[str, tuple[SessionStatus, datetime]] = {}
 
     async def close(self) -> None:
         await self._writes.close()
@@ -72,13 +76,13 @@ class SqlAlchemySessionRepository(ISessionRepository):
             async with self._sessionmaker.begin() as db:
                 yield db
         except STORE_ERRORS as exc:
-            raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
+            raise _unavailable(exc) from exc
 
     async def _write(self, statements: Statements[T]) -> T:
         try:
             return await self._writes.run(statements)
         except STORE_ERRORS as exc:
-            raise SessionStoreUnavailableError(f"The session store is unavailable: {exc}") from exc
+            raise _unavailable(exc) from exc
 
     async def create(self, session: ResearchSession) -> None:
         values = {**_session_values(session), "owner": self.owner}
@@ -138,8 +142,24 @@ class SqlAlchemySessionRepository(ISessionRepository):
         )
 
     async def finish(self, session_id: str, status: SessionStatus) -> None:
+        """A final status is final: a session already ``interrupted`` (by a replica that took this one for
+        gone) keeps that status. When the store is unavailable the status is kept to be written later."""
         now = utcnow()
-        await self._write(_touching(session_id, status=status, completed_at=now, updated_at=now))
+        try:
+            await self._write(_finishing(session_id, status, now))
+        except SessionStoreUnavailableError:
+            self._unwritten_finishes[session_id] = (status, now)
+            raise
+        self._unwritten_finishes.pop(session_id, None)
+
+    async def write_unwritten_finishes(self) -> int:
+        """Write the final statuses the store refused earlier; returns how many were written."""
+        written = 0
+        for session_id, (status, completed_at) in list(self._unwritten_finishes.items()):
+            await self._write(_finishing(session_id, status, completed_at))
+            del self._unwritten_finishes[session_id]
+            written += 1
+        return written
 
     async def get(self, session_id: str) -> ResearchSession | None:
         async with self._transaction() as db:
@@ -216,6 +236,8 @@ class SqlAlchemySessionRepository(ISessionRepository):
         """Forget the instances in ``gone``; every ``running`` session whose owner is not a registered
         instance (gone, shut down, or never recorded) becomes ``interrupted``. Returns how many."""
 
+        now = utcnow()
+
         def statements(conn: Connection) -> int:
             if gone:
                 conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id.in_(gone)))
@@ -226,7 +248,7 @@ class SqlAlchemySessionRepository(ISessionRepository):
                     SESSIONS.c.status == "running",
                     or_(SESSIONS.c.owner.is_(None), SESSIONS.c.owner.not_in(registered)),
                 )
-                .values(status="interrupted", updated_at=utcnow())
+                .values(status="interrupted", completed_at=now, updated_at=now)
             )
             return int(result.rowcount or 0)
 
@@ -235,11 +257,13 @@ class SqlAlchemySessionRepository(ISessionRepository):
     async def release_instance(self, instance_id: str) -> int:
         """At shutdown: this instance's sessions still ``running`` become ``interrupted``, and its row goes."""
 
+        now = utcnow()
+
         def statements(conn: Connection) -> int:
             result = conn.execute(
                 update(SESSIONS)
                 .where(SESSIONS.c.status == "running", SESSIONS.c.owner == instance_id)
-                .values(status="interrupted", updated_at=utcnow())
+                .values(status="interrupted", completed_at=now, updated_at=now)
             )
             conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id == instance_id))
             return int(result.rowcount or 0)
@@ -273,6 +297,29 @@ def _touch(conn: Connection, session_id: str, **values: Any) -> None:
     result = conn.execute(_session_update(tuple(sorted(values))), {_TARGET: session_id, **parameters})
     if result.rowcount == 0:
         raise SessionNotFoundError(session_id)
+
+
+def _finishing(session_id: str, status: SessionStatus, at: datetime) -> Statements[None]:
+    def statements(conn: Connection) -> None:
+        result = conn.execute(
+            update(SESSIONS)
+            .where(SESSIONS.c.session_id == session_id, SESSIONS.c.status == "running")
+            .values(status=status, completed_at=at, updated_at=at)
+        )
+        if (
+            result.rowcount == 0
+            and conn.scalar(select(SESSIONS.c.status).where(SESSIONS.c.session_id == session_id)) is None
+        ):
+            raise SessionNotFoundError(session_id)
+
+    return statements
+
+
+def _unavailable(exc: Exception) -> SessionStoreUnavailableError:
+    """Names the driver's error, never the statement or its parameters (SQLAlchemy's message has both)."""
+    cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    return SessionStoreUnavailableError(f"The session store is unavailable: {type(cause).__name__}: {reason}"[:300])
 
 
 def _touching(session_id: str, **values: Any) -> Statements[None]:

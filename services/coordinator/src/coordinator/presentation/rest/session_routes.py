@@ -20,7 +20,7 @@ from coordinator.application.session_query_service import (
     MAX_PAGE_SIZE,
     SessionQueryService,
 )
-from coordinator.domain.exceptions import SessionStoreUnavailableError
+from coordinator.domain.exceptions import SessionNotFoundError, SessionStoreUnavailableError
 from coordinator.domain.model.session import ResearchSession
 from coordinator.presentation.rest.research_schemas import to_response_body
 from shared_contracts.coordinator import (
@@ -116,7 +116,7 @@ def canonical_session_id(raw: str) -> str:
     try:
         return str(uuid.UUID(raw))
     except ValueError:
-        return raw
+        raise SessionNotFoundError(raw) from None
 
 
 def to_summary(session: ResearchSession) -> SessionSummary:
