@@ -1,7 +1,12 @@
-"""Post a research to the running coordinator and print a readable summary.
+"""Post a research to the running coordinator and print a readable summary; list and retry sessions.
 
     uv run python scripts/research_cli.py 600519.SH [--experts technical_analyst,valuation_modeler]
     make research SYMBOL=600519.SH [EXPERTS=technical_analyst,valuation_modeler]
+    uv run python scripts/research_cli.py --sessions [600519.SH] [--status partial]
+    uv run python scripts/research_cli.py --retry SESSION_ID
+
+When the debate or the verdict is missing, the session's record says why (GET /sessions/{id}); the
+summary shows it.
 
 COORDINATOR_URL (default http://127.0.0.1:8000) points it at another coordinator, e.g. the compose gateway
 http://127.0.0.1:8080. Exit code: 0 completed/partial, 1 failed or refused, 2 coordinator unreachable.
@@ -56,8 +61,9 @@ def _engine(block: Mapping[str, Any]) -> str:
     return f"[engine: {text}]"
 
 
-def format_summary(body: Mapping[str, Any]) -> str:
-    """The coordinator's research response as a few readable lines."""
+def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = None) -> str:
+    """The coordinator's research response as a few readable lines; ``stages`` (the stored session's
+    ``debate`` and ``judge`` records) says why a missing debate or verdict is missing."""
     lines = [
         f"Research {body.get('symbol', '?')}: {str(body.get('overall_status', '?')).upper()}"
         f"   session {body.get('session_id', '?')}   retry_count {body.get('retry_count', 0)}",
@@ -92,7 +98,7 @@ def format_summary(body: Mapping[str, Any]) -> str:
         )
         lines.append(_indent(debate.get("conflict_resolution"), 300))
     else:
-        lines.append("Debate   (none: skipped, or too few experts succeeded)")
+        lines.append(f"Debate   ({_why_missing(stages, 'debate', 'skipped, or too few experts succeeded')})")
 
     verdict = body.get("verdict")
     lines.append("")
@@ -110,7 +116,28 @@ def format_summary(body: Mapping[str, Any]) -> str:
         for warning in (verdict.get("risk_warnings") or [])[:5]:
             lines.append(f"  ! {_short(warning, 150)}")
     else:
-        lines.append("Verdict  (none)")
+        lines.append(f"Verdict  ({_why_missing(stages, 'judge', 'none')})")
+    return "\n".join(lines)
+
+
+def _why_missing(stages: Mapping[str, Any] | None, stage: str, otherwise: str) -> str:
+    record = (stages or {}).get(stage)
+    if not isinstance(record, Mapping) or record.get("status") in (None, "success"):
+        return otherwise
+    if record.get("error"):
+        return f"{record['status']}: {_short(record['error'], 400)}"
+    return str(record["status"])
+
+
+def format_sessions(page: Mapping[str, Any]) -> str:
+    items = page.get("items") or []
+    lines = [f"{len(items)} of {page.get('total', len(items))} sessions, newest first"]
+    for item in items:
+        retried = f"  retry of {item['retried_from']}" if item.get("retried_from") else ""
+        lines.append(
+            f"  {str(item.get('created_at', '?'))[:19]}  {item.get('session_id', '?')}  {item.get('symbol', '?'):<10} "
+            f"{item.get('status', '?'):<11} retries {item.get('retry_count', 0)}{retried}"
+        )
     return "\n".join(lines)
 
 
@@ -123,47 +150,79 @@ def format_problem(status: int, body: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("symbol", help="e.g. 600519.SH, 000001.SZ, AAPL")
+    parser.add_argument("symbol", nargs="?", help="e.g. 600519.SH, 000001.SZ, AAPL (with --sessions: a filter)")
     parser.add_argument(
         "--experts",
         default=",".join(e.value for e in ExpertType),
         help="expert names separated by commas or spaces (default: all five)",
     )
     parser.add_argument("--skip-debate", action="store_true", help="experts only: no debate, no verdict")
+    parser.add_argument("--retry", metavar="SESSION_ID", help="retry a session: re-run only what failed")
+    parser.add_argument("--sessions", action="store_true", help="list the latest sessions instead")
+    parser.add_argument("--status", help="with --sessions: only sessions of this status (e.g. partial)")
+    parser.add_argument("--limit", type=int, default=20, help="with --sessions: how many (default 20)")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"coordinator base URL (default {DEFAULT_URL})")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
     parser.add_argument("--json", action="store_true", help="print the full JSON response instead")
     args = parser.parse_args(argv)
+    api = f"{args.url.rstrip('/')}/api/v1/coordinator"
+    timeout = httpx.Timeout(args.timeout, connect=5.0)
 
-    payload = {
-        "symbol": args.symbol,
-        "experts": [e for e in re.split(r"[,\s]+", args.experts) if e],
-        "skip_debate": args.skip_debate,
-    }
-    url = f"{args.url.rstrip('/')}/api/v1/coordinator/research"
-    print(f"POST {url} {json.dumps(payload, ensure_ascii=False)}", file=sys.stderr, flush=True)
-    try:
-        response = httpx.post(url, json=payload, timeout=httpx.Timeout(args.timeout, connect=5.0))
-    except httpx.ConnectError:
-        print(f"The coordinator is not reachable at {args.url}. Start the stack with `make run`.", file=sys.stderr)
-        return 2
-    except httpx.TimeoutException:
-        print(f"No answer from {args.url} within {args.timeout:g} s.", file=sys.stderr)
-        return 2
-    try:
-        body = response.json()
-    except ValueError:
-        body = response.text
-    request_id = response.headers.get("x-request-id", "-")
-
-    if args.json:
-        print(json.dumps(body, ensure_ascii=False, indent=2))
-    elif isinstance(body, Mapping) and "expert_results" in body:
-        print(format_summary(body))
+    if args.sessions:
+        params = {"limit": args.limit, **({"symbol": args.symbol} if args.symbol else {})}
+        params.update({"status": args.status} if args.status else {})
+        request = httpx.Request("GET", f"{api}/sessions", params=params)
+    elif args.retry:
+        request = httpx.Request("POST", f"{api}/research/{args.retry}/retry")
+    elif args.symbol:
+        payload = {
+            "symbol": args.symbol,
+            "experts": [e for e in re.split(r"[,\s]+", args.experts) if e],
+            "skip_debate": args.skip_debate,
+        }
+        request = httpx.Request("POST", f"{api}/research", json=payload)
     else:
-        print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
-    print(f"\nHTTP {response.status_code}   X-Request-ID {request_id}", file=sys.stderr)
+        parser.error("a symbol, --retry SESSION_ID or --sessions is required")
+
+    print(f"{request.method} {request.url}", file=sys.stderr, flush=True)
+    with httpx.Client(timeout=timeout) as client:
+        try:
+            response = client.send(request)
+        except httpx.ConnectError:
+            print(f"The coordinator is not reachable at {args.url}. Start the stack with `make run`.", file=sys.stderr)
+            return 2
+        except httpx.TimeoutException:
+            print(f"No answer from {args.url} within {args.timeout:g} s.", file=sys.stderr)
+            return 2
+        body = _json_or_text(response)
+        if args.json:
+            print(json.dumps(body, ensure_ascii=False, indent=2))
+        elif isinstance(body, Mapping) and "expert_results" in body:
+            print(format_summary(body, _stages(client, api, body)))
+        elif isinstance(body, Mapping) and "items" in body:
+            print(format_sessions(body))
+        else:
+            print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
+    print(f"\nHTTP {response.status_code}   X-Request-ID {response.headers.get('x-request-id', '-')}", file=sys.stderr)
     return 0 if response.status_code == 200 else 1
+
+
+def _json_or_text(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+def _stages(client: httpx.Client, api: str, body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The stored session's stage records, when the debate or the verdict is missing (else not needed)."""
+    if body.get("debate_outcome") is not None and body.get("verdict") is not None:
+        return None
+    try:
+        detail = _json_or_text(client.get(f"{api}/sessions/{body.get('session_id')}"))
+    except httpx.HTTPError:
+        return None
+    return detail if isinstance(detail, Mapping) else None
 
 
 if __name__ == "__main__":

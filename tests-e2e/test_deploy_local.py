@@ -329,3 +329,62 @@ def test_cli_says_how_to_start_the_stack_when_nothing_listens(capsys: pytest.Cap
     cli = _load(RESEARCH_CLI)
     assert cli.main(["600519.SH", "--url", f"http://127.0.0.1:{_free_port()}"]) == 2
     assert "make run" in capsys.readouterr().err
+
+
+@respx.mock
+def test_cli_says_why_the_debate_and_the_verdict_are_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    session_id = RESPONSE["session_id"]
+    respx.post(f"http://coord.test/api/v1/coordinator/research/{session_id}/retry").mock(
+        return_value=httpx.Response(200, json={**RESPONSE, "debate_outcome": None, "verdict": None, "retry_count": 1})
+    )
+    detail = respx.get(f"http://coord.test/api/v1/coordinator/sessions/{session_id}").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "debate": {"status": "failed", "error": "debate 503 llm_unavailable: the LLM answered 503"},
+                "judge": {"status": "skipped", "error": None},
+            },
+        )
+    )
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["--retry", session_id, "--url", "http://coord.test"]) == 0
+    out = capsys.readouterr().out
+    assert detail.called
+    assert "Debate   (failed: debate 503 llm_unavailable: the LLM answered 503)" in out
+    assert "Verdict  (skipped)" in out
+
+
+@respx.mock
+def test_cli_lists_sessions_with_the_filters_given(capsys: pytest.CaptureFixture[str]) -> None:
+    page = {
+        "items": [
+            {
+                "session_id": "5b0c6f0e-1",
+                "symbol": "600519.SH",
+                "status": "partial",
+                "retry_count": 1,
+                "retried_from": "0a1b",
+                "created_at": "2026-11-21T14:00:00.123456Z",
+            }
+        ],
+        "total": 7,
+        "limit": 1,
+        "offset": 0,
+    }
+    route = respx.get("http://coord.test/api/v1/coordinator/sessions").mock(return_value=httpx.Response(200, json=page))
+    cli = _load(RESEARCH_CLI)
+    assert (
+        cli.main(["--sessions", "600519.SH", "--status", "partial", "--limit", "1", "--url", "http://coord.test"]) == 0
+    )
+    assert dict(route.calls.last.request.url.params) == {"limit": "1", "symbol": "600519.SH", "status": "partial"}
+    out = capsys.readouterr().out
+    assert "1 of 7 sessions, newest first" in out
+    assert re.search(r"2026-11-21T14:00:00  5b0c6f0e-1  600519.SH\s+partial\s+retries 1  retry of 0a1b", out)
+
+
+def test_cli_without_a_symbol_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:
+    cli = _load(RESEARCH_CLI)
+    with pytest.raises(SystemExit) as exited:
+        cli.main([])
+    assert exited.value.code == 2
+    assert "a symbol, --retry SESSION_ID or --sessions is required" in capsys.readouterr().err
