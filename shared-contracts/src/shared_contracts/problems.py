@@ -7,6 +7,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+RAW_OUTPUT_EXCERPT = "raw_output_excerpt"
+RAW_OUTPUT_EXCERPT_CHARS = 1000
+
+
+def raw_output_member(raw_output: str) -> dict[str, str]:
+    """The problem member every service adds to an ``llm_output_invalid``: what the model wrote (its
+    beginning), so the failure can be audited; nothing when it wrote nothing."""
+    return {RAW_OUTPUT_EXCERPT: raw_output[:RAW_OUTPUT_EXCERPT_CHARS]} if raw_output else {}
 
 
 class ProblemDetail(BaseModel):

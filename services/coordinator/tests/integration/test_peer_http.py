@@ -252,3 +252,23 @@ async def test_a_retry_is_logged_with_the_peer_and_the_problem_code(
     retry = next(json.loads(line) for line in capsys.readouterr().err.splitlines() if "peer_retry" in line)
     assert retry["peer"] == "research"
     assert retry["error"] == "HTTP 503 service_busy"
+
+
+@respx.mock
+async def test_what_the_model_wrote_is_kept_in_the_error_of_an_invalid_llm_output(peer: PeerClient) -> None:
+    body = {
+        "title": "Bad Gateway",
+        "status": 502,
+        "detail": "the model output is not a JSON object (Expecting value)",
+        "code": "llm_output_invalid",
+        "raw_output_excerpt": "I think\n  it is bullish " + "x" * 400,
+    }
+    respx.post(URL).mock(return_value=httpx.Response(502, json=body))
+    with pytest.raises(ServiceResponseError) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    message = str(caught.value)
+    assert message.startswith(
+        "research 502 llm_output_invalid: the model output is not a JSON object (Expecting value) "
+        "(the model wrote: 'I think it is bullish xxx"
+    )
+    assert message.endswith("x…')")

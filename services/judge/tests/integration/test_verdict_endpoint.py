@@ -135,7 +135,7 @@ async def test_llm_output_parse_error_is_500_with_the_error() -> None:
     problem = response.json()
     assert problem["code"] == "llm_output_invalid"
     assert "not a JSON object" in problem["detail"]
-    assert problem["raw_output"] == "I'd buy"
+    assert problem["raw_output_excerpt"] == "I'd buy"
 
 
 async def test_unjustified_contradiction_is_500() -> None:

@@ -124,6 +124,7 @@ async def test_invalid_output_is_502_llm_output_invalid(serve: Callable[..., Any
         response = await http.post(URL, json={"symbol": "600519.SH"})
     assert response.status_code == 502, response.text
     assert response.json()["code"] == "llm_output_invalid"
+    assert response.json()["raw_output_excerpt"] == content[:1000]  # what the model wrote, for the audit
 
 
 def _raise(exc: Exception) -> Callable[[httpx2.Request], httpx2.Response]:

@@ -131,11 +131,13 @@ class UnexpectedErrorMiddleware(HttpMiddleware):
 def _mapped_handler(status: int) -> Any:
     async def handler(request: Request, exc: Exception) -> JSONResponse:
         code = getattr(exc, "code", "error")
-        if status >= 500:
-            log.error("request_failed", path=request.url.path, code=code, error=str(exc))
-        else:
-            log.info("request_rejected", path=request.url.path, code=code, error=str(exc))
         extra = getattr(exc, "problem_extra", None)
-        return problem_response(status, code, str(exc), extra=extra if isinstance(extra, Mapping) else None)
+        extra = extra if isinstance(extra, Mapping) else None
+        context = {"problem": dict(extra)} if extra else {}  # e.g. what the model wrote, for the audit
+        if status >= 500:
+            log.error("request_failed", path=request.url.path, code=code, error=str(exc), **context)
+        else:
+            log.info("request_rejected", path=request.url.path, code=code, error=str(exc), **context)
+        return problem_response(status, code, str(exc), extra=extra)
 
     return handler

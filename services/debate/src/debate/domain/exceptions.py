@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from shared_contracts.problems import raw_output_member
+
 
 class DebateError(Exception):
     code = "debate_error"
@@ -69,13 +71,9 @@ class LLMOutputParseError(DebateError):
     """An agent's LLM answer could not be read as its JSON contract (bad JSON, wrong fields or values)."""
 
     code = "llm_output_invalid"
-    RAW_OUTPUT_EXCERPT_CHARS = 500
 
     def __init__(self, message: str, *, agent: str, raw_output: str = "") -> None:
         super().__init__(message)
         self.agent = agent
         self.raw_output = raw_output
-        self.problem_extra: dict[str, Any] = {
-            "agent": agent,
-            "raw_output_excerpt": raw_output[: self.RAW_OUTPUT_EXCERPT_CHARS],
-        }
+        self.problem_extra: dict[str, Any] = {"agent": agent, **raw_output_member(raw_output)}

@@ -16,6 +16,8 @@ Failures of the LLM call itself are ``shared_contracts.llm`` errors (503 unavail
 
 from __future__ import annotations
 
+from shared_contracts.problems import raw_output_member
+
 
 class JudgeError(Exception):
     code = "judge_error"
@@ -39,7 +41,7 @@ class LLMOutputParseError(JudgeError):
     def __init__(self, message: str, raw_output: str = "") -> None:
         super().__init__(message)
         self.raw_output = raw_output
-        self.problem_extra = {"raw_output": raw_output[:1000]} if raw_output else None
+        self.problem_extra = raw_output_member(raw_output) or None
 
 
 class VerdictRejectedError(JudgeError):

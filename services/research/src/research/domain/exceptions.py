@@ -17,6 +17,8 @@ ResearchError
 
 from __future__ import annotations
 
+from shared_contracts.problems import raw_output_member
+
 
 class ResearchError(Exception):
     code = "research_error"
@@ -77,3 +79,4 @@ class LLMOutputParseError(ResearchError):
     def __init__(self, message: str, raw_output: str = "") -> None:
         super().__init__(message)
         self.raw_output = raw_output
+        self.problem_extra = raw_output_member(raw_output) or None

@@ -32,7 +32,7 @@ from coordinator.domain.exceptions import (
     PeerUnavailableError,
 )
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
-from shared_contracts.problems import ProblemDetail
+from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
 from shared_contracts.service.request_id import outgoing_headers
 
 log = structlog.get_logger(__name__)
@@ -59,6 +59,9 @@ class ServiceResponseError(PeerResponseError):
         try:
             problem = ProblemDetail.model_validate(response.json())
             code, detail = problem.code, problem.detail
+            excerpt = (problem.model_extra or {}).get(RAW_OUTPUT_EXCERPT)
+            if isinstance(excerpt, str) and excerpt:  # the session keeps what the model wrote, for the audit
+                detail += f" (the model wrote: {_excerpt(excerpt)})"
         except (ValueError, ValidationError):
             code = "http_error"
             detail = response.text.strip()[:300] or response.reason_phrase
@@ -183,6 +186,11 @@ class PeerClient:
             error=str(exc) or type(exc).__name__,
             wait_s=round(state.upcoming_sleep, 3),
         )
+
+
+def _excerpt(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[:limit] + "…")
 
 
 def _root_cause(exc: BaseException) -> str:
