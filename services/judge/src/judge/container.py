@@ -48,7 +48,9 @@ def build_container(
     closers: list[Callable[[], Awaitable[None]]] = []
     if agent is None:
         agent = _build_agent(settings, llm, llm_http_client, closers)
-    policy = GuardrailPolicy(max_position_percent=settings.judge_max_position_percent)
+    policy = GuardrailPolicy(
+        max_position_percent=settings.judge_max_position_percent, language=settings.report_language
+    )
     return JudgeContainer(settings=settings, agent=agent, judge_service=JudgeService(agent, policy), _closers=closers)
 
 

@@ -157,8 +157,15 @@ async def test_trading_on_a_neutral_debate_is_not_a_contradiction() -> None:
 async def test_stop_loss_distance_is_bounded(distance: float, expected: float) -> None:
     verdict = await judge(make_proposal(stop_loss=LevelProposal(distance, "engine")))
     assert verdict.stop_loss.percent_from_entry == -expected
-    assert "guardrail" in verdict.stop_loss.basis
+    assert verdict.stop_loss.basis == "engine（风控限制：1–30%）"  # REPORT_LANGUAGE zh, the default
     assert rules_of(verdict) == ["stop_loss_clamped"]
+
+
+async def test_what_a_guardrail_adds_to_a_basis_is_in_the_report_language() -> None:
+    proposal = make_proposal(stop_loss=LevelProposal(80.0, "below support"))
+    english = JudgeService(FakeJudgeAgent(proposal), GuardrailPolicy(language="en"))
+    verdict = await english.run(make_input())
+    assert verdict.stop_loss.basis == "below support (guardrail: 1–30%)"
 
 
 async def test_take_profit_distance_is_bounded() -> None:

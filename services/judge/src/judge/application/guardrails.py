@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from judge.application.dtos.verdict_dto import GuardrailNote
 from judge.domain.dtos.judge_input import JudgeInput
@@ -35,6 +36,9 @@ class GuardrailPolicy:
     min_take_profit_percent: float = 1.0
     max_take_profit_percent: float = 200.0
     max_risk_warnings: int = 10
+    language: Literal["zh", "en"] = "zh"
+    """REPORT_LANGUAGE: what the guardrails add to a narrative field (a level's basis) is in it; their
+    notes, like error messages, are in English."""
 
     def __post_init__(self) -> None:
         if not 0 < self.max_position_percent <= 100:
@@ -74,9 +78,16 @@ def apply_guardrails(
         )
         action = Action.HOLD
 
-    stop = _level(proposal.stop_loss, policy.min_stop_loss_percent, policy.max_stop_loss_percent, "stop_loss", notes)
+    stop = _level(
+        proposal.stop_loss, policy.min_stop_loss_percent, policy.max_stop_loss_percent, "stop_loss", notes, policy
+    )
     take = _level(
-        proposal.take_profit, policy.min_take_profit_percent, policy.max_take_profit_percent, "take_profit", notes
+        proposal.take_profit,
+        policy.min_take_profit_percent,
+        policy.max_take_profit_percent,
+        "take_profit",
+        notes,
+        policy,
     )
     warnings = _warnings(proposal.risk_warnings, policy.max_risk_warnings, notes)
     safe = replace(
@@ -124,11 +135,17 @@ def _clamp(value: float, low: float, high: float, rule: str, what: str, notes: l
     return bounded
 
 
-def _level(level: LevelProposal, low: float, high: float, name: str, notes: list[GuardrailNote]) -> LevelProposal:
+_BOUNDED_BASIS = {"zh": "{basis}（风控限制：{low:g}–{high:g}%）", "en": "{basis} (guardrail: {low:g}–{high:g}%)"}
+
+
+def _level(
+    level: LevelProposal, low: float, high: float, name: str, notes: list[GuardrailNote], policy: GuardrailPolicy
+) -> LevelProposal:
     distance = _clamp(level.distance_percent, low, high, f"{name}_clamped", f"{name} distance %", notes)
     if distance == level.distance_percent:
         return level
-    return LevelProposal(distance_percent=distance, basis=f"{level.basis} (guardrail: {low:g}–{high:g}%)")
+    basis = _BOUNDED_BASIS[policy.language].format(basis=level.basis, low=low, high=high)
+    return LevelProposal(distance_percent=distance, basis=basis)
 
 
 def _warnings(warnings: tuple[str, ...], limit: int, notes: list[GuardrailNote]) -> tuple[str, ...]:
