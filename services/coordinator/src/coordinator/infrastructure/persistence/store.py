@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
+from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import build_engine, describe
 from coordinator.infrastructure.persistence.instances import (
     DEFAULT_LEASE_SECONDS,
@@ -39,6 +40,8 @@ async def open_session_store(
         try:
             if lease is not None:
                 await lease.stop()
+        except Exception as exc:  # the store is down at shutdown: its sessions are swept by the next start
+            log.warning("session_store_release_failed", database=describe(database_url), error=_reason(exc))
         finally:
             if repository is not None:
                 await repository.close()
@@ -50,8 +53,16 @@ async def open_session_store(
         repository = SqlAlchemySessionRepository(engine, owner=identity.instance_id)
         lease = InstanceLease(repository, lease_seconds, identity)
         interrupted = await lease.start()
-    except BaseException:
+    except Exception as exc:
         with contextlib.suppress(Exception):  # the original error is the one to see
+            await close()
+        where = describe(database_url)
+        log.error("session_store_unusable_at_start", database=where, error=_reason(exc))
+        raise SessionStoreUnavailableError(
+            f"The session store (DATABASE_URL={where}) is not usable: {_reason(exc)}"
+        ) from exc
+    except BaseException:
+        with contextlib.suppress(Exception):
             await close()
         raise
     log.info(
@@ -61,3 +72,11 @@ async def open_session_store(
         interrupted_sessions=interrupted,
     )
     return repository, close
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost error of the chain (the driver's), on one line."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__

@@ -1,19 +1,25 @@
 """A PostgreSQL that stops answering fails a call in bounded time (a 503 for the caller), instead of holding
-the request and the lease renewal until it answers again."""
+the request and the lease renewal until it answers again; a store unusable at start is named in one line,
+and one down at shutdown does not fail the shutdown."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from coordinator_persistence_fakes import local_postgres_database
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence import engine as engine_module
 from coordinator.infrastructure.persistence.engine import build_engine
+from coordinator.infrastructure.persistence.instances import InstanceLease
 from coordinator.infrastructure.persistence.session_repository import STORE_ERRORS, SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.store import open_session_store
+from shared_contracts.service.logging import configure_logging, flush_logs
 
 
 async def test_a_database_that_accepts_and_never_answers_fails_the_call_at_the_connect_timeout(
@@ -62,3 +68,30 @@ async def test_a_statement_postgresql_does_not_finish_fails_at_the_command_timeo
         await engine.dispose()
     assert asyncio.get_running_loop().time() - started < 3
     assert engine.pool.timeout() == engine_module.POOL_WAIT_TIMEOUT_S  # type: ignore[attr-defined]
+
+
+async def test_a_store_unusable_at_start_is_named_in_one_line() -> None:
+    url = "postgresql+asyncpg://postgres:secret@127.0.0.1:1/nowhere"
+    with pytest.raises(SessionStoreUnavailableError) as caught:
+        await open_session_store(url)
+    message = str(caught.value)
+    assert message.startswith(
+        "The session store (DATABASE_URL=postgresql+asyncpg://postgres:***@127.0.0.1:1/nowhere) is not usable: "
+    )
+    assert "Connect call failed" in message or "refused" in message.lower()
+    assert "secret" not in message
+
+
+async def test_a_store_down_at_shutdown_does_not_fail_the_shutdown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure_logging("INFO", json=True, service="coordinator")
+    _, close = await open_session_store(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}")
+
+    async def store_down(self: InstanceLease) -> int:
+        raise OperationalError("UPDATE research_sessions ...", {}, ConnectionRefusedError("connection refused"))
+
+    monkeypatch.setattr(InstanceLease, "stop", store_down)
+    await close()  # no exception: the engine is disposed of all the same
+    flush_logs()
+    assert "session_store_release_failed" in capsys.readouterr().err
