@@ -134,6 +134,8 @@ def format_sessions(page: Mapping[str, Any]) -> str:
     lines = [f"{len(items)} of {page.get('total', len(items))} sessions, newest first"]
     for item in items:
         retried = f"  retry of {item['retried_from']}" if item.get("retried_from") else ""
+        if item.get("stages_to_retry"):
+            retried += f"  to retry: {', '.join(item['stages_to_retry'])}"
         lines.append(
             f"  {str(item.get('created_at', '?'))[:19]}  {item.get('session_id', '?')}  {item.get('symbol', '?'):<10} "
             f"{item.get('status', '?'):<11} retries {item.get('retry_count', 0)}{retried}"

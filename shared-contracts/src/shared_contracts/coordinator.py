@@ -63,6 +63,10 @@ class SessionSummary(BaseModel):
     status: SessionStatus
     retry_count: int
     retried_from: str | None
+    stages_to_retry: list[str] = Field(
+        default_factory=list,
+        description="What a retry of this session would re-run (failed experts, debate, judge); empty: nothing failed",
+    )
     created_at: datetime
     updated_at: datetime
 

@@ -54,6 +54,7 @@ async def test_a_session_detail_holds_everything_stored(app: AppUnderTest) -> No
     detail = response.json()
     assert detail["session_id"] == research["session_id"]
     assert (detail["symbol"], detail["experts"], detail["status"]) == ("600519.SH", [TA, MI], "partial")
+    assert detail["stages_to_retry"] == [MI, "debate", "judge"]  # what POST .../retry would re-run
     assert detail["request"] == {
         "symbol": "600519.SH",
         "experts": [TA, MI],
@@ -131,6 +132,7 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
         "status",
         "retry_count",
         "retried_from",
+        "stages_to_retry",
         "created_at",
         "updated_at",
     }

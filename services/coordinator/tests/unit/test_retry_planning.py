@@ -114,3 +114,27 @@ def test_a_running_session_is_not_retried() -> None:
     with pytest.raises(SessionRunningError) as caught:
         plan_retry(source("running", {TA: ok(TA)}, debate="pending", judge="pending"))
     assert caught.value.code == "session_running"
+
+
+@pytest.mark.parametrize(
+    ("session", "stages"),
+    [
+        (lambda: source("completed", {TA: ok(TA), MI: ok(MI), FA: ok(FA)}), []),
+        (lambda: source("partial", {TA: ok(TA), MI: failed(), FA: ok(FA)}), [MI, "debate", "judge"]),
+        (lambda: source("partial", {TA: ok(TA), FA: ok(FA)}), [MI, "debate", "judge"]),  # MI never recorded
+        (
+            lambda: source("completed", {TA: ok(TA), MI: ok(MI), FA: ok(FA)}, debate="failed", judge="pending"),
+            ["debate", "judge"],
+        ),
+        (lambda: source("completed", {TA: ok(TA), MI: ok(MI), FA: ok(FA)}, judge="failed"), ["judge"]),
+        (lambda: source("partial", {TA: ok(TA), MI: failed(), FA: ok(FA)}, skip_debate=True), [MI]),
+    ],
+)
+def test_a_session_says_what_a_retry_would_rerun(session: Any, stages: list[str]) -> None:
+    src = session()
+    assert src.stages_to_retry == stages
+    if stages:
+        plan_retry(src)  # the plan and the summary agree: something to re-run
+    else:
+        with pytest.raises(SessionNotRetryableError):
+            plan_retry(src)

@@ -44,10 +44,7 @@ def plan_retry(source: ResearchSession) -> ResearchRequest:
         raise SessionRunningError(source.session_id)
     carried = source.successful_results
     all_experts_ok = not source.failed_experts
-    debate_ok = not source.skip_debate and source.debate.status == "success" and source.debate_outcome is not None
-    verdict_ok = source.judge.status == "success" and source.verdict is not None
-    nothing_failed = all_experts_ok and (source.skip_debate or (debate_ok and verdict_ok))
-    if nothing_failed and source.status != "interrupted":
+    if not source.stages_to_retry and source.status != "interrupted":
         what = "every expert succeeded" + ("" if source.skip_debate else ", and so did the debate and the verdict")
         raise SessionNotRetryableError(source.session_id, what)
     return ResearchRequest(
@@ -56,7 +53,7 @@ def plan_retry(source: ResearchSession) -> ResearchRequest:
         options=source.options,
         skip_debate=source.skip_debate,
         carried_results=carried,
-        carried_debate_outcome=source.debate_outcome if all_experts_ok and debate_ok else None,
+        carried_debate_outcome=source.debate_outcome if all_experts_ok and source.debate_succeeded else None,
     )
 
 

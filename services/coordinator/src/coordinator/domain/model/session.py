@@ -55,5 +55,24 @@ class ResearchSession:
         return [e for e in self.experts if (o := self.expert_outcomes.get(e)) is None or o.status != "success"]
 
     @property
+    def debate_succeeded(self) -> bool:
+        return not self.skip_debate and self.debate.status == "success" and self.debate_outcome is not None
+
+    @property
+    def verdict_succeeded(self) -> bool:
+        return self.judge.status == "success" and self.verdict is not None
+
+    @property
+    def stages_to_retry(self) -> list[str]:
+        """What a retry would re-run: the experts that did not succeed, then ``debate`` and ``judge`` unless
+        they succeeded (or the session skips them). Empty: nothing failed."""
+        stages = self.failed_experts
+        if self.skip_debate:
+            return stages
+        if stages or not self.debate_succeeded:
+            return [*stages, "debate", "judge"]
+        return [] if self.verdict_succeeded else ["judge"]
+
+    @property
     def successful_results(self) -> dict[str, dict[str, Any]]:
         return {e: o.data for e, o in self.expert_outcomes.items() if o.status == "success" and o.data is not None}
