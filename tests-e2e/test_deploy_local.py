@@ -380,7 +380,11 @@ def test_cli_lists_sessions_with_the_filters_given(capsys: pytest.CaptureFixture
     assert dict(route.calls.last.request.url.params) == {"limit": "1", "symbol": "600519.SH", "status": "partial"}
     out = capsys.readouterr().out
     assert "1 of 7 sessions, newest first" in out
-    assert re.search(r"2026-11-21T14:00:00  5b0c6f0e-1  600519.SH\s+partial\s+retries 1  retry of 0a1b  to retry: macro_intelligence, debate, judge", out)
+    assert re.search(
+        r"2026-11-21T14:00:00  5b0c6f0e-1  600519.SH\s+partial\s+retries 1  retry of 0a1b"
+        r"  to retry: macro_intelligence, debate, judge",
+        out,
+    )
 
 
 def test_cli_without_a_symbol_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:
