@@ -9,12 +9,13 @@ UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 RUN := $(UV) run --no-sync
 SRC := shared-contracts/src services/coordinator/src services/research/src services/debate/src services/judge/src
 
-.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research bench clean
+.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research cli bench clean
 
 help:
 	@echo "make test      bootstrap, lint (ruff), types (mypy), layers (import-linter), all tests"
 	@echo "make run       start the services locally (SQLite, offline snapshot, rules engines)"
 	@echo "make research SYMBOL=600519.SH   post a research to the running stack and print a summary"
+	@echo "make cli ARGS=\"--sessions\"      the same CLI with any of its options (ARGS=--help lists them)"
 	@echo "make bench     run the benchmarks and write a report under bench-results/"
 
 $(CURDIR)/.tools/bin/uv:
@@ -55,6 +56,12 @@ run: bootstrap
 SYMBOL ?= 600519.SH
 research: $(UV)
 	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts "$(EXPERTS)")
+
+# The same CLI with any of its arguments (--help): make cli ARGS="--sessions --status partial". It runs on the
+# uv that make installed when none was on PATH (.tools/bin/uv), where a bare `uv run` would not be found.
+ARGS ?= --help
+cli: $(UV)
+	$(RUN) python scripts/research_cli.py $(ARGS)
 
 # Benchmarks (issue 8): the real services as processes on loopback, a report under bench-results/<timestamp>/
 # (JSON, Markdown, PNG) and docs/benchmarks.md; ~6-10 min on 2 cores. BENCH_ARGS=--quick for a smaller run.

@@ -1,9 +1,11 @@
 """Post a research to the running coordinator and print a readable summary; list and retry sessions.
 
-    uv run python scripts/research_cli.py 600519.SH [--experts technical_analyst,valuation_modeler]
     make research SYMBOL=600519.SH [EXPERTS=technical_analyst,valuation_modeler]
-    uv run python scripts/research_cli.py --sessions [600519.SH] [--status partial]
-    uv run python scripts/research_cli.py --retry SESSION_ID
+    make cli ARGS="600519.SH --skip-debate"
+    make cli ARGS="--sessions [600519.SH] [--status partial]"
+    make cli ARGS="--retry SESSION_ID"
+
+(``make cli ARGS=...`` is ``uv run python scripts/research_cli.py ...`` on the uv make installed if needed.)
 
 When the debate or the verdict is missing, the session's record says why (GET /sessions/{id}); the
 summary shows it.
@@ -136,6 +138,8 @@ def format_sessions(page: Mapping[str, Any]) -> str:
         retried = f"  retry of {item['retried_from']}" if item.get("retried_from") else ""
         if item.get("stages_to_retry"):
             retried += f"  to retry: {', '.join(item['stages_to_retry'])}"
+        elif item.get("retried_by"):
+            retried += f"  retried by {item['retried_by']}"
         lines.append(
             f"  {str(item.get('created_at', '?'))[:19]}  {item.get('session_id', '?')}  {item.get('symbol', '?'):<10} "
             f"{item.get('status', '?'):<11} retries {item.get('retry_count', 0)}{retried}"

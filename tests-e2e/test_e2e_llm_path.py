@@ -5,8 +5,9 @@ coordinator in front of them; malformed model output and LLM faults end as the d
 Every test installs its script and clears the server's call log first, then counts the calls per role
 (``GET /_control/calls``). The research/debate/judge openai SDKs do not retry (``LLM_MAX_RETRIES=0``), so a
 role's count is exactly what the services asked for; the coordinator itself retries a peer's 502/503/504
-(``HTTP_MAX_ATTEMPTS``, 3) and never a 500, nor an LLM failure the peer's SDK retries (``llm_unavailable``,
-``llm_timeout``) or that would fail again (``llm_upstream_error``).
+and an unparseable model output (``llm_output_invalid``, research's 502, the debate's and the judge's 500:
+another sample may parse) (``HTTP_MAX_ATTEMPTS``, 3), never another 500, nor an LLM failure the peer's SDK
+retries (``llm_unavailable``, ``llm_timeout``) or that would fail again (``llm_upstream_error``).
 
 The last test kills the coordinator (SIGKILL) mid-session and restarts it on the same database: the
 full-stack counterpart of services/coordinator/tests/integration/test_session_crash_recovery.py (which
@@ -108,7 +109,10 @@ def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models
     verdict, judge = body["verdict"], replies.reply("judge")
     assert (verdict["action"], verdict["position_percent"]) == (judge["action"], judge["position_percent"])
     assert verdict["stop_loss"]["percent_from_entry"] == -judge["stop_loss_percent"]  # signed by the service
-    close = results["technical_analyst"]["technical_indicators"]["close"]
+    # Priced on the latest close the experts report: the snapshot's valuation data are newer than its bars.
+    valuation = results["valuation_modeler"]
+    assert valuation["as_of"] > results["technical_analyst"]["as_of"]
+    close = valuation["valuation_indicators"]["close"]
     assert verdict["stop_loss"]["price"] == pytest.approx(close * (1 - judge["stop_loss_percent"] / 100), abs=0.01)
     assert verdict["engine"] == LLM_ENGINE
 
@@ -196,7 +200,7 @@ def test_malformed_debate_output_gives_200_with_null_debate_and_verdict(
     assert (body["overall_status"], body["debate_outcome"], body["verdict"]) == ("completed", None, None)
     assert set(statuses(body).values()) == {"success"}
     calls = fake_llm.calls_by_role()
-    assert calls["bull_advocate"] == 1  # the debate's 500 is final: not retried
+    assert calls["bull_advocate"] == ATTEMPTS  # llm_output_invalid: the coordinator asks again
     assert "resolution" not in calls
     assert "judge" not in calls
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
@@ -216,7 +220,7 @@ def test_malformed_judge_output_keeps_the_debate_and_nulls_the_verdict(
     assert body["overall_status"] == "completed"
     assert body["debate_outcome"]["direction"] == "BULLISH"
     assert body["verdict"] is None
-    assert fake_llm.calls_by_role()["judge"] == 1
+    assert fake_llm.calls_by_role()["judge"] == ATTEMPTS  # llm_output_invalid: the coordinator asks again
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)
     assert stored["judge"]["status"] == "failed"
     assert stored["judge"]["error"].startswith("judge 500 llm_output_invalid")

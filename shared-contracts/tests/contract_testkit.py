@@ -27,14 +27,16 @@ def completion_body(
     *,
     usage: tuple[int, int] | None = None,
     completion_id: str = "chatcmpl-1",
+    finish_reason: str = "stop",
 ) -> dict[str, Any]:
-    """A ``chat.completion`` JSON body with one choice; ``usage`` is (prompt_tokens, completion_tokens)."""
+    """A ``chat.completion`` JSON body with one choice; ``usage`` is (prompt_tokens, completion_tokens);
+    ``finish_reason="length"`` for an answer cut off at its length limit."""
     body: dict[str, Any] = {
         "id": completion_id,
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
     }
     if usage is not None:
         prompt_tokens, completion_tokens = usage
@@ -52,8 +54,10 @@ def chat_completion(
     *,
     usage: tuple[int, int] | None = None,
     completion_id: str = "chatcmpl-1",
+    finish_reason: str = "stop",
 ) -> httpx2.Response:
-    return httpx2.Response(200, json=completion_body(content, model, usage=usage, completion_id=completion_id))
+    body = completion_body(content, model, usage=usage, completion_id=completion_id, finish_reason=finish_reason)
+    return httpx2.Response(200, json=body)
 
 
 def mock_llm_http_client(handler: LLMHandler) -> httpx2.AsyncClient:

@@ -339,14 +339,20 @@ class InMemorySessionRepository(ISessionRepository):
         s = self._write("finish", session_id)
         self.sessions[session_id] = replace(s, status=status, completed_at=utcnow())
 
+    def _read(self, session: ResearchSession) -> ResearchSession:
+        """The session as the store reads it back: naming the session that retried it."""
+        retry = next((s.session_id for s in self.sessions.values() if s.retried_from == session.session_id), None)
+        return replace(session, retried_by=retry)
+
     async def get(self, session_id: str) -> ResearchSession | None:
-        return self.sessions.get(session_id)
+        session = self.sessions.get(session_id)
+        return None if session is None else self._read(session)
 
     async def list(
         self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
     ) -> tuple[list[ResearchSession], int]:
         found = [
-            s
+            self._read(s)
             for s in sorted(self.sessions.values(), key=lambda s: s.created_at, reverse=True)
             if (symbol is None or s.symbol == symbol) and (status is None or s.status == status)
         ]

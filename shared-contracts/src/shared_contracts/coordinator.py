@@ -63,9 +63,15 @@ class SessionSummary(BaseModel):
     status: SessionStatus
     retry_count: int
     retried_from: str | None
+    retried_by: str | None = Field(
+        default=None, description="The session that retried this one (a session is retried once); retry that one"
+    )
     stages_to_retry: list[str] = Field(
         default_factory=list,
-        description="What a retry of this session would re-run (failed experts, debate, judge); empty: nothing failed",
+        description=(
+            "What a retry of this session would re-run (failed experts, debate, judge); empty: nothing failed, "
+            "or the session was retried already (retried_by)"
+        ),
     )
     created_at: datetime
     updated_at: datetime

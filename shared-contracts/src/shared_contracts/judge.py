@@ -21,6 +21,10 @@ MAX_PRICE = 1e9
 Price = Annotated[float, Field(gt=0, le=MAX_PRICE, allow_inf_nan=False, strict=True)]
 
 
+MAX_FAILED_EXPERTS = 20
+ExpertName = Annotated[str, Field(min_length=1, max_length=64)]
+
+
 class KeyLevels(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -44,6 +48,14 @@ class JudgeInput(BaseModel):
         default=None, description="The trading day whose close reference_price is (the technical analyst's as_of)."
     )
     key_levels: KeyLevels | None = None
+    failed_experts: list[ExpertName] = Field(
+        default_factory=list,
+        max_length=MAX_FAILED_EXPERTS,
+        description=(
+            "Experts the research asked for that failed: the debate and the verdict rest on the others "
+            "(the rules engine counts the missing coverage as one more risk and names it)."
+        ),
+    )
 
 
 class PriceLevel(BaseModel):

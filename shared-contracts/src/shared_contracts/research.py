@@ -28,8 +28,8 @@ class ExpertOptionSpec(BaseModel):
     type: str = Field(description="JSON type(s), e.g. 'string (date) | null' or 'integer'.")
     default: Any = None
     description: str
-    minimum: float | None = Field(default=None, description="Smallest accepted value, for numbers.")
-    maximum: float | None = Field(default=None, description="Largest accepted value, for numbers.")
+    minimum: int | float | None = Field(default=None, description="Smallest accepted value, for numbers.")
+    maximum: int | float | None = Field(default=None, description="Largest accepted value, for numbers.")
 
 
 class ExpertDescriptor(BaseModel):

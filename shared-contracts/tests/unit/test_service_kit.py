@@ -81,6 +81,29 @@ async def test_body_that_is_not_json_is_malformed_json(client: httpx.AsyncClient
     assert response.json()["code"] == "malformed_json"
 
 
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain"])
+async def test_a_json_body_sent_as_another_media_type_is_415_saying_what_to_send(
+    client: httpx.AsyncClient, content_type: str
+) -> None:
+    """curl -d '{...}' without -H sends form-urlencoded: the body is never read as JSON."""
+    response = await client.post("/things", content=b'{"n": 1}', headers={"content-type": content_type})
+    assert response.status_code == 415
+    assert response.json()["code"] == "unsupported_media_type"
+    assert f"Content-Type: application/json (it was sent as {content_type})" in response.json()["detail"]
+
+
+async def test_a_body_without_a_content_type_is_415_too(client: httpx.AsyncClient) -> None:
+    response = await client.post("/things", content=b'{"n": 1}')
+    assert response.status_code == 415
+    assert "(it was sent without one)" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("content_type", ["application/json; charset=utf-8", "application/merge-patch+json"])
+async def test_a_json_body_with_a_json_content_type_is_read(client: httpx.AsyncClient, content_type: str) -> None:
+    response = await client.post("/things", content=b'{"n": 1}', headers={"content-type": content_type})
+    assert response.status_code == 200, response.text
+
+
 async def test_mapped_domain_exception(client: httpx.AsyncClient) -> None:
     response = await client.get("/things/widget")
     assert response.status_code == 404

@@ -88,6 +88,43 @@ async def test_an_as_of_that_is_no_iso_date_is_not_sent_as_the_reference_date(ad
     assert "reference_date" not in body
 
 
+def _valuation_close(close: float, as_of: str) -> dict[str, Any]:
+    result = sample_result("valuation_modeler")
+    return result | {"as_of": as_of, "valuation_indicators": {**result["valuation_indicators"], "close": close}}
+
+
+async def test_a_newer_close_from_the_valuation_modeler_is_the_reference(adapter: JudgeGatewayAdapter) -> None:
+    """The offline snapshot's bars end 2025-09-30, its valuation data months later: a verdict priced from the
+    older close would set a stop above the latest price the session knows."""
+    results = {
+        "technical_analyst": sample_result("technical_analyst") | {"as_of": "2025-09-30"},
+        "valuation_modeler": _valuation_close(1291.91, "2026-06-13"),
+    }
+    body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2026-11-25"})
+    assert (body["reference_price"], body["reference_date"]) == (1291.91, "2026-06-13")
+    assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}  # levels: the technical's
+
+
+async def test_a_close_after_the_analysis_date_is_not_the_reference(adapter: JudgeGatewayAdapter) -> None:
+    results = {
+        "technical_analyst": sample_result("technical_analyst") | {"as_of": "2022-06-01"},
+        "valuation_modeler": _valuation_close(1291.91, "2026-06-13"),
+    }
+    body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2022-06-01"})
+    assert (body["reference_price"], body["reference_date"]) == (1580.5, "2022-06-01")
+
+
+async def test_the_valuation_close_alone_is_a_reference_without_key_levels(adapter: JudgeGatewayAdapter) -> None:
+    body = await sent_body(adapter, {"expert_results": {"valuation_modeler": _valuation_close(50.03, "2026-06-18")}})
+    assert (body["reference_price"], body["reference_date"]) == (50.03, "2026-06-18")
+    assert "key_levels" not in body
+
+
+async def test_the_experts_that_failed_are_named_to_the_judge(adapter: JudgeGatewayAdapter) -> None:
+    body = await sent_body(adapter, {"expert_results": {}, "failed_experts": ["valuation_modeler"]})
+    assert body["failed_experts"] == ["valuation_modeler"]
+
+
 async def test_without_the_technical_analyst_no_price_context_is_sent(adapter: JudgeGatewayAdapter) -> None:
     body = await sent_body(adapter, {"expert_results": {"macro_intelligence": sample_result("macro_intelligence")}})
     assert "reference_price" not in body

@@ -229,6 +229,24 @@ async def test_a_502_for_invalid_llm_output_is_retried(peer: PeerClient) -> None
 
 
 @respx.mock
+async def test_a_500_for_invalid_llm_output_is_retried_as_well(peer: PeerClient) -> None:
+    """The debate and the judge answer an unparseable model output with 500 (the debate spec's code)."""
+    route = respx.post(URL).mock(
+        side_effect=[problem(500, "llm_output_invalid", "resolution: not JSON"), httpx.Response(200, json={"ok": 1})]
+    )
+    _, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert (attempts, route.call_count) == (2, 2)
+
+
+@respx.mock
+async def test_any_other_500_is_final(peer: PeerClient) -> None:
+    route = respx.post(URL).mock(return_value=problem(500, "internal_error", "boom"))
+    with pytest.raises(ServiceResponseError, match="internal_error"):
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert route.call_count == 1
+
+
+@respx.mock
 @pytest.mark.parametrize(
     ("status", "code"), [(503, "llm_unavailable"), (504, "llm_timeout"), (502, "llm_upstream_error")]
 )

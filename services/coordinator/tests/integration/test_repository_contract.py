@@ -263,8 +263,25 @@ async def test_a_session_is_retried_at_most_once(repo: SqlAlchemySessionReposito
     assert done.value.code == "already_retried"
 
     # The chain goes forward: the retry itself can be retried.
-    await repo.create(make_session(retried_from=first.session_id, retry_count=2))
+    second = make_session(retried_from=first.session_id, retry_count=2)
+    await repo.create(second)
     assert (await repo.list(symbol=None, status=None, limit=10, offset=0))[1] == 3
+
+
+async def test_a_session_read_back_names_the_session_that_retried_it(repo: SqlAlchemySessionRepository) -> None:
+    source = make_session(status="partial")
+    await repo.create(source)
+    assert (got := await repo.get(source.session_id)) is not None
+    assert got.retried_by is None
+    retry = make_session(retried_from=source.session_id, retry_count=1)
+    await repo.create(retry)
+
+    got_source, got_retry = await repo.get(source.session_id), await repo.get(retry.session_id)
+    assert got_source is not None
+    assert got_retry is not None
+    assert (got_source.retried_by, got_retry.retried_by) == (retry.session_id, None)
+    listed = {s.session_id: s.retried_by for s in (await repo.list(symbol=None, status=None, limit=10, offset=0))[0]}
+    assert listed == {source.session_id: retry.session_id, retry.session_id: None}
 
 
 async def test_concurrent_retries_of_one_session_cannot_both_start(

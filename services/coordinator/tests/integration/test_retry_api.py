@@ -189,6 +189,11 @@ async def test_a_session_that_was_already_retried_is_409_naming_its_retry(
     assert again.json()["code"] == "already_retried"
     assert again.json()["retry_session_id"] == retry["session_id"]
     assert research.calls == []
+    # The history says so: nothing left to retry in the source; its retry is named.
+    source = (await app.client.get(f"{SESSIONS}/{first['session_id']}")).json()
+    assert (source["stages_to_retry"], source["retried_by"]) == ([], retry["session_id"])
+    [listed] = [s for s in (await app.client.get(SESSIONS)).json()["items"] if s["session_id"] == first["session_id"]]
+    assert (listed["stages_to_retry"], listed["retried_by"]) == ([], retry["session_id"])
 
 
 async def test_a_running_session_is_409(tmp_path: Path, debate: FakeDebateGateway, judge: FakeJudgeGateway) -> None:

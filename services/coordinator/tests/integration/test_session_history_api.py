@@ -132,6 +132,7 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
         "status",
         "retry_count",
         "retried_from",
+        "retried_by",
         "stages_to_retry",
         "created_at",
         "updated_at",

@@ -153,7 +153,7 @@ async def test_full_graph_passes_results_to_debate_and_outcome_to_judge() -> Non
     [(judged_symbol, outcome, context)] = judge.calls
     assert judged_symbol == "600519.SH"
     assert outcome == final["debate_outcome"]
-    assert context == {"expert_results": final["results"]}
+    assert context == {"expert_results": final["results"], "analysis_date": None, "failed_experts": []}
     assert final["verdict"]["action"] == "BUY"
 
 

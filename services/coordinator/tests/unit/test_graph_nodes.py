@@ -86,9 +86,21 @@ async def test_judge_node_runs_on_a_debate_outcome() -> None:
     judge = FakeJudgeGateway()
     outcome = debate_outcome()
     results = {"technical_analyst": sample_result("technical_analyst")}
-    update = await create_judge_node(judge)(state(debate_outcome=outcome, results=results))
+    options = {"technical_analyst": {"analysis_date": "2026-02-13"}}
+    update = await create_judge_node(judge)(state(debate_outcome=outcome, results=results, options=options))
     assert update["verdict"]["action"] == "BUY"
-    assert judge.calls == [("600519.SH", outcome, {"expert_results": results})]
+    # The analysis date bounds the reference price: an analysis of the past is priced in the past.
+    assert judge.calls == [
+        ("600519.SH", outcome, {"expert_results": results, "analysis_date": "2026-02-13", "failed_experts": []})
+    ]
+
+
+async def test_judge_node_tells_the_judge_which_experts_failed() -> None:
+    judge = FakeJudgeGateway()
+    errors = {"valuation_modeler": "research 404 data_unavailable", "macro_intelligence": "research 503"}
+    await create_judge_node(judge)(state(debate_outcome=debate_outcome(), errors=errors))
+    [(_, _, context)] = judge.calls
+    assert context["failed_experts"] == ["macro_intelligence", "valuation_modeler"]
 
 
 @pytest.mark.parametrize("empty", [{}, None])

@@ -129,6 +129,31 @@ async def test_llm_failures_map_to_http(handler: Handler, status: int, code: str
     assert response.json()["code"] == code
 
 
+async def test_an_answer_cut_off_at_its_length_limit_names_the_agent_and_keeps_what_it_wrote() -> None:
+    cut = '{"core_thesis": "the trend'
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        system = json.loads(request.content)["messages"][0]["content"]
+        if "BEAR ADVOCATE" in system:
+            return chat_completion(cut, finish_reason="length")
+        return RecordingLLMServer()(request)
+
+    container = build_container(_llm_settings(), llm_http_client=mock_llm_http_client(handler))
+    try:
+        async with debate_client(container=container) as (client, _):
+            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
+    finally:
+        await container.aclose()
+    assert response.status_code == 500, response.text
+    problem = response.json()
+    assert (problem["code"], problem["agent"], problem["raw_output_excerpt"]) == (
+        "llm_output_invalid",
+        "bear_advocate",
+        cut,
+    )
+    assert "finish_reason=length" in problem["detail"]
+
+
 async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
     container = build_container(
         _llm_settings(llm_fallback_to_rules=True),

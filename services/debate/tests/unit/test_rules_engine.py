@@ -216,3 +216,12 @@ async def test_rules_outcome_is_a_valid_wire_outcome(language: Language) -> None
     outcome = await _run(language, **MIXED)
     assert DebateOutcome.model_validate(outcome.model_dump(mode="json")) == outcome
     assert outcome.engine == EngineInfo(kind="rules")
+
+
+async def test_risks_are_counted_alike_whatever_the_language_they_were_written_in() -> None:
+    """The research rules join a Chinese expert's risks with '；', an English one's with '; '."""
+    zh = await _run("zh", technical_analyst=summary("BULLISH", 0.7, "均线多头", "RSI 超买；跌破支撑；量能萎缩"))
+    en_risks = "RSI overbought; support broken; thin volume"
+    en = await _run("en", technical_analyst=summary("BULLISH", 0.7, "uptrend", en_risks))
+    assert len(zh.bull_case.acknowledged_risks) == len(en.bull_case.acknowledged_risks) == 3
+    assert len(zh.risk_matrix) == len(en.risk_matrix) == 3

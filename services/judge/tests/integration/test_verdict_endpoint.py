@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
+from contract_testkit import chat_completion as contract_chat_completion
 from fastapi import FastAPI
 from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, SpyJudgeAgent, chat_completion, llm_answer, wire_body
 
@@ -175,6 +176,19 @@ async def test_llm_engine_end_to_end_with_guardrail_visible() -> None:
     assert body["engine"] == {"kind": "llm", "model": "judge-model", "fallback_reason": None}
     assert body["position_percent"] == 30.0
     assert body["guardrail_adjustments"][0]["rule"] == "position_clamped"
+
+
+async def test_an_answer_cut_off_at_its_length_limit_keeps_what_the_model_wrote() -> None:
+    cut = '{"action": "BUY", "position_percent": 10, "reasoning": "the trend'
+    endpoint = RecordingLLMEndpoint(lambda _r: contract_chat_completion(cut, "judge-model", finish_reason="length"))
+    container = build_container(settings(**LLM_ENV), llm_http_client=endpoint.client())
+    async for c in client_with(container):
+        response = await c.post("/api/v1/judge/verdict", json=wire_body())
+    await container.aclose()
+    assert response.status_code == 500, response.text
+    problem = response.json()
+    assert (problem["code"], problem["raw_output_excerpt"]) == ("llm_output_invalid", cut)
+    assert "finish_reason=length" in problem["detail"]
 
 
 async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:

@@ -126,6 +126,7 @@ async def test_the_prompt_holds_every_judge_input_field() -> None:
         reference_price=12.34,
         reference_date=date(2025, 9, 30),
         key_levels=KeyLevels(support=(11.5, 10.8), resistance=(13.9,)),
+        failed_experts=("valuation_modeler",),
     )
     await llm_agent(endpoint, language="en").decide(judge_input)
     messages = endpoint.messages()
@@ -137,6 +138,7 @@ async def test_the_prompt_holds_every_judge_input_field() -> None:
         assert value in user, value
     assert "Risk factors (3)" in user
     assert "Key disagreements (2)" in user
+    assert "Experts that failed, so neither the debate nor you heard them: valuation_modeler" in user
     assert "{{" not in user + system
     assert "English" in system
     assert "30%" in system
@@ -151,6 +153,7 @@ async def test_missing_price_context_is_stated_not_invented() -> None:
     assert "Reference price: not provided" in user
     assert "Support levels: not provided" in user
     assert "(none)" in user
+    assert "Experts that failed, so neither the debate nor you heard them: none" in user
     assert "简体中文" in endpoint.messages()["system"]
 
 

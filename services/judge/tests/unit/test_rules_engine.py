@@ -155,6 +155,27 @@ async def test_risk_warnings_come_from_the_risk_factors() -> None:
     assert "估值分歧" in proposal.risk_warnings[6]
 
 
+async def test_failed_experts_are_named_first_and_counted_as_one_more_risk() -> None:
+    """3 of 5 experts without data must not read as a LOW-risk verdict that never mentions them."""
+    heard_all = await agent().decide(make_input(risk_factors=("需求放缓",)))
+    missing = ("financial_auditor", "valuation_modeler", "macro_intelligence")
+    partial = await agent().decide(make_input(risk_factors=("需求放缓",), failed_experts=missing))
+    assert partial.risk_warnings[0] == (
+        "分析不完整：3 位专家失败（financial_auditor、valuation_modeler、macro_intelligence），"
+        "结论只基于其余专家，按一项风险因素计入。"
+    )
+    assert "风险等级 LOW" in heard_all.reasoning
+    assert "2 项风险因素 → 风险等级 MEDIUM" in partial.reasoning
+    assert partial.position_percent < heard_all.position_percent
+
+
+async def test_a_thesis_quoted_in_the_reasoning_keeps_one_closing_mark() -> None:
+    proposal = await agent().decide(make_input(bull_thesis="多头占优。", conflict_resolution="净分 0.27。"))
+    assert "。；" not in proposal.reasoning
+    assert "。。" not in proposal.reasoning
+    assert "多头论点：多头占优；" in proposal.reasoning
+
+
 async def test_no_named_risk_is_itself_a_warning() -> None:
     proposal = await agent("en").decide(make_input(risk_factors=(" ",)))
     assert any("named no risk factors" in w for w in proposal.risk_warnings)

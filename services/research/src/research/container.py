@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel
@@ -92,8 +94,9 @@ def build_container(
     *,
     provider: IMarketDataProvider | None = None,
     chat: OpenAICompatibleChat | None = None,
+    today: Callable[[], date] = date.today,
 ) -> ResearchContainer:
-    """Build everything from settings; tests pass a fake ``provider`` or a ``chat`` on a mock transport."""
+    """Build everything from settings; tests pass a fake ``provider``, a ``chat`` on a mock transport, a clock."""
     provider = provider or build_provider(settings)
     if settings.uses_llm and chat is None:
         chat = build_chat_client(settings)
@@ -108,7 +111,7 @@ def build_container(
         RulesCatalystDetectiveAgent(lang), chat, settings, "catalyst_detective", CatalystVerdict, slots=catalyst_slots
     )
     experts = ExpertDispatcher(
-        TechnicalAnalystService(provider, technical),
+        TechnicalAnalystService(provider, technical, today),
         FinancialAuditorService(provider, financial),
         ValuationModelerService(provider, valuation),
         MacroIntelligenceService(provider, macro),

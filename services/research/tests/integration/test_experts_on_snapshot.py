@@ -144,3 +144,12 @@ async def test_an_analysis_date_past_the_last_bar_is_named_as_a_data_gap(snapsho
         "the latest bar is 2025-09-30, 417 days before the analysis date 2026-11-21: offline-snapshot has nothing newer"
         in stale["data_gaps"]
     )
+
+
+async def test_no_analysis_date_analyses_as_of_today_and_names_the_gap(snapshot: OfflineSnapshotProvider) -> None:
+    """The spec's default is today (默认当天), for a direct call to the research service as for the coordinator."""
+    settings = Settings(_env_file=None, analysis_engine="rules")  # type: ignore[call-arg]
+    container = build_container(settings, provider=snapshot, today=lambda: date(2026, 11, 21))
+    result = await container.experts.run("technical_analyst", "600519.SH")
+    assert result["as_of"] == "2025-09-30"
+    assert any("417 days before the analysis date 2026-11-21" in gap for gap in result["data_gaps"])

@@ -44,6 +44,9 @@ async def test_catalogue_lists_five_experts_with_options(client: httpx.AsyncClie
     assert [(o.name, o.type, o.default, o.minimum, o.maximum) for o in financial.options] == [
         ("limit", "integer", 5, 1, 20)
     ]
+    [limit] = next(e for e in response.json()["experts"] if e["name"] == "financial_auditor")["options"]
+    assert (limit["minimum"], limit["maximum"]) == (1, 20)
+    assert isinstance(limit["minimum"], int)  # an integer option's bounds are integers: 1, not 1.0
     technical = next(e for e in catalog.experts if e.name == "technical_analyst")
     assert [(o.name, o.type, o.default) for o in technical.options] == [("analysis_date", "string (date) | null", None)]
     assert catalog.engine.kind == "rules"

@@ -127,6 +127,17 @@ async def test_invalid_output_is_502_llm_output_invalid(serve: Callable[..., Any
     assert response.json()["raw_output_excerpt"] == content[:1000]  # what the model wrote, for the audit
 
 
+async def test_an_answer_cut_off_at_its_length_limit_keeps_what_the_model_wrote(serve: Callable[..., Any]) -> None:
+    cut = '{"signal": "BULLISH", "confidence": 0.7, "summary_reasoning": "the trend'
+    endpoint = RecordingLLMEndpoint(lambda _request: chat_completion(cut, finish_reason="length"))
+    async with serve(endpoint) as http:
+        response = await http.post(URL, json={"symbol": "600519.SH"})
+    assert response.status_code == 502, response.text
+    problem = response.json()
+    assert (problem["code"], problem["raw_output_excerpt"]) == ("llm_output_invalid", cut)
+    assert "finish_reason=length" in problem["detail"]
+
+
 def _raise(exc: Exception) -> Callable[[httpx2.Request], httpx2.Response]:
     def respond(_request: httpx2.Request) -> httpx2.Response:
         raise exc

@@ -60,7 +60,24 @@ def problem_response(
     )
 
 
-def _validation_problem(exc: RequestValidationError) -> JSONResponse:
+def _is_json(content_type: str | None) -> bool:
+    """FastAPI reads a body as JSON only with a JSON Content-Type (strict: none is not JSON)."""
+    if not content_type:
+        return False
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    return media_type == "application/json" or (media_type.startswith("application/") and media_type.endswith("+json"))
+
+
+def _validation_problem(request: Request, exc: RequestValidationError) -> JSONResponse:
+    content_type = request.headers.get("content-type")
+    if not _is_json(content_type) and any(tuple(e.get("loc", ()))[:1] == ("body",) for e in exc.errors()):
+        # e.g. curl -d without -H: the body was never read as JSON, so "not a valid dictionary" would mislead.
+        sent = f"it was sent as {content_type}" if content_type else "it was sent without one"
+        return problem_response(
+            415,
+            "unsupported_media_type",
+            f"The request body must be JSON sent with Content-Type: application/json ({sent}).",
+        )
     errors = [
         {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
         for e in exc.errors()
@@ -74,9 +91,9 @@ def _validation_problem(exc: RequestValidationError) -> JSONResponse:
 def install_problem_handlers(app: FastAPI, status_by_exception: Mapping[type[Exception], int]) -> None:
     """Register one handler per mapped exception class, plus validation, HTTP and unexpected errors."""
 
-    async def on_validation(_request: Request, exc: Exception) -> JSONResponse:
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return _validation_problem(exc)
+        return _validation_problem(request, exc)
 
     async def on_http(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)

@@ -44,7 +44,9 @@ def plan_retry(source: ResearchSession) -> ResearchRequest:
         raise SessionRunningError(source.session_id)
     carried = source.successful_results
     all_experts_ok = not source.failed_experts
-    if not source.stages_to_retry and source.status != "interrupted":
+    # A source retried already gets through here: storing the new session raises the precise conflict
+    # (already_retried, or retry_in_progress while that retry runs).
+    if not source.failed_stages and source.status != "interrupted":
         what = "every expert succeeded" + ("" if source.skip_debate else ", and so did the debate and the verdict")
         raise SessionNotRetryableError(source.session_id, what)
     return ResearchRequest(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -18,20 +19,24 @@ STALE_AFTER_DAYS = 14
 
 
 class TechnicalAnalystService:
-    def __init__(self, provider: IMarketDataProvider, agent: ITechnicalAnalystAgent) -> None:
+    def __init__(
+        self, provider: IMarketDataProvider, agent: ITechnicalAnalystAgent, today: Callable[[], date] = date.today
+    ) -> None:
         self._provider = provider
         self._agent = agent
+        self._today = today
 
     async def run(self, ticker: str, analysis_date: date | None = None) -> dict[str, Any]:
-        """Analyse the last trading day on or before ``analysis_date`` (the latest bar when None)."""
+        """Analyse the last trading day on or before ``analysis_date`` (today when None, as the spec says)."""
         symbol = Symbol.parse(ticker)
+        analysis_date = analysis_date or self._today()
         history = await self._provider.get_price_history(symbol, end=analysis_date)
         facts = compute_technical_facts(history, analysis_date)
         answer = await self._agent.analyse(facts)
         gaps = []
         if facts.bars_used < YEAR_BARS:
             gaps.append(f"only {facts.bars_used} bars: no MA250 and a 52-week range over {facts.window_52w_bars} bars")
-        if analysis_date is not None and (analysis_date - facts.as_of).days > STALE_AFTER_DAYS:
+        if (analysis_date - facts.as_of).days > STALE_AFTER_DAYS:
             gaps.append(
                 f"the latest bar is {facts.as_of.isoformat()}, {(analysis_date - facts.as_of).days} days before "
                 f"the analysis date {analysis_date.isoformat()}: {self._provider.name} has nothing newer"

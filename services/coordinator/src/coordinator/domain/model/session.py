@@ -40,6 +40,8 @@ class ResearchSession:
     status: SessionStatus = "running"
     retry_count: int = 0
     retried_from: str | None = None
+    retried_by: str | None = None
+    """The session that retried this one (the store fills it when reading); a session is retried once."""
     request_id: str | None = None
     expert_outcomes: dict[str, ExpertOutcome] = field(default_factory=dict)
     debate: StageOutcome = field(default_factory=StageOutcome)
@@ -64,8 +66,14 @@ class ResearchSession:
 
     @property
     def stages_to_retry(self) -> list[str]:
-        """What a retry would re-run: the experts that did not succeed, then ``debate`` and ``judge`` unless
-        they succeeded (or the session skips them). Empty: nothing failed."""
+        """What a retry of this session would re-run; empty when nothing failed, or when it has been
+        retried already (``retried_by``: retry that one)."""
+        return [] if self.retried_by is not None else self.failed_stages
+
+    @property
+    def failed_stages(self) -> list[str]:
+        """The experts that did not succeed, then ``debate`` and ``judge`` unless they succeeded (or the
+        session skips them). Empty: nothing failed."""
         stages = self.failed_experts
         if self.skip_debate:
             return stages

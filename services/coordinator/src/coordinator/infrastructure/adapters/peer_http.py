@@ -6,8 +6,9 @@
   problem says the peer's LLM call failed in a way the peer has already retried or that would fail again:
   ``llm_upstream_error`` (a bad key, an unknown model, a prompt too long), ``llm_unavailable`` and
   ``llm_timeout`` (the peer's LLM client retried them, ``LLM_MAX_RETRIES``; retrying here too multiplied
-  the LLM calls, 9 for one expert). An ``llm_output_invalid`` is retried: nothing else retries it, and
-  another sample of the model may parse;
+  the LLM calls, 9 for one expert). An ``llm_output_invalid`` is retried, whatever its status (research
+  answers it with 502, the debate and the judge with 500 as the debate spec says): nothing else retries it,
+  and another sample of the model may parse;
 - the caller's X-Request-ID forwarded;
 - every failure raised as a typed ``GatewayError`` carrying ``attempts`` (a non-2xx reply becomes a
   ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``).
@@ -31,7 +32,7 @@ from coordinator.domain.exceptions import (
     PeerTimeoutError,
     PeerUnavailableError,
 )
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
 from shared_contracts.service.request_id import outgoing_headers
 
@@ -39,6 +40,8 @@ log = structlog.get_logger(__name__)
 
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
 FINAL_PROBLEM_CODES = frozenset({LLMUpstreamError.code, LLMUnavailableError.code, LLMTimeoutError.code})
+RESAMPLED_PROBLEM_CODE = LLMJSONError.code
+"""Retried on a 500 as well: the debate and the judge answer an unparseable model output with 500."""
 _TRANSIENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError)
 
 
@@ -142,6 +145,8 @@ class PeerClient:
                             code = _problem_code(response)
                             if code not in FINAL_PROBLEM_CODES:
                                 raise _TransientStatus(response, code)
+                        elif response.status_code == 500 and _problem_code(response) == RESAMPLED_PROBLEM_CODE:
+                            raise _TransientStatus(response, RESAMPLED_PROBLEM_CODE)
         except (TimeoutError, httpx.TimeoutException) as exc:
             if isinstance(exc, httpx.ConnectTimeout):
                 raise self._unavailable(url, exc, attempts) from exc

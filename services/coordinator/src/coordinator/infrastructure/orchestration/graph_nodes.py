@@ -97,9 +97,15 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
             log.info("verdict_skipped", reason="no debate outcome")
             return {"verdict": {}}
         try:
-            verdict = await judge_gateway.run_verdict(
-                state["symbol"], debate_outcome, context={"expert_results": state.get("results") or {}}
+            analysis_date = (
+                (state.get("options") or {}).get(ExpertType.TECHNICAL_ANALYST.value, {}).get("analysis_date")
             )
+            context = {
+                "expert_results": state.get("results") or {},
+                "analysis_date": analysis_date,
+                "failed_experts": sorted(state.get("errors") or {}),
+            }
+            verdict = await judge_gateway.run_verdict(state["symbol"], debate_outcome, context=context)
         except Exception as exc:
             log.error("verdict_failed", error=str(exc) or type(exc).__name__)
             return {"verdict": {}}

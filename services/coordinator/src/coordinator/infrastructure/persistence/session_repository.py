@@ -19,7 +19,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import aliased, selectinload
 
 from coordinator.domain.exceptions import (
     RetryAlreadyStartedError,
@@ -163,8 +163,11 @@ class SqlAlchemySessionRepository(ISessionRepository):
 
     async def get(self, session_id: str) -> ResearchSession | None:
         async with self._transaction() as db:
-            row = await db.scalar(_with_experts(select(SessionRow).where(SessionRow.session_id == session_id)))
-            return None if row is None else _to_domain(row)
+            found = (await db.execute(_sessions().where(SessionRow.session_id == session_id))).first()
+            if found is None:
+                return None
+            row, retried_by = found
+            return _to_domain(row, retried_by)
 
     async def list(
         self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
@@ -179,7 +182,7 @@ class SqlAlchemySessionRepository(ISessionRepository):
         if status is not None:
             filters.append(SessionRow.status == status)
         page = (
-            select(SessionRow)
+            _sessions()
             .where(*filters)
             .order_by(SessionRow.created_at.desc(), SessionRow.session_id.desc())
             .limit(limit)
@@ -187,8 +190,8 @@ class SqlAlchemySessionRepository(ISessionRepository):
         )
         async with self._transaction() as db:
             total = await db.scalar(select(func.count()).select_from(SessionRow).where(*filters))
-            rows = (await db.scalars(_with_experts(page))).all()
-            return [_to_domain(r) for r in rows], int(total or 0)
+            rows = (await db.execute(page)).all()
+            return [_to_domain(row, retried_by) for row, retried_by in rows], int(total or 0)
 
     # ------------------------------------------------------------- coordinator instances (the lease)
 
@@ -329,8 +332,15 @@ def _touching(session_id: str, **values: Any) -> Statements[None]:
     return statements
 
 
-def _with_experts(query: Select[SessionRow]) -> Select[SessionRow]:
-    return query.options(selectinload(SessionRow.expert_rows))
+def _sessions() -> Select[SessionRow, str]:
+    """Sessions with their expert rows and the id of the session that retried each (at most one: the
+    ``retried_from`` column is unique)."""
+    retry = aliased(SessionRow)
+    return (
+        select(SessionRow, retry.session_id)
+        .outerjoin(retry, retry.retried_from == SessionRow.session_id)
+        .options(selectinload(SessionRow.expert_rows))
+    )
 
 
 def _expert_upsert(dialect: str) -> Any:
@@ -380,7 +390,7 @@ def _session_values(session: ResearchSession) -> dict[str, Any]:
     }
 
 
-def _to_domain(row: SessionRow) -> ResearchSession:
+def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSession:
     by_expert = {r.expert: r for r in row.expert_rows}
     ordered = [e for e in row.experts if e in by_expert] + [e for e in by_expert if e not in row.experts]
     return ResearchSession(
@@ -392,6 +402,7 @@ def _to_domain(row: SessionRow) -> ResearchSession:
         status=row.status,  # type: ignore[arg-type]  # guarded by a CHECK constraint
         retry_count=row.retry_count,
         retried_from=row.retried_from,
+        retried_by=retried_by,
         request_id=row.request_id,
         expert_outcomes={
             e: ExpertOutcome(

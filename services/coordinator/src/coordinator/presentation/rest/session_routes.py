@@ -127,6 +127,7 @@ def to_summary(session: ResearchSession) -> SessionSummary:
         status=session.status,
         retry_count=session.retry_count,
         retried_from=session.retried_from,
+        retried_by=session.retried_by,
         stages_to_retry=session.stages_to_retry,
         created_at=session.created_at,
         updated_at=session.updated_at,

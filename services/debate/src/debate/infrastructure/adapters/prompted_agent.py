@@ -13,9 +13,10 @@ from pydantic import BaseModel
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.llm_port import ILLMPort
-from debate.infrastructure.agents.output_parser import check_sources, parse_agent_output
+from debate.infrastructure.agents.output_parser import check_sources, parse_agent_output, refused_output
 from debate.infrastructure.agents.output_schemas import AdvocateOutput
 from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block
+from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.prompts import PromptTemplate
 
 M = TypeVar("M", bound=BaseModel)
@@ -39,7 +40,10 @@ class PromptedAgent:
     async def _ask(self, model: type[M], **slots: str) -> tuple[M, str]:
         """Return the parsed answer and the raw text (for further validation)."""
         system, user = self._template.render(language=LANGUAGE_NAMES[self._language], **slots)
-        raw = await self._llm.generate(user, system, self._temperature)
+        try:
+            raw = await self._llm.generate(user, system, self._temperature)
+        except LLMJSONError as exc:  # cut off at its length limit
+            raise refused_output(exc, agent=self._agent) from exc
         log.info("agent_answered", agent=self._agent, chars=len(raw))
         return parse_agent_output(raw, model, agent=self._agent), raw
 

@@ -22,7 +22,12 @@ def parse_agent_output(text: str, model: type[M], *, agent: str) -> M:
     try:
         return parse_model_output(text, model)
     except LLMJSONError as exc:
-        raise LLMOutputParseError(f"{agent}: {exc}", agent=agent, raw_output=exc.raw_output) from exc
+        raise refused_output(exc, agent=agent) from exc
+
+
+def refused_output(exc: LLMJSONError, *, agent: str) -> LLMOutputParseError:
+    """The agent's refused output (unparseable, or cut off at its length limit), naming the agent."""
+    return LLMOutputParseError(f"{agent}: {exc}", agent=agent, raw_output=exc.raw_output)
 
 
 def check_sources(cited: list[list[str]], allowed: list[str], *, agent: str, raw_output: str) -> None:

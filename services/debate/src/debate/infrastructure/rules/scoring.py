@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import re
+
 from debate.domain.model.enums import ArgumentStrength, DebateDirection, RiskLevel
 
 HIGH_AT = 0.70
@@ -68,7 +70,11 @@ def snippet(text: str, max_chars: int) -> str:
     return flat if len(flat) <= max_chars else flat[: max_chars - 1] + "…"
 
 
+# The projection joins listed risks with "; "; the experts' Chinese texts join theirs with "；".
+_RISK_SEPARATOR = re.compile(r";\s+|；")
+
+
 def split_risks(risk_warning: str) -> list[str]:
-    """An expert's warning as separate risks (the projection joins listed risks with '; ')."""
-    parts = [part.strip() for part in risk_warning.split("; ")]
+    """An expert's warning as separate risks, whatever the language it was written in."""
+    parts = [part.strip() for part in _RISK_SEPARATOR.split(risk_warning)]
     return [part for part in parts if part][:MAX_RISKS_PER_EXPERT]

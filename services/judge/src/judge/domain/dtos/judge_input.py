@@ -41,6 +41,8 @@ class JudgeInput:
     key_levels: KeyLevels = field(default_factory=KeyLevels)
     reference_date: date | None = None
     """The trading day whose close ``reference_price`` is, when the caller knows it."""
+    failed_experts: tuple[str, ...] = ()
+    """Experts the research asked for that failed: what the verdict could not hear."""
 
     def __post_init__(self) -> None:
         if not self.symbol.strip():
@@ -60,6 +62,11 @@ class JudgeInput:
     def named_risks(self) -> tuple[str, ...]:
         """Risk factors with blank entries dropped (what the rules count)."""
         return tuple(r.strip() for r in self.risk_factors if r.strip())
+
+    @property
+    def risk_count(self) -> int:
+        """The named risks, plus one for missing coverage when experts failed (the rules size by it)."""
+        return len(self.named_risks) + (1 if self.failed_experts else 0)
 
     @property
     def named_disagreements(self) -> tuple[str, ...]:

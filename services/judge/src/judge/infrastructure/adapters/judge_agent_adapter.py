@@ -12,11 +12,13 @@ import structlog
 
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
+from judge.domain.exceptions import LLMOutputParseError
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.domain.ports.llm import ILLMPort
 from judge.infrastructure.adapters.output_parser import parse_verdict
 from judge.infrastructure.adapters.rules.texts import price_text
 from shared_contracts.engine import EngineInfo
+from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
 
 log = structlog.get_logger(__name__)
@@ -60,6 +62,7 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             risk_count=str(len(judge_input.named_risks)),
             risk_factors=fence_untrusted("RISK FACTORS", _bullets(judge_input.named_risks), LIST_MAX_CHARS),
             disagreement_count=str(len(judge_input.named_disagreements)),
+            failed_experts=", ".join(judge_input.failed_experts) or "none",
             key_disagreements=fence_untrusted(
                 "KEY DISAGREEMENTS", _bullets(judge_input.named_disagreements), LIST_MAX_CHARS
             ),
@@ -73,7 +76,10 @@ class JudgeAgentAdapter(IJudgeAgentPort):
 
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
         system, user = self.render(judge_input)
-        text = await self._llm.generate(user, system, TEMPERATURE)
+        try:
+            text = await self._llm.generate(user, system, TEMPERATURE)
+        except LLMJSONError as exc:  # cut off at its length limit
+            raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
         proposal = parse_verdict(text, EngineInfo(kind="llm", model=self._model))
         log.info("judge_llm_verdict", symbol=judge_input.symbol, action=proposal.action.value)
         return proposal

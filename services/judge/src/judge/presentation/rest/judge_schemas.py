@@ -25,6 +25,7 @@ def to_judge_input(body: wire.JudgeInput) -> JudgeInput:
         reference_price=body.reference_price,
         reference_date=body.reference_date,
         key_levels=KeyLevels(tuple(levels.support), tuple(levels.resistance)) if levels else KeyLevels(),
+        failed_experts=tuple(body.failed_experts),
     )
 
 

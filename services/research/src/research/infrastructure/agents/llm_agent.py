@@ -65,8 +65,8 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
 
     async def analyse(self, facts: F) -> AgentAnswer[V]:
         system, user = self._template.render(language=LANGUAGE_NAMES[self._language], **self._slots(facts))
-        completion = await self._chat.complete(user, system, TEMPERATURE)
-        try:
+        try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
+            completion = await self._chat.complete(user, system, TEMPERATURE)
             verdict = parse_model_output(completion.text, self._model)
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc

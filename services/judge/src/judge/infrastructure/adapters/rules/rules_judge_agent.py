@@ -25,11 +25,11 @@ class RulesJudgeAgent(IJudgeAgentPort):
         self._language = language
 
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
-        risks = judge_input.named_risks
+        risks = judge_input.risk_count
         disagreements = judge_input.named_disagreements
         action = policy.decide_action(judge_input.direction, judge_input.confidence)
-        position = policy.size_position(action, judge_input.confidence, len(risks), self._max_position)
-        level = policy.risk_level(len(risks))
+        position = policy.size_position(action, judge_input.confidence, risks, self._max_position)
+        level = policy.risk_level(risks)
         horizon = policy.horizon(action, judge_input.confidence, level, len(disagreements))
         stop, take = policy.choose_levels(action, level, judge_input.reference_price, judge_input.key_levels)
         return VerdictProposal(
@@ -80,7 +80,11 @@ class RulesJudgeAgent(IJudgeAgentPort):
 
     def _warnings(self, judge_input: JudgeInput, action: Action) -> tuple[str, ...]:
         risks = judge_input.named_risks
-        warnings = [excerpt(r, RISK_TEXT_LIMIT) for r in risks[:MAX_LISTED_RISKS]]
+        warnings = []
+        if failed := judge_input.failed_experts:
+            names = self._t("list_sep").join(failed)
+            warnings.append(self._t("warn_failed_experts", count=len(failed), names=names))
+        warnings += [excerpt(r, RISK_TEXT_LIMIT) for r in risks[:MAX_LISTED_RISKS]]
         if len(risks) > MAX_LISTED_RISKS:
             warnings.append(self._t("warn_more_risks", count=len(risks) - MAX_LISTED_RISKS))
         disagreements = judge_input.named_disagreements
@@ -105,7 +109,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
         stop: LevelChoice,
         take: LevelChoice,
     ) -> str:
-        risks = len(judge_input.named_risks)
+        risks = judge_input.risk_count
         disagreements = len(judge_input.named_disagreements)
         c = judge_input.confidence
         parts = [
@@ -157,9 +161,9 @@ class RulesJudgeAgent(IJudgeAgentPort):
         parts.append(
             self._t(
                 "reason_theses",
-                bull=excerpt(judge_input.bull_thesis, THESIS_EXCERPT_LIMIT) or none,
-                bear=excerpt(judge_input.bear_thesis, THESIS_EXCERPT_LIMIT) or none,
-                resolution=excerpt(judge_input.conflict_resolution, THESIS_EXCERPT_LIMIT) or none,
+                bull=_clause(judge_input.bull_thesis) or none,
+                bear=_clause(judge_input.bear_thesis) or none,
+                resolution=_clause(judge_input.conflict_resolution) or none,
             )
         )
         separator = "" if self._language == "zh" else " "
@@ -175,3 +179,8 @@ class RulesJudgeAgent(IJudgeAgentPort):
         if horizon is TimeHorizon.LONG_TERM:
             return self._t("why_strong", threshold=policy.LONG_TERM_CONFIDENCE)
         return self._t("why_default")
+
+
+def _clause(thesis: str) -> str:
+    """A thesis quoted inside a sentence: its own closing punctuation dropped (no "。；" or "。。")."""
+    return excerpt(thesis, THESIS_EXCERPT_LIMIT).rstrip("。；;.，, ")

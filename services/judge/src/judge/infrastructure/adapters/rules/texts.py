@@ -78,6 +78,11 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "en": "The debate's confidence {confidence:.2f} is below the action threshold {threshold:.2f}; "
         "the signal does not support a trade.",
     },
+    "warn_failed_experts": {
+        "zh": "分析不完整：{count} 位专家失败（{names}），结论只基于其余专家，按一项风险因素计入。",
+        "en": "Incomplete analysis: {count} expert(s) failed ({names}); the verdict rests on the others, "
+        "and this counts as one risk factor.",
+    },
     "warn_no_risks": {
         "zh": "辩论未列出任何风险因素，这不代表没有风险。",
         "en": "The debate named no risk factors; that does not mean there are none.",
@@ -119,6 +124,7 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "en": "Bull thesis: {bull}; bear thesis: {bear}; conflict resolution: {resolution}.",
     },
     "none": {"zh": "（无）", "en": "(none)"},
+    "list_sep": {"zh": "、", "en": ", "},
 }
 
 
