@@ -138,7 +138,8 @@ async def test_a_reply_that_is_not_a_chat_completion_is_an_upstream_error(reply:
         await chat(lambda request: reply).complete("p", None, 0.0)
 
 
-async def test_the_whole_call_retries_and_waits_included_ends_at_the_timeout() -> None:
+async def test_a_rate_limit_asking_to_wait_past_the_timeout_is_named_as_one() -> None:
+    """The LLM answered at once: 429 with a Retry-After beyond the budget; not a timeout of the LLM."""
     calls = 0
 
     def handler(request: httpx2.Request) -> httpx2.Response:
@@ -147,10 +148,27 @@ async def test_the_whole_call_retries_and_waits_included_ends_at_the_timeout() -
         return httpx2.Response(429, headers={"retry-after": "30"}, json={"error": {"message": "slow down"}})
 
     started = asyncio.get_running_loop().time()
-    with pytest.raises(LLMTimeoutError, match=r"did not answer within 0.3 s \(LLM_TIMEOUT_SECONDS, retries included\)"):
+    with pytest.raises(
+        LLMUnavailableError,
+        match=r"rate-limiting calls \(429\) and asked to be retried later than LLM_TIMEOUT_SECONDS \(0.3 s\) allows",
+    ):
         await chat(handler, timeout_seconds=0.3, max_retries=2).complete("p", None, 0.0)
     assert asyncio.get_running_loop().time() - started < 2
     assert calls == 1  # the SDK was waiting the 30 s it was asked to when the budget ran out
+
+
+async def test_an_llm_that_hangs_after_a_short_rate_limit_is_a_timeout() -> None:
+    async def respond(request: httpx2.Request) -> httpx2.Response:
+        if not hung:
+            hung.append(True)
+            return httpx2.Response(429, headers={"retry-after-ms": "10"}, json={"error": {"message": "slow down"}})
+        await asyncio.sleep(10)
+        raise AssertionError("unreachable")
+
+    hung: list[bool] = []
+    with pytest.raises(LLMTimeoutError, match=r"did not answer within 1 s"):
+        await chat(respond, timeout_seconds=1, max_retries=2).complete("p", None, 0.0)
+    assert hung == [True]
 
 
 async def test_a_trickling_answer_ends_at_the_timeout() -> None:

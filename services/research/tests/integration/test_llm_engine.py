@@ -212,6 +212,23 @@ async def test_news_is_fenced_and_capped_in_the_catalyst_prompt(serve: Callable[
     assert result.catalyst_context["inputs"] == ["bars", "news"]
 
 
+@pytest.mark.parametrize("day", ["yesterday", "2031-02-30", "2024/04/01"])
+async def test_a_catalyst_date_that_is_no_real_day_is_invalid_output(serve: Callable[..., Any], day: str) -> None:
+    """The prompt asks for YYYY-MM-DD or null; a catalyst dated "yesterday" would be passed on as a fact."""
+    answer = {
+        "catalyst_assessment": "POSITIVE",
+        "confidence_score": 0.6,
+        "catalyst_summary": "a contract win",
+        "positive_catalysts": [{"title": "contract", "description": "won a contract", "date": day}],
+        "negative_catalysts": [],
+    }
+    async with serve(answering(json.dumps(answer))) as http:
+        response = await http.post("/api/v1/research/experts/catalyst_detective", json={"symbol": "600519.SH"})
+    assert response.status_code == 502, response.text
+    assert response.json()["code"] == "llm_output_invalid"
+    assert "YYYY-MM-DD" in response.json()["detail"]
+
+
 async def test_parse_error_keeps_the_raw_output() -> None:
     from research.domain.analysis.technical import compute_technical_facts
     from research.domain.model.market_data import PriceHistory

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,22 @@ from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavai
 from shared_contracts.service.settings import EngineSettings
 
 log = structlog.get_logger(__name__)
+
+_attempts_of_this_call: ContextVar[list[int | None] | None] = ContextVar("llm_attempts_of_this_call", default=None)
+"""Each HTTP attempt of the current ``complete`` call: its status, None while unanswered (the SDK retries
+inside the caller's task, so the hooks see the call's context)."""
+
+
+async def _record_request(_request: httpx2.Request) -> None:
+    attempts = _attempts_of_this_call.get()
+    if attempts is not None:
+        attempts.append(None)
+
+
+async def _record_status(response: httpx2.Response) -> None:
+    attempts = _attempts_of_this_call.get()
+    if attempts:
+        attempts[-1] = response.status_code
 
 
 class _ToolCall(BaseModel):
@@ -87,12 +104,18 @@ class OpenAICompatibleChat:
         self.model = model
         self._json_mode = json_mode
         self._timeout_seconds = timeout_seconds
+        client = http_client if http_client is not None else openai.DefaultAioHttpClient()
+        hooks = client.event_hooks
+        client.event_hooks = {
+            "request": [*hooks["request"], _record_request],
+            "response": [*hooks["response"], _record_status],
+        }
         self._client = openai.AsyncOpenAI(
             api_key=api_key or "not-needed",
             base_url=base_url,
             timeout=timeout_seconds,
             max_retries=max_retries,
-            http_client=http_client if http_client is not None else openai.DefaultAioHttpClient(),
+            http_client=client,
         )
 
     async def complete(self, prompt: str, system_message: str | None, temperature: float) -> LLMCompletion:
@@ -103,6 +126,8 @@ class OpenAICompatibleChat:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
         if self._json_mode:
             body["response_format"] = {"type": "json_object"}
+        attempts: list[int | None] = []
+        recording = _attempts_of_this_call.set(attempts)
         try:
             # The SDK's request method for the same endpoint (its documented way to send a body as
             # given): ``chat.completions.create`` first walks every parameter through its TypedDict
@@ -111,6 +136,11 @@ class OpenAICompatibleChat:
             async with asyncio.timeout(self._timeout_seconds):
                 raw: bytes = await self._client.post("/chat/completions", cast_to=bytes, body=body)
         except TimeoutError as exc:
+            if attempts and attempts[-1] == 429:  # the budget ran out while the SDK waited as it was told
+                raise LLMUnavailableError(
+                    "the LLM is rate-limiting calls (429) and asked to be retried later than "
+                    f"LLM_TIMEOUT_SECONDS ({self._timeout_seconds:g} s) allows"
+                ) from exc
             raise LLMTimeoutError(
                 f"the LLM at {self._client.base_url} did not answer within {self._timeout_seconds:g} s "
                 "(LLM_TIMEOUT_SECONDS, retries included)"
@@ -125,6 +155,8 @@ class OpenAICompatibleChat:
             if exc.status_code == 408:
                 raise LLMTimeoutError(f"the LLM gave up on the call (408): {exc.message}") from exc
             raise LLMUpstreamError(f"the LLM refused the call ({exc.status_code}): {exc.message}") from exc
+        finally:
+            _attempts_of_this_call.reset(recording)
         completion = _read_reply(raw, self.model)
         log.info(
             "llm_call",

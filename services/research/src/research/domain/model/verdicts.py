@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from shared_contracts.engine import EngineInfo
-from shared_contracts.experts import CatalystAssessment, MacroEnvironment, Signal, ValuationVerdict
+from shared_contracts.experts import CatalystAssessment, MacroEnvironment, Signal, ValuationVerdict, is_iso_date
 
 SUMMARY_MAX = 2000
 ITEM_MAX = 400
@@ -63,10 +63,16 @@ class MacroVerdict(_Verdict):
     key_risks: list[Item] = Field(max_length=LIST_MAX)
 
 
+def _real_day(value: str) -> str:
+    if not is_iso_date(value):
+        raise ValueError("must be a YYYY-MM-DD date of a real day, or null")
+    return value
+
+
 class CatalystPoint(_Verdict):
     title: Annotated[str, Field(min_length=1, max_length=200)]
     description: Item
-    date: Annotated[str, Field(max_length=32)] | None = None
+    date: Annotated[str, AfterValidator(_real_day)] | None = None
 
 
 class CatalystVerdict(_Verdict):
