@@ -393,3 +393,20 @@ def test_cli_without_a_symbol_says_what_it_needs(capsys: pytest.CaptureFixture[s
         cli.main([])
     assert exited.value.code == 2
     assert "a symbol, --retry SESSION_ID or --sessions is required" in capsys.readouterr().err
+
+
+# A variable every service reads (shared_contracts.service.settings), set to what none accepts.
+@pytest.mark.parametrize("service", SERVICES)
+def test_a_service_started_with_a_bad_variable_exits_with_one_line_naming_it(service: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | {"LOG_LEVEL": "LOUD"}
+    started = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "--factory", f"{service}.main:create_app", "--port", "0"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 1
+    assert "Invalid configuration: LOG_LEVEL" in started.stderr
+    assert "Traceback" not in started.stderr, started.stderr

@@ -13,14 +13,14 @@ from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.presentation.rest.errors import STATUS_BY_EXCEPTION, install_research_failure_handler
 from coordinator.settings import Settings
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
-from shared_contracts.service.settings import load_settings
+from shared_contracts.service.settings import settings_of_this_process
 
 
 def create_app(settings: Settings | None = None, container: CoordinatorContainer | None = None) -> FastAPI:
     """Without ``container`` the lifespan opens the session store (migrating it, registering this
     coordinator instance, and marking the sessions of coordinators that are gone as interrupted), builds
     the container, and closes both on shutdown; a given container belongs to the caller."""
-    settings = settings or load_settings(Settings)
+    settings = settings or settings_of_this_process(Settings)
 
     @asynccontextmanager
     async def open_container() -> AsyncIterator[CoordinatorContainer]:

@@ -212,5 +212,5 @@ def test_create_app_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
     from coordinator.main import create_app
 
     monkeypatch.setenv("DEBATE_SERVICE_URL", "nope")
-    with pytest.raises(ConfigurationError, match="DEBATE_SERVICE_URL"):
+    with pytest.raises(SystemExit, match="DEBATE_SERVICE_URL"):
         create_app()

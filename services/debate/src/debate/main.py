@@ -10,13 +10,13 @@ from debate.api.routes import routers
 from debate.container import DebateContainer, Settings, build_container
 from debate.presentation.rest.errors import STATUS_BY_EXCEPTION
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
-from shared_contracts.service.settings import load_settings
+from shared_contracts.service.settings import settings_of_this_process
 
 
 def create_app(settings: Settings | None = None, container: DebateContainer | None = None) -> FastAPI:
     """Build the app; the lifespan builds the container from settings unless one is given (tests)."""
     if settings is None:
-        settings = container.settings if container is not None else load_settings(Settings)
+        settings = container.settings if container is not None else settings_of_this_process(Settings)
     resolved = settings
 
     def on_start(app: FastAPI, built: DebateContainer) -> None:

@@ -12,14 +12,14 @@ from judge.container import JudgeContainer, build_container
 from judge.presentation.rest.errors import STATUS_BY_EXCEPTION
 from judge.settings import JudgeSettings
 from shared_contracts.service.app_factory import container_lifespan, create_service_app
-from shared_contracts.service.settings import load_settings
+from shared_contracts.service.settings import settings_of_this_process
 
 log = structlog.get_logger(__name__)
 
 
 def create_app(settings: JudgeSettings | None = None, container: JudgeContainer | None = None) -> FastAPI:
     """Build the judge app; the container is built in the lifespan (and closed there) unless one is given."""
-    resolved = settings or (container.settings if container else load_settings(JudgeSettings))
+    resolved = settings or (container.settings if container else settings_of_this_process(JudgeSettings))
 
     def on_start(app: FastAPI, built: JudgeContainer) -> None:
         app.state.judge_service = built.judge_service

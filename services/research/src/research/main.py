@@ -11,13 +11,13 @@ from research.container import ResearchContainer, build_container
 from research.presentation.rest.errors import STATUS_BY_EXCEPTION
 from research.settings import Settings
 from shared_contracts.service import app_factory
-from shared_contracts.service.settings import load_settings
+from shared_contracts.service.settings import settings_of_this_process
 
 
 def create_app(settings: Settings | None = None, container: ResearchContainer | None = None) -> FastAPI:
     """Settings come from the environment unless given; the lifespan builds the container (loading the
     offline snapshot once) unless one is given, and closes what it built."""
-    settings = settings or load_settings(Settings)
+    settings = settings or settings_of_this_process(Settings)
 
     async def readiness(built: ResearchContainer) -> dict[str, str]:
         symbols = await built.provider.available_symbols()

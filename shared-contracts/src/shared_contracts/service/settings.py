@@ -73,3 +73,12 @@ def load_settings(settings_class: type[S]) -> S:
             msg = str(err["msg"]).removeprefix("Value error, ")
             problems.append(f"{loc}: {msg}" if loc else msg)
         raise ConfigurationError("Invalid configuration: " + "; ".join(problems)) from None
+
+
+def settings_of_this_process(settings_class: type[S]) -> S:
+    """``load_settings`` for an app factory that uvicorn calls: a bad variable ends the process with one
+    line naming it (exit status 1), not a traceback around it."""
+    try:
+        return load_settings(settings_class)
+    except ConfigurationError as exc:
+        raise SystemExit(str(exc)) from None
