@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import httpx2
 import pytest
 from contract_testkit import chat_completion, mock_chat, mock_llm_http_client
@@ -56,6 +57,16 @@ class RecordingLLMServer:
         return _completion(self.answers[role])
 
 
+async def post_debate(handler: Handler, **settings: Any) -> httpx.Response:
+    """POST a debate of the raw research results to a debate app whose LLM engine ``handler`` answers."""
+    container = build_container(_llm_settings(**settings), llm_http_client=mock_llm_http_client(handler))
+    try:
+        async with debate_client(container=container) as (client, _):
+            return await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
+    finally:
+        await container.aclose()
+
+
 async def test_llm_adapter_delegates_to_the_openai_compatible_client_and_returns_its_text() -> None:
     server = RecordingLLMServer({"SYS": "the answer"})
     adapter = LLMAdapter(mock_chat(server, model="m", api_key="k"))
@@ -76,13 +87,7 @@ async def test_llm_adapter_delegates_to_the_openai_compatible_client_and_returns
 
 async def test_llm_engine_debate_over_http_fills_prompts_and_filters_bulk_fields() -> None:
     server = RecordingLLMServer()
-    settings = _llm_settings()
-    container = build_container(settings, llm_http_client=mock_llm_http_client(server))
-    try:
-        async with debate_client(container=container) as (client, _):
-            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
-    finally:
-        await container.aclose()
+    response = await post_debate(server)
 
     assert response.status_code == 200, response.text
     body = response.json()
@@ -119,12 +124,7 @@ async def test_llm_engine_debate_over_http_fills_prompts_and_filters_bulk_fields
     ],
 )
 async def test_llm_failures_map_to_http(handler: Handler, status: int, code: str) -> None:
-    container = build_container(_llm_settings(), llm_http_client=mock_llm_http_client(handler))
-    try:
-        async with debate_client(container=container) as (client, _):
-            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
-    finally:
-        await container.aclose()
+    response = await post_debate(handler)
     assert response.status_code == status, response.text
     assert response.json()["code"] == code
 
@@ -138,12 +138,7 @@ async def test_an_answer_cut_off_at_its_length_limit_names_the_agent_and_keeps_w
             return chat_completion(cut, finish_reason="length")
         return RecordingLLMServer()(request)
 
-    container = build_container(_llm_settings(), llm_http_client=mock_llm_http_client(handler))
-    try:
-        async with debate_client(container=container) as (client, _):
-            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
-    finally:
-        await container.aclose()
+    response = await post_debate(handler)
     assert response.status_code == 500, response.text
     problem = response.json()
     assert (problem["code"], problem["agent"], problem["raw_output_excerpt"]) == (
@@ -155,17 +150,9 @@ async def test_an_answer_cut_off_at_its_length_limit_names_the_agent_and_keeps_w
 
 
 async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
-    container = build_container(
-        _llm_settings(llm_fallback_to_rules=True),
-        llm_http_client=mock_llm_http_client(
-            lambda _r: httpx2.Response(503, json={"error": {"message": "overloaded"}})
-        ),
+    response = await post_debate(
+        lambda _r: httpx2.Response(503, json={"error": {"message": "overloaded"}}), llm_fallback_to_rules=True
     )
-    try:
-        async with debate_client(container=container) as (client, _):
-            response = await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
-    finally:
-        await container.aclose()
     assert response.status_code == 200, response.text
     engine = response.json()["engine"]
     assert engine["kind"] == "rules"
