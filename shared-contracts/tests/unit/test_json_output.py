@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_contracts.llm.errors import LLMJSONError
-from shared_contracts.llm.json_output import extract_json_object, parse_model_output
+from shared_contracts.llm.json_output import MAX_OUTPUT_CHARS, extract_json_object, parse_model_output
 
 
 class Answer(BaseModel):
@@ -68,3 +68,13 @@ def test_a_number_written_as_a_string_is_read_as_the_number_and_still_checked() 
     assert parse_model_output('{"signal": "BULLISH", "confidence": "0.7"}', Answer).confidence == 0.7
     with pytest.raises(LLMJSONError, match="confidence: Input should be less than or equal to 1"):
         parse_model_output('{"signal": "BULLISH", "confidence": "5"}', Answer)
+
+
+def test_an_output_too_large_for_any_answer_is_refused_before_it_is_parsed() -> None:
+    """A valid answer with a 2 MB extra key would be stored and echoed whole (extra keys are ignored)."""
+    text = '{"signal": "BULLISH", "confidence": 0.7, "junk": "' + "x" * MAX_OUTPUT_CHARS + '"}'
+    with pytest.raises(LLMJSONError, match=rf"is {len(text)} characters, more than the {MAX_OUTPUT_CHARS}") as info:
+        parse_model_output(text, Answer)
+    assert info.value.raw_output == text  # the services keep its first 1000 characters
+    fitting = '{"signal": "BULLISH", "confidence": 0.7, "note": "' + "x" * 50_000 + '"}'
+    assert parse_model_output(fitting, Answer) == Answer(signal="BULLISH", confidence=0.7)

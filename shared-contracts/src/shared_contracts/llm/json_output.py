@@ -12,6 +12,9 @@ from pydantic_core import ErrorDetails
 from shared_contracts.llm.errors import LLMJSONError
 
 M = TypeVar("M", bound=BaseModel)
+MAX_OUTPUT_CHARS = 100_000
+"""Every answer contract caps its texts and lists (the largest valid answer is a few kB): an output above this
+is junk, refused before it is parsed, stored and echoed (what the model wrote is kept as an excerpt)."""
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
 
@@ -49,6 +52,11 @@ def parse_model_output(text: str, model: type[M]) -> M:
 
     JSON types are taken as they are (``true`` is not a confidence of 1.0), with one leniency models
     need: a number written as a string (``"0.7"``) is read as the number."""
+    if len(text) > MAX_OUTPUT_CHARS:
+        raise LLMJSONError(
+            f"the model output is {len(text)} characters, more than the {MAX_OUTPUT_CHARS} any answer can take",
+            raw_output=text,
+        )
     data = extract_json_object(text)
     try:
         return model.model_validate_json(json.dumps(data), strict=True)
