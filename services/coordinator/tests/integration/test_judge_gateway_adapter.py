@@ -102,7 +102,7 @@ async def test_a_newer_close_from_the_valuation_modeler_is_the_reference(adapter
     }
     body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2026-11-25"})
     assert (body["reference_price"], body["reference_date"]) == (1291.91, "2026-06-13")
-    assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}  # levels: the technical's
+    assert "key_levels" not in body  # the technical levels are of 2025-09-30: no anchor for a 2026 price
 
 
 async def test_a_close_after_the_analysis_date_is_not_the_reference(adapter: JudgeGatewayAdapter) -> None:
@@ -112,6 +112,7 @@ async def test_a_close_after_the_analysis_date_is_not_the_reference(adapter: Jud
     }
     body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2022-06-01"})
     assert (body["reference_price"], body["reference_date"]) == (1580.5, "2022-06-01")
+    assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}  # the same day's
 
 
 async def test_the_valuation_close_alone_is_a_reference_without_key_levels(adapter: JudgeGatewayAdapter) -> None:

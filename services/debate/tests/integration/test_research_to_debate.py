@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -16,21 +17,29 @@ import pytest
 from contract_testkit import BULK_FIELDS
 from debate_http import debate_client
 
+from debate.infrastructure.rules.scoring import split_risks
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ExpertType
+from shared_contracts.projection import project_expert_results
 
 SNAPSHOT_SYMBOLS = ["600519.SH", "000001.SZ", "300750.SZ", "601318.SH", "AAPL", "MSFT"]
 
 
 @pytest.fixture
 async def research_client() -> AsyncIterator[httpx.AsyncClient]:
+    async with _research_app("zh") as client:
+        yield client
+
+
+@asynccontextmanager
+async def _research_app(language: str) -> AsyncIterator[httpx.AsyncClient]:
     try:
         from research.main import create_app
         from research.settings import Settings
     except ImportError as exc:  # the research service is built in parallel
         pytest.skip(f"the research service is not importable yet ({exc}); nothing real to feed the debate")
     settings = Settings.model_validate(
-        {"analysis_engine": "rules", "market_data_provider": "offline", "log_json": False}
+        {"analysis_engine": "rules", "market_data_provider": "offline", "log_json": False, "report_language": language}
     )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
@@ -106,3 +115,19 @@ async def test_every_snapshot_symbol_yields_research_results(research_client: ht
         results, _ = await _research(research_client, symbol)
         produced[symbol] = sorted(results)
     assert all(produced.values()), produced
+
+
+@pytest.mark.parametrize("symbol", SNAPSHOT_SYMBOLS)
+async def test_each_expert_names_as_many_risks_in_either_language(symbol: str) -> None:
+    """The verdict sizes by the number of risks: it must not depend on REPORT_LANGUAGE (an English risk
+    written "overbought; pullback risk" counted twice; a Chinese list joined with '；' once)."""
+    counts = {}
+    for language in ("zh", "en"):
+        async with _research_app(language) as client:
+            results, _ = await _research(client, symbol)
+        counts[language] = {
+            expert: len(split_risks(summary.risk_warning))
+            for expert, summary in project_expert_results(results).items()
+        }
+    assert counts["zh"] == counts["en"]
+    assert counts["zh"]

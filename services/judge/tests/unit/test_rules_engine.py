@@ -176,6 +176,15 @@ async def test_a_thesis_quoted_in_the_reasoning_keeps_one_closing_mark() -> None
     assert "多头论点：多头占优；" in proposal.reasoning
 
 
+async def test_a_risk_named_twice_counts_once() -> None:
+    """Counted four times it made a HIGH risk level of one risk, listed once in the warnings."""
+    proposal = await agent("en").decide(
+        make_input(risk_factors=("same", "same ", "same", "other"), key_disagreements=())
+    )
+    assert [w for w in proposal.risk_warnings if w in ("same", "other")] == ["same", "other"]
+    assert "2 risk factors → MEDIUM risk level" in proposal.reasoning
+
+
 async def test_no_named_risk_is_itself_a_warning() -> None:
     proposal = await agent("en").decide(make_input(risk_factors=(" ",)))
     assert any("named no risk factors" in w for w in proposal.risk_warnings)

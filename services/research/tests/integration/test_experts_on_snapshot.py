@@ -153,3 +153,15 @@ async def test_no_analysis_date_analyses_as_of_today_and_names_the_gap(snapshot:
     result = await container.experts.run("technical_analyst", "600519.SH")
     assert result["as_of"] == "2025-09-30"
     assert any("417 days before the analysis date 2026-11-21" in gap for gap in result["data_gaps"])
+
+
+async def test_dividend_yields_are_a_risk_only_when_the_sources_disagree(snapshot: OfflineSnapshotProvider) -> None:
+    container = rules_container(snapshot, "en")
+    agreeing = await container.experts.run("valuation_modeler", "600519.SH")  # 4.0 % in both sources
+    disagreeing = await container.experts.run("valuation_modeler", "601318.SH")
+    assert not any("dividend" in risk for risk in agreeing["risk_factors"])
+    assert not any("dividend" in gap for gap in agreeing["data_gaps"])
+    [risk] = [r for r in disagreeing["risk_factors"] if "dividend" in r]
+    assert risk.startswith("dividend yield sources disagree: ")
+    assert risk in disagreeing["data_gaps"]
+    assert "{" not in risk  # named source by source, not a Python dict

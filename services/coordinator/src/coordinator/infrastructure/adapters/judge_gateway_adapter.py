@@ -62,11 +62,16 @@ _CLOSES = {
 
 def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
     """reference_price / reference_date = the latest close among the experts' (``_CLOSES``) on or before
-    ``context["analysis_date"]`` when there is one; key_levels = key_technical_levels.{support,resistance}."""
+    ``context["analysis_date"]`` when there is one; key_levels = key_technical_levels.{support,resistance}
+    when that close is the technical analyst's (levels of another day would anchor stops on stale prices)."""
     results = (context or {}).get("expert_results") or {}
     found: dict[str, Any] = _latest_close(results, (context or {}).get("analysis_date"))
     technical = results.get(ExpertType.TECHNICAL_ANALYST.value)
-    levels = technical.get("key_technical_levels") if isinstance(technical, Mapping) else None
+    technical_close = _latest_close({ExpertType.TECHNICAL_ANALYST.value: technical}, None)
+    if not found or found != technical_close:
+        return found
+    assert isinstance(technical, Mapping)  # it reported the close
+    levels = technical.get("key_technical_levels")
     if isinstance(levels, Mapping):
         support, resistance = _numbers(levels.get("support")), _numbers(levels.get("resistance"))
         if support or resistance:

@@ -60,8 +60,8 @@ class JudgeInput:
 
     @property
     def named_risks(self) -> tuple[str, ...]:
-        """Risk factors with blank entries dropped (what the rules count)."""
-        return tuple(r.strip() for r in self.risk_factors if r.strip())
+        """Risk factors with blank and repeated entries dropped (what the rules count and list)."""
+        return tuple(dict.fromkeys(r.strip() for r in self.risk_factors if r.strip()))
 
     @property
     def risk_count(self) -> int:
@@ -70,4 +70,4 @@ class JudgeInput:
 
     @property
     def named_disagreements(self) -> tuple[str, ...]:
-        return tuple(d.strip() for d in self.key_disagreements if d.strip())
+        return tuple(dict.fromkeys(d.strip() for d in self.key_disagreements if d.strip()))

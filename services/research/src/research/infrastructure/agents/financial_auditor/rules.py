@@ -127,7 +127,11 @@ def risk_text(f: FinancialFacts, card: Scorecard, lang: Language) -> str:
         risks.append(tr(lang, "净利润为含少数股东口径", "net profit includes minority interests"))
     if not risks:
         risks.append(
-            tr(lang, "未触发负面规则；年报数据滞后于股价", "no negative rule fired; annual data lag the share price")
+            tr(
+                lang,
+                "未触发负面规则，但年报数据滞后于股价",
+                "no negative rule fired, but annual data lag the share price",
+            )
         )
     return ("；" if lang == "zh" else "; ").join(risks)
 

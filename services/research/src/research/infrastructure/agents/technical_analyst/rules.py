@@ -113,7 +113,7 @@ def risk_text(f: TechnicalFacts, lang: Language) -> str:
             tr(
                 lang,
                 f"RSI14 {num(f.rsi14, 1)} 处于超买区，存在回调风险",
-                f"RSI14 {num(f.rsi14, 1)} is overbought; pullback risk",
+                f"RSI14 {num(f.rsi14, 1)} is overbought, a pullback risk",
             )
         )
     if f.rsi14 is not None and f.rsi14 <= OVERSOLD:
@@ -121,7 +121,7 @@ def risk_text(f: TechnicalFacts, lang: Language) -> str:
             tr(
                 lang,
                 f"RSI14 {num(f.rsi14, 1)} 处于超卖区，趋势可能延续",
-                f"RSI14 {num(f.rsi14, 1)} is oversold; the downtrend may persist",
+                f"RSI14 {num(f.rsi14, 1)} is oversold, and the downtrend may persist",
             )
         )
     if f.levels.resistance and (f.levels.resistance[0] / f.close - 1) * 100 <= NEAR_LEVEL_PCT:

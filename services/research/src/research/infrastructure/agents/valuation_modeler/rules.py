@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.analysis.valuation import ValuationFacts
+from research.domain.analysis.valuation import ValuationFacts, by_source, dividend_sources_disagree
 from research.domain.model.verdicts import AgentAnswer, ValuationVerdictModel
 from research.domain.ports.agents import IValuationModelerAgent
 from research.infrastructure.agents.scoring import Language, Scorecard, num, tr
@@ -113,9 +113,9 @@ def risk_factors(f: ValuationFacts, lang: Language) -> list[str]:
         risks.append(
             tr(lang, "PE 分位来自数据源，统计窗口未说明", "the PE percentile comes from the source, window not stated")
         )
-    if len(f.dividend_yields_by_source) > 1:
-        pairs = ", ".join(f"{k} {v}%" for k, v in f.dividend_yields_by_source.items())
-        risks.append(tr(lang, f"不同来源的股息率：{pairs}", f"dividend yield by source: {pairs}"))
+    if dividend_sources_disagree(f.dividend_yields_by_source):  # sources that agree are no risk
+        pairs = by_source(f.dividend_yields_by_source)
+        risks.append(tr(lang, f"不同来源的股息率不一致：{pairs}", f"dividend yield sources disagree: {pairs}"))
     if f.pb is None:
         risks.append(tr(lang, "缺少 PB 数据", "no PB data"))
     return risks[:10]
