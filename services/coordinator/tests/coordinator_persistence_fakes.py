@@ -68,7 +68,8 @@ async def _find_pg_user() -> tuple[str | None, str]:
     return None, "; ".join(reasons)
 
 
-async def _admin(user: str, sql: str) -> None:
+async def pg_admin(user: str, sql: str) -> None:
+    """Run one statement as ``user`` on the admin database of the local PostgreSQL."""
     import asyncpg
 
     conn = await asyncpg.connect(host=PG_HOST, port=PG_PORT, user=user, database=PG_ADMIN_DB)
@@ -85,11 +86,11 @@ def local_postgres_database() -> Iterator[str]:
     if user is None:
         pytest.skip(f"PostgreSQL at {PG_HOST}:{PG_PORT} (database {PG_ADMIN_DB}) is not usable: {why}")
     name = f"coord_test_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(user, f'CREATE DATABASE "{name}"'))
+    asyncio.run(pg_admin(user, f'CREATE DATABASE "{name}"'))
     try:
         yield f"postgresql+asyncpg://{user}@{PG_HOST}:{PG_PORT}/{name}"
     finally:
-        asyncio.run(_admin(user, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(pg_admin(user, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 def docker_unavailable_reason() -> str | None:

@@ -61,7 +61,7 @@ def stance_of(signal: str) -> Signal | None:
     return _STANCE.get(signal.strip().upper())
 
 
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 
 def is_iso_date(value: Any) -> bool:

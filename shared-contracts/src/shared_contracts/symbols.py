@@ -8,8 +8,8 @@ from typing import Literal
 
 MarketCode = Literal["SH", "SZ", "BJ", "HK", "US"]
 
-_A_SHARE = re.compile(r"^(\d{6})\.(SH|SZ|BJ)$")
-_HK = re.compile(r"^(\d{1,5})\.HK$")
+_A_SHARE = re.compile(r"^([0-9]{6})\.(SH|SZ|BJ)$")  # ASCII digits: \d also takes "６"
+_HK = re.compile(r"^([0-9]{1,5})\.HK$")
 _US = re.compile(r"^([A-Z][A-Z0-9]{0,5}(?:[.\-][A-Z])?)$")
 
 SYMBOL_HELP = "use 600519.SH / 000001.SZ / 430047.BJ, 0700.HK, or a US ticker like AAPL"

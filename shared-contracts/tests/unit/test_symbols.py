@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from shared_contracts.experts import is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, canonical_symbol, normalize_symbol, parse_symbol
 
 
@@ -22,7 +23,10 @@ def test_accepted_spellings(raw: str, parsed: tuple[str, str], canonical: str) -
     assert normalize_symbol(raw) == canonical
 
 
-@pytest.mark.parametrize("raw", ["", None, "600519", "600519.SS", "1234567.SH", "$$$", "TOOLONGTICKER", "0700.HKG"])
+@pytest.mark.parametrize(
+    "raw",
+    ["", None, "600519", "600519.SS", "1234567.SH", "$$$", "TOOLONGTICKER", "0700.HKG", "６００５１９.SH", "٠٧٠٠.HK"],
+)
 def test_rejected(raw: str | None) -> None:
     with pytest.raises(SymbolSyntaxError, match=r"600519\.SH"):
         parse_symbol(raw)
@@ -40,3 +44,8 @@ def test_rejected(raw: str | None) -> None:
 )
 def test_canonical_symbol_spells_the_grammar_canonically_and_keeps_the_rest(raw: str, canonical: str) -> None:
     assert canonical_symbol(raw) == canonical
+
+
+def test_an_iso_date_is_written_in_ascii_digits() -> None:
+    assert is_iso_date("2025-09-30")
+    assert not is_iso_date("２０２５-０９-３０")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from coordinator_persistence_fakes import local_postgres_database
+from coordinator_persistence_fakes import local_postgres_database, make_session, pg_admin
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
@@ -17,6 +17,7 @@ from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence import engine as engine_module
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.instances import InstanceLease
+from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import STORE_ERRORS, SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from shared_contracts.service.logging import configure_logging, flush_logs
@@ -95,3 +96,36 @@ async def test_a_store_down_at_shutdown_does_not_fail_the_shutdown(
     await close()  # no exception: the engine is disposed of all the same
     flush_logs()
     assert "session_store_release_failed" in capsys.readouterr().err
+
+
+async def test_a_database_refusing_connections_is_unavailable_and_a_final_status_waits_for_it(
+    postgres_url: str,
+) -> None:
+    """PostgreSQL refusing connections (here: ALLOW_CONNECTIONS false; also too many connections, shutting
+    down) answers with errors SQLAlchemy maps to no subclass: they were 500s, and a session finishing then
+    stayed `running` for good."""
+    database = postgres_url.rsplit("/", 1)[1]
+    user = postgres_url.split("//", 1)[1].split("@", 1)[0]
+    engine = build_engine(postgres_url)
+    await run_migrations(engine)
+    store = SqlAlchemySessionRepository(engine)
+    session = make_session()
+    try:
+        await store.create(session)
+        await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS false')
+        await pg_admin(user, f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'")
+        await engine.dispose()  # no pooled connection left: every call connects
+        with pytest.raises(SessionStoreUnavailableError, match="The session store is unavailable"):
+            await store.get(session.session_id)
+        with pytest.raises(SessionStoreUnavailableError):
+            await store.finish(session.session_id, "completed")
+
+        await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
+        assert await store.write_unwritten_finishes() == 1
+        stored = await store.get(session.session_id)
+        assert stored is not None
+        assert stored.status == "completed"
+    finally:
+        await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
+        await store.close()
+        await engine.dispose()

@@ -46,6 +46,21 @@ SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarat
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
 INSTANCES: Table = CoordinatorInstanceRow.__table__  # type: ignore[assignment]
 STORE_ERRORS = (OperationalError, InterfaceError, OSError)
+# What else the driver reports for a database that cannot serve us now (asyncpg's errors SQLAlchemy maps to
+# no subclass): SQLSTATE classes 08 connection, 28 authorization, 3D no such database, 53 resources (too many
+# connections), 57 operator intervention (shutting down, not accepting connections yet), and 55000 "database
+# does not allow connections".
+UNAVAILABLE_SQLSTATE_CLASSES = ("08", "28", "3D", "53", "57")
+UNAVAILABLE_SQLSTATES = frozenset({"55000"})
+
+
+def is_store_unavailable(exc: BaseException) -> bool:
+    if isinstance(exc, STORE_ERRORS):
+        return True
+    state = getattr(exc.orig, "sqlstate", None) if isinstance(exc, DBAPIError) else None
+    return isinstance(state, str) and (state[:2] in UNAVAILABLE_SQLSTATE_CLASSES or state in UNAVAILABLE_SQLSTATES)
+
+
 # The write path's statements are built once and executed with parameters: building a statement and its
 # cache key on every write cost more than executing it (~160 µs against ~60 µs on SQLite).
 INSERT_SESSION: Insert = insert(SESSIONS)
@@ -75,13 +90,17 @@ class SqlAlchemySessionRepository(ISessionRepository):
         try:
             async with self._sessionmaker.begin() as db:
                 yield db
-        except STORE_ERRORS as exc:
+        except (*STORE_ERRORS, DBAPIError) as exc:
+            if not is_store_unavailable(exc):
+                raise
             raise _unavailable(exc) from exc
 
     async def _write(self, statements: Statements[T]) -> T:
         try:
             return await self._writes.run(statements)
-        except STORE_ERRORS as exc:
+        except (*STORE_ERRORS, DBAPIError) as exc:
+            if not is_store_unavailable(exc):
+                raise
             raise _unavailable(exc) from exc
 
     async def create(self, session: ResearchSession) -> None:
