@@ -410,3 +410,33 @@ def test_a_service_started_with_a_bad_variable_exits_with_one_line_naming_it(ser
     assert started.returncode == 1
     assert "Invalid configuration: LOG_LEVEL" in started.stderr
     assert "Traceback" not in started.stderr, started.stderr
+
+
+def test_a_service_stopped_by_sigterm_writes_its_last_log_lines() -> None:
+    """uvicorn ends a signalled server by raising the signal again once the app has shut down: no exit hook
+    runs, so lines still queued for the log writer were lost ("Application shutdown complete" never showed)."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | {"LOG_LEVEL": "INFO"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "judge.main:create_app", "--port", str(port)],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        server.send_signal(signal.SIGTERM)
+        _, stderr = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert "Application shutdown complete" in stderr, stderr[-2000:]
+    assert "Finished server process" in stderr, stderr[-2000:]

@@ -12,7 +12,7 @@ from fastapi.openapi.utils import get_openapi
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 from shared_contracts.service.body_limit import RequestBodyLimitMiddleware
 from shared_contracts.service.heap import startup_heap_frozen
-from shared_contracts.service.logging import configure_logging
+from shared_contracts.service.logging import configure_logging, write_logs_synchronously
 from shared_contracts.service.observability import ReadinessCheck, install_observability
 from shared_contracts.service.problems import UnexpectedErrorMiddleware, install_problem_handlers
 from shared_contracts.service.request_id import RequestIdMiddleware
@@ -31,7 +31,7 @@ def create_service_app(
     readiness: ReadinessCheck | None = None,
 ) -> FastAPI:
     configure_logging(settings.log_level, json=settings.log_json, service=service)
-    app = FastAPI(title=title, description=description, version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title=title, description=description, version="0.1.0", lifespan=_logs_written_at_exit(lifespan))
     # Added innermost first: the request-id middleware runs outside the others, so their answers carry the id.
     app.add_middleware(UnexpectedErrorMiddleware)
     app.add_middleware(RequestBodyLimitMiddleware, max_bytes=settings.max_request_body_bytes)
@@ -42,6 +42,26 @@ def create_service_app(
         app.include_router(router)
     publish_400_not_422(app)
     return app
+
+
+def _logs_written_at_exit(
+    lifespan: Callable[[FastAPI], AbstractAsyncContextManager[Any]] | None,
+) -> Callable[[FastAPI], AbstractAsyncContextManager[Any]]:
+    """The app's lifespan, after whose shutdown every line is written as it is logged (the process is about
+    to end, possibly by a signal: ``write_logs_synchronously``)."""
+
+    @asynccontextmanager
+    async def lifespan_then_direct_logs(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            if lifespan is None:
+                yield
+            else:
+                async with lifespan(app):
+                    yield
+        finally:
+            write_logs_synchronously()
+
+    return lifespan_then_direct_logs
 
 
 def publish_400_not_422(app: FastAPI) -> None:

@@ -113,6 +113,21 @@ def flush_logs() -> None:
         _listener.start()
 
 
+def write_logs_synchronously() -> None:
+    """From now on each line is written where it is logged, and what is queued is written first. For the
+    end of a process's life: uvicorn ends a signalled server by raising the signal again with its default
+    action once the app has shut down, so no exit hook runs to write the lines still queued (its last
+    lines, and anything logged at shutdown, were lost)."""
+    root = logging.getLogger()
+    for i, handler in enumerate(root.handlers):
+        if isinstance(handler, logging.handlers.QueueHandler):
+            direct = _CurrentStderrHandler()
+            direct.setFormatter(handler.formatter)
+            root.handlers[i] = direct
+    if _listener is not None:
+        _listener.stop()
+
+
 def _write_what_is_queued() -> None:
     if _listener is not None:
         _listener.stop()
