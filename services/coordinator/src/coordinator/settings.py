@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
+from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
 from shared_contracts.service.settings import ServiceSettings
 
@@ -49,4 +50,5 @@ class Settings(ServiceSettings):
             raise ValueError(
                 f"must be a SQLAlchemy URL such as sqlite+aiosqlite:///./data/coordinator.db, got {value!r}"
             )
+        normalize_database_url(value)  # another backend or a synchronous driver: a configuration error, at start
         return value

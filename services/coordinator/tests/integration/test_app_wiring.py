@@ -195,6 +195,8 @@ def test_settings_defaults() -> None:
         ("JUDGE_TIMEOUT_SECONDS", "soon"),
         ("HTTP_MAX_ATTEMPTS", "7"),
         ("DATABASE_URL", "coordinator.db"),
+        ("DATABASE_URL", "mysql+aiomysql://u@h/db"),
+        ("DATABASE_URL", "postgresql+psycopg2://u@h/db"),
         ("SESSION_LEASE_SECONDS", "inf"),
         ("SESSION_LEASE_SECONDS", "1e308"),
         ("SESSION_LEASE_SECONDS", "nan"),
