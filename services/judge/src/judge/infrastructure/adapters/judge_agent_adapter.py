@@ -12,10 +12,9 @@ import structlog
 
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
-from judge.domain.exceptions import LLMOutputParseError
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.domain.ports.llm import ILLMPort
-from judge.infrastructure.adapters.output_parser import parse_verdict
+from judge.infrastructure.adapters.output_parser import parse_verdict, refused_output
 from judge.infrastructure.adapters.rules.texts import price_text
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.errors import LLMJSONError
@@ -79,7 +78,7 @@ class JudgeAgentAdapter(IJudgeAgentPort):
         try:
             text = await self._llm.generate(user, system, TEMPERATURE)
         except LLMJSONError as exc:  # cut off at its length limit
-            raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
+            raise refused_output(exc) from exc
         proposal = parse_verdict(text, EngineInfo(kind="llm", model=self._model))
         log.info("judge_llm_verdict", symbol=judge_input.symbol, action=proposal.action.value)
         return proposal

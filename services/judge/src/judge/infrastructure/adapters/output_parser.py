@@ -39,7 +39,7 @@ def parse_verdict(text: str, engine: EngineInfo) -> VerdictProposal:
     try:
         output = parse_model_output(text, JudgeLLMOutput)
     except LLMJSONError as exc:
-        raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
+        raise refused_output(exc) from exc
     return VerdictProposal(
         action=Action(output.action),
         position_percent=output.position_percent,
@@ -53,3 +53,8 @@ def parse_verdict(text: str, engine: EngineInfo) -> VerdictProposal:
         engine=engine,
         contrarian_justification=output.contrarian_justification.strip(),
     )
+
+
+def refused_output(exc: LLMJSONError) -> LLMOutputParseError:
+    """The model's refused output (unparseable, or cut off at its length limit), with what it wrote."""
+    return LLMOutputParseError(str(exc), raw_output=exc.raw_output)
