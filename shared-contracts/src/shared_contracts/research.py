@@ -11,15 +11,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_contracts.engine import EngineInfo
-from shared_contracts.experts import CatalystAssessment, MacroEnvironment, Signal, ValuationVerdict
+from shared_contracts.experts import CatalystAssessment, IsoDate, MacroEnvironment, Signal, ValuationVerdict
 
 Confidence = Field(ge=0.0, le=1.0, allow_inf_nan=False)
 
 
 class ExpertRunRequest(BaseModel):
+    """``analysis_date`` dates the whole research: every input is one public on that day. Without it, the
+    technical analyst's ``options.analysis_date`` dates it, else today; both given and different is a
+    400 ``conflicting_analysis_date``."""
+
     model_config = ConfigDict(extra="forbid")
 
     symbol: str
+    analysis_date: IsoDate | None = Field(default=None, description="ISO date the research is made as of.")
     options: dict[str, Any] | None = None
 
 
@@ -57,6 +62,13 @@ class ExpertResultBase(BaseModel):
     input: Any = Field(description="The prompt sent to the LLM, or the rule inputs.")
     output: Any = Field(description="The raw LLM text, or the rules engine's trace.")
     data_gaps: list[str] = Field(default_factory=list, description="What the data did not have.")
+    analysis_date: str | None = Field(default=None, description="The day the research is made as of (ISO).")
+    inputs_as_of: dict[str, Any] = Field(
+        default_factory=dict, description="Each input's date: which data each figure came from and as of when."
+    )
+    staleness: list[str] = Field(
+        default_factory=list, description="Inputs older than their documented threshold on the analysis date."
+    )
 
 
 class TechnicalAnalystResult(ExpertResultBase):
@@ -127,3 +139,32 @@ class CatalystDetectiveResult(BaseModel):
     data_gaps: list[str] = Field(default_factory=list)
     input: Any = Field(default=None, description="The prompt sent to the LLM, or the rule inputs.")
     output: Any = Field(default=None, description="The raw LLM text, or the rules engine's trace.")
+    analysis_date: str | None = None
+    inputs_as_of: dict[str, Any] = Field(default_factory=dict)
+    staleness: list[str] = Field(default_factory=list)
+
+
+class DateSpan(BaseModel):
+    first: str
+    last: str
+    count: int = Field(ge=0)
+
+
+class UniverseSymbol(BaseModel):
+    """What the offline data has for one symbol: bar days, annual report period ends, valuation snapshot days."""
+
+    symbol: str
+    market: str
+    bars: DateSpan | None = None
+    financials: DateSpan | None = None
+    valuation: DateSpan | None = None
+
+
+class Universe(BaseModel):
+    """``GET /api/v1/research/universe``: the symbols the data provider can analyse. A live provider is
+    open-ended (``open_ended: true``, no list)."""
+
+    data_provider: str
+    open_ended: bool
+    count: int = Field(ge=0)
+    symbols: list[UniverseSymbol]

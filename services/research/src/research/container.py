@@ -14,6 +14,7 @@ from research.application.catalyst_detective_service import CatalystDetectiveSer
 from research.application.expert_dispatcher import ExpertDispatcher
 from research.application.financial_auditor_service import FinancialAuditorService
 from research.application.macro_intelligence_service import MacroIntelligenceService
+from research.application.point_in_time_data import PointInTimeData
 from research.application.technical_analyst_service import TechnicalAnalystService
 from research.application.valuation_modeler_service import ValuationModelerService
 from research.domain.model.verdicts import (
@@ -110,12 +111,14 @@ def build_container(
     catalyst = _agent(
         RulesCatalystDetectiveAgent(lang), chat, settings, "catalyst_detective", CatalystVerdict, slots=catalyst_slots
     )
+    data = PointInTimeData(provider)
     experts = ExpertDispatcher(
-        TechnicalAnalystService(provider, technical, today),
-        FinancialAuditorService(provider, financial),
-        ValuationModelerService(provider, valuation),
-        MacroIntelligenceService(provider, macro),
-        CatalystDetectiveService(provider, catalyst),
+        TechnicalAnalystService(data, technical, today),
+        FinancialAuditorService(data, financial, today),
+        ValuationModelerService(data, valuation, today),
+        MacroIntelligenceService(data, macro, today),
+        CatalystDetectiveService(data, catalyst, today),
+        today,
     )
     engine = EngineInfo(kind="llm", model=chat.model) if chat else EngineInfo(kind="rules")
     return ResearchContainer(settings=settings, provider=provider, experts=experts, engine=engine, chat=chat)

@@ -133,17 +133,19 @@ async def test_valuation_states_its_assumptions(snapshot: OfflineSnapshotProvide
     assert result["valuation_verdict"] == "UNDERVALUED"  # percentile 1.7, spread 3.4 pts, yield 4 % > 1.72 %
 
 
-async def test_an_analysis_date_past_the_last_bar_is_named_as_a_data_gap(snapshot: OfflineSnapshotProvider) -> None:
+async def test_an_analysis_date_past_the_last_bar_is_named_as_staleness(snapshot: OfflineSnapshotProvider) -> None:
     container = rules_container(snapshot)
     recent = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2025-09-30"})
     after_a_holiday = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2025-10-08"})
     stale = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2026-11-21"})
-    assert not any("latest bar" in gap for gap in recent["data_gaps"] + after_a_holiday["data_gaps"])
+    assert recent["staleness"] == after_a_holiday["staleness"] == []
     assert stale["as_of"] == "2025-09-30"
-    assert (
-        "the latest bar is 2025-09-30, 417 days before the analysis date 2026-11-21: offline-snapshot has nothing newer"
-        in stale["data_gaps"]
-    )
+    assert stale["analysis_date"] == "2026-11-21"
+    assert stale["inputs_as_of"] == {"bars": "2025-09-30"}
+    assert stale["staleness"] == [
+        "the latest bar is 2025-09-30, 298 weekdays before the analysis date 2026-11-21: "
+        "offline-snapshot has nothing newer"
+    ]
 
 
 async def test_no_analysis_date_analyses_as_of_today_and_names_the_gap(snapshot: OfflineSnapshotProvider) -> None:
@@ -152,7 +154,8 @@ async def test_no_analysis_date_analyses_as_of_today_and_names_the_gap(snapshot:
     container = build_container(settings, provider=snapshot, today=lambda: date(2026, 11, 21))
     result = await container.experts.run("technical_analyst", "600519.SH")
     assert result["as_of"] == "2025-09-30"
-    assert any("417 days before the analysis date 2026-11-21" in gap for gap in result["data_gaps"])
+    assert result["analysis_date"] == "2026-11-21"
+    assert any("298 weekdays before the analysis date 2026-11-21" in note for note in result["staleness"])
 
 
 async def test_dividend_yields_are_a_risk_only_when_the_sources_disagree(snapshot: OfflineSnapshotProvider) -> None:

@@ -113,7 +113,20 @@ async def test_run_catalyst_detective_nests_result(client: httpx.AsyncClient) ->
         (
             "technical_analyst",
             {"symbol": "600519.SH", "options": {"analysis_date": "2022-02-01"}},
-            404,
+            422,
+            "insufficient_history",
+        ),
+        (
+            "technical_analyst",
+            {"symbol": "600519.SH", "analysis_date": "2025-09-30", "options": {"analysis_date": "2025-09-29"}},
+            400,
+            "conflicting_analysis_date",
+        ),
+        ("macro_intelligence", {"symbol": "600519.SH", "analysis_date": "2025/09/30"}, 400, "invalid_request"),
+        (
+            "financial_auditor",
+            {"symbol": "600519.SH", "analysis_date": "2015-04-29"},
+            422,
             "insufficient_history",
         ),
     ],
@@ -133,7 +146,10 @@ async def test_client_mistakes_are_4xx_problems(
 async def test_unknown_symbol_lists_the_offline_symbols(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/v1/research/experts/technical_analyst", json={"symbol": "0700.HK"})
     assert response.status_code == 404
-    assert response.json()["available_symbols"] == ["000001.SZ", "300750.SZ", "600519.SH", "601318.SH", "AAPL", "MSFT"]
+    body = response.json()
+    assert len(body["available_symbols"]) == 121
+    assert {"600519.SH", "AAPL", "603993.SH"} <= set(body["available_symbols"])
+    assert "GET /api/v1/research/universe" in body["detail"]
 
 
 async def test_malformed_json_is_400(client: httpx.AsyncClient) -> None:

@@ -1,12 +1,15 @@
-"""Catalyst detective: events detected in the bars and annual reports, plus news when the provider has it."""
+"""Catalyst detective: events detected in the bars and annual reports public on the analysis date, plus the
+news published by then when the provider has it."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import Any, TypeVar
 
 from research.application.dtos import CatalystDetectiveAgentResult
+from research.application.point_in_time_data import PointInTimeData
 from research.application.result_audit import audit_fields
 from research.domain.analysis.catalyst import CatalystFacts
 from research.domain.analysis.events import (
@@ -18,10 +21,10 @@ from research.domain.analysis.events import (
 )
 from research.domain.analysis.financial import compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.exceptions import DataUnavailableError
+from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.symbol import Symbol
 from research.domain.ports.agents import ICatalystDetectiveAgent
-from research.domain.ports.market_data import IMarketDataProvider
+from research.domain.staleness import bars_staleness, report_staleness
 from shared_contracts.research import CatalystItem, CatalystResult
 
 T = TypeVar("T")
@@ -29,50 +32,65 @@ FINANCIAL_PERIODS = 3
 NEWS_LIMIT = 20
 
 
-async def _optional(call: Awaitable[T]) -> T | DataUnavailableError:
+Missing = DataUnavailableError | InsufficientHistoryError
+
+
+async def _optional(call: Awaitable[T]) -> T | Missing:
     try:
         return await call
-    except DataUnavailableError as exc:
+    except (DataUnavailableError, InsufficientHistoryError) as exc:
         return exc
 
 
 class CatalystDetectiveService:
-    def __init__(self, provider: IMarketDataProvider, agent: ICatalystDetectiveAgent) -> None:
-        self._provider = provider
+    def __init__(
+        self, data: PointInTimeData, agent: ICatalystDetectiveAgent, today: Callable[[], date] = date.today
+    ) -> None:
+        self._data = data
         self._agent = agent
+        self._today = today
 
-    async def run(self, symbol: str) -> CatalystDetectiveAgentResult:
+    async def run(self, symbol: str, *, analysis_date: date | None = None) -> CatalystDetectiveAgentResult:
         parsed = Symbol.parse(symbol)
-        history, statements, news = await asyncio.gather(
-            _optional(self._provider.get_price_history(parsed)),
-            _optional(self._provider.get_financials(parsed, FINANCIAL_PERIODS)),
-            _optional(self._provider.get_news(parsed, NEWS_LIMIT)),
+        on = analysis_date or self._today()
+        history, dated, news = await asyncio.gather(
+            _optional(self._data.price_history(parsed, on)),
+            _optional(self._data.financials(parsed, FINANCIAL_PERIODS, on)),
+            _optional(self._data.news(parsed, NEWS_LIMIT, on)),
         )
         events: list[CatalystEvent] = []
         inputs: list[str] = []
         gaps: list[str] = []
+        provenance: dict[str, Any] = {}
+        staleness: list[str] = []
         dates = []
-        if isinstance(history, DataUnavailableError) or len(history.bars) < 2:
-            gaps.append(f"no price bars: {history}" if isinstance(history, DataUnavailableError) else "too few bars")
+        if isinstance(history, Missing) or len(history.bars) < 2:
+            gaps.append(f"no price bars: {history}" if isinstance(history, Missing) else "too few bars")
         else:
             events += detect_price_events(history.bars)
             inputs.append("bars")
             dates.append(history.bars[-1].date)
-        if isinstance(statements, DataUnavailableError) or not statements.periods:
-            gaps.append(f"no annual financials: {statements}" if isinstance(statements, DataUnavailableError) else "")
+            provenance["bars"] = history.bars[-1].date.isoformat()
+            staleness += bars_staleness(history.bars[-1].date, on, self._data.name)
+        if isinstance(dated, Missing):
+            gaps.append(f"no annual financials: {dated}")
         else:
+            statements = dated.statements
             events += detect_financial_events(compute_financial_facts(statements))
             inputs.append("financials")
             dates.append(statements.periods[-1].period_end)
-        news_items = [] if isinstance(news, DataUnavailableError) else news
+            provenance["financials"] = dated.provenance()
+            staleness += report_staleness(statements.periods[-1].period_end, on)
+        news_items = [] if isinstance(news, Missing) else news
         if news_items:
             events += news_events(news_items)
             inputs.append("news")
             dates.append(max(n.published_at.date() for n in news_items))
+            provenance["news"] = max(dates).isoformat()
         else:
-            gaps.append(f"no news from {self._provider.name}")
+            gaps.append(f"no news from {self._data.name}")
         if not dates:
-            raise DataUnavailableError(f"{parsed}: neither price bars nor financial statements to detect catalysts in")
+            raise self._nothing_to_detect(parsed, on, history, dated)
         facts = CatalystFacts(
             symbol=str(parsed),
             as_of=max(dates),
@@ -102,5 +120,28 @@ class CatalystDetectiveService:
                 "price_window_bars": WINDOW_BARS,
             },
             data_gaps=list(facts.gaps),
-            **audit_fields(parsed, facts.as_of, self._provider, answer),
+            **audit_fields(
+                parsed,
+                facts.as_of,
+                self._data.provider,
+                answer,
+                analysis_date=on,
+                inputs_as_of=provenance,
+                staleness=staleness,
+            ),
         )
+
+    @staticmethod
+    def _nothing_to_detect(symbol: Symbol, on: date, history: object, dated: object) -> Exception:
+        """Insufficient history when a later day would have bars or a report; no data of either kind otherwise."""
+        later = [
+            e.earliest_usable_date
+            for e in (history, dated)
+            if isinstance(e, InsufficientHistoryError) and e.earliest_usable_date is not None
+        ]
+        if later:
+            return InsufficientHistoryError(
+                f"{symbol}: neither price bars nor an annual report public on {on.isoformat()} to detect catalysts in",
+                earliest_usable_date=min(later),
+            )
+        return DataUnavailableError(f"{symbol}: neither price bars nor financial statements to detect catalysts in")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -11,7 +13,7 @@ from research.application.financial_auditor_service import FinancialAuditorServi
 from research.application.macro_intelligence_service import MacroIntelligenceService
 from research.application.technical_analyst_service import TechnicalAnalystService
 from research.application.valuation_modeler_service import ValuationModelerService
-from research.domain.exceptions import InvalidOptionsError, UnknownExpertError
+from research.domain.exceptions import ConflictingAnalysisDateError, InvalidOptionsError, UnknownExpertError
 from shared_contracts.experts import (
     EXPERT_OPTION_MODELS,
     ExpertType,
@@ -36,6 +38,16 @@ def parse_options(expert: ExpertType, options: dict[str, Any] | None) -> BaseMod
         raise InvalidOptionsError(f"invalid options for {expert.value}: {where}") from None
 
 
+def resolve_analysis_date(given: date | None, option: date | None, today: Callable[[], date]) -> date:
+    """The research's one date: ``analysis_date``, else the technical analyst's option, else today."""
+    if given is not None and option is not None and given != option:
+        raise ConflictingAnalysisDateError(
+            f"analysis_date {given.isoformat()} and options.analysis_date {option.isoformat()} differ; "
+            "give one, or the same date in both"
+        )
+    return given or option or today()
+
+
 class ExpertDispatcher:
     def __init__(
         self,
@@ -44,26 +56,36 @@ class ExpertDispatcher:
         valuation: ValuationModelerService,
         macro: MacroIntelligenceService,
         catalyst: CatalystDetectiveService,
+        today: Callable[[], date] = date.today,
     ) -> None:
         self.technical = technical
         self.financial = financial
         self.valuation = valuation
         self.macro = macro
         self.catalyst = catalyst
+        self._today = today
 
-    async def run(self, expert_name: str, symbol: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Validate the expert and its options (UnknownExpertError, InvalidOptionsError), then run it."""
+    async def run(
+        self,
+        expert_name: str,
+        symbol: str,
+        options: dict[str, Any] | None = None,
+        analysis_date: date | None = None,
+    ) -> dict[str, Any]:
+        """Validate the expert, its options and the date (UnknownExpertError, InvalidOptionsError,
+        ConflictingAnalysisDateError), then run it as of the research's date."""
         expert = parse_expert(expert_name)
         parsed = parse_options(expert, options)
+        option_date = parsed.analysis_date if isinstance(parsed, TechnicalAnalystOptions) else None
+        on = resolve_analysis_date(analysis_date, option_date, self._today)
         if expert is ExpertType.TECHNICAL_ANALYST:
-            assert isinstance(parsed, TechnicalAnalystOptions)
-            return await self.technical.run(symbol, parsed.analysis_date)
+            return await self.technical.run(symbol, on)
         if expert is ExpertType.FINANCIAL_AUDITOR:
             assert isinstance(parsed, FinancialAuditorOptions)
-            return await self.financial.run(symbol, limit=parsed.limit)
+            return await self.financial.run(symbol, limit=parsed.limit, analysis_date=on)
         if expert is ExpertType.VALUATION_MODELER:
-            return await self.valuation.run(symbol)
+            return await self.valuation.run(symbol, analysis_date=on)
         if expert is ExpertType.MACRO_INTELLIGENCE:
-            return await self.macro.run(symbol)
-        result = await self.catalyst.run(symbol)
+            return await self.macro.run(symbol, analysis_date=on)
+        result = await self.catalyst.run(symbol, analysis_date=on)
         return result.model_dump(mode="json")

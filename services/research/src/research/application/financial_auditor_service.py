@@ -1,16 +1,20 @@
-"""Financial auditor: growth, margins, ROE, cash-flow quality, leverage and payout over ``limit`` years."""
+"""Financial auditor: growth, margins, ROE, cash-flow quality, leverage and payout over the last ``limit``
+annual reports public on the analysis date."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import date
 from typing import Any
 
+from research.application.point_in_time_data import PointInTimeData
 from research.application.result_audit import audit_fields
 from research.domain.analysis.financial import FinancialFacts, compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.exceptions import InvalidOptionsError
 from research.domain.model.symbol import Symbol
 from research.domain.ports.agents import IFinancialAuditorAgent
-from research.domain.ports.market_data import IMarketDataProvider
+from research.domain.staleness import report_staleness
 from shared_contracts.experts import FINANCIAL_LIMIT_MAX
 from shared_contracts.research import FinancialAuditorResult
 
@@ -38,22 +42,34 @@ def financial_gaps(facts: FinancialFacts, limit: int) -> list[str]:
 
 
 class FinancialAuditorService:
-    def __init__(self, provider: IMarketDataProvider, agent: IFinancialAuditorAgent) -> None:
-        self._provider = provider
+    def __init__(
+        self, data: PointInTimeData, agent: IFinancialAuditorAgent, today: Callable[[], date] = date.today
+    ) -> None:
+        self._data = data
         self._agent = agent
+        self._today = today
 
-    async def run(self, symbol: str, limit: int = 5) -> dict[str, Any]:
+    async def run(self, symbol: str, limit: int = 5, *, analysis_date: date | None = None) -> dict[str, Any]:
         parsed = Symbol.parse(symbol)
         if not 1 <= limit <= FINANCIAL_LIMIT_MAX:
             raise InvalidOptionsError(f"limit must be between 1 and {FINANCIAL_LIMIT_MAX}, got {limit}")
-        statements = await self._provider.get_financials(parsed, limit)
-        facts = compute_financial_facts(statements)
+        analysis_date = analysis_date or self._today()
+        dated = await self._data.financials(parsed, limit, analysis_date)
+        facts = compute_financial_facts(dated.statements)
         answer = await self._agent.analyse(facts)
         figures = facts.dimensions()
         verdict = answer.verdict.model_dump()
         dimensions = [{**d, "figures": figures[d["dimension"]]} for d in verdict.pop("dimension_analyses")]
         result = FinancialAuditorResult(
-            **audit_fields(parsed, facts.as_of, self._provider, answer),
+            **audit_fields(
+                parsed,
+                facts.as_of,
+                self._data.provider,
+                answer,
+                analysis_date=analysis_date,
+                inputs_as_of={"financials": dated.provenance()},
+                staleness=report_staleness(facts.as_of, analysis_date),
+            ),
             data_gaps=financial_gaps(facts, limit),
             **verdict,
             dimension_analyses=dimensions,

@@ -1,39 +1,114 @@
 """Valuation modeler: PE/PB/dividend yield, percentile, earnings yield vs the 10-year yield, and an
-intrinsic value range with stated assumptions."""
+intrinsic value range with stated assumptions, from the valuation data public on the analysis date.
+
+The newest of two is used: the latest valuation snapshot taken by that day, or multiples computed from that
+day's close and the annual reports public then (``computed_snapshot``), when the data supports them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import date
 from typing import Any
 
+from research.application.point_in_time_data import ALL_PERIODS, PointInTimeData, report_available_from
 from research.application.result_audit import audit_fields
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.analysis.valuation import compute_valuation_facts
-from research.domain.exceptions import DataUnavailableError
-from research.domain.model.market_data import MacroData
+from research.domain.analysis.valuation import COMPUTED_SOURCE, compute_valuation_facts, computed_snapshot
+from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
+from research.domain.model.market_data import MacroData, ValuationData, ValuationSnapshot
 from research.domain.model.symbol import Symbol
 from research.domain.ports.agents import IValuationModelerAgent
-from research.domain.ports.market_data import IMarketDataProvider
+from research.domain.staleness import valuation_staleness
+from shared_contracts.experts import FINANCIAL_LIMIT_MAX
 from shared_contracts.research import ValuationModelerResult
+
+COMPUTED_CAVEAT = (
+    "multiples computed here from the close and the latest public annual report: PE on the last annual "
+    "profit (not TTM), shares = dividend total / DPS; forward-adjusted closes understate older prices"
+)
 
 
 class ValuationModelerService:
-    def __init__(self, provider: IMarketDataProvider, agent: IValuationModelerAgent) -> None:
-        self._provider = provider
+    def __init__(
+        self, data: PointInTimeData, agent: IValuationModelerAgent, today: Callable[[], date] = date.today
+    ) -> None:
+        self._data = data
         self._agent = agent
+        self._today = today
 
-    async def run(self, symbol: str) -> dict[str, Any]:
-        parsed = Symbol.parse(symbol)
-        valuation = await self._provider.get_valuation(parsed)
-        macro: MacroData | None
+    async def _computed(self, symbol: Symbol, on: date) -> ValuationSnapshot | None:
         try:
-            macro = await self._provider.get_macro(parsed)
+            history = await self._data.price_history(symbol, on)
+            dated = await self._data.financials(symbol, FINANCIAL_LIMIT_MAX, on)
+        except (DataUnavailableError, InsufficientHistoryError):
+            return None
+        last = history.bars[-1]
+        return computed_snapshot(last.date, last.close, dated.statements.periods)
+
+    async def _macro(self, symbol: Symbol, on: date) -> MacroData | None:
+        try:
+            return await self._data.macro(symbol, on)
+        except (DataUnavailableError, InsufficientHistoryError):
+            return None
+
+    async def _first_computable(self, symbol: Symbol) -> date | None:
+        """The first day a report with a DPS is public and a bar exists: multiples can be computed from then."""
+        try:
+            history = await self._data.full_price_history(symbol)
+            statements = await self._data.provider.get_financials(symbol, ALL_PERIODS)
         except DataUnavailableError:
-            macro = None
+            return None
+        days = [report_available_from(symbol, p.period_end, p.published_on) for p in statements.periods if p.dps]
+        return max(min(days), history.bars[0].date) if days and history.bars else None
+
+    async def _valuation(self, symbol: Symbol, on: date) -> ValuationData:
+        """The snapshots public on ``on``, or a computed one when it is newer than all of them."""
+        computed = await self._computed(symbol, on)
+        no_data = DataUnavailableError(f"{symbol}: no valuation data")
+        try:
+            valuation: ValuationData | None = await self._data.valuation(symbol, on)
+        except DataUnavailableError as exc:
+            valuation, no_data = None, exc
+        newest = max((s.as_of.date() for s in valuation.snapshots), default=None) if valuation else None
+        if computed is not None and (newest is None or computed.as_of.date() > newest):
+            return ValuationData(symbol=symbol, snapshots=(computed,), source=COMPUTED_SOURCE)
+        if valuation is not None and (valuation.snapshots or valuation.history):
+            return valuation
+        first_snapshot = await self._data.earliest_valuation(symbol) if valuation is not None else None
+        earliest = min((d for d in (first_snapshot, await self._first_computable(symbol)) if d), default=None)
+        if earliest is None:
+            raise no_data
+        raise InsufficientHistoryError(
+            f"{symbol}: no valuation snapshot was taken by {on.isoformat()} and no annual report public then "
+            f"has the dividend figures to compute multiples from; the earliest usable date is {earliest.isoformat()}",
+            earliest_usable_date=earliest,
+        )
+
+    async def run(self, symbol: str, *, analysis_date: date | None = None) -> dict[str, Any]:
+        parsed = Symbol.parse(symbol)
+        analysis_date = analysis_date or self._today()
+        valuation = await self._valuation(parsed, analysis_date)
+        macro = await self._macro(parsed, analysis_date)
         facts = compute_valuation_facts(valuation, macro)
+        computed = any(s.source == COMPUTED_SOURCE for s in valuation.snapshots)
+        if computed:
+            facts = replace(facts, gaps=(COMPUTED_CAVEAT, *facts.gaps))
         answer = await self._agent.analyse(facts)
         intrinsic = to_jsonable(facts.intrinsic_value) if facts.intrinsic_value else {"available": False}
+        inputs: dict[str, Any] = {"valuation": {"as_of": facts.as_of.isoformat(), "computed": computed}}
+        if facts.bond_yield_date is not None:
+            inputs["macro"] = {"cgb_10y_yield": facts.bond_yield_date.isoformat()}
         result = ValuationModelerResult(
-            **audit_fields(parsed, facts.as_of, self._provider, answer),
+            **audit_fields(
+                parsed,
+                facts.as_of,
+                self._data.provider,
+                answer,
+                analysis_date=analysis_date,
+                inputs_as_of=inputs,
+                staleness=valuation_staleness(facts.as_of, analysis_date),
+            ),
             data_gaps=list(facts.gaps),
             **answer.verdict.model_dump(),
             estimated_intrinsic_value_range=intrinsic,

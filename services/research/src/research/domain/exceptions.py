@@ -4,18 +4,22 @@ ResearchError
 ├── InvalidRequestError            400
 │   ├── SymbolRequiredError        symbol_required (missing or blank, as the coordinator and debate say)
 │   ├── InvalidSymbolError         invalid_symbol
-│   └── InvalidOptionsError        invalid_options
+│   ├── InvalidOptionsError        invalid_options
+│   └── ConflictingAnalysisDateError conflicting_analysis_date (analysis_date and the option differ)
 ├── NotFoundError                  404
 │   ├── UnknownExpertError         unknown_expert
 │   ├── SymbolNotFoundError        symbol_not_found (carries the symbols available offline)
-│   ├── DataUnavailableError       data_unavailable (the provider has no data of that category)
-│   └── InsufficientHistoryError   insufficient_history (too little data before analysis_date)
+│   └── DataUnavailableError       data_unavailable (the provider has no data of that category)
+├── InsufficientHistoryError       422 insufficient_history (too little data public on the analysis date;
+│                                  carries ``earliest_usable_date`` when the data has a later one)
 ├── DataProviderError              502 data_provider_error (a live source failed)
 │   └── DataProviderTimeoutError   504 data_provider_timeout
 └── LLMOutputParseError            502 llm_output_invalid (the model's answer is not the promised JSON)
 """
 
 from __future__ import annotations
+
+from datetime import date
 
 from shared_contracts.problems import raw_output_member
 
@@ -40,6 +44,10 @@ class InvalidOptionsError(InvalidRequestError):
     code = "invalid_options"
 
 
+class ConflictingAnalysisDateError(InvalidRequestError):
+    code = "conflicting_analysis_date"
+
+
 class NotFoundError(ResearchError):
     code = "not_found"
 
@@ -61,8 +69,15 @@ class DataUnavailableError(NotFoundError):
     code = "data_unavailable"
 
 
-class InsufficientHistoryError(NotFoundError):
+class InsufficientHistoryError(ResearchError):
     code = "insufficient_history"
+
+    def __init__(self, message: str, earliest_usable_date: date | None = None) -> None:
+        super().__init__(message)
+        self.earliest_usable_date = earliest_usable_date
+        self.problem_extra = (
+            {"earliest_usable_date": earliest_usable_date.isoformat()} if earliest_usable_date else None
+        )
 
 
 class DataProviderError(ResearchError):

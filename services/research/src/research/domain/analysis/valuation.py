@@ -6,12 +6,18 @@ against the 10-year government bond yield, and an earnings-power value range wit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, time
 from typing import Any
 
 from research.domain.analysis.numbers import percentile_rank, rnd
 from research.domain.exceptions import DataUnavailableError
-from research.domain.model.market_data import MacroData, MacroObservation, ValuationData, ValuationSnapshot
+from research.domain.model.market_data import (
+    AnnualFinancials,
+    MacroData,
+    MacroObservation,
+    ValuationData,
+    ValuationSnapshot,
+)
 
 EQUITY_RISK_PREMIUM_RANGE = (0.03, 0.05)
 """Required return = 10y yield + ERP; a 3-5 % premium bounds the earnings-power value."""
@@ -161,4 +167,29 @@ def _earnings_power_value(close: float | None, pe: float | None, bond_pct: float
             "risk_free": "10-year government bond yield",
             "growth": "none: current earnings held flat forever (a conservative floor for growing firms)",
         },
+    )
+
+
+COMPUTED_SOURCE = "computed point in time: close of the day and the latest public annual report"
+
+
+def computed_snapshot(close_day: date, close: float, periods: tuple[AnnualFinancials, ...]) -> ValuationSnapshot | None:
+    """Multiples of the day from its close and the annual reports public that day (``periods``, oldest first):
+    dividend yield = DPS / close; shares = dividend total / DPS of the same report; PE (last annual report,
+    not TTM) = close × shares / net profit attributable to the parent. None when no report has a DPS."""
+    with_dps = [p for p in periods if p.dps is not None and p.dps > 0]
+    if not with_dps or close <= 0:
+        return None
+    latest = with_dps[-1]
+    assert latest.dps is not None
+    shares = latest.dividend_total / latest.dps if latest.dividend_total else None
+    profit = periods[-1].net_profit_parent
+    pe = close * shares / profit if shares and profit and profit > 0 and periods[-1] is latest else None
+    return ValuationSnapshot(
+        as_of=datetime.combine(close_day, time()),
+        source=COMPUTED_SOURCE,
+        close=close,
+        pe_ttm=rnd(pe, 2),
+        dividend_yield_pct=rnd(latest.dps / close * 100.0, 3),
+        total_mv=rnd(close * shares, 0) if shares else None,
     )

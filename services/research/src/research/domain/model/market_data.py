@@ -49,6 +49,8 @@ class AnnualFinancials:
     dividend_total: float | None = None
     payout_ratio_pct: float | None = None
     year_end_close: float | None = None
+    published_on: date | None = None
+    """The report's real announcement date when the source has it (else the availability rules' deadline)."""
 
 
 @dataclass(frozen=True)
@@ -124,3 +126,21 @@ class NewsItem:
     summary: str
     source: str
     url: str | None = None
+
+
+@dataclass(frozen=True)
+class DateSpan:
+    first: date
+    last: date
+    count: int
+
+
+@dataclass(frozen=True)
+class SymbolCoverage:
+    """What a provider has for one symbol: bar days, annual report period ends, valuation snapshot days."""
+
+    symbol: str
+    market: str
+    bars: DateSpan | None
+    financials: DateSpan | None
+    valuation: DateSpan | None

@@ -10,7 +10,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
-from research.domain.model.market_data import FinancialStatements, MacroData, NewsItem, PriceHistory, ValuationData
+from research.domain.model.market_data import (
+    FinancialStatements,
+    MacroData,
+    NewsItem,
+    PriceHistory,
+    SymbolCoverage,
+    ValuationData,
+)
 from research.domain.model.symbol import Symbol
 
 
@@ -40,3 +47,7 @@ class IMarketDataProvider(ABC):
     @abstractmethod
     async def available_symbols(self) -> list[str] | None:
         """Symbols this provider can serve, or None when it is open-ended (live providers)."""
+
+    async def universe(self) -> list[SymbolCoverage] | None:
+        """What the provider has for each symbol it can serve; None when it is open-ended (live providers)."""
+        return None

@@ -1,7 +1,8 @@
-"""The offline snapshot provider (the default): real public data shipped in ``snapshot/``, loaded once.
+"""The offline snapshot provider (the default): real public data shipped in ``snapshot/``.
 
-Coverage (see ``snapshot/SOURCES.md``): bars for 4 A-shares and AAPL/MSFT; annual financials for the
-A-shares; valuation snapshots for 600519.SH, 300750.SZ, 601318.SH; China macro; no news.
+Coverage (see ``snapshot/SOURCES.md`` and ``snapshot/universe.csv``): daily bars for 119 A-shares and
+AAPL/MSFT; annual financials for 19 A-shares, valuation snapshots for 18; China macro; no news.
+Financials, valuation and macro are read at start; each symbol's bars on first use, then kept.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.market_data import (
     AnnualFinancials,
     Bar,
+    DateSpan,
     FinancialStatements,
     MacroData,
     MacroSeries,
     NewsItem,
     PriceHistory,
+    SymbolCoverage,
     ValuationData,
     ValuationSnapshot,
 )
@@ -32,7 +35,7 @@ MACRO_SOURCE = "tsvetoslavtsachev/china-macro-dashboard (NBS/PBoC via akshare, D
 
 @dataclass(frozen=True)
 class _Snapshot:
-    bars: dict[str, tuple[Bar, ...]]
+    bar_files: dict[str, Path]
     financials: dict[str, tuple[tuple[AnnualFinancials, ...], tuple[str, ...]]]
     valuation: dict[str, tuple[ValuationSnapshot, ...]]
     macro_cn: dict[str, MacroSeries]
@@ -53,18 +56,25 @@ class OfflineSnapshotProvider(IMarketDataProvider):
 
         macro_file = directory / "macro" / "china_macro.csv"
         self._data = _Snapshot(
-            bars={p.stem: reader.read_bars(p) for p in by_symbol("bars")},
+            bar_files={p.stem: p for p in by_symbol("bars")},
             financials={p.stem: reader.read_financials(p) for p in by_symbol("financials")},
             valuation={p.stem: reader.read_valuation(p) for p in by_symbol("valuation")},
             macro_cn=reader.read_macro(macro_file, MACRO_SOURCE) if macro_file.is_file() else {},
         )
-        self._symbols = sorted(set(self._data.bars) | set(self._data.financials) | set(self._data.valuation))
+        self._symbols = sorted(set(self._data.bar_files) | set(self._data.financials) | set(self._data.valuation))
+        self._bars: dict[str, tuple[Bar, ...]] = {}
+
+    def _bars_of(self, key: str) -> tuple[Bar, ...]:
+        if key not in self._bars:
+            self._bars[key] = reader.read_bars(self._data.bar_files[key])
+        return self._bars[key]
 
     def _known(self, symbol: Symbol) -> str:
         key = str(symbol)
         if key not in self._symbols:
             raise SymbolNotFoundError(
-                f"{key} is not in the offline snapshot; it has {', '.join(self._symbols)}",
+                f"{key} is not in the offline snapshot; it has {len(self._symbols)} symbols "
+                f"(GET /api/v1/research/universe lists them), e.g. {', '.join(self._symbols[:5])}",
                 available_symbols=list(self._symbols),
             )
         return key
@@ -77,9 +87,9 @@ class OfflineSnapshotProvider(IMarketDataProvider):
 
     async def get_price_history(self, symbol: Symbol, end: date | None = None) -> PriceHistory:
         key = self._known(symbol)
-        if key not in self._data.bars:
-            raise self._missing(key, "price bars", dict(self._data.bars))
-        bars = self._data.bars[key]
+        if key not in self._data.bar_files:
+            raise self._missing(key, "price bars", dict(self._data.bar_files))
+        bars = self._bars_of(key)
         if end is not None:
             bars = tuple(b for b in bars if b.date <= end)
         source = reader.BARS_SOURCE.get(key, reader.DEFAULT_BARS_SOURCE)
@@ -122,3 +132,18 @@ class OfflineSnapshotProvider(IMarketDataProvider):
 
     async def available_symbols(self) -> list[str] | None:
         return list(self._symbols)
+
+    async def universe(self) -> list[SymbolCoverage] | None:
+        def span(days: list[date]) -> DateSpan | None:
+            return DateSpan(days[0], days[-1], len(days)) if days else None
+
+        return [
+            SymbolCoverage(
+                symbol=key,
+                market=Symbol.parse(key).market.value,
+                bars=span([b.date for b in self._bars_of(key)] if key in self._data.bar_files else []),
+                financials=span([p.period_end for p in self._data.financials.get(key, ((), ()))[0]]),
+                valuation=span(sorted(s.as_of.date() for s in self._data.valuation.get(key, ()))),
+            )
+            for key in self._symbols
+        ]

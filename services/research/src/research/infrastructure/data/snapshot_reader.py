@@ -72,7 +72,11 @@ def read_financials(path: Path) -> tuple[tuple[AnnualFinancials, ...], tuple[str
     """Annual periods oldest first, and the distinct upstream source tags of the rows."""
     rows = _rows(path)
     periods = [
-        AnnualFinancials(period_end=date.fromisoformat(r["period_end"]), **{f: _num(r[f]) for f in _FIN_FIELDS})
+        AnnualFinancials(
+            period_end=date.fromisoformat(r["period_end"]),
+            published_on=date.fromisoformat(r["published_on"]) if r.get("published_on") else None,
+            **{f: _num(r[f]) for f in _FIN_FIELDS},
+        )
         for r in rows
     ]
     tags = sorted({tag for r in rows for tag in r.get("sources", "").split(";") if tag})

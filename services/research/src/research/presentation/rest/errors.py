@@ -7,6 +7,7 @@ from __future__ import annotations
 from research.domain.exceptions import (
     DataProviderError,
     DataProviderTimeoutError,
+    InsufficientHistoryError,
     InvalidRequestError,
     LLMOutputParseError,
     NotFoundError,
@@ -16,6 +17,7 @@ from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavai
 STATUS_BY_EXCEPTION: dict[type[Exception], int] = {
     InvalidRequestError: 400,
     NotFoundError: 404,
+    InsufficientHistoryError: 422,
     DataProviderError: 502,
     DataProviderTimeoutError: 504,
     LLMOutputParseError: 502,

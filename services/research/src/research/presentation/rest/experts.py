@@ -83,8 +83,12 @@ async def list_experts(request: Request) -> ExpertCatalog:
     "/experts/{expert_type}",
     summary="Run one expert on a symbol",
     responses={
-        400: {"description": "bad symbol or options"},
-        404: {"description": "unknown expert, unknown symbol, no data of that kind, too little history"},
+        400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},
+        404: {"description": "unknown expert, unknown symbol, no data of that kind"},
+        422: {
+            "description": "insufficient_history: too little data public on the analysis date "
+            "(`earliest_usable_date` says from when there is enough)"
+        },
         502: {"description": "a live data source failed, or the LLM's answer is not the promised JSON"},
         503: {"description": "the LLM endpoint is unavailable"},
         504: {"description": "a live data source or the LLM endpoint timed out"},
@@ -92,7 +96,7 @@ async def list_experts(request: Request) -> ExpertCatalog:
 )
 async def run_expert(expert_type: str, body: ExpertRunRequest, request: Request) -> dict[str, Any]:
     started = time.perf_counter()
-    result = await _experts(request).run(expert_type, body.symbol, body.options)
+    result = await _experts(request).run(expert_type, body.symbol, body.options, body.analysis_date)
     log.info(
         "expert_done",
         expert=expert_type,
