@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
 
-from research.container import build_container
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.main import create_app
 from research.settings import Settings
@@ -17,16 +15,6 @@ from shared_contracts.research import ExpertCatalog, TechnicalAnalystResult
 
 def rules_settings(**overrides: Any) -> Settings:
     return Settings(_env_file=None, analysis_engine="rules", log_json=False, **overrides)  # type: ignore[call-arg]
-
-
-@pytest.fixture
-async def client(snapshot: OfflineSnapshotProvider) -> AsyncIterator[httpx.AsyncClient]:
-    settings = rules_settings()
-    app = create_app(settings, container=build_container(settings, provider=snapshot))
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
-            yield http
 
 
 async def test_catalogue_lists_five_experts_with_options(client: httpx.AsyncClient) -> None:

@@ -35,7 +35,8 @@ class TechnicalAnalystService:
         except InsufficientHistoryError as exc:
             full = await self._data.full_price_history(symbol)
             earliest = full.bars[MIN_BARS - 1].date if len(full.bars) >= MIN_BARS else None
-            raise InsufficientHistoryError(str(exc), earliest_usable_date=earliest) from None
+            when = f"; {MIN_BARS} bars are first public on {earliest.isoformat()}" if earliest else ""
+            raise InsufficientHistoryError(f"{exc}{when}", earliest_usable_date=earliest) from None
         answer = await self._agent.analyse(facts)
         gaps = []
         if facts.bars_used < YEAR_BARS:
