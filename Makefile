@@ -52,10 +52,11 @@ test-fast: bootstrap
 run: bootstrap
 	$(RUN) python scripts/run_local.py
 
-# Post a research to the running stack (make run) and print a summary. COORDINATOR_URL=... for another one.
+# Post a research to the running stack (make run) and print a summary. COORDINATOR_URL=... for another one;
+# EXPERTS=a,b for some experts only; DATE=YYYY-MM-DD for a research as of that day (point in time).
 SYMBOL ?= 600519.SH
 research: $(UV)
-	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts "$(EXPERTS)")
+	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts "$(EXPERTS)") $(if $(DATE),--analysis-date "$(DATE)")
 
 # The same CLI with any of its arguments (--help): make cli ARGS="--sessions --status partial". It runs on the
 # uv that make installed when none was on PATH (.tools/bin/uv), where a bare `uv run` would not be found.

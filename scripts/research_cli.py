@@ -1,17 +1,30 @@
-"""Post a research to the running coordinator and print a readable summary; list and retry sessions.
+"""Post a research to the running coordinator and print a readable summary; list and retry sessions;
+list the symbols the research service's data covers.
 
-    make research SYMBOL=600519.SH [EXPERTS=technical_analyst,valuation_modeler]
+    make research SYMBOL=600519.SH [EXPERTS=technical_analyst,valuation_modeler] [DATE=2024-06-28]
     make cli ARGS="600519.SH --skip-debate"
+    make cli ARGS="600519.SH --analysis-date 2024-06-28"
     make cli ARGS="--sessions [600519.SH] [--status partial]"
     make cli ARGS="--retry SESSION_ID"
+    make cli ARGS="--universe"
 
 (``make cli ARGS=...`` is ``uv run python scripts/research_cli.py ...`` on the uv make installed if needed.)
+
+--analysis-date YYYY-MM-DD makes the whole research (every expert, the debate, the verdict) as of that day,
+from the data public then; without it, as of today. The summary shows the analysis date, each expert's
+as_of and its inputs' dates, and a "⚠ stale" line for each expert whose inputs were old on that day.
+A symbol without data (404 symbol_not_found) or a date before its data can support an analysis
+(422 insufficient_history, with the earliest usable date) is printed as an error.
+
+--universe lists what the research service's data covers: each symbol's market, daily bars (first and last
+day, count), annual financials (report period ends) and valuation snapshots; a live provider is open-ended.
 
 When the debate or the verdict is missing, the session's record says why (GET /sessions/{id}); the
 summary shows it.
 
 COORDINATOR_URL (default http://127.0.0.1:8000) points it at another coordinator, e.g. the compose gateway
-http://127.0.0.1:8080. Exit code: 0 completed/partial, 1 failed or refused, 2 coordinator unreachable.
+http://127.0.0.1:8080; RESEARCH_URL (default http://127.0.0.1:8001) at another research service (--universe).
+Exit code: 0 completed/partial, 1 failed or refused, 2 usage error or service unreachable.
 """
 
 from __future__ import annotations
@@ -27,10 +40,11 @@ from typing import Any
 
 import httpx
 
-from shared_contracts.experts import ExpertType
+from shared_contracts.experts import ExpertType, is_iso_date
 from shared_contracts.projection import ProjectionError, summarize_expert_result
 
 DEFAULT_URL = os.environ.get("COORDINATOR_URL", "http://127.0.0.1:8000")
+DEFAULT_RESEARCH_URL = os.environ.get("RESEARCH_URL", "http://127.0.0.1:8001")
 WIDTH = 100
 
 
@@ -66,30 +80,36 @@ def _engine(block: Mapping[str, Any]) -> str:
 def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = None) -> str:
     """The coordinator's research response as a few readable lines; ``stages`` (the stored session's
     ``debate`` and ``judge`` records) says why a missing debate or verdict is missing."""
+    experts = body.get("expert_results") or {}
     lines = [
         f"Research {body.get('symbol', '?')}: {str(body.get('overall_status', '?')).upper()}"
         f"   session {body.get('session_id', '?')}   retry_count {body.get('retry_count', 0)}",
+        f"Analysis date {_analysis_date(body) or '(not reported)'}",
+        *_staleness_lines(experts),
         "",
         "Experts",
     ]
-    experts = body.get("expert_results") or {}
     for name, envelope in experts.items():
         envelope = envelope if isinstance(envelope, Mapping) else {}
         if envelope.get("status") != "success":
             lines.append(f"  FAILED  {name}")
             lines.append(_indent(envelope.get("error"), 600))  # the whole reason: it may list what exists
             continue
+        data = _data(envelope)
+        as_of = f"as of {data['as_of']}  " if data.get("as_of") else ""
         try:
             summary = summarize_expert_result(name, envelope)
         except ProjectionError as exc:
-            lines.append(f"  ok      {name:<20} (unreadable summary: {exc})")
+            lines.append(f"  ok      {name:<20} {as_of}(unreadable summary: {exc})")
             continue
         if summary is None:
-            lines.append(f"  ok      {name:<20} (no data)")
+            lines.append(f"  ok      {name:<20} {as_of}(no data)")
             continue
-        data = envelope.get("data") or {}
-        lines.append(f"  ok      {name:<20} {summary.signal:<10} confidence {summary.confidence:.2f}  {_engine(data)}")
+        headline = f"  ok      {name:<20} {summary.signal:<10} confidence {summary.confidence:.2f}  {as_of}"
+        lines.append((headline + _engine(data)).rstrip())
         lines.append(_indent(summary.reasoning, 220))
+        if data.get("inputs_as_of"):
+            lines.append(_wrap(f"inputs: {_compact(data['inputs_as_of'])}", 600))
 
     debate = body.get("debate_outcome")
     lines.append("")
@@ -122,6 +142,54 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
     return "\n".join(lines)
 
 
+def _data(envelope: Mapping[str, Any]) -> Mapping[str, Any]:
+    data = envelope.get("data")
+    return data if isinstance(data, Mapping) else {}
+
+
+def _wrap(text: str, limit: int) -> str:
+    """Indented like the reasonings, cut only beyond ``limit`` characters."""
+    return textwrap.fill(_short(text, limit), width=WIDTH, initial_indent="    ", subsequent_indent="      ")
+
+
+def _analysis_date(body: Mapping[str, Any]) -> str | None:
+    """The response's ``analysis_date``; else the one its experts report (a session stored before it existed)."""
+    if body.get("analysis_date"):
+        return str(body["analysis_date"])
+    experts = body.get("expert_results")
+    dates = {
+        str(_data(e)["analysis_date"])
+        for e in (experts.values() if isinstance(experts, Mapping) else [])
+        if isinstance(e, Mapping) and _data(e).get("analysis_date")
+    }
+    return ", ".join(sorted(dates)) or None
+
+
+def _staleness_lines(experts: Mapping[str, Any]) -> list[str]:
+    """One marked line per expert whose inputs were older than their threshold on the analysis date."""
+    lines = []
+    for name, envelope in experts.items():
+        stale = _data(envelope).get("staleness") if isinstance(envelope, Mapping) else None
+        if isinstance(stale, str):
+            stale = [stale]
+        if stale:
+            text = f"⚠ stale: {name}: " + "; ".join(" ".join(str(s).split()) for s in stale)
+            lines.append(textwrap.fill(text, width=WIDTH, subsequent_indent="    "))
+    return lines
+
+
+def _compact(value: Any, depth: int = 0) -> str:
+    """``inputs_as_of`` (free-form) on one line: ``bars last=2025-09-30; financials period_end=…, …``."""
+    if isinstance(value, Mapping):
+        if depth == 0:
+            return "; ".join(f"{k} {_compact(v, 1)}" for k, v in value.items())
+        text = ", ".join(f"{k}={_compact(v, depth + 1)}" for k, v in value.items())
+        return text if depth == 1 else "{" + text + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_compact(v, depth + 1) for v in value) + "]"
+    return "-" if value is None else str(value)
+
+
 def _why_missing(stages: Mapping[str, Any] | None, stage: str, otherwise: str) -> str:
     record = (stages or {}).get(stage)
     if not isinstance(record, Mapping) or record.get("status") in (None, "success"):
@@ -148,10 +216,91 @@ def format_sessions(page: Mapping[str, Any]) -> str:
 
 
 def format_problem(status: int, body: Any) -> str:
-    if isinstance(body, Mapping):
-        code = f" [{body['code']}]" if body.get("code") else ""
-        return f"{status} {body.get('title', '')}{code}: {body.get('detail', '')}".strip()
-    return f"{status}: {_short(body, 500)}"
+    if not isinstance(body, Mapping):
+        return f"{status}: {_short(body, 500)}"
+    code = f" [{body['code']}]" if body.get("code") else ""
+    lines = [f"{status} {body.get('title', '')}{code}: {body.get('detail', '')}".strip()]
+    if body.get("earliest_usable_date"):
+        earliest = body["earliest_usable_date"]
+        lines.append(f"  earliest usable date: {earliest} (try --analysis-date {earliest} or later)")
+    if isinstance(body.get("available_symbols"), list):
+        lines.append(f"  available symbols: {_short(', '.join(map(str, body['available_symbols'])), 300)}")
+    return "\n".join(lines)
+
+
+def format_refusal(status: int, body: Mapping[str, Any]) -> str:
+    """A 4xx research answer that also carries the research response (404 ``symbol_not_found``, 422
+    ``insufficient_history``): the problem, the research it refused, each expert's reason, what to do."""
+    date = _analysis_date(body)
+    lines = [
+        f"Refused: {format_problem(status, body)}",
+        f"  research {body.get('symbol', '?')}"
+        + (f" as of {date}" if date else "")
+        + f", session {body.get('session_id', '?')}",
+    ]
+    detail = " ".join(str(body.get("detail") or "").split())
+    reasons: dict[str, list[str]] = {}
+    experts = body.get("expert_results")
+    for name, envelope in experts.items() if isinstance(experts, Mapping) else []:
+        error = " ".join(str(envelope.get("error") or "").split()) if isinstance(envelope, Mapping) else ""
+        if error and error not in detail:  # not when the detail already lists it
+            reasons.setdefault(error, []).append(name)
+    for error, names in reasons.items():
+        lines.append(
+            textwrap.fill(
+                f"{', '.join(names)}: {_short(error, 400)}", WIDTH, initial_indent="  ", subsequent_indent="    "
+            )
+        )
+    if body.get("code") == "symbol_not_found":
+        lines.append("  `--universe` lists the symbols the research service has data for.")
+    elif body.get("code") == "insufficient_history":
+        lines.append("  `--universe` shows each symbol's first bar and report.")
+    return "\n".join(lines)
+
+
+def _span(span: Any) -> tuple[str, str]:
+    if not isinstance(span, Mapping):
+        return "no", ""
+    return f"{span.get('first', '?')} .. {span.get('last', '?')}", str(span.get("count", "?"))
+
+
+def format_universe(body: Mapping[str, Any]) -> str:
+    """``GET /api/v1/research/universe`` as an aligned table with the totals."""
+    provider = body.get("data_provider", "?")
+    symbols = [s for s in body.get("symbols") or [] if isinstance(s, Mapping)]
+    lines = []
+    if body.get("open_ended"):
+        lines.append(
+            f"Data provider {provider} is open-ended: any symbol it can fetch may be researched; "
+            "there is no list of them."
+        )
+        if not symbols:
+            return "\n".join(lines)
+    header = ["symbol", "market", "daily bars", "days", "financials (period ends)", "reports", "valuation", "days"]
+    rows = [
+        [str(s.get("symbol", "?")), str(s.get("market", "?"))]
+        + [cell for kind in ("bars", "financials", "valuation") for cell in _span(s.get(kind))]
+        for s in symbols
+    ]
+    right = {3, 5, 7}  # the counts
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        lines.append("  ".join(cells).rstrip())
+    having = {
+        kind: sum(isinstance(s.get(kind), Mapping) for s in symbols) for kind in ("bars", "financials", "valuation")
+    }
+    lines.append(
+        f"{body.get('count', len(symbols))} symbols, data provider {provider}: {having['bars']} with daily bars, "
+        f"{having['financials']} with financials, {having['valuation']} with valuation"
+    )
+    return "\n".join(lines)
+
+
+def _iso_date(value: str) -> str:
+    if not is_iso_date(value):
+        raise argparse.ArgumentTypeError(f"expected a real day as YYYY-MM-DD, got {value!r}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,18 +312,40 @@ def main(argv: list[str] | None = None) -> int:
         help="expert names separated by commas or spaces (default: all five)",
     )
     parser.add_argument("--skip-debate", action="store_true", help="experts only: no debate, no verdict")
+    parser.add_argument(
+        "--analysis-date",
+        type=_iso_date,
+        metavar="YYYY-MM-DD",
+        help="make the research as of that day, with the data public then (default: today)",
+    )
     parser.add_argument("--retry", metavar="SESSION_ID", help="retry a session: re-run only what failed")
     parser.add_argument("--sessions", action="store_true", help="list the latest sessions instead")
     parser.add_argument("--status", help="with --sessions: only sessions of this status (e.g. partial)")
     parser.add_argument("--limit", type=int, default=20, help="with --sessions: how many (default 20)")
+    parser.add_argument(
+        "--universe",
+        action="store_true",
+        help="list the symbols the research service has data for: bars, financials, valuation and their spans",
+    )
     parser.add_argument("--url", default=DEFAULT_URL, help=f"coordinator base URL (default {DEFAULT_URL})")
+    parser.add_argument(
+        "--research-url",
+        default=DEFAULT_RESEARCH_URL,
+        help=f"research service base URL, for --universe (default {DEFAULT_RESEARCH_URL})",
+    )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the answer")
     parser.add_argument("--json", action="store_true", help="print the full JSON response instead")
     args = parser.parse_args(argv)
     api = f"{args.url.rstrip('/')}/api/v1/coordinator"
     timeout = httpx.Timeout(args.timeout, connect=5.0)
+    service, base_url = "coordinator", args.url
+    if args.analysis_date and (args.universe or args.sessions or args.retry):
+        parser.error("--analysis-date dates a new research: give it with a SYMBOL only (a retry keeps its date)")
 
-    if args.sessions:
+    if args.universe:
+        service, base_url = "research service", args.research_url
+        request = httpx.Request("GET", f"{args.research_url.rstrip('/')}/api/v1/research/universe")
+    elif args.sessions:
         params = {"limit": args.limit, **({"symbol": args.symbol} if args.symbol else {})}
         params.update({"status": args.status} if args.status else {})
         request = httpx.Request("GET", f"{api}/sessions", params=params)
@@ -185,28 +356,34 @@ def main(argv: list[str] | None = None) -> int:
             "symbol": args.symbol,
             "experts": [e for e in re.split(r"[,\s]+", args.experts) if e],
             "skip_debate": args.skip_debate,
+            **({"analysis_date": args.analysis_date} if args.analysis_date else {}),
         }
         request = httpx.Request("POST", f"{api}/research", json=payload)
     else:
-        parser.error("a symbol, --retry SESSION_ID or --sessions is required")
+        parser.error("a symbol, --retry SESSION_ID, --sessions or --universe is required")
 
     print(f"{request.method} {request.url}", file=sys.stderr, flush=True)
     with httpx.Client(timeout=timeout) as client:
         try:
             response = client.send(request)
         except httpx.ConnectError:
-            print(f"The coordinator is not reachable at {args.url}. Start the stack with `make run`.", file=sys.stderr)
+            print(f"The {service} is not reachable at {base_url}. Start the stack with `make run`.", file=sys.stderr)
             return 2
         except httpx.TimeoutException:
-            print(f"No answer from {args.url} within {args.timeout:g} s.", file=sys.stderr)
+            print(f"No answer from {base_url} within {args.timeout:g} s.", file=sys.stderr)
             return 2
         body = _json_or_text(response)
+        refused = 400 <= response.status_code < 500
         if args.json:
             print(json.dumps(body, ensure_ascii=False, indent=2))
+        elif isinstance(body, Mapping) and "expert_results" in body and refused:
+            print(format_refusal(response.status_code, body), file=sys.stderr)
         elif isinstance(body, Mapping) and "expert_results" in body:
             print(format_summary(body, _stages(client, api, body)))
         elif isinstance(body, Mapping) and "items" in body:
             print(format_sessions(body))
+        elif isinstance(body, Mapping) and "symbols" in body and response.status_code == 200:
+            print(format_universe(body))
         else:
             print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
     print(f"\nHTTP {response.status_code}   X-Request-ID {response.headers.get('x-request-id', '-')}", file=sys.stderr)

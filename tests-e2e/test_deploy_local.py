@@ -4,6 +4,7 @@ clean stop on Ctrl-C, with real processes on loopback) and scripts/research_cli.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import signal
@@ -19,6 +20,9 @@ import httpx
 import pytest
 import respx
 from deploy_manifests import ROOT, SERVICE_PORTS, SERVICES
+
+from shared_contracts.experts import ExpertType
+from shared_contracts.research import Universe
 
 RUN_LOCAL = ROOT / "scripts" / "run_local.py"
 RESEARCH_CLI = ROOT / "scripts" / "research_cli.py"
@@ -63,6 +67,9 @@ def test_make_targets_call_the_scripts() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^run: bootstrap\n\t\$\(RUN\) python scripts/run_local\.py$", makefile, re.M)
     assert re.search(r"^research: .*\n\t\$\(RUN\) python scripts/research_cli\.py \$\(SYMBOL\)", makefile, re.M)
+    research = re.search(r"^research: .*\n\t(.*)$", makefile, re.M)
+    assert research is not None
+    assert '$(if $(DATE),--analysis-date "$(DATE)")' in research.group(1)
 
 
 # ----------------------------------------------------------------------- run_local with real processes
@@ -392,7 +399,244 @@ def test_cli_without_a_symbol_says_what_it_needs(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as exited:
         cli.main([])
     assert exited.value.code == 2
-    assert "a symbol, --retry SESSION_ID or --sessions is required" in capsys.readouterr().err
+    assert "a symbol, --retry SESSION_ID, --sessions or --universe is required" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------- research CLI: point in time, universe
+
+STALE_BAR = "the latest bar is 2025-09-30, 421 days before the analysis date 2026-11-25"
+
+
+def _point_in_time(analysis_date: str | None = "2026-11-25") -> dict[str, Any]:
+    """RESPONSE as the coordinator answers a dated research: every expert result dated, one of them stale."""
+    technical = RESPONSE["expert_results"]["technical_analyst"]
+    valuation = RESPONSE["expert_results"]["valuation_modeler"]
+    dated = {"analysis_date": "2026-11-25", "as_of": "2025-09-30"}
+    return {
+        **RESPONSE,
+        **({"analysis_date": analysis_date} if analysis_date else {}),
+        "expert_results": {
+            "technical_analyst": {
+                **technical,
+                "data": {
+                    **technical["data"],
+                    **dated,
+                    "inputs_as_of": {"bars": {"last": "2025-09-30"}},
+                    "staleness": [STALE_BAR],
+                },
+            },
+            "valuation_modeler": {
+                **valuation,
+                "data": {
+                    **valuation["data"],
+                    **dated,
+                    "as_of": "2025-09-26",
+                    "inputs_as_of": {
+                        "financials": {"period_end": "2024-12-31", "available_from": "2025-04-30"},
+                        "valuation": {"snapshot": "2025-09-26"},
+                    },
+                    "staleness": [],
+                },
+            },
+            "catalyst_detective": RESPONSE["expert_results"]["catalyst_detective"],
+        },
+    }
+
+
+def test_summary_first_shows_the_analysis_date_the_stale_experts_and_each_as_of() -> None:
+    cli = _load(RESEARCH_CLI)
+    lines = cli.format_summary(_point_in_time()).splitlines()
+    assert lines[1] == "Analysis date 2026-11-25"
+    stale = " ".join(" ".join(lines[2 : lines.index("Experts")]).split())  # wrapped at the screen width
+    assert stale == f"⚠ stale: technical_analyst: {STALE_BAR}"  # one per stale expert, none for the fresh
+    text = "\n".join(lines)
+    assert re.search(
+        r"ok\s+technical_analyst\s+BULLISH\s+confidence 0\.72\s+as of 2025-09-30\s+\[engine: rules\]", text
+    )
+    assert re.search(r"ok\s+valuation_modeler\s+UNDERVALUED\s+confidence 0\.60\s+as of 2025-09-26", text)
+    assert "inputs: bars last=2025-09-30" in text
+    assert "inputs: financials period_end=2024-12-31, available_from=2025-04-30; valuation snapshot=2025-09-26" in (
+        " ".join(text.split())
+    )
+
+
+def test_summary_without_an_analysis_date_takes_the_experts_one_and_shows_no_staleness() -> None:
+    cli = _load(RESEARCH_CLI)
+    response = _point_in_time(analysis_date=None)
+    response["expert_results"]["technical_analyst"]["data"]["staleness"] = []
+    text = cli.format_summary(response)
+    assert text.splitlines()[1] == "Analysis date 2026-11-25"
+    assert "stale" not in text
+    assert cli.format_summary(RESPONSE).splitlines()[1] == "Analysis date (not reported)"  # a session from before
+
+
+@respx.mock
+def test_cli_sends_the_analysis_date_checked_before_anything_is_sent(capsys: pytest.CaptureFixture[str]) -> None:
+    route = respx.post("http://coord.test/api/v1/coordinator/research").mock(
+        return_value=httpx.Response(200, json=_point_in_time())
+    )
+    cli = _load(RESEARCH_CLI)
+    code = cli.main(["600519.SH", "--url", "http://coord.test", "--analysis-date", "2026-11-25", "--skip-debate"])
+    assert code == 0
+    assert json.loads(route.calls.last.request.content) == {
+        "symbol": "600519.SH",
+        "experts": [e.value for e in ExpertType],
+        "skip_debate": True,
+        "analysis_date": "2026-11-25",
+    }
+    assert f"⚠ stale: technical_analyst: {STALE_BAR}" in " ".join(capsys.readouterr().out.split())
+    for bad in ("2025-02-30", "20250930", "2025-9-30", "yesterday"):
+        with pytest.raises(SystemExit) as exited:
+            cli.main(["600519.SH", "--url", "http://coord.test", "--analysis-date", bad])
+        assert exited.value.code == 2
+        assert f"argument --analysis-date: expected a real day as YYYY-MM-DD, got {bad!r}" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--sessions", "--url", "http://coord.test", "--analysis-date", "2025-09-30"])
+    assert exited.value.code == 2
+    assert "--analysis-date dates a new research" in capsys.readouterr().err
+    assert route.call_count == 1
+
+
+def _refused(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """A problem detail merged with the full research response, as the coordinator refuses a research."""
+    error = f"research {status} {code}: {detail}"
+    return {
+        **RESPONSE,
+        "analysis_date": "2010-01-04",
+        "overall_status": "failed",
+        "debate_outcome": None,
+        "verdict": None,
+        "expert_results": {
+            "technical_analyst": {"status": "failed", "error": error},
+            "valuation_modeler": {"status": "failed", "error": error},
+        },
+        "type": "about:blank",
+        "title": "Not Found" if status == 404 else "Unprocessable Content",
+        "status": status,
+        "detail": f"no expert could analyse 600519.SH as of 2010-01-04: {detail}",
+        "code": code,
+        **extra,
+    }
+
+
+@respx.mock
+def test_cli_prints_a_symbol_without_data_as_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    body = _refused(404, "symbol_not_found", "no data for XYZ.SH")
+    respx.post("http://coord.test/api/v1/coordinator/research").mock(return_value=httpx.Response(404, json=body))
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["XYZ.SH", "--url", "http://coord.test", "--analysis-date", "2010-01-04"]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""  # no summary of a research that did not happen
+    assert "Refused: 404 Not Found [symbol_not_found]: no expert could analyse 600519.SH" in out.err
+    assert "research 600519.SH as of 2010-01-04, session 5b0c6f0e-1" in out.err
+    assert "technical_analyst, valuation_modeler: research 404 symbol_not_found: no data for XYZ.SH" in out.err
+    assert "`--universe` lists the symbols" in out.err
+    assert "HTTP 404" in out.err
+
+
+@respx.mock
+def test_cli_prints_a_date_before_the_data_with_the_earliest_usable_date(capsys: pytest.CaptureFixture[str]) -> None:
+    detail = "61 bars before 2010-01-04, 120 needed"
+    body = _refused(422, "insufficient_history", detail, earliest_usable_date="2010-07-01")
+    body["detail"] = f"every expert failed: technical_analyst: research 422 insufficient_history: {detail}"
+    respx.post("http://coord.test/api/v1/coordinator/research").mock(return_value=httpx.Response(422, json=body))
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["600519.SH", "--url", "http://coord.test", "--analysis-date", "2010-01-04"]) == 1
+    err = capsys.readouterr().err
+    assert "Refused: 422 Unprocessable Content [insufficient_history]: every expert failed" in err
+    assert "earliest usable date: 2010-07-01 (try --analysis-date 2010-07-01 or later)" in err
+    assert err.count(detail) == 1  # the reasons already in the detail are not repeated
+    # A bare problem (no research in it) says the date too.
+    bare = {key: body[key] for key in ("type", "title", "status", "detail", "code", "earliest_usable_date")}
+    assert "earliest usable date: 2010-07-01" in cli.format_problem(422, bare)
+
+
+UNIVERSE: dict[str, Any] = {
+    "data_provider": "offline",
+    "open_ended": False,
+    "count": 3,
+    "symbols": [
+        {
+            "symbol": "600519.SH",
+            "market": "CN",
+            "bars": {"first": "2015-01-05", "last": "2025-09-30", "count": 2614},
+            "financials": {"first": "2015-12-31", "last": "2024-12-31", "count": 10},
+            "valuation": {"first": "2020-01-02", "last": "2025-09-30", "count": 1397},
+        },
+        {
+            "symbol": "000021.SZ",
+            "market": "CN",
+            "bars": {"first": "2020-01-02", "last": "2025-09-30", "count": 1395},
+            "financials": None,
+            "valuation": None,
+        },
+        {
+            "symbol": "AAPL",
+            "market": "US",
+            "bars": {"first": "2015-01-02", "last": "2025-09-30", "count": 950},
+            "financials": {"first": "2021-09-25", "last": "2024-09-28", "count": 4},
+            "valuation": None,
+        },
+    ],
+}
+
+
+@respx.mock
+def test_cli_lists_the_universe_of_the_research_service_at_research_url(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Universe.model_validate(UNIVERSE)  # the fake answers what the contract says
+    route = respx.get("http://research.test/api/v1/research/universe").mock(
+        return_value=httpx.Response(200, json=UNIVERSE)
+    )
+    monkeypatch.setenv("RESEARCH_URL", "http://research.test")
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["--universe"]) == 0
+    assert route.called
+    lines = capsys.readouterr().out.splitlines()
+    header, rows, total = lines[0], lines[1:4], lines[4]
+    assert header.split() == ["symbol", "market", "daily", "bars", "days", "financials", "(period", "ends)",
+                              "reports", "valuation", "days"]  # fmt: skip
+    assert rows[0].split() == ["600519.SH", "CN", "2015-01-05", "..", "2025-09-30", "2614", "2015-12-31", "..",
+                               "2024-12-31", "10", "2020-01-02", "..", "2025-09-30", "1397"]  # fmt: skip
+    assert rows[1].split() == ["000021.SZ", "CN", "2020-01-02", "..", "2025-09-30", "1395", "no", "no"]
+    assert rows[2].split()[-1] == "no"
+    for column in ("market", "daily bars", "financials", "valuation"):  # aligned under its header
+        assert {row[header.index(column)] for row in rows} != {" "}
+        assert all(row[header.index(column) - 1] == " " for row in rows)
+    assert rows[0].index("2614") + 4 == rows[1].index("1395") + 4 == rows[2].index(" 950") + 4  # counts right-aligned
+    assert total == "3 symbols, data provider offline: 3 with daily bars, 2 with financials, 1 with valuation"
+
+
+@respx.mock
+def test_cli_says_a_live_provider_has_no_universe(capsys: pytest.CaptureFixture[str]) -> None:
+    body = {"data_provider": "akshare", "open_ended": True, "count": 0, "symbols": []}
+    respx.get("http://r.test/api/v1/research/universe").mock(return_value=httpx.Response(200, json=body))
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["--universe", "--research-url", "http://r.test/"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "Data provider akshare is open-ended: any symbol it can fetch may be researched; there is no list of them."
+    )
+
+
+def test_cli_universe_says_when_the_research_service_is_not_reachable(capsys: pytest.CaptureFixture[str]) -> None:
+    cli = _load(RESEARCH_CLI)
+    url = f"http://127.0.0.1:{_free_port()}"
+    assert cli.main(["--universe", "--research-url", url]) == 2
+    assert f"The research service is not reachable at {url}. Start the stack with `make run`." in (
+        capsys.readouterr().err
+    )
+
+
+def test_cli_help_documents_the_analysis_date_and_the_universe(capsys: pytest.CaptureFixture[str]) -> None:
+    cli = _load(RESEARCH_CLI)
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    for needle in ("--analysis-date YYYY-MM-DD", "DATE=2024-06-28", "⚠ stale", "insufficient_history", "--universe",
+                   "--research-url", "RESEARCH_URL"):  # fmt: skip
+        assert needle in text
 
 
 # A variable every service reads (shared_contracts.service.settings), set to what none accepts.
