@@ -61,8 +61,9 @@ def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
         s,
         tr(
             lang,
-            f"股价 {num(f.close)} 对比盈利能力价值区间 {num(iv.low if iv else None)}–{num(iv.high if iv else None)}",
-            f"price {num(f.close)} against the earnings-power value range "
+            f"股价 {num(f.close)}（{f.as_of.isoformat()} 收盘）对比盈利能力价值区间 "
+            f"{num(iv.low if iv else None)}–{num(iv.high if iv else None)}",
+            f"price {num(f.close)} (close of {f.as_of.isoformat()}) against the earnings-power value range "
             f"{num(iv.low if iv else None)}–{num(iv.high if iv else None)}",
         ),
         {"close": f.close, "low": iv.low if iv else None, "high": iv.high if iv else None},
