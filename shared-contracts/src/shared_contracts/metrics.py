@@ -1,0 +1,154 @@
+"""The statistics of verdict evaluation, each with its sample size: means with a 95 % confidence interval,
+hit rates with a Wilson interval, the Brier score against the constant base-rate predictor, calibration
+bins, Sharpe ratio, maximum drawdown, and how often the action changes from one research to the next.
+
+Example::
+
+    mean_ci([0.02, -0.01, 0.03])  # Estimate(value=0.0133, low=-0.0149, high=0.0416, n=3)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Z95 = 1.959964
+"""The normal quantile of a two-sided 95 % interval."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+    def excludes_zero(self) -> bool:
+        """Whether the interval lies wholly above or below 0 (a claim of an edge needs this)."""
+        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+
+
+def _t95(n: int) -> float:
+    """Student's t quantile for n - 1 degrees of freedom (two-sided 95 %), from a small table beyond which z serves."""
+    table = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
+    if n in table:
+        return table[n]
+    if n <= 30:
+        return 2.262 - (n - 10) * (2.262 - 2.045) / 20
+    return Z95 if n > 120 else 2.045 - (n - 30) * (2.045 - 1.980) / 90
+
+
+def mean_ci(values: Sequence[float]) -> Estimate:
+    """The mean with a t-based 95 % interval (None bounds for fewer than 2 values)."""
+    n = len(values)
+    if n == 0:
+        return Estimate(None, None, None, 0)
+    mean = statistics.fmean(values)
+    if n < 2:
+        return Estimate(mean, None, None, 1)
+    half = _t95(n) * statistics.stdev(values) / math.sqrt(n)
+    return Estimate(mean, mean - half, mean + half, n)
+
+
+def median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def wilson(successes: int, n: int) -> Estimate:
+    """A proportion with its Wilson score 95 % interval."""
+    if n == 0:
+        return Estimate(None, None, None, 0)
+    p = successes / n
+    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+
+
+@dataclass(frozen=True)
+class Brier:
+    score: float | None
+    base_rate: float | None
+    base_rate_score: float | None
+    """The Brier score of always predicting the base rate (the observed frequency)."""
+    n: int
+
+    @property
+    def skill(self) -> float | None:
+        """1 - score / base-rate score: above 0 beats the constant predictor."""
+        if self.score is None or not self.base_rate_score:
+            return None
+        return 1.0 - self.score / self.base_rate_score
+
+
+def brier(probabilities: Sequence[float], outcomes: Sequence[bool]) -> Brier:
+    n = len(outcomes)
+    if n == 0:
+        return Brier(None, None, None, 0)
+    score = statistics.fmean((p - float(o)) ** 2 for p, o in zip(probabilities, outcomes, strict=True))
+    rate = sum(outcomes) / n
+    return Brier(score, rate, rate * (1 - rate), n)
+
+
+@dataclass(frozen=True)
+class CalibrationBin:
+    low: float
+    high: float
+    n: int
+    mean_confidence: float | None
+    hit_rate: Estimate
+
+
+def calibration(probabilities: Sequence[float], outcomes: Sequence[bool], bins: int = 10) -> list[CalibrationBin]:
+    """Confidence deciles (equal-width bins over [0, 1]) against the realised hit rate."""
+    out = []
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        members = [
+            (p, o)
+            for p, o in zip(probabilities, outcomes, strict=True)
+            if low <= p < high or (b == bins - 1 and p == 1)
+        ]
+        out.append(
+            CalibrationBin(
+                low,
+                high,
+                len(members),
+                statistics.fmean(p for p, _ in members) if members else None,
+                wilson(sum(o for _, o in members), len(members)),
+            )
+        )
+    return out
+
+
+def sharpe(period_returns: Sequence[float], periods_per_year: int = 12) -> float | None:
+    """Annualised Sharpe ratio of period returns (risk-free 0); None when undefined."""
+    if len(period_returns) < 2:
+        return None
+    spread = statistics.stdev(period_returns)
+    return None if spread == 0 else statistics.fmean(period_returns) / spread * math.sqrt(periods_per_year)
+
+
+def equity_curve(period_returns: Sequence[float], start: float = 1.0) -> list[float]:
+    curve = [start]
+    for r in period_returns:
+        curve.append(curve[-1] * (1.0 + r))
+    return curve
+
+
+def max_drawdown(curve: Sequence[float]) -> float:
+    """The largest fall from a peak, as a negative fraction (0 when the curve never falls)."""
+    peak, worst = -math.inf, 0.0
+    for value in curve:
+        peak = max(peak, value)
+        if peak > 0:
+            worst = min(worst, value / peak - 1.0)
+    return worst
+
+
+def flip_rate(actions_by_symbol: dict[str, Sequence[str]]) -> Estimate:
+    """The share of consecutive research pairs (per symbol, in date order) whose action differs."""
+    pairs = [(a, b) for actions in actions_by_symbol.values() for a, b in itertools.pairwise(actions)]
+    return wilson(sum(a != b for a, b in pairs), len(pairs))
