@@ -168,3 +168,25 @@ class Universe(BaseModel):
     open_ended: bool
     count: int = Field(ge=0)
     symbols: list[UniverseSymbol]
+
+
+class PriceBar(BaseModel):
+    date: str
+    open: float
+    high: float
+    low: float
+    close: float
+    volume: float
+
+
+class PriceBars(BaseModel):
+    """``GET /api/v1/research/bars/{symbol}?start=&end=``: daily bars as the data source has them, oldest first."""
+
+    symbol: str
+    data_source: str
+    source: str = Field(description="Where the bars come from (provenance).")
+    adjustment: str = Field(description="qfq (forward-adjusted), adjusted (split/dividend) or raw.")
+    start: str | None
+    end: str | None
+    count: int = Field(ge=0)
+    bars: list[PriceBar]

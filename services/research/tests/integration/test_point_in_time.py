@@ -146,3 +146,33 @@ async def test_a_research_as_of_a_date_and_a_conflicting_option_over_http(client
     assert early.status_code == 422
     assert early.json()["code"] == "insufficient_history"
     assert early.json()["earliest_usable_date"] == "2022-04-06"
+
+
+async def test_bars_between_two_dates_with_their_provenance(client: httpx.AsyncClient) -> None:
+    response = await client.get("/api/v1/research/bars/600519.sh", params={"start": "2025-09-26", "end": "2025-09-30"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["symbol"] == "600519.SH"
+    assert body["adjustment"] == "qfq"
+    assert "StockTradebyZ" in body["source"]
+    assert [b["date"] for b in body["bars"]] == ["2025-09-26", "2025-09-29", "2025-09-30"]
+    assert body["count"] == 3
+    whole = (await client.get("/api/v1/research/bars/AAPL")).json()
+    assert (whole["count"], whole["bars"][0]["date"], whole["adjustment"]) == (656, "2023-01-03", "adjusted")
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [
+        ("/api/v1/research/bars/600519.SH?start=2025-09-30&end=2025-09-01", 400, "invalid_options"),
+        ("/api/v1/research/bars/600519.SH?start=20250901", 400, "invalid_options"),
+        ("/api/v1/research/bars/6005.XX", 400, "invalid_symbol"),
+        ("/api/v1/research/bars/000002.SZ", 404, "symbol_not_found"),
+    ],
+)
+async def test_bar_requests_that_are_client_mistakes(
+    client: httpx.AsyncClient, path: str, status: int, code: str
+) -> None:
+    response = await client.get(path)
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code
