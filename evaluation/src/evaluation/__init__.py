@@ -1,0 +1,1 @@
+"""Walk-forward evaluation of the verdicts (``make evaluate``; docs/evaluation.md)."""

@@ -1,0 +1,49 @@
+"""What the runner collects and the report reads: one record per research on the date grid, per configuration.
+
+``configuration`` is ``policy`` (the experts asked for, the product's verdict) or ``technical_only`` (the
+technical analyst alone through the same debate and judge: a baseline). A research the stack refused as a
+client mistake (404 ``symbol_not_found``, 422 ``insufficient_history``) is ``refused``; one that ended
+without a verdict (500, a failed debate or judge, a timeout) is ``failed``; ``ok`` has a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+Configuration = Literal["policy", "technical_only"]
+RecordStatus = Literal["ok", "refused", "failed"]
+
+
+@dataclass(frozen=True)
+class ResearchRecord:
+    configuration: Configuration
+    symbol: str
+    analysis_date: date
+    """The grid date sent as the research's ``analysis_date``; the entry is the last close on or before it."""
+    status: RecordStatus
+    reason: str = ""
+    """Why a research was refused or failed (the problem's code and detail)."""
+    as_of: date | None = None
+    """The technical analyst's ``as_of`` when it succeeded: the day of the verdict's reference close."""
+    action: str | None = None
+    confidence: float | None = None
+    position_percent: float | None = None
+    stop_percent: float | None = None
+    """The verdict's ``stop_loss.percent_from_entry`` (signed)."""
+    take_profit_percent: float | None = None
+    time_horizon: str | None = None
+    direction: str | None = None
+    """The debate's direction."""
+    overall_status: str | None = None
+    failed_experts: tuple[str, ...] = field(default=())
+    engine: str | None = None
+    """``rules`` or the LLM model of the verdict."""
+    atr: float | None = None
+    """The technical analyst's ATR(14) on ``as_of``, for stop distances in ATR multiples."""
+    session_id: str | None = None
+
+    @property
+    def entry_day(self) -> date:
+        return self.as_of or self.analysis_date
