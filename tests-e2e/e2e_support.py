@@ -24,7 +24,16 @@ ALL_EXPERTS = [
 ]
 DEBATE_KEYS = DEBATE_FIELDS
 VERDICT_KEYS = VERDICT_FIELDS
-RESPONSE_KEYS = {"session_id", "symbol", "overall_status", "expert_results", "debate_outcome", "verdict", "retry_count"}
+RESPONSE_KEYS = {
+    "session_id",
+    "symbol",
+    "analysis_date",
+    "overall_status",
+    "expert_results",
+    "debate_outcome",
+    "verdict",
+    "retry_count",
+}
 EXPERT_HANDLER = "/api/v1/research/experts/{expert_type}"
 
 

@@ -109,10 +109,10 @@ def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models
     verdict, judge = body["verdict"], replies.reply("judge")
     assert (verdict["action"], verdict["position_percent"]) == (judge["action"], judge["position_percent"])
     assert verdict["stop_loss"]["percent_from_entry"] == -judge["stop_loss_percent"]  # signed by the service
-    # Priced on the latest close the experts report: the snapshot's valuation data are newer than its bars.
-    valuation = results["valuation_modeler"]
-    assert valuation["as_of"] > results["technical_analyst"]["as_of"]
-    close = valuation["valuation_indicators"]["close"]
+    # Priced on one day, the technical analyst's close on its as_of (never a valuation close of another day).
+    technical = results["technical_analyst"]
+    assert body["analysis_date"] >= technical["as_of"]
+    close = technical["technical_indicators"]["close"]
     assert verdict["stop_loss"]["price"] == pytest.approx(close * (1 - judge["stop_loss_percent"] / 100), abs=0.01)
     assert verdict["engine"] == LLM_ENGINE
 

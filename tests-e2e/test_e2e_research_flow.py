@@ -281,15 +281,17 @@ def test_a_bank_without_valuation_data_fails_only_the_valuation_modeler(coordina
     assert all(body["expert_results"][e]["data"] for e in ALL_EXPERTS if e != "valuation_modeler")
 
 
-def test_every_expert_failing_is_500_with_every_experts_error_and_no_debate(
+def test_every_expert_failing_for_an_unknown_symbol_is_404_with_every_experts_error_and_no_debate(
     coordinator: httpx.Client, stack: Stack
 ) -> None:
-    """全部专家失败时返回 500 / 全部专家失败: a ticker the snapshot does not have."""
+    """全部专家失败: a ticker the snapshot does not have. Every expert failed for the caller's mistake, so the
+    answer is that mistake (404 symbol_not_found) with the full research body, not a 500 (research down is the
+    500: test_e2e_faults.py)."""
     response = coordinator.post(
         RESEARCH, json={"symbol": "ZZZZ", "experts": ["technical_analyst", "macro_intelligence"]}
     )
 
-    body = expect_problem(response, 500, "all_experts_failed")
+    body = expect_problem(response, 404, "symbol_not_found")
     assert body["overall_status"] == "failed"
     assert (body["debate_outcome"], body["verdict"]) == (None, None)
     assert statuses(body) == {"technical_analyst": "failed", "macro_intelligence": "failed"}
@@ -372,14 +374,20 @@ def test_history_lists_sessions_newest_first_filtered_and_paginated(coordinator:
 def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
     coordinator: httpx.Client, stack: Stack
 ) -> None:
-    """Every service is useful on its own: curl the research experts, paste their results into the debate,
-    the debate's outcome into the judge — the same answers the coordinator composed."""
+    """Every service is useful on its own: curl the research experts (each asked for the research's one
+    analysis date, as the coordinator asks them), paste their results into the debate, the debate's outcome
+    into the judge — the same answers the coordinator composed."""
     via_coordinator = _research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS, options=FULL_OPTIONS)
+    assert via_coordinator["analysis_date"] == ANALYSIS_DATE  # the technical option dates the whole research
     with httpx.Client(timeout=30) as client:
         raw: dict[str, Any] = {}
         for expert in ALL_EXPERTS:
             options = FULL_OPTIONS.get(expert)
-            payload = {"symbol": "600519.SH", **({"options": options} if options else {})}
+            payload = {
+                "symbol": "600519.SH",
+                "analysis_date": ANALYSIS_DATE,
+                **({"options": options} if options else {}),
+            }
             raw[expert] = expect(
                 client.post(stack["research"].url + EXPERT_PATH.format(expert=expert), json=payload), 200
             )

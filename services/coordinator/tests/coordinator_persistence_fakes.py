@@ -17,7 +17,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +140,7 @@ def make_session(
     options: dict[str, dict[str, Any]] | None = None,
     skip_debate: bool = False,
     outcomes: dict[str, ExpertOutcome] | None = None,
+    analysis_date: date | None = None,
 ) -> ResearchSession:
     at = _T0 + timedelta(minutes=minutes)
     return ResearchSession(
@@ -148,6 +149,7 @@ def make_session(
         experts=experts or ["technical_analyst", "macro_intelligence"],
         options=options if options is not None else {"technical_analyst": {"analysis_date": "2026-02-13"}},
         skip_debate=skip_debate,
+        analysis_date=analysis_date,
         status=status,
         retry_count=retry_count,
         retried_from=retried_from,

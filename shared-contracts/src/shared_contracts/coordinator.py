@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_contracts.debate import DebateOutcome
+from shared_contracts.experts import IsoDate
 from shared_contracts.judge import Verdict
 
 OverallStatus = Literal["completed", "partial", "failed"]
@@ -24,6 +25,14 @@ class ResearchRequestBody(BaseModel):
     experts: list[str] | None = None
     options: dict[str, dict[str, Any]] | None = None
     skip_debate: bool = Field(default=False, strict=True)
+    analysis_date: str | None = Field(
+        default=None,
+        description=(
+            "ISO date (YYYY-MM-DD) the whole research is made as of: every expert uses only data public on it. "
+            "Default: options.technical_analyst.analysis_date, else today; both given and different is "
+            "400 conflicting_analysis_date."
+        ),
+    )
 
 
 class ExpertResultEnvelope(BaseModel):
@@ -35,6 +44,7 @@ class ExpertResultEnvelope(BaseModel):
 class ResearchResponseBody(BaseModel):
     session_id: str
     symbol: str
+    analysis_date: IsoDate | None = Field(default=None, description="The day the research was made as of.")
     overall_status: OverallStatus
     expert_results: dict[str, ExpertResultEnvelope]
     debate_outcome: DebateOutcome | None
@@ -59,6 +69,11 @@ class StageRecord(BaseModel):
 class SessionSummary(BaseModel):
     session_id: str
     symbol: str
+    analysis_date: IsoDate | None = Field(
+        default=None,
+        description="The day the research was made as of (null on sessions stored before it was recorded "
+        "that had no technical analyst)",
+    )
     experts: list[str]
     status: SessionStatus
     retry_count: int

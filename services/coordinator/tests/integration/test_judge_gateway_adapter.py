@@ -93,16 +93,18 @@ def _valuation_close(close: float, as_of: str) -> dict[str, Any]:
     return result | {"as_of": as_of, "valuation_indicators": {**result["valuation_indicators"], "close": close}}
 
 
-async def test_a_newer_close_from_the_valuation_modeler_is_the_reference(adapter: JudgeGatewayAdapter) -> None:
-    """The offline snapshot's bars end 2025-09-30, its valuation data months later: a verdict priced from the
-    older close would set a stop above the latest price the session knows."""
+async def test_the_technical_analysts_day_prices_the_verdict_even_when_valuation_data_are_newer(
+    adapter: JudgeGatewayAdapter,
+) -> None:
+    """One reference day: a 2026-06 valuation close beside 2025-09 technical levels mixed two days in one
+    verdict. The technical analyst's close, day and levels are the research's; the valuation close is not used."""
     results = {
         "technical_analyst": sample_result("technical_analyst") | {"as_of": "2025-09-30"},
         "valuation_modeler": _valuation_close(1291.91, "2026-06-13"),
     }
     body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2026-11-25"})
-    assert (body["reference_price"], body["reference_date"]) == (1291.91, "2026-06-13")
-    assert "key_levels" not in body  # the technical levels are of 2025-09-30: no anchor for a 2026 price
+    assert (body["reference_price"], body["reference_date"]) == (1580.5, "2025-09-30")
+    assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}  # of the same day
 
 
 async def test_a_close_after_the_analysis_date_is_not_the_reference(adapter: JudgeGatewayAdapter) -> None:
@@ -113,6 +115,27 @@ async def test_a_close_after_the_analysis_date_is_not_the_reference(adapter: Jud
     body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2022-06-01"})
     assert (body["reference_price"], body["reference_date"]) == (1580.5, "2022-06-01")
     assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}  # the same day's
+
+
+async def test_without_a_usable_technical_close_the_valuation_close_of_its_own_day_is_the_reference(
+    adapter: JudgeGatewayAdapter,
+) -> None:
+    """A technical close dated after the analysis date (a research that ignored the date) is not used, and
+    neither are its levels; the valuation modeler's close on or before the date is, alone."""
+    results = {
+        "technical_analyst": sample_result("technical_analyst") | {"as_of": "2025-09-30"},
+        "valuation_modeler": _valuation_close(1402.0, "2025-06-30"),
+    }
+    body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2025-07-01"})
+    assert (body["reference_price"], body["reference_date"]) == (1402.0, "2025-06-30")
+    assert "key_levels" not in body
+
+
+async def test_a_valuation_close_after_the_analysis_date_is_no_reference_either(adapter: JudgeGatewayAdapter) -> None:
+    results = {"valuation_modeler": _valuation_close(1291.91, "2026-06-13")}
+    body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2025-09-30"})
+    assert "reference_price" not in body
+    assert "reference_date" not in body
 
 
 async def test_the_valuation_close_alone_is_a_reference_without_key_levels(adapter: JudgeGatewayAdapter) -> None:

@@ -83,6 +83,25 @@ async def test_404_problem_becomes_a_readable_error(peer: PeerClient) -> None:
 
 
 @respx.mock
+async def test_the_problems_extension_members_are_kept(peer: PeerClient) -> None:
+    body = {
+        "type": "about:blank",
+        "title": "Unprocessable Entity",
+        "status": 422,
+        "detail": "fewer than 60 bars public on 2001-01-05",
+        "code": "insufficient_history",
+        "earliest_usable_date": "2001-12-20",
+    }
+    respx.post(URL).mock(return_value=httpx.Response(422, json=body))
+    with pytest.raises(ServiceResponseError) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert (caught.value.status, caught.value.peer_code) == (422, "insufficient_history")
+    assert caught.value.extensions == {"earliest_usable_date": "2001-12-20"}
+    # the readable error (stored in sessions) keeps its format
+    assert str(caught.value) == "research 422 insufficient_history: fewer than 60 bars public on 2001-01-05"
+
+
+@respx.mock
 async def test_500_is_not_retried(peer: PeerClient) -> None:
     route = respx.post(URL).mock(return_value=httpx.Response(500, text="Internal Server Error"))
     with pytest.raises(ServiceResponseError, match=r"^research 500 http_error: Internal Server Error$"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,20 @@ async def test_create_then_get_round_trips_everything(
     assert got.expert_outcomes == {}
     assert (got.debate.status, got.judge.status, got.debate_outcome, got.verdict) == ("pending", "pending", None, None)
     assert got.completed_at is None
+
+
+async def test_the_analysis_date_round_trips(
+    repo: SqlAlchemySessionRepository, second_repo: SqlAlchemySessionRepository
+) -> None:
+    dated, undated = make_session(analysis_date=date(2025, 9, 30), options={}), make_session(options={})
+    await repo.create(dated)
+    await repo.create(undated)
+
+    got_dated, got_undated = await second_repo.get(dated.session_id), await second_repo.get(undated.session_id)
+
+    assert got_dated is not None
+    assert got_undated is not None
+    assert (got_dated.analysis_date, got_undated.analysis_date) == (date(2025, 9, 30), None)
 
 
 async def test_get_unknown_session_is_none(repo: SqlAlchemySessionRepository) -> None:

@@ -4,9 +4,12 @@ start without harm, and ``open_session_store`` is the one call the lifespan make
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from coordinator_persistence_fakes import make_session, sqlite_url
@@ -14,10 +17,10 @@ from sqlalchemy import Connection, inspect, text
 
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import build_engine, normalize_database_url
-from coordinator.infrastructure.persistence.migrate import run_migrations
+from coordinator.infrastructure.persistence.migrate import alembic_config, run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
-from coordinator.infrastructure.persistence.tables import Base
+from coordinator.infrastructure.persistence.tables import Base, UTCDateTime
 
 
 def _diff(connection: Connection) -> list[object]:
@@ -38,7 +41,58 @@ async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> Non
     finally:
         await engine.dispose()
     assert {"research_sessions", "research_session_experts", "coordinator_instances", "alembic_version"} <= tables
-    assert version == "0002_session_owners"
+    assert version == "0003_session_analysis_date"
+
+
+_OLD_SESSIONS = sa.table(
+    "research_sessions",
+    *(sa.column(name, sa.String()) for name in ("session_id", "symbol", "status", "debate_status", "judge_status")),
+    sa.column("experts", sa.JSON()),
+    sa.column("options", sa.JSON()),
+    sa.column("skip_debate", sa.Boolean()),
+    sa.column("retry_count", sa.Integer()),
+    sa.column("created_at", UTCDateTime()),
+    sa.column("updated_at", UTCDateTime()),
+)
+
+
+async def test_sessions_stored_before_dates_were_recorded_take_their_technical_option(fresh_url: str) -> None:
+    """Migration 0003: a session's analysis date was its technical analyst's option; without one, none."""
+    options = {
+        "dated": {"technical_analyst": {"analysis_date": "2025-01-02"}, "financial_auditor": {"limit": 5}},
+        "no_technical": {"macro_intelligence": {}},
+        "null_option": {"technical_analyst": {"analysis_date": None}},
+    }
+    now = datetime.now(UTC)
+    engine = build_engine(fresh_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0002_session_owners"))
+            await conn.execute(
+                _OLD_SESSIONS.insert(),
+                [
+                    {
+                        "session_id": name,
+                        "symbol": "600519.SH",
+                        "experts": list(opts),
+                        "options": opts,
+                        "skip_debate": False,
+                        "status": "completed",
+                        "retry_count": 0,
+                        "debate_status": "success",
+                        "judge_status": "success",
+                        "created_at": now,
+                        "updated_at": now,
+                    }
+                    for name, opts in options.items()
+                ],
+            )
+        await run_migrations(engine)
+        async with engine.connect() as conn:
+            rows = (await conn.execute(text("SELECT session_id, analysis_date FROM research_sessions"))).all()
+    finally:
+        await engine.dispose()
+    assert dict(rows) == {"dated": "2025-01-02", "no_technical": None, "null_option": None}
 
 
 async def test_open_session_store_creates_the_sqlite_file_and_its_directory(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ async def test_valid_request_returns_200_with_the_orchestrated_result() -> None:
     assert set(body) == {
         "session_id",
         "symbol",
+        "analysis_date",
         "overall_status",
         "expert_results",
         "debate_outcome",
@@ -192,8 +193,9 @@ async def test_only_the_requested_experts_are_called_through_http() -> None:
 
 
 async def test_every_expert_failing_is_500_with_the_full_body() -> None:
+    """Failures on the services' side (the caller's own mistakes are 404/422: test_point_in_time_research.py)."""
     experts = ["technical_analyst", "financial_auditor"]
-    gateway = FakeExpertGateway(failures={e: RuntimeError(f"research 404 symbol_not_found: {e}") for e in experts})
+    gateway = FakeExpertGateway(failures={e: RuntimeError(f"research 503 data_provider_error: {e}") for e in experts})
     response = await post({"symbol": "XYZ", "experts": experts}, gateway=gateway)
     assert response.status_code == 500
     body = response.json()
@@ -204,7 +206,7 @@ async def test_every_expert_failing_is_500_with_the_full_body() -> None:
     assert body["verdict"] is None
     assert body["retry_count"] == 0
     assert {e: v["error"] for e, v in body["expert_results"].items()} == {
-        e: f"research 404 symbol_not_found: {e}" for e in experts
+        e: f"research 503 data_provider_error: {e}" for e in experts
     }
 
 
@@ -247,6 +249,13 @@ VALID = {"symbol": "600519.SH", "experts": ["technical_analyst"]}
         ),
         (VALID | {"options": {"technical_analyst": {"analysis_date": 1759190400}}}, "invalid_options"),
         (VALID | {"options": {"technical_analyst": {"analysis_date": "20250930"}}}, "invalid_options"),
+        (VALID | {"analysis_date": "2025-02-30"}, "invalid_request"),
+        (VALID | {"analysis_date": "30/09/2025"}, "invalid_request"),
+        (VALID | {"analysis_date": 20250930}, "invalid_request"),
+        (
+            VALID | {"analysis_date": "2025-09-30", "options": {"technical_analyst": {"analysis_date": "2025-06-30"}}},
+            "conflicting_analysis_date",
+        ),
         (VALID | {"unexpected": 1}, "invalid_request"),
         (VALID | {"skip_debate": "yes"}, "invalid_request"),
         (VALID | {"skip_debate": 1}, "invalid_request"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import date
 from typing import Any
 
 import httpx
@@ -15,6 +16,7 @@ from coordinator_fakes import ALL_EXPERTS, sample_result
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import PeerContractError
 from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.ports.research_expert_gateway import ExpertOptions
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
@@ -53,6 +55,18 @@ async def test_dispatches_each_expert_to_its_endpoint_with_symbol_and_options(
     assert [e for e, r in routes.items() if r.called] == [expert]
     sent = json.loads(routes[expert].calls.last.request.content)
     assert sent == {"symbol": "600519.SH", "options": OPTIONS[expert]}
+
+
+@pytest.mark.parametrize("expert", ALL_EXPERTS)
+@respx.mock
+async def test_the_researchs_analysis_date_is_sent_top_level_beside_the_experts_options(
+    adapter: ResearchGatewayAdapter, expert: str
+) -> None:
+    route = respx.post(url(expert)).mock(return_value=httpx.Response(200, json=sample_result(expert)))
+    options = ExpertOptions(OPTIONS[expert], analysis_date=date(2025, 9, 30))
+    await adapter.run_expert(ExpertType(expert), "600519.SH", options)
+    sent = json.loads(route.calls.last.request.content)
+    assert sent == {"symbol": "600519.SH", "analysis_date": "2025-09-30", "options": OPTIONS[expert]}
 
 
 @respx.mock

@@ -14,7 +14,7 @@ import pytest
 from coordinator.application.dtos import ResearchCommand
 from coordinator.application.request_validation import validate_command
 from coordinator.domain.dtos.research_dtos import ResearchRequest
-from coordinator.domain.exceptions import PeerResponseError
+from coordinator.domain.exceptions import AllExpertsFailedError, InsufficientHistoryError, PeerResponseError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
@@ -68,3 +68,30 @@ async def test_all_five_experts_through_the_graph(adapter: ResearchGatewayAdapte
     failures = {i.expert_type.value: i.error for i in result.expert_results if i.status == "failed"}
     assert failures == {}
     assert result.overall_status == "completed"
+
+
+async def test_every_expert_answers_as_of_the_researchs_one_date(adapter: ResearchGatewayAdapter) -> None:
+    experts = [e.value for e in ExpertType]
+    dated = validate_command(ResearchCommand(symbol=SYMBOL, experts=experts, analysis_date="2024-06-28"))
+    result = await LangGraphResearchOrchestrator(adapter).run(dated)
+    assert result.overall_status == "completed", [i.error for i in result.expert_results]
+    for item in result.expert_results:
+        assert item.data is not None
+        assert item.data["analysis_date"] == "2024-06-28", item.expert_type
+        assert item.data["as_of"] <= "2024-06-28", item.expert_type
+
+
+async def test_a_date_before_any_usable_data_is_the_callers_insufficient_history(
+    adapter: ResearchGatewayAdapter,
+) -> None:
+    experts = [e.value for e in ExpertType]
+    too_early = validate_command(ResearchCommand(symbol=SYMBOL, experts=experts, analysis_date="1990-01-02"))
+    result = await LangGraphResearchOrchestrator(adapter).run(too_early)
+    assert result.overall_status == "failed"
+    error = AllExpertsFailedError.for_result(result)
+    assert isinstance(error, InsufficientHistoryError)
+    said = [i.failure.earliest_usable_date for i in result.expert_results if i.failure is not None]
+    assert len(said) == len(experts)
+    assert error.earliest_usable_date is not None
+    assert error.earliest_usable_date == min(d for d in said if d is not None)
+    assert all(i.error and i.error.startswith("research 422 insufficient_history: ") for i in result.expert_results)

@@ -55,8 +55,10 @@ async def test_a_session_detail_holds_everything_stored(app: AppUnderTest) -> No
     assert detail["session_id"] == research["session_id"]
     assert (detail["symbol"], detail["experts"], detail["status"]) == ("600519.SH", [TA, MI], "partial")
     assert detail["stages_to_retry"] == [MI, "debate", "judge"]  # what POST .../retry would re-run
+    assert detail["analysis_date"] == "2026-02-13"
     assert detail["request"] == {
         "symbol": "600519.SH",
+        "analysis_date": "2026-02-13",
         "experts": [TA, MI],
         "options": {TA: {"analysis_date": "2026-02-13"}, MI: {}},
         "skip_debate": False,
@@ -128,6 +130,7 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
     assert set(everything["items"][0]) == {
         "session_id",
         "symbol",
+        "analysis_date",
         "experts",
         "status",
         "retry_count",

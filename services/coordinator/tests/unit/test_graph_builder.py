@@ -31,6 +31,8 @@ def state(experts: list[str], symbol: str = "600519.SH", **extra: Any) -> Resear
         "overall_status": "failed",
         "debate_outcome": {},
         "verdict": {},
+        "analysis_date": None,
+        "failures": {},
     }
     initial.update(extra)  # type: ignore[typeddict-item]
     return initial

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -27,6 +28,8 @@ def state(**values: Any) -> ResearchGraphState:
         "overall_status": "completed",
         "debate_outcome": {},
         "verdict": {},
+        "analysis_date": None,
+        "failures": {},
     }
     base.update(values)
     return base  # type: ignore[return-value]
@@ -87,12 +90,25 @@ async def test_judge_node_runs_on_a_debate_outcome() -> None:
     outcome = debate_outcome()
     results = {"technical_analyst": sample_result("technical_analyst")}
     options = {"technical_analyst": {"analysis_date": "2026-02-13"}}
-    update = await create_judge_node(judge)(state(debate_outcome=outcome, results=results, options=options))
+    update = await create_judge_node(judge)(
+        state(debate_outcome=outcome, results=results, options=options, analysis_date=date(2026, 2, 13))
+    )
     assert update["verdict"]["action"] == "BUY"
     # The analysis date bounds the reference price: an analysis of the past is priced in the past.
     assert judge.calls == [
         ("600519.SH", outcome, {"expert_results": results, "analysis_date": "2026-02-13", "failed_experts": []})
     ]
+
+
+async def test_the_judge_is_told_the_researchs_analysis_date_without_a_technical_analyst() -> None:
+    judge = FakeJudgeGateway()
+    results = {"valuation_modeler": sample_result("valuation_modeler")}
+    await create_judge_node(judge)(
+        state(debate_outcome=debate_outcome(), results=results, analysis_date=date(2025, 9, 30))
+    )
+    [(_, _, context)] = judge.calls
+    assert context is not None
+    assert context["analysis_date"] == "2025-09-30"
 
 
 async def test_judge_node_tells_the_judge_which_experts_failed() -> None:

@@ -4,6 +4,7 @@ what a retry carries."""
 from __future__ import annotations
 
 import asyncio
+from datetime import date
 from typing import Any
 
 import pytest
@@ -17,9 +18,11 @@ from coordinator_fakes import (
     sample_result,
 )
 
-from coordinator.domain.dtos.research_dtos import ResearchRequest
+from coordinator.domain.dtos.research_dtos import ExpertFailure, ResearchRequest
+from coordinator.domain.exceptions import PeerResponseError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.domain.ports.research_expert_gateway import analysis_date_of
 from coordinator.infrastructure.orchestration import langgraph_orchestrator as module
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 
@@ -290,3 +293,42 @@ async def test_a_cancelled_run_still_waits_for_the_writes_it_started() -> None:
     with pytest.raises(asyncio.CancelledError):
         await run
     assert listener.kinds() == ["expert", "expert"]
+
+
+async def test_every_expert_is_asked_for_the_researchs_analysis_date_and_the_judge_is_told_it() -> None:
+    gateway, judge = FakeExpertGateway(), FakeJudgeGateway()
+    orchestrator = LangGraphResearchOrchestrator(gateway, FakeDebateGateway(), judge)
+    options = {TA.value: {"analysis_date": "2025-09-30"}, FA.value: {"limit": 5}, MI.value: {}}
+
+    result = await orchestrator.run(request(TA, FA, MI, options=options, analysis_date=date(2025, 9, 30)))
+
+    asked = {expert: (dict(opts or {}), analysis_date_of(opts)) for expert, _, opts in gateway.calls}
+    assert asked == {
+        TA.value: ({"analysis_date": "2025-09-30"}, date(2025, 9, 30)),
+        FA.value: ({"limit": 5}, date(2025, 9, 30)),  # the date travels beside the options, not among them
+        MI.value: ({}, date(2025, 9, 30)),
+    }
+    [(_, _, context)] = judge.calls
+    assert context is not None
+    assert context["analysis_date"] == "2025-09-30"
+    assert result.analysis_date == date(2025, 9, 30)
+
+
+async def test_what_research_said_of_a_refused_expert_reaches_the_result() -> None:
+    refused = PeerResponseError(
+        "research",
+        422,
+        "insufficient_history",
+        "fewer than 60 bars public on 2001-01-05",
+        extensions={"earliest_usable_date": "2001-12-20"},
+    )
+    gateway = FakeExpertGateway({TA.value: refused, MI.value: gateway_error()})
+    result = await LangGraphResearchOrchestrator(gateway).run(request(TA, MI, FA))
+
+    by_expert = {item.expert_type: item for item in result.expert_results}
+    assert by_expert[TA].error == "research 422 insufficient_history: fewer than 60 bars public on 2001-01-05"
+    assert by_expert[TA].failure == ExpertFailure(
+        status=422, code="insufficient_history", earliest_usable_date=date(2001, 12, 20)
+    )
+    assert by_expert[MI].failure is None  # not a problem detail from the research service
+    assert by_expert[FA].failure is None  # it succeeded

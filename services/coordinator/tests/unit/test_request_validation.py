@@ -11,6 +11,7 @@ from coordinator_fakes import FakeOrchestrator
 from coordinator.application.dtos import ResearchCommand
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
 from coordinator.domain.exceptions import (
+    ConflictingAnalysisDateError,
     DuplicateExpertError,
     ExpertsEmptyError,
     InvalidOptionsError,
@@ -100,7 +101,14 @@ async def test_non_integer_or_out_of_range_limit_is_rejected(limit: Any) -> None
 
 
 def test_every_validation_error_is_a_request_error_with_a_distinct_code() -> None:
-    classes = [SymbolRequiredError, ExpertsEmptyError, UnknownExpertError, DuplicateExpertError, InvalidOptionsError]
+    classes = [
+        SymbolRequiredError,
+        ExpertsEmptyError,
+        UnknownExpertError,
+        DuplicateExpertError,
+        InvalidOptionsError,
+        ConflictingAnalysisDateError,
+    ]
     assert all(issubclass(c, ResearchRequestError) for c in classes)
     assert len({c.code for c in classes}) == len(classes)
 
@@ -117,6 +125,82 @@ async def test_defaults_are_resolved_at_request_time() -> None:
         "financial_auditor": {"limit": 5},
         "valuation_modeler": {},
     }
+
+
+async def test_without_any_date_the_research_is_dated_today_when_it_arrives() -> None:
+    orchestrator = FakeOrchestrator()
+    await service(orchestrator).execute(ResearchCommand(symbol="600519.SH", experts=["macro_intelligence"]))
+    [request] = orchestrator.requests
+    assert request.analysis_date == TODAY
+    assert request.options == {"macro_intelligence": {}}  # the date is the research's, not an option
+
+
+async def test_the_top_level_date_dates_the_research_and_the_technical_option() -> None:
+    orchestrator = FakeOrchestrator()
+    await service(orchestrator).execute(
+        ResearchCommand(
+            symbol="600519.SH", experts=["technical_analyst", "valuation_modeler"], analysis_date="2025-09-30"
+        )
+    )
+    [request] = orchestrator.requests
+    assert request.analysis_date == date(2025, 9, 30)
+    assert request.options == {"technical_analyst": {"analysis_date": "2025-09-30"}, "valuation_modeler": {}}
+
+
+async def test_the_technical_option_dates_the_research_without_a_top_level_date() -> None:
+    orchestrator = FakeOrchestrator()
+    await service(orchestrator).execute(
+        ResearchCommand(
+            symbol="600519.SH",
+            experts=["technical_analyst", "macro_intelligence"],
+            options={"technical_analyst": {"analysis_date": "2024-06-28"}},
+        )
+    )
+    assert orchestrator.requests[0].analysis_date == date(2024, 6, 28)
+
+
+async def test_the_same_date_in_both_places_is_one_date() -> None:
+    orchestrator = FakeOrchestrator()
+    await service(orchestrator).execute(
+        ResearchCommand(
+            symbol="600519.SH",
+            experts=["technical_analyst"],
+            options={"technical_analyst": {"analysis_date": "2024-06-28"}},
+            analysis_date="2024-06-28",
+        )
+    )
+    [request] = orchestrator.requests
+    assert request.analysis_date == date(2024, 6, 28)
+    assert request.options == {"technical_analyst": {"analysis_date": "2024-06-28"}}
+
+
+async def test_two_different_dates_are_a_conflict_before_anything_runs() -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(ConflictingAnalysisDateError) as caught:
+        await service(orchestrator).execute(
+            ResearchCommand(
+                symbol="600519.SH",
+                experts=["technical_analyst"],
+                options={"technical_analyst": {"analysis_date": "2024-06-28"}},
+                analysis_date="2025-09-30",
+            )
+        )
+    assert caught.value.code == "conflicting_analysis_date"
+    assert "2025-09-30" in str(caught.value)
+    assert "2024-06-28" in str(caught.value)
+    assert orchestrator.requests == []
+
+
+@pytest.mark.parametrize("given", ["2025-02-30", "30/09/2025", "20250930", "", "2025-9-30", "２０２５-09-30"])
+async def test_a_top_level_date_that_is_no_iso_day_is_an_invalid_request(given: str) -> None:
+    orchestrator = FakeOrchestrator()
+    with pytest.raises(ResearchRequestError) as caught:
+        await service(orchestrator).execute(
+            ResearchCommand(symbol="600519.SH", experts=["macro_intelligence"], analysis_date=given)
+        )
+    assert caught.value.code == "invalid_request"
+    assert "analysis_date" in str(caught.value)
+    assert orchestrator.requests == []
 
 
 async def test_given_options_are_kept_and_experts_mapped_to_expert_type() -> None:

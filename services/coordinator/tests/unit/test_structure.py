@@ -108,7 +108,7 @@ def test_graph_state_has_stage_fields(field: str) -> None:
 
 def test_graph_state_has_the_spec_fields_with_reducers() -> None:
     hints = typing.get_type_hints(ResearchGraphState, include_extras=True)
-    assert set(hints) == {
+    spec_fields = {
         "symbol",
         "selected_experts",
         "options",
@@ -118,7 +118,8 @@ def test_graph_state_has_the_spec_fields_with_reducers() -> None:
         "debate_outcome",
         "verdict",
     }
-    for merged in ("results", "errors"):
+    assert set(hints) == spec_fields | {"analysis_date", "failures"}  # the research's day; why experts failed
+    for merged in ("results", "errors", "failures"):
         assert typing.get_origin(hints[merged]) is typing.Annotated
         assert hints[merged].__metadata__[0].__name__ == "merge_dicts"
 

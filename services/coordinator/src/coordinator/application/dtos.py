@@ -12,5 +12,7 @@ class ResearchCommand:
     experts: list[str] | None
     options: dict[str, dict[str, Any]] | None = None
     skip_debate: bool = False
+    analysis_date: str | None = None
+    """As sent (``YYYY-MM-DD`` expected); the service validates and resolves it."""
     request_id: str | None = field(default=None, compare=False)
     """The caller's X-Request-ID, stored on the session for audit."""

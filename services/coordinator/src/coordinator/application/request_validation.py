@@ -1,7 +1,10 @@
 """Turns a raw research command into a validated ``ResearchRequest`` with explicit options.
 
-Option defaults are resolved here, at request time (technical_analyst.analysis_date = today,
-financial_auditor.limit = 5), so what is stored and what a retry re-runs is exactly what ran.
+Defaults are resolved here, at request time, so what is stored and what a retry re-runs is exactly
+what ran: the research's one ``analysis_date`` (the top-level field, else
+``options.technical_analyst.analysis_date``, else today; both given and different is a
+``ConflictingAnalysisDateError``), which the technical analyst's option then repeats, and
+``financial_auditor.limit`` = 5.
 """
 
 from __future__ import annotations
@@ -16,19 +19,23 @@ from pydantic import ValidationError
 from coordinator.application.dtos import ResearchCommand
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import (
+    ConflictingAnalysisDateError,
     DuplicateExpertError,
     ExpertsEmptyError,
     InvalidOptionsError,
     InvalidSymbolError,
+    ResearchRequestError,
     SymbolRequiredError,
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
-from shared_contracts.experts import EXPERT_OPTION_MODELS
+from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
 _VALUES = [e.value for e in ExpertType]
 _KNOWN = ", ".join(_VALUES)
+_TECHNICAL = ExpertType.TECHNICAL_ANALYST.value
+_DATE_OPTION = "analysis_date"
 
 
 def validate_command(command: ResearchCommand, today: Callable[[], date] = date.today) -> ResearchRequest:
@@ -40,11 +47,17 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     except SymbolSyntaxError as exc:
         raise InvalidSymbolError(str(exc)) from None
     experts = _experts(command.experts)
+    given_date = _analysis_date(command.analysis_date)
+    options = _options(experts, command.options or {})
+    analysis_date = _resolved_date(given_date, options.get(_TECHNICAL, {}).get(_DATE_OPTION), today)
+    if _TECHNICAL in options:
+        options[_TECHNICAL][_DATE_OPTION] = analysis_date.isoformat()
     return ResearchRequest(
         symbol=symbol,
         experts=experts,
-        options=_options(experts, command.options or {}, today),
+        options=options,
         skip_debate=command.skip_debate,
+        analysis_date=analysis_date,
     )
 
 
@@ -66,9 +79,27 @@ def _listing(names: list[str], shown: int = 5) -> str:
     return f"{listed} and {len(names) - shown} more" if len(names) > shown else listed
 
 
-def _options(
-    experts: list[ExpertType], given: dict[str, dict[str, Any]], today: Callable[[], date]
-) -> dict[str, dict[str, Any]]:
+def _analysis_date(value: str | None) -> date | None:
+    if value is None:
+        return None
+    if not is_iso_date(value):
+        shown = str(value)[:40]
+        raise ResearchRequestError(f"analysis_date: must be a YYYY-MM-DD string naming a real day (got {shown!r})")
+    return date.fromisoformat(value)
+
+
+def _resolved_date(given: date | None, technical_option: str | None, today: Callable[[], date]) -> date:
+    """The top-level date, else the technical analyst's option (validated ISO text), else today."""
+    option = date.fromisoformat(technical_option) if technical_option is not None else None
+    if given is not None and option is not None and given != option:
+        raise ConflictingAnalysisDateError(
+            f"analysis_date {given.isoformat()} and options.technical_analyst.analysis_date "
+            f"{option.isoformat()} differ; give one date (or the same in both)"
+        )
+    return given or option or today()
+
+
+def _options(experts: list[ExpertType], given: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     selected = {e.value for e in experts}
     stray = sorted(set(given) - selected)
     if stray:
@@ -83,8 +114,5 @@ def _options(
                 f"options.{expert.value}.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
             )
             raise InvalidOptionsError(problems) from None
-        values = model.model_dump(mode="json")
-        if expert is ExpertType.TECHNICAL_ANALYST and values.get("analysis_date") is None:
-            values["analysis_date"] = today().isoformat()
-        resolved[expert.value] = values
+        resolved[expert.value] = model.model_dump(mode="json")
     return resolved

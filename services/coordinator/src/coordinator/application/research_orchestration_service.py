@@ -1,5 +1,6 @@
 """The research use case: validate, run the orchestration (inside a stored session when a repository
-is wired), and report every expert failing as an error carrying the full result."""
+is wired), and report every expert failing as an error carrying the full result (``AllExpertsFailedError``,
+or the subclass naming the caller's mistake when every expert failed for it)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class ResearchOrchestrationService:
         self._new_session_id = new_session_id
 
     async def execute(self, command: ResearchCommand) -> ResearchResult:
-        """Raises a ``ResearchRequestError`` (before anything runs) for a bad request, and
+        """Raises a ``ResearchRequestError`` (before anything runs) for a bad request, and an
         ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""
         request = validate_command(command, self._today)
         if self._sessions is None:
@@ -48,9 +49,10 @@ class ResearchOrchestrationService:
                 experts=[e.value for e in request.experts],
                 options=request.options,
                 skip_debate=request.skip_debate,
+                analysis_date=request.analysis_date,
                 request_id=command.request_id,
             )
             result = await run_in_session(self._orchestrator, self._sessions, session, request)
         if result.overall_status == "failed":
-            raise AllExpertsFailedError(result)
+            raise AllExpertsFailedError.for_result(result)
         return result

@@ -3,14 +3,17 @@
 What is re-run, given the source session (``running`` → 409 ``session_running``):
 
 - some experts failed (or never reported, for an ``interrupted`` session): those experts, with the
-  source's options; the successful results are carried; debate and judge run on the merged results;
+  source's options and analysis date; the successful results are carried; debate and judge run on the
+  merged results;
 - every expert succeeded, the debate failed (or never ran): debate and judge;
 - every expert and the debate succeeded, the verdict failed: the judge only (the debate is carried);
 - everything succeeded (``skip_debate``: every expert succeeded): nothing → 409 ``not_retryable``,
   unless the session was ``interrupted`` (it never finished, so it is re-run to a finished session).
 
-The new session has ``retry_count`` = source + 1 and ``retried_from`` = source; it runs through the
-same path as a first run (``run_in_session``). A session is retried at most once — the store
+The analysis date is the source's (a session stored before dates were recorded: its technical analyst's
+``analysis_date`` option, else today, as such a session's experts had used). The new session has
+``retry_count`` = source + 1 and ``retried_from`` = source; it runs through the same path as a first run
+(``run_in_session``). A session is retried at most once — the store
 enforces it (``RetryAlreadyStartedError``), so concurrent retries of one session cannot both run.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from datetime import date
 
 from coordinator.application.recorded_run import run_in_session
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
@@ -31,13 +35,14 @@ from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ResearchSession
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository
+from shared_contracts.experts import is_iso_date
 
 
 def _new_session_id() -> str:
     return str(uuid.uuid4())
 
 
-def plan_retry(source: ResearchSession) -> ResearchRequest:
+def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) -> ResearchRequest:
     """The request that re-runs only what failed in ``source``; raises a ``SessionConflictError``
     when there is nothing to re-run now."""
     if source.status == "running":
@@ -54,9 +59,19 @@ def plan_retry(source: ResearchSession) -> ResearchRequest:
         experts=[ExpertType(e) for e in source.experts],
         options=source.options,
         skip_debate=source.skip_debate,
+        analysis_date=_analysis_date_of(source, today),
         carried_results=carried,
         carried_debate_outcome=source.debate_outcome if all_experts_ok and source.debate_succeeded else None,
     )
+
+
+def _analysis_date_of(source: ResearchSession, today: Callable[[], date]) -> date:
+    if source.analysis_date is not None:
+        return source.analysis_date
+    option = source.options.get(ExpertType.TECHNICAL_ANALYST.value, {}).get("analysis_date")
+    if isinstance(option, str) and is_iso_date(option):
+        return date.fromisoformat(option)
+    return today()
 
 
 class ResearchRetryService:
@@ -65,25 +80,28 @@ class ResearchRetryService:
         orchestrator: IResearchOrchestrationPort,
         sessions: ISessionRepository,
         *,
+        today: Callable[[], date] = date.today,
         new_session_id: Callable[[], str] = _new_session_id,
     ) -> None:
         self._orchestrator = orchestrator
         self._sessions = sessions
+        self._today = today
         self._new_session_id = new_session_id
 
     async def retry(self, session_id: str, *, request_id: str | None = None) -> ResearchResult:
         """Raises ``SessionNotFoundError``, a ``SessionConflictError`` (409) before anything runs, and
-        ``AllExpertsFailedError`` (after the new session is finished) when no expert succeeded."""
+        an ``AllExpertsFailedError`` (after the new session is finished) when no expert succeeded."""
         source = await self._sessions.get(session_id)
         if source is None:
             raise SessionNotFoundError(session_id)
-        request = plan_retry(source)
+        request = plan_retry(source, self._today)
         session = ResearchSession(
             session_id=self._new_session_id(),
             symbol=source.symbol,
             experts=list(source.experts),
             options=source.options,
             skip_debate=source.skip_debate,
+            analysis_date=request.analysis_date,
             retry_count=source.retry_count + 1,
             retried_from=source.session_id,
             request_id=request_id,
@@ -97,5 +115,5 @@ class ResearchRetryService:
             session.debate_outcome = request.carried_debate_outcome
         result = await run_in_session(self._orchestrator, self._sessions, session, request)
         if result.overall_status == "failed":
-            raise AllExpertsFailedError(result)
+            raise AllExpertsFailedError.for_result(result)
         return result

@@ -1,18 +1,25 @@
 """The coordinator's errors, each with a stable ``code`` (the presentation layer maps them to HTTP):
 
 CoordinatorError
-├── ResearchRequestError             400  a client mistake in the research request
+├── ResearchRequestError             400  a client mistake in the research request (itself: invalid_request,
+│   │                                     e.g. a top-level analysis_date that is not a YYYY-MM-DD day)
 │   ├── SymbolRequiredError          symbol_required   symbol missing or blank
 │   ├── InvalidSymbolError           invalid_symbol    not a symbol (600519.SH, 0700.HK, AAPL)
 │   ├── ExpertsEmptyError            experts_empty     experts missing or []
 │   ├── UnknownExpertError           unknown_expert    a name that is not an ExpertType value
 │   ├── DuplicateExpertError         duplicate_expert  an expert listed twice
-│   └── InvalidOptionsError          invalid_options   options for an expert not requested, unknown
-│                                                      option names, malformed values
+│   ├── InvalidOptionsError          invalid_options   options for an expert not requested, unknown
+│   │                                                  option names, malformed values
+│   └── ConflictingAnalysisDateError conflicting_analysis_date  analysis_date and
+│                                                      options.technical_analyst.analysis_date differ
 ├── AllExpertsFailedError            500  all_experts_failed (carries the full result)
+│   ├── SymbolNotFoundError          404  symbol_not_found      every expert: research has no data for it
+│   └── InsufficientHistoryError     422  insufficient_history  every expert: too little data public on
+│                                         the analysis date (carries the earliest usable date, when known)
 └── GatewayError                     a call to a peer service failed (never reaches HTTP as such:
     │                                the graph nodes record it as that stage's error)
-    ├── PeerResponseError            peer_error        the peer answered non-2xx (its problem detail)
+    ├── PeerResponseError            peer_error        the peer answered non-2xx (its problem detail,
+    │                                                  extension members included)
     ├── PeerTimeoutError             peer_timeout      the call's time budget ran out
     ├── PeerUnavailableError         peer_unavailable  connection refused/reset, DNS, ...
     └── PeerContractError            peer_contract     a body that breaks the wire contract
@@ -22,7 +29,9 @@ Gateway errors carry ``service`` and ``attempts`` (how many HTTP attempts were m
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
@@ -60,8 +69,15 @@ class InvalidOptionsError(ResearchRequestError):
     code = "invalid_options"
 
 
+class ConflictingAnalysisDateError(ResearchRequestError):
+    code = "conflicting_analysis_date"
+
+
 class AllExpertsFailedError(CoordinatorError):
-    """Every selected expert failed; ``result`` holds each expert's error (and the session id)."""
+    """Every selected expert failed; ``result`` holds each expert's error (and the session id).
+
+    ``for_result`` picks the subclass: when every expert failed for the same client-side reason the
+    research service gave (``symbol_not_found``, ``insufficient_history``), the caller's mistake is named."""
 
     code = "all_experts_failed"
 
@@ -69,6 +85,36 @@ class AllExpertsFailedError(CoordinatorError):
         errors = "; ".join(f"{i.expert_type.value}: {i.error}" for i in result.expert_results)
         super().__init__(f"every selected expert failed ({errors})")
         self.result = result
+
+    @staticmethod
+    def for_result(result: ResearchResult) -> AllExpertsFailedError:
+        """The error for ``result`` (every expert failed): ``SymbolNotFoundError`` or
+        ``InsufficientHistoryError`` when every expert's failure carries that research code, else this class."""
+        failures = [item.failure for item in result.expert_results]
+        codes = {failure.code if failure is not None else None for failure in failures}
+        if codes == {SymbolNotFoundError.code}:
+            return SymbolNotFoundError(result)
+        if codes == {InsufficientHistoryError.code}:
+            dates = [f.earliest_usable_date for f in failures if f is not None and f.earliest_usable_date is not None]
+            return InsufficientHistoryError(result, min(dates) if dates else None)
+        return AllExpertsFailedError(result)
+
+
+class SymbolNotFoundError(AllExpertsFailedError):
+    """Every expert failed because the research service has no data for the symbol."""
+
+    code = "symbol_not_found"
+
+
+class InsufficientHistoryError(AllExpertsFailedError):
+    """Every expert failed because too little data was public on the analysis date;
+    ``earliest_usable_date``: the earliest day any of them could work from, when the research service said."""
+
+    code = "insufficient_history"
+
+    def __init__(self, result: ResearchResult, earliest_usable_date: date | None = None) -> None:
+        super().__init__(result)
+        self.earliest_usable_date = earliest_usable_date
 
 
 class GatewayError(CoordinatorError):
@@ -81,15 +127,27 @@ class GatewayError(CoordinatorError):
 
 
 class PeerResponseError(GatewayError):
-    """The peer answered with a non-2xx status; its problem detail, when it sent one, is kept."""
+    """The peer answered with a non-2xx status; its problem detail, when it sent one, is kept:
+    ``peer_code``, ``detail`` and ``extensions`` (the problem's other members, e.g. research's
+    ``earliest_usable_date``)."""
 
     code = "peer_error"
 
-    def __init__(self, service: str, status: int, peer_code: str, detail: str, *, attempts: int = 1) -> None:
+    def __init__(
+        self,
+        service: str,
+        status: int,
+        peer_code: str,
+        detail: str,
+        *,
+        attempts: int = 1,
+        extensions: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(service, f"{service} {status} {peer_code}: {detail}", attempts=attempts)
         self.status = status
         self.peer_code = peer_code
         self.detail = detail
+        self.extensions: dict[str, Any] = dict(extensions or {})
 
 
 class PeerTimeoutError(GatewayError):

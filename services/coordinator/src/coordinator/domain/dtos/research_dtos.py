@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,6 +15,8 @@ OverallStatus = Literal["completed", "partial", "failed"]
 class ResearchRequest(BaseModel):
     """A validated request: experts are known and distinct, options are explicit (defaults resolved).
 
+    ``analysis_date``: the one day the whole research is made as of (every expert is asked for it);
+    None only for a request built without one (the research service then uses today).
     ``carried_results`` / ``carried_debate_outcome`` are what a retry keeps from its source session:
     carried experts are not called again and a carried debate outcome is used instead of a new debate.
     """
@@ -23,9 +26,21 @@ class ResearchRequest(BaseModel):
     symbol: str = Field(min_length=1)
     experts: list[ExpertType] = Field(min_length=1)
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    analysis_date: date | None = None
     skip_debate: bool = False
     carried_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
     carried_debate_outcome: dict[str, Any] | None = None
+
+
+class ExpertFailure(BaseModel):
+    """Why the research service refused an expert, as its problem detail said: the HTTP status, the
+    problem ``code`` and, for ``insufficient_history``, the ``earliest_usable_date`` when it gave one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: int
+    code: str
+    earliest_usable_date: date | None = None
 
 
 class ExpertResultItem(BaseModel):
@@ -33,11 +48,15 @@ class ExpertResultItem(BaseModel):
     status: Literal["success", "failed"]
     data: dict[str, Any] | None = None
     error: str | None = None
+    failure: ExpertFailure | None = None
+    """Set when the research service answered the failure with a problem detail (not for a timeout,
+    an unreachable service or a broken contract)."""
 
 
 class ResearchResult(BaseModel):
     symbol: str
     overall_status: OverallStatus
+    analysis_date: date | None = None
     expert_results: list[ExpertResultItem]
     debate_outcome: dict[str, Any] | None = None
     verdict: dict[str, Any] | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
@@ -37,6 +37,9 @@ class ResearchSession:
     experts: list[str]
     options: dict[str, dict[str, Any]]
     skip_debate: bool
+    analysis_date: date | None = None
+    """The day the research was made as of; None on sessions stored before it was recorded that had no
+    technical analyst (whose ``options`` held the only date then)."""
     status: SessionStatus = "running"
     retry_count: int = 0
     retried_from: str | None = None

@@ -15,5 +15,5 @@ class IJudgeGateway(ABC):
         context: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """``debate_outcome``: the graph state's debate outcome. ``context`` (optional):
-        ``{"expert_results": {...}}``, from which a gateway may take price references.
-        Returns the verdict as a dict."""
+        ``{"expert_results": {...}, "analysis_date": "YYYY-MM-DD" | None, "failed_experts": [...]}``, from
+        which a gateway may take price references (none after the analysis date). Returns the verdict as a dict."""

@@ -3,9 +3,11 @@
 The DTO conversion (the spec's debate_outcome → JudgeInput table) happens here. Only the thesis of
 each side, the risk names, the disagreements and the resolution reach the judge: supporting
 arguments, acknowledged risks/strengths and each risk's probability/impact/mitigation are dropped.
-The latest close the experts report (the technical analyst's, or the valuation modeler's when its data
-are newer; never one after the analysis date) is passed as ``reference_price`` with its day, and the
-technical analyst's key levels as ``key_levels``, so the judge can state absolute stop-loss/take-profit prices.
+One day prices the verdict, so the judge can state absolute stop-loss/take-profit prices: when the
+technical analyst succeeded, ``reference_price`` is its close, ``reference_date`` its ``as_of`` (the
+research's day) and ``key_levels`` its support/resistance of that same day; only without a usable
+technical close, the valuation modeler's close and its ``as_of`` (no key levels: there are none of its day).
+A close after the analysis date is never used (an analysis of the past is priced in the past).
 """
 
 from __future__ import annotations
@@ -53,23 +55,16 @@ def to_judge_input(
         raise PeerContractError("judge", f"cannot build the judge input ({_problems(exc)})") from None
 
 
-# expert -> the indicators holding its last close (its ``as_of`` is the day of that close)
-_CLOSES = {
-    ExpertType.TECHNICAL_ANALYST.value: "technical_indicators",
-    ExpertType.VALUATION_MODELER.value: "valuation_indicators",
-}
-
-
 def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """reference_price / reference_date = the latest close among the experts' (``_CLOSES``) on or before
-    ``context["analysis_date"]`` when there is one; key_levels = key_technical_levels.{support,resistance}
-    when that close is the technical analyst's (levels of another day would anchor stops on stale prices)."""
+    """reference_price / reference_date / key_levels from the technical analyst's close, its ``as_of`` and
+    ``key_technical_levels.{support,resistance}``; without a usable technical close, reference_price /
+    reference_date from the valuation modeler's; nothing after ``context["analysis_date"]``."""
     results = (context or {}).get("expert_results") or {}
-    found: dict[str, Any] = _latest_close(results, (context or {}).get("analysis_date"))
+    analysis_date = (context or {}).get("analysis_date")
     technical = results.get(ExpertType.TECHNICAL_ANALYST.value)
-    technical_close = _latest_close({ExpertType.TECHNICAL_ANALYST.value: technical}, None)
-    if not found or found != technical_close:
-        return found
+    found = _close_of(technical, "technical_indicators", analysis_date)
+    if not found:
+        return _close_of(results.get(ExpertType.VALUATION_MODELER.value), "valuation_indicators", analysis_date)
     assert isinstance(technical, Mapping)  # it reported the close
     levels = technical.get("key_technical_levels")
     if isinstance(levels, Mapping):
@@ -79,26 +74,21 @@ def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
     return found
 
 
-def _latest_close(results: Mapping[str, Any], analysis_date: Any) -> dict[str, Any]:
-    """A dated close beats an undated one, a later day an earlier one; a day after the analysis date is
-    not known on that date (an analysis of the past is priced in the past)."""
-    latest: tuple[str, float] | None = None
-    for expert, indicators in _CLOSES.items():
-        result = results.get(expert)
-        if not isinstance(result, Mapping) or not isinstance(result.get(indicators), Mapping):
-            continue
-        close = result[indicators].get("close")
-        if not (isinstance(close, int | float) and not isinstance(close, bool) and math.isfinite(close) and close > 0):
-            continue
-        day = result["as_of"] if is_iso_date(result.get("as_of")) else ""  # ISO dates compare as text
-        if is_iso_date(analysis_date) and day > analysis_date:
-            continue
-        if latest is None or day > latest[0]:
-            latest = (day, float(close))
-    if latest is None:
+def _close_of(result: Any, indicators: str, analysis_date: Any) -> dict[str, Any]:
+    """An expert's close (``result[indicators]["close"]``) as reference_price, its ``as_of`` as
+    reference_date when that is an ISO day; nothing when there is no positive close or its day is after
+    the analysis date (a close undated is taken undated)."""
+    if not isinstance(result, Mapping) or not isinstance(result.get(indicators), Mapping):
         return {}
-    day, close = latest
-    return {"reference_price": close, "reference_date": day} if day else {"reference_price": close}
+    close = result[indicators].get("close")
+    if not (isinstance(close, int | float) and not isinstance(close, bool) and math.isfinite(close) and close > 0):
+        return {}
+    day = result["as_of"] if is_iso_date(result.get("as_of")) else None
+    if day is None:
+        return {"reference_price": float(close)}
+    if is_iso_date(analysis_date) and day > analysis_date:  # ISO dates compare as text
+        return {}
+    return {"reference_price": float(close), "reference_date": day}
 
 
 def _numbers(values: Any) -> list[float]:

@@ -11,7 +11,8 @@
   and another sample of the model may parse;
 - the caller's X-Request-ID forwarded;
 - every failure raised as a typed ``GatewayError`` carrying ``attempts`` (a non-2xx reply becomes a
-  ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``).
+  ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``,
+  and its extension members, e.g. ``earliest_usable_date``).
 """
 
 from __future__ import annotations
@@ -59,16 +60,18 @@ class CallPolicy:
 class ServiceResponseError(PeerResponseError):
     @classmethod
     def from_response(cls, service: str, response: httpx.Response, *, attempts: int = 1) -> ServiceResponseError:
+        extensions: dict[str, Any] = {}
         try:
             problem = ProblemDetail.model_validate(response.json())
             code, detail = problem.code, problem.detail
-            excerpt = (problem.model_extra or {}).get(RAW_OUTPUT_EXCERPT)
+            extensions = dict(problem.model_extra or {})
+            excerpt = extensions.get(RAW_OUTPUT_EXCERPT)
             if isinstance(excerpt, str) and excerpt:  # the session keeps what the model wrote, for the audit
                 detail += f" (the model wrote: {_excerpt(excerpt)})"
         except (ValueError, ValidationError):
             code = "http_error"
             detail = response.text.strip()[:300] or response.reason_phrase
-        return cls(service, response.status_code, code, detail, attempts=attempts)
+        return cls(service, response.status_code, code, detail, attempts=attempts, extensions=extensions)
 
 
 class _TransientStatus(Exception):

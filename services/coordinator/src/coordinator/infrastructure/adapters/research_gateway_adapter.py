@@ -1,4 +1,6 @@
-"""IResearchExpertGateway over HTTP: POST {RESEARCH_SERVICE_URL}/api/v1/research/experts/{expert}.
+"""IResearchExpertGateway over HTTP: POST {RESEARCH_SERVICE_URL}/api/v1/research/experts/{expert}
+with ``{symbol, analysis_date?, options}``: the research's analysis date (carried by ``ExpertOptions``)
+goes top-level, beside the expert's own options.
 
 Every expert's reply is checked against its wire model (``shared_contracts.research``) and handed on
 as a plain dict, unchanged: the catalyst detective's nested ``result`` object included, so all five
@@ -13,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from coordinator.domain.exceptions import PeerContractError
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
+from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway, analysis_date_of
 from coordinator.infrastructure.adapters.peer_http import PeerClient
 from shared_contracts.research import (
     CatalystDetectiveResult,
@@ -45,9 +47,11 @@ class ResearchGatewayAdapter(IResearchExpertGateway):
         self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
     ) -> ExpertRun:
         expert = ExpertType(expert_type)
-        body, attempts = await self._research.post_json(
-            f"/api/v1/research/experts/{expert.value}", {"symbol": symbol, "options": options or {}}
-        )
+        request: dict[str, Any] = {"symbol": symbol}
+        if (analysis_date := analysis_date_of(options)) is not None:
+            request["analysis_date"] = analysis_date.isoformat()
+        request["options"] = dict(options or {})
+        body, attempts = await self._research.post_json(f"/api/v1/research/experts/{expert.value}", request)
         return ExpertRun(self._checked(expert, body, attempts), attempts)
 
     def _checked(self, expert: ExpertType, body: Any, attempts: int) -> dict[str, Any]:

@@ -1,23 +1,29 @@
 """The research graph's nodes: plain async functions; gateways come in through the factories.
 
 Nodes never let an exception escape (in LangGraph an exception in one ``Send`` branch cancels its
-siblings): a failing expert is recorded in ``errors``; a failing debate or judge leaves an empty dict.
+siblings): a failing expert is recorded in ``errors`` (and, when the research service explained it with a
+problem detail, in ``failures``); a failing debate or judge leaves an empty dict.
+
+Every expert is asked for the research's ``analysis_date`` (``ExpertOptions``); the judge is told it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from datetime import date
 from typing import Any, Protocol
 
 import structlog
 from langgraph.types import Send
 
-from coordinator.domain.dtos.research_dtos import overall_status_of
+from coordinator.domain.dtos.research_dtos import ExpertFailure, overall_status_of
+from coordinator.domain.exceptions import PeerResponseError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
-from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
+from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
 from coordinator.infrastructure.orchestration.graph_state import ResearchGraphState
+from shared_contracts.experts import is_iso_date
 
 log = structlog.get_logger(__name__)
 
@@ -52,16 +58,36 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
             result = await gateway.run_expert(
                 expert_type=expert_type,
                 symbol=state["symbol"],
-                options=state["options"].get(expert_type.value, {}),
+                options=ExpertOptions(
+                    state["options"].get(expert_type.value, {}), analysis_date=state.get("analysis_date")
+                ),
             )
         except Exception as exc:
             error = str(exc) or type(exc).__name__
             log.warning("expert_failed", expert=expert_type.value, error=error)
-            return {"errors": {expert_type.value: error}}
+            update: dict[str, Any] = {"errors": {expert_type.value: error}}
+            if (failure := _failure_of(exc)) is not None:
+                update["failures"] = {expert_type.value: failure}
+            return update
         return {"results": {expert_type.value: result}}
 
     expert_node.__name__ = expert_node_name(expert_type)
     return expert_node
+
+
+def _failure_of(exc: Exception) -> ExpertFailure | None:
+    """What the research service said of a refused expert: its status, problem code and, when it named
+    one, the earliest day its data can support (``insufficient_history``)."""
+    if not isinstance(exc, PeerResponseError):
+        return None
+    earliest = exc.extensions.get("earliest_usable_date")
+    return ExpertFailure(
+        status=exc.status,
+        code=exc.peer_code,
+        earliest_usable_date=date.fromisoformat(earliest)
+        if isinstance(earliest, str) and is_iso_date(earliest)
+        else None,
+    )
 
 
 async def aggregator_node(state: ResearchGraphState) -> dict[str, Any]:
@@ -97,12 +123,10 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
             log.info("verdict_skipped", reason="no debate outcome")
             return {"verdict": {}}
         try:
-            analysis_date = (
-                (state.get("options") or {}).get(ExpertType.TECHNICAL_ANALYST.value, {}).get("analysis_date")
-            )
+            analysis_date = state.get("analysis_date")
             context = {
                 "expert_results": state.get("results") or {},
-                "analysis_date": analysis_date,
+                "analysis_date": analysis_date.isoformat() if analysis_date is not None else None,
                 "failed_experts": sorted(state.get("errors") or {}),
             }
             verdict = await judge_gateway.run_verdict(state["symbol"], debate_outcome, context=context)

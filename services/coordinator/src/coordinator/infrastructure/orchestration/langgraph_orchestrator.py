@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
+from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import StageOutcome
 from coordinator.domain.ports.debate_gateway import IDebateGateway
@@ -114,6 +114,8 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
             "overall_status": "failed",  # nothing has succeeded yet; the aggregator decides
             "debate_outcome": {},
             "verdict": {},
+            "analysis_date": request.analysis_date,
+            "failures": {},
         }
         token = _REQUEST_GATEWAYS.set(gateways)
         try:
@@ -134,15 +136,22 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
 def _to_result(request: ResearchRequest, final: dict[str, Any]) -> ResearchResult:
     results: dict[str, Any] = final.get("results") or {}
     errors: dict[str, str] = final.get("errors") or {}
+    failures: dict[str, ExpertFailure] = final.get("failures") or {}
     items = [
         ExpertResultItem(expert_type=e, status="success", data=results[e.value])
         if e.value in results
-        else ExpertResultItem(expert_type=e, status="failed", error=errors.get(e.value, "the expert did not run"))
+        else ExpertResultItem(
+            expert_type=e,
+            status="failed",
+            error=errors.get(e.value, "the expert did not run"),
+            failure=failures.get(e.value),
+        )
         for e in request.experts
     ]
     return ResearchResult(
         symbol=request.symbol,
         overall_status=final["overall_status"],
+        analysis_date=request.analysis_date,
         expert_results=items,
         debate_outcome=final.get("debate_outcome") or None,
         verdict=final.get("verdict") or None,

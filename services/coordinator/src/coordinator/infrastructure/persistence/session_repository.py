@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Insert, Select, Table, Update, bindparam, delete, func, insert, or_, select, update
@@ -41,6 +41,7 @@ from coordinator.infrastructure.persistence.write_transactions import (
     T,
     write_transactions_for,
 )
+from shared_contracts.experts import is_iso_date
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
@@ -391,6 +392,7 @@ def _session_values(session: ResearchSession) -> dict[str, Any]:
         "experts": list(session.experts),
         "options": {k: dict(v) for k, v in session.options.items()},
         "skip_debate": session.skip_debate,
+        "analysis_date": session.analysis_date.isoformat() if session.analysis_date is not None else None,
         "status": session.status,
         "retry_count": session.retry_count,
         "retried_from": session.retried_from,
@@ -409,6 +411,11 @@ def _session_values(session: ResearchSession) -> dict[str, Any]:
     }
 
 
+def _day(text: str | None) -> date | None:
+    """The stored ISO day; anything else (not written by this code) reads as no date."""
+    return date.fromisoformat(text) if text is not None and is_iso_date(text) else None
+
+
 def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSession:
     by_expert = {r.expert: r for r in row.expert_rows}
     ordered = [e for e in row.experts if e in by_expert] + [e for e in by_expert if e not in row.experts]
@@ -418,6 +425,7 @@ def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSessio
         experts=list(row.experts),
         options=dict(row.options),
         skip_debate=row.skip_debate,
+        analysis_date=_day(row.analysis_date),
         status=row.status,  # type: ignore[arg-type]  # guarded by a CHECK constraint
         retry_count=row.retry_count,
         retried_from=row.retried_from,

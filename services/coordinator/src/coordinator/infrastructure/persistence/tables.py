@@ -97,6 +97,9 @@ class SessionRow(Base):
     experts: Mapped[list[str]] = mapped_column(JSON)
     options: Mapped[dict[str, dict[str, Any]]] = mapped_column(JSON)
     skip_debate: Mapped[bool] = mapped_column(Boolean)
+    analysis_date: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    """ISO day the research is made as of; NULL on rows written before it was recorded that had no
+    technical analyst (migration 0003 copied the others' from their ``analysis_date`` option)."""
     status: Mapped[str] = mapped_column(String(16))
     retry_count: Mapped[int] = mapped_column(Integer, default=0)
     retried_from: Mapped[str | None] = mapped_column(

@@ -1,6 +1,8 @@
 """Domain errors → HTTP, once. Every client mistake in a research request is a 400 problem detail
-with its own ``code``; every expert failing is a 500 whose body is the full research response
-(``overall_status: "failed"`` and each expert's error) plus the problem fields."""
+with its own ``code``. Every expert failing is answered with the full research response
+(``overall_status: "failed"`` and each expert's error) plus the problem fields: 500 ``all_experts_failed``,
+or, when every expert failed for the same mistake of the caller, 404 ``symbol_not_found`` or 422
+``insufficient_history`` (with ``earliest_usable_date`` when known)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ from fastapi.responses import JSONResponse
 
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
+    InsufficientHistoryError,
     ResearchRequestError,
     SessionConflictError,
     SessionNotFoundError,
     SessionStoreUnavailableError,
+    SymbolNotFoundError,
 )
 from coordinator.presentation.rest.research_schemas import to_response_body
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
@@ -29,14 +33,26 @@ STATUS_BY_EXCEPTION: dict[type[Exception], int] = {
 }
 
 
+# (status, title) of each way every expert can fail; the most specific class found first wins.
+ALL_FAILED_STATUS: dict[type[AllExpertsFailedError], tuple[int, str]] = {
+    SymbolNotFoundError: (404, "Symbol not found"),
+    InsufficientHistoryError: (422, "Insufficient history"),
+    AllExpertsFailedError: (500, "All experts failed"),
+}
+
+
 def install_research_failure_handler(app: FastAPI) -> None:
     async def on_all_failed(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, AllExpertsFailedError)
-        log.error("research_failed", path=request.url.path, code=exc.code, error=str(exc))
+        status, title = next(v for cls, v in ALL_FAILED_STATUS.items() if isinstance(exc, cls))
+        report = log.error if status >= 500 else log.info
+        report("research_failed", path=request.url.path, code=exc.code, error=str(exc))
         problem = ProblemDetail(
-            title="All experts failed", status=500, detail=str(exc), code=exc.code, request_id=current_request_id()
+            title=title, status=status, detail=str(exc), code=exc.code, request_id=current_request_id()
         ).model_dump(exclude_none=True)
+        if isinstance(exc, InsufficientHistoryError) and exc.earliest_usable_date is not None:
+            problem["earliest_usable_date"] = exc.earliest_usable_date.isoformat()
         body = to_response_body(exc.result).model_dump(mode="json")  # nulls kept: the full response contract
-        return JSONResponse({**problem, **body}, status_code=500, media_type=PROBLEM_CONTENT_TYPE)
+        return JSONResponse({**problem, **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
 
     app.add_exception_handler(AllExpertsFailedError, on_all_failed)

@@ -14,15 +14,32 @@ from shared_contracts.service.request_id import current_request_id
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["coordinator"])
 
+ALL_FAILED_FOR_THE_CALLER: dict[int | str, dict[str, Any]] = {
+    404: {
+        "description": "Every expert failed because the research service has no data for the symbol (`code` "
+        "symbol_not_found; the body also carries the full research response with each expert's error).",
+    },
+    422: {
+        "description": "Every expert failed because too little data was public on the analysis date (`code` "
+        "insufficient_history; `earliest_usable_date`: the earliest day one of them could work from, when known; "
+        "the body also carries the full research response with each expert's error).",
+    },
+}
+"""Every expert failed for the same client-side reason: answered as that mistake, not as a 500."""
+
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {
         "model": ProblemDetail,
-        "description": "A client mistake; `code` is one of symbol_required, experts_empty, unknown_expert, "
-        "duplicate_expert, invalid_options, invalid_request, malformed_json.",
+        "description": "A client mistake; `code` is one of symbol_required, invalid_symbol, experts_empty, "
+        "unknown_expert, duplicate_expert, invalid_options, conflicting_analysis_date (analysis_date and "
+        "options.technical_analyst.analysis_date differ), invalid_request (e.g. an analysis_date that is not "
+        "YYYY-MM-DD), malformed_json.",
     },
+    **ALL_FAILED_FOR_THE_CALLER,
     500: {
-        "description": "Every expert failed (`code` all_experts_failed; the body also carries the full research "
-        "response with each expert's error), or an unexpected error (`code` internal_error, logged).",
+        "description": "Every expert failed, not all for one mistake of the caller (`code` all_experts_failed; "
+        "the body also carries the full research response with each expert's error), or an unexpected error "
+        "(`code` internal_error, logged).",
     },
 }
 

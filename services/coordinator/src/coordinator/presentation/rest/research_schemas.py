@@ -14,6 +14,7 @@ def to_command(body: ResearchRequestBody, request_id: str | None) -> ResearchCom
         experts=body.experts,
         options=body.options,
         skip_debate=body.skip_debate,
+        analysis_date=body.analysis_date,
         request_id=request_id,
     )
 
@@ -23,6 +24,7 @@ def to_response_body(result: ResearchResult) -> ResearchResponseBody:
         {
             "session_id": result.session_id,
             "symbol": result.symbol,
+            "analysis_date": result.analysis_date,
             "overall_status": result.overall_status,
             "expert_results": {
                 item.expert_type.value: ExpertResultEnvelope(status=item.status, data=item.data, error=item.error)

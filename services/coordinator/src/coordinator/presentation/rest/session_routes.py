@@ -3,7 +3,8 @@
 - ``GET  /api/v1/coordinator/sessions`` — filter by symbol and status, newest first, paginated;
 - ``GET  /api/v1/coordinator/sessions/{session_id}`` — everything stored, each expert's raw data and error;
 - ``POST /api/v1/coordinator/research/{session_id}/retry`` — re-run only what failed (same response
-  contract as ``POST /research``; 404 unknown session, 409 nothing to retry now).
+  contract as ``POST /research``, 404/422/500 when every expert failed included; 404 unknown session, 409
+  nothing to retry now).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from coordinator.application.session_query_service import (
 )
 from coordinator.domain.exceptions import SessionNotFoundError, SessionStoreUnavailableError
 from coordinator.domain.model.session import ResearchSession
+from coordinator.presentation.rest.research_routes import ALL_FAILED_FOR_THE_CALLER
 from coordinator.presentation.rest.research_schemas import to_response_body
 from shared_contracts.coordinator import (
     ExpertOutcomeRecord,
@@ -43,14 +45,22 @@ _NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": ProblemDetail, "description": "No such session (`code` session_not_found)."},
 }
 _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
-    **_NOT_FOUND,
+    404: {
+        "model": ProblemDetail,
+        "description": "No such session (`code` session_not_found), or every expert re-run failed because the "
+        "research service has no data for the symbol (`code` symbol_not_found, with the full response body).",
+    },
+    422: ALL_FAILED_FOR_THE_CALLER[422],
     409: {
         "model": ProblemDetail,
         "description": "Nothing to retry now: `code` not_retryable (completed, debate and verdict succeeded), "
         "session_running, retry_in_progress or already_retried (a session is retried once; the problem's "
         "`retry_session_id` names its retry — retry the newest session of the chain).",
     },
-    500: {"description": "Every expert failed again (`code` all_experts_failed, with the full response body)."},
+    500: {
+        "description": "Every expert failed again, not all for one mistake of the caller (`code` "
+        "all_experts_failed, with the full response body)."
+    },
     503: {"model": ProblemDetail, "description": "The session store is unavailable."},
 }
 
@@ -123,6 +133,7 @@ def to_summary(session: ResearchSession) -> SessionSummary:
     return SessionSummary(
         session_id=session.session_id,
         symbol=session.symbol,
+        analysis_date=session.analysis_date,
         experts=list(session.experts),
         status=session.status,
         retry_count=session.retry_count,
@@ -139,6 +150,7 @@ def to_detail(session: ResearchSession) -> SessionDetail:
         **to_summary(session).model_dump(),
         request={
             "symbol": session.symbol,
+            "analysis_date": session.analysis_date.isoformat() if session.analysis_date is not None else None,
             "experts": list(session.experts),
             "options": session.options,
             "skip_debate": session.skip_debate,

@@ -1,0 +1,66 @@
+"""Which error a research in which every expert failed is: the caller's mistake (404 symbol_not_found,
+422 insufficient_history) only when every expert failed for it, as the research service said."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchResult
+from coordinator.domain.exceptions import AllExpertsFailedError, InsufficientHistoryError, SymbolNotFoundError
+from coordinator.domain.model.enums import ExpertType
+
+TA, VM, MI = ExpertType.TECHNICAL_ANALYST, ExpertType.VALUATION_MODELER, ExpertType.MACRO_INTELLIGENCE
+
+
+def not_found() -> ExpertFailure:
+    return ExpertFailure(status=404, code="symbol_not_found")
+
+
+def too_early(earliest: date | None) -> ExpertFailure:
+    return ExpertFailure(status=422, code="insufficient_history", earliest_usable_date=earliest)
+
+
+def failed(**failures: ExpertFailure | None) -> ResearchResult:
+    items = [
+        ExpertResultItem(expert_type=ExpertType(e), status="failed", error=f"{e} failed", failure=f)
+        for e, f in failures.items()
+    ]
+    return ResearchResult(symbol="ZZZZ", overall_status="failed", expert_results=items)
+
+
+def test_every_expert_without_data_for_the_symbol_is_symbol_not_found() -> None:
+    result = failed(technical_analyst=not_found(), macro_intelligence=not_found())
+    error = AllExpertsFailedError.for_result(result)
+    assert type(error) is SymbolNotFoundError
+    assert error.code == "symbol_not_found"
+    assert error.result is result
+
+
+def test_every_expert_short_of_history_is_insufficient_history_from_the_earliest_usable_date() -> None:
+    result = failed(
+        technical_analyst=too_early(date(2001, 12, 20)),
+        valuation_modeler=too_early(None),
+        macro_intelligence=too_early(date(2001, 3, 30)),
+    )
+    error = AllExpertsFailedError.for_result(result)
+    assert isinstance(error, InsufficientHistoryError)
+    assert (error.code, error.earliest_usable_date) == ("insufficient_history", date(2001, 3, 30))
+
+
+def test_insufficient_history_without_any_date_has_none() -> None:
+    error = AllExpertsFailedError.for_result(failed(technical_analyst=too_early(None)))
+    assert isinstance(error, InsufficientHistoryError)
+    assert error.earliest_usable_date is None
+
+
+def test_mixed_client_reasons_are_all_experts_failed() -> None:
+    error = AllExpertsFailedError.for_result(failed(technical_analyst=not_found(), macro_intelligence=too_early(None)))
+    assert type(error) is AllExpertsFailedError
+    assert error.code == "all_experts_failed"
+
+
+def test_any_failure_research_did_not_explain_as_the_callers_is_all_experts_failed() -> None:
+    server_side = ExpertFailure(status=503, code="data_provider_error")
+    for other in (None, server_side):  # a timeout or an unreachable service; a 5xx problem
+        error = AllExpertsFailedError.for_result(failed(technical_analyst=not_found(), valuation_modeler=other))
+        assert type(error) is AllExpertsFailedError
