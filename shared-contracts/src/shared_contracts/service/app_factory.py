@@ -66,14 +66,16 @@ def _logs_written_at_exit(
 
 def publish_400_not_422(app: FastAPI) -> None:
     """The OpenAPI document says what the service answers: a request that fails validation is a 400 problem
-    (``install_problem_handlers``), never FastAPI's 422, which it would otherwise list on every endpoint."""
+    (``install_problem_handlers``), never FastAPI's 422, which it would otherwise list on every endpoint; a 422
+    a route declares itself (e.g. ``insufficient_history``) stays."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
             for operation in (op for path in schema.get("paths", {}).values() for op in path.values()):
                 responses = operation.get("responses", {})
-                if responses.pop("422", None) is not None:
+                if "HTTPValidationError" in str(responses.get("422", "")):  # FastAPI's, not one a route declares
+                    responses.pop("422")
                     responses.setdefault("400", _INVALID_REQUEST)
             components = schema.setdefault("components", {}).setdefault("schemas", {})
             for unused in ("HTTPValidationError", "ValidationError"):
