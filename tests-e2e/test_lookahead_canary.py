@@ -65,6 +65,8 @@ def stacks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, St
     distorted = workdir / "snapshot"
     distorted_snapshot(DEFAULT_SNAPSHOT_DIR, distorted, STACK_DATE)
     env = {"LOG_LEVEL": "WARNING", "ANALYSIS_ENGINE": "rules"}
+    (workdir / "original").mkdir()
+    (workdir / "distorted").mkdir()
     with (
         running_stack(workdir / "original", common_env=env) as original,
         running_stack(workdir / "distorted", common_env={**env, "SNAPSHOT_DIR": str(distorted)}) as canary,
