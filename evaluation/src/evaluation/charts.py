@@ -1,0 +1,139 @@
+"""The report's PNG charts, drawn from report.json's figures: equity curves of the policy and the baselines,
+the reliability diagram of the policy's confidence, and the actions per grid date. Reproducible: the Agg
+canvas, fixed fonts and sizes, and no ``Software`` metadata, so the same report gives the same bytes."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from evaluation.comparison import STRATEGIES, STRATEGY_LABELS
+from shared_contracts.scorecard import ACTIONS
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+CHART_FILES = {
+    "equity_curves": "equity_curves.png",
+    "reliability": "reliability.png",
+    "actions_over_time": "actions_over_time.png",
+}
+DPI = 100
+STYLE: dict[RcKeyType, Any] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 8,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.hashsalt": "evaluation-report",
+    "path.simplify": False,
+    "patch.linewidth": 0.3,
+}
+COLOURS = {
+    "policy": "#1f77b4",
+    "technical_only": "#9467bd",
+    "buy_and_hold": "#2ca02c",
+    "ma_crossover": "#ff7f0e",
+    "always_hold": "#7f7f7f",
+    "BUY": "#2ca02c",
+    "HOLD": "#bdbdbd",
+    "SELL": "#d62728",
+    "no_verdict": "#ffffff",
+}
+
+
+def write_charts(report: dict[str, Any], out_dir: Path) -> list[Path]:
+    """Draw the three charts into ``out_dir``; their paths, in ``CHART_FILES`` order."""
+    drawers = {"equity_curves": _equity, "reliability": _reliability, "actions_over_time": _actions}
+    paths = []
+    with matplotlib.rc_context(STYLE):
+        for key, name in CHART_FILES.items():
+            figure = drawers[key](report)
+            FigureCanvasAgg(figure)
+            path = out_dir / name
+            figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+            paths.append(path)
+    return paths
+
+
+def _dates(values: list[str]) -> list[date]:
+    return [date.fromisoformat(value) for value in values]
+
+
+def _split_line(axes: Axes, report: dict[str, Any], days: list[date]) -> None:
+    split = date.fromisoformat(report["options"]["split_date"])
+    if days and days[0] < split <= days[-1]:
+        label = "split (out-of-sample →)"
+        # on a date axis matplotlib converts the date itself; its stubs only know floats
+        axes.axvline(cast(float, split), linestyle="--", color="black", linewidth=0.8, label=label)
+
+
+def _equity(report: dict[str, Any]) -> Figure:
+    portfolio = report["portfolio"]
+    days = _dates(portfolio["curves"]["dates"])
+    figure = Figure(figsize=(8, 4.5))
+    axes = figure.add_subplot()
+    for name in STRATEGIES:
+        curve = portfolio["curves"]["equity"][name]
+        if curve:
+            width = 2 if name == "policy" else 1
+            axes.plot(days, curve, label=STRATEGY_LABELS[name], color=COLOURS[name], linewidth=width)
+    _split_line(axes, report, days)
+    n, unit = len(portfolio["periods"]), portfolio["period_unit"]
+    axes.set_title(f"Equity from 1.0, rebalanced every {unit}, N = {portfolio['n_symbols']} symbols, n = {n} {unit}s")
+    axes.set_ylabel("equity")
+    if days:
+        axes.legend(loc="upper left")
+    figure.subplots_adjust(left=0.08, right=0.97, top=0.93, bottom=0.08)
+    return figure
+
+
+def _reliability(report: dict[str, Any]) -> Figure:
+    section = report["calibration"]["policy"]["whole"]
+    bins = [b for b in section["bins"] if b["n"]]
+    figure = Figure(figsize=(5, 5))
+    axes = figure.add_subplot()
+    axes.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="perfectly calibrated")
+    if section["brier"]["base_rate"] is not None:
+        axes.axhline(section["brier"]["base_rate"], linestyle=":", color="black", linewidth=0.8, label="base rate")
+    for b in bins:
+        x, rate = b["mean_confidence"], b["hit_rate"]
+        low = rate["value"] - rate["low"] if rate["low"] is not None else 0.0
+        high = rate["high"] - rate["value"] if rate["high"] is not None else 0.0
+        axes.errorbar([x], [rate["value"]], yerr=[[low], [high]], fmt="o", color=COLOURS["policy"], capsize=3)
+        axes.annotate(f"n={b['n']}", (x, rate["value"]), textcoords="offset points", xytext=(5, 5))
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("mean confidence in bin")
+    axes.set_ylabel("hit rate (95 % Wilson CI)")
+    axes.set_title(f"Reliability, policy BUY+SELL scored calls, n = {section['n']}")
+    axes.legend(loc="upper left")
+    figure.subplots_adjust(left=0.12, right=0.96, top=0.93, bottom=0.1)
+    return figure
+
+
+def _actions(report: dict[str, Any]) -> Figure:
+    figure = Figure(figsize=(9, 5))
+    for row, configuration in enumerate(("policy", "technical_only"), start=1):
+        axes = figure.add_subplot(2, 1, row)
+        rows = report["actions_by_date"][configuration]
+        days = _dates([r["date"] for r in rows])
+        bottom = [0] * len(rows)
+        width = 0.7 * min((b - a).days for a, b in itertools.pairwise(days)) if len(days) > 1 else 20
+        for key in (*ACTIONS, "no_verdict"):
+            counts = [r[key] for r in rows]
+            label = "no verdict" if key == "no_verdict" else key
+            axes.bar(days, counts, width=width, bottom=bottom, color=COLOURS[key], edgecolor="#555555", label=label)
+            bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
+        axes.set_title(f"{configuration}: actions per grid date (n = {sum(bottom)} researches)")
+        axes.set_ylabel("researches")
+        if rows:
+            axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    figure.subplots_adjust(left=0.07, right=0.86, top=0.94, bottom=0.06, hspace=0.3)
+    return figure

@@ -1,0 +1,256 @@
+"""report.md: the report for reading, rendered from report.json's figures (so the two never disagree)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evaluation.comparison import STRATEGIES, STRATEGY_LABELS
+from evaluation.formatting import DASH, interval, number, percent
+from evaluation.samples import SAMPLE_LABELS, SAMPLES
+from evaluation.verdicts import STATUSES
+from shared_contracts.scorecard import ACTIONS
+
+CONFIGURATIONS = ("policy", "technical_only")
+Report = dict[str, Any]
+HEADINGS = {"whole": "Whole period", "in_sample": "In-sample", "out_of_sample": "Out-of-sample"}
+
+
+def render_markdown(report: Report) -> str:
+    """The whole report as Markdown, charts embedded by relative path."""
+    parts = [
+        _header(report),
+        _how_to_read(report),
+        _coverage(report),
+        _actions(report),
+        _per_action(report),
+        _portfolio(report),
+        _calibration(report),
+        _stops(report),
+        _caveats(),
+    ]
+    return "\n\n".join(part.strip("\n") for part in parts) + "\n"
+
+
+def _cell(value: object) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _share(entry: dict[str, Any]) -> str:
+    """A count with its share and the share's Wilson interval: ``12 (40.0% [24.6%, 57.7%])``."""
+    share = entry["share"]
+    if share["value"] is None:
+        return str(entry["count"])
+    return f"{entry['count']} ({percent(share['value'], 1)} [{percent(share['low'], 1)}, {percent(share['high'], 1)}])"
+
+
+def _header(report: Report) -> str:
+    o = report["options"]
+    sell = "short (`--allow-short`)" if o["allow_short"] else "exit/avoid: flat, a short call for the hit rate"
+    rows = [
+        ("command", f"`{o['command']}`" if o["command"] else DASH),
+        ("commit", o["commit"] or DASH),
+        ("machine", o["machine"] or DASH),
+        ("range", f"{o['start']} → {o['end']}, grid {o['grid']} ({len(report['grid'])} dates)"),
+        ("symbols", str(len(report["symbols"]))),
+        ("split", f"in-sample: analysis date before {o['split_date']}; out-of-sample: from {o['split_date']}"),
+        ("experts (policy)", ", ".join(o["experts"]) or DASH),
+        ("engine", o["engine"] + (" (LLM)" if o["llm"] else "")),
+        ("SELL", sell),
+    ]
+    warnings = "\n\n".join(f"> **Warning.** {text}" for text in report["warnings"])
+    return "# Walk-forward evaluation\n\n" + table(["run", ""], rows) + ("\n\n" + warnings if warnings else "")
+
+
+def _how_to_read(report: Report) -> str:
+    days = report["method"]["holding_days"]
+    return f"""## How to read this
+
+On every grid date each symbol was researched as of that date in two configurations: `policy` (the experts
+above, the product's verdict) and `technical_only` (the technical analyst alone through the same debate and
+judge, a baseline). Each verdict is scored on the daily bars after it: entry at the close of its `as_of` day,
+held {days["SHORT_TERM"]}/{days["MEDIUM_TERM"]}/{days["LONG_TERM"]} trading days for a short/medium/long
+horizon unless the stop or take-profit is reached first; a verdict whose horizon has not ended yet is
+*pending* and left out of returns and hit rates. Every figure states its sample size n. A mean is shown as
+`value [low, high]`, its 95 % confidence interval; a share or hit rate with its 95 % Wilson interval. An
+interval that contains 0 (for a return) is no evidence of an edge, however good the value looks.
+*In-sample* are analysis dates before the split date, *out-of-sample* those from it on; rules tuned by
+looking at this data can only be judged on the out-of-sample rows. Method and caveats: `docs/evaluation.md`."""
+
+
+def _coverage(report: Report) -> str:
+    rows, reasons = [], []
+    for c in CONFIGURATIONS:
+        for sample in SAMPLES:
+            cov = report["coverage"][c][sample]
+            by = cov["by_status"]
+            rows.append([c, SAMPLE_LABELS[sample], cov["n"], *(_share(by[s]) for s in STATUSES), cov["partial"]])
+        whole = report["coverage"][c]["whole"]
+        for kind, key in (("refused", "refusal_reasons"), ("failed", "failure_reasons")):
+            reasons += [[c, kind, item["reason"], item["count"]] for item in whole[key]]
+    engines = "; ".join(
+        f"{c}: " + (", ".join(f"{k} {v}" for k, v in report["coverage"][c]["whole"]["engines"].items()) or DASH)
+        for c in CONFIGURATIONS
+    )
+    text = "## 1. Coverage\n\nResearches by status (count, share [95 % CI]); *partial*: ok, but an expert failed.\n\n"
+    text += table(["configuration", "sample", "n", "ok", "refused", "failed", "partial"], rows)
+    text += (
+        "\n\nWhy researches were refused or failed (whole period; grouped by the text before the first colon, "
+        "numbers in parentheses left out):\n\n"
+    )
+    text += table(["configuration", "status", "reason", "count"], reasons) if reasons else "None."
+    return text + f"\n\nVerdict engines (ok researches, whole period): {engines}."
+
+
+def _actions(report: Report) -> str:
+    rows = []
+    for c in CONFIGURATIONS:
+        for sample in SAMPLES:
+            a = report["actions"][c][sample]
+            counts = [_share(a["counts"][action]) for action in ACTIONS]
+            rows.append([c, SAMPLE_LABELS[sample], a["n"], *counts, interval(a["flip_rate"], 1)])
+    return (
+        "## 2. Actions\n\nVerdicts by action (count, share [95 % CI]). Flip rate: the share of a symbol's consecutive "
+        "verdicts (date order; n = pairs) whose action changed.\n\n"
+        + table(["configuration", "sample", "verdicts", *ACTIONS, "flip rate"], rows)
+        + f"\n\n![Actions per grid date]({report['charts']['actions_over_time']})"
+    )
+
+
+def _per_action(report: Report) -> str:
+    rows = []
+    for c in CONFIGURATIONS:
+        for sample in SAMPLES:
+            for action in ACTIONS:
+                s = report["per_action"][c][sample][action]
+                exits = "/".join(str(s["exits"][k]) for k in ("stop", "target", "horizon"))
+                rows.append(
+                    [
+                        c,
+                        SAMPLE_LABELS[sample],
+                        action,
+                        s["count"],
+                        s["scored"],
+                        s["pending"],
+                        interval(s["hit_rate"], 1) if s["hit_rate"] is not None else DASH,
+                        interval(s["call_return"]["mean"]) if action != "HOLD" else DASH,
+                        percent(s["call_return"]["median"]),
+                        interval(s["realised_return"]["mean"]),
+                        exits,
+                    ]
+                )
+    headers = ["configuration", "sample", "action", "n", "scored", "pending", "hit rate", "mean call return"]
+    headers += ["median call return", "mean realised return", "exits stop/target/horizon"]
+    return (
+        "## 3. Verdicts by action\n\nHit rate: the call made money (BUY long, SELL as a short call; HOLD makes "
+        "no call). Call return: the directional return from entry to exit. Realised return: what the position "
+        "earned (SELL is flat unless shorting is allowed, HOLD is flat). Returns are per trade, not annualised.\n\n"
+        + table(headers, rows)
+    )
+
+
+def _portfolio(report: Report) -> str:
+    p = report["portfolio"]
+    unit = p["period_unit"]
+    text = (
+        f"## 4. Portfolio\n\nRebalanced on every grid date, one equal sleeve per symbol (N = {p['n_symbols']}): "
+        "from each grid date's close to the next, a sleeve holds what the verdict says (BUY: its position size "
+        "long; SELL: cash, or short with `--allow-short`; HOLD or no verdict: cash) and leaves at the verdict's "
+        f"stop or take-profit. Sharpe: annualised with {p['periods_per_year']} periods a year, risk-free 0. "
+        f"Turnover: mean over {unit}s of Σ|exposure change| / N. The last column is the policy's mean return per "
+        f"{unit} minus the strategy's, with its 95 % CI.\n\n**Policy against buy-and-hold:**\n\n"
+    )
+    text += "\n".join(f"- {SAMPLE_LABELS[s]}: {p['excess_over']['buy_and_hold'][s]['statement']}" for s in SAMPLES)
+    headers = ["strategy", f"{unit}s", "total return", f"mean return per {unit}", "Sharpe", "max drawdown"]
+    headers += ["turnover", f"policy − strategy, per {unit}"]
+    for sample in SAMPLES:
+        rows = []
+        for name in STRATEGIES:
+            s = p["strategies"][name][sample]
+            excess = interval(p["excess_over"][name][sample]["mean"]) if name != "policy" else DASH
+            rows.append(
+                [
+                    STRATEGY_LABELS[name],
+                    s["periods"],
+                    percent(s["total_return"]),
+                    interval(s["mean_return"]),
+                    number(s["sharpe"]),
+                    percent(s["max_drawdown"]),
+                    percent(s["turnover"], 1),
+                    excess,
+                ]
+            )
+        text += f"\n\n### {HEADINGS[sample]}\n\n" + table(headers, rows)
+    return text + f"\n\n![Equity curves]({report['charts']['equity_curves']})"
+
+
+def _calibration(report: Report) -> str:
+    rows = []
+    for c in CONFIGURATIONS:
+        for sample in SAMPLES:
+            b = report["calibration"][c][sample]["brier"]
+            brier_tail = [number(b["base_rate_score"], 4), number(b["skill"], 3)]
+            rows.append(
+                [c, SAMPLE_LABELS[sample], b["n"], percent(b["base_rate"], 1), number(b["score"], 4), *brier_tail]
+            )
+    bins = [
+        [_bin(b), b["n"], number(b["mean_confidence"], 3), interval(b["hit_rate"], 1)]
+        for b in report["calibration"]["policy"]["whole"]["bins"]
+        if b["n"]
+    ]
+    text = (
+        "## 5. Calibration\n\nThe verdict's confidence against whether the call made money (scored BUY and SELL "
+        "calls). Brier score: mean squared gap between confidence and outcome; the base-rate Brier is that of "
+        "always predicting the observed hit rate; skill = 1 − Brier / base-rate Brier (above 0 beats it).\n\n"
+    )
+    text += table(["configuration", "sample", "n", "base rate", "Brier", "base-rate Brier", "skill"], rows)
+    text += "\n\nPolicy, whole period, by confidence bin (empty bins left out):\n\n"
+    text += table(["confidence", "n", "mean confidence", "hit rate"], bins) if bins else "No scored calls."
+    return text + f"\n\n![Reliability diagram]({report['charts']['reliability']})"
+
+
+def _bin(b: dict[str, Any]) -> str:
+    return f"{number(b['low'], 1)}–{number(b['high'], 1)}"
+
+
+def _distribution_row(d: dict[str, Any]) -> list[object]:
+    ratio = f"{number(d['target_to_stop_median']['value'])} (n={d['target_to_stop_median']['n']})"
+    return [d["n"], number(d["median"]), number(d["p10"]), number(d["p90"]), interval(d["within_band"], 1), ratio]
+
+
+def _stops(report: Report) -> str:
+    low, high = report["method"]["atr_band"]
+    rows = [
+        [c, SAMPLE_LABELS[s], *_distribution_row(report["stop_distance"][c][s])]
+        for c in CONFIGURATIONS
+        for s in SAMPLES
+    ]
+    symbols = [[d["symbol"], *_distribution_row(d)] for d in report["stop_distance_by_symbol"]["policy"]]
+    band = f"within {number(low, 0)}–{number(high, 0)} ATR"
+    headers = ["n", "median", "p10", "p90", band, "take-profit/stop median"]
+    text = (
+        "## 6. Stop distance in ATR multiples\n\nFor BUY and SELL verdicts with the technical analyst's ATR(14): "
+        "|stop %| / 100 × entry close / ATR.\n\n"
+    )
+    text += table(["configuration", "sample", *headers], rows)
+    text += "\n\nPolicy, whole period, per symbol:\n\n"
+    return text + (table(["symbol", *headers], symbols) if symbols else "No stop distances.")
+
+
+def _caveats() -> str:
+    return """## Caveats
+
+- Prices are forward-adjusted (qfq) as of the snapshot's fetch: returns are right, absolute levels before
+  later dividends are not the prices traded then.
+- Survivorship: the universe is the snapshot's, liquid names chosen in 2025; names that fell out before then
+  are missing, which flatters buy-and-hold and any long strategy alike.
+- The grid dates are calendar dates; a holiday moves the entry to the last close before it.
+- Samples are small and not independent: trades overlap in time and symbols move together, so per-trade
+  intervals are too narrow; the portfolio's period returns are the fairer test, and even those assume
+  independent periods."""

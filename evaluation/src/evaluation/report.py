@@ -1,0 +1,153 @@
+"""The walk-forward report: ``build_report`` turns the runner's records and bars into one JSON document,
+``write_report`` writes it as report.json, report.md and three PNG charts. Both are deterministic: the same
+inputs give byte-identical files (everything sorted, floats rounded, no timestamps).
+
+Example::
+
+    report = build_report(records, bars, ReportOptions(start=date(2023, 1, 31), end=date(2025, 9, 30),
+                                                       split_date=date(2025, 1, 1), grid="monthly",
+                                                       experts=("technical_analyst",), engine="rules"))
+    paths = write_report(report, Path("out"))  # report.json, report.md, *.png
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from evaluation.bar_series import index_bars
+from evaluation.charts import CHART_FILES, write_charts
+from evaluation.comparison import portfolio_section
+from evaluation.markdown import render_markdown
+from evaluation.outcomes import score_verdicts
+from evaluation.records import Configuration, ResearchRecord
+from evaluation.samples import by_sample
+from evaluation.serialise import DIGITS, Json
+from evaluation.stops import ATR_BAND, stop_by_symbol, stop_distances, stop_samples
+from evaluation.verdicts import (
+    action_distribution,
+    action_outcomes,
+    actions_by_date,
+    calibration_section,
+    coverage,
+)
+from shared_contracts.scorecard import ACTIONS
+from shared_contracts.scoring import HOLDING_DAYS, DailyBar
+
+SCHEMA_VERSION = 1
+CONFIGURATIONS: tuple[Configuration, ...] = ("policy", "technical_only")
+LLM_WARNING = (
+    "An LLM produced these verdicts. It may have seen prices and news of the test period in training, so even "
+    "the out-of-sample figures can be optimistic: read them as an upper bound, not as a forecast."
+)
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What the run was: the date range and grid, the in/out-of-sample split, the experts and engine, whether
+    a SELL may be realised as a short, and where it ran (for the report's header)."""
+
+    start: date
+    end: date
+    split_date: date
+    """Analysis dates before it are in-sample, on or after it out-of-sample."""
+    grid: str
+    experts: tuple[str, ...]
+    engine: str
+    allow_short: bool = False
+    command: str = ""
+    commit: str = ""
+    machine: str = ""
+    llm: bool = False
+    """Whether an LLM made the verdicts (the report then warns that it may have seen the test period)."""
+
+
+def build_report(
+    records: Sequence[ResearchRecord], bars: Mapping[str, Sequence[DailyBar]], options: ReportOptions
+) -> Json:
+    """The report as a JSON-ready dict (structure: docs/evaluation.md, "report.json")."""
+    ordered = sorted(records, key=lambda r: (r.configuration, r.symbol, r.analysis_date, repr(r)))
+    symbols = sorted({r.symbol for r in ordered})
+    grid = sorted({r.analysis_date for r in ordered})
+    series = index_bars(bars, symbols)
+    split = options.split_date
+    coverage_json, actions_json, by_date_json, per_action_json = {}, {}, {}, {}
+    calibration_json, stops_json, stops_by_symbol_json = {}, {}, {}
+    for configuration in CONFIGURATIONS:
+        mine = [r for r in ordered if r.configuration == configuration]
+        samples = by_sample(mine, lambda r: r.analysis_date, split)
+        scored = by_sample(
+            score_verdicts(mine, series, allow_short=options.allow_short), lambda s: s.record.analysis_date, split
+        )
+        distances = stop_distances(mine, series)
+        coverage_json[configuration] = {sample: coverage(rs) for sample, rs in samples.items()}
+        actions_json[configuration] = {sample: action_distribution(rs) for sample, rs in samples.items()}
+        by_date_json[configuration] = actions_by_date(mine)
+        per_action_json[configuration] = {
+            sample: {action: action_outcomes(ss, action) for action in ACTIONS} for sample, ss in scored.items()
+        }
+        calibration_json[configuration] = {sample: calibration_section(ss) for sample, ss in scored.items()}
+        stops_json[configuration] = stop_samples(distances, split)
+        stops_by_symbol_json[configuration] = stop_by_symbol(distances)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "options": _options_json(options),
+        "method": {
+            "holding_days": dict(sorted(HOLDING_DAYS.items())),
+            "confidence_level": 0.95,
+            "float_digits": DIGITS,
+            "atr_band": list(ATR_BAND),
+            "in_sample": f"analysis_date < {split.isoformat()}",
+            "out_of_sample": f"analysis_date >= {split.isoformat()}",
+        },
+        "symbols": symbols,
+        "grid": [day.isoformat() for day in grid],
+        "coverage": coverage_json,
+        "actions": actions_json,
+        "actions_by_date": by_date_json,
+        "per_action": per_action_json,
+        "portfolio": portfolio_section(
+            ordered,
+            series,
+            symbols,
+            grid,
+            grid_kind=options.grid,
+            end=options.end,
+            split_date=split,
+            allow_short=options.allow_short,
+        ),
+        "calibration": calibration_json,
+        "stop_distance": stops_json,
+        "stop_distance_by_symbol": stops_by_symbol_json,
+        "warnings": [LLM_WARNING] if options.llm else [],
+        "charts": dict(CHART_FILES),
+    }
+
+
+def write_report(report: Json, out_dir: Path) -> list[Path]:
+    """Write report.json, report.md and the charts into ``out_dir`` (created if missing); their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, markdown_path = out_dir / "report.json", out_dir / "report.md"
+    text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    json_path.write_bytes(text.encode("utf-8"))
+    markdown_path.write_bytes(render_markdown(report).encode("utf-8"))
+    return [json_path, markdown_path, *write_charts(report, out_dir)]
+
+
+def _options_json(options: ReportOptions) -> Json:
+    return {
+        "start": options.start.isoformat(),
+        "end": options.end.isoformat(),
+        "split_date": options.split_date.isoformat(),
+        "grid": options.grid,
+        "experts": list(options.experts),
+        "engine": options.engine,
+        "allow_short": options.allow_short,
+        "command": options.command,
+        "commit": options.commit,
+        "machine": options.machine,
+        "llm": options.llm,
+    }

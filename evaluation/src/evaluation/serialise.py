@@ -1,0 +1,7 @@
+"""Numbers as report.json stores them: the shared scorecard's rounding and estimate objects."""
+
+from __future__ import annotations
+
+from shared_contracts.scorecard import DIGITS, Json, brier_json, estimate_json, rounded
+
+__all__ = ["DIGITS", "Json", "brier_json", "estimate_json", "rounded"]

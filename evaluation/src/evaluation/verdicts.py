@@ -1,0 +1,93 @@
+"""The verdict sections of the report: coverage, action distribution with flip rate, outcomes per action, and
+calibration of the confidence. Each function takes one sample of one configuration and returns plain JSON."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+from evaluation.outcomes import ScoredVerdict
+from evaluation.records import ResearchRecord
+from shared_contracts import scorecard
+from shared_contracts.metrics import flip_rate, wilson
+from shared_contracts.scorecard import ACTIONS, Json, ScoredCall, estimate_json
+
+STATUSES = ("ok", "refused", "failed")
+
+
+def reason_key(reason: str) -> str:
+    """A refusal or failure grouped by its code: the text before the first colon, without parenthesised parts
+    that hold numbers (a date, a count), at most 120 characters. ``"422 insufficient_history: …"`` →
+    ``"422 insufficient_history"``, ``"before the first bar (2021-03-01)"`` → ``"before the first bar"``."""
+    head = re.sub(r"\s*\([^)]*\d[^)]*\)", "", reason.split(":", 1)[0]).strip()
+    return (head or "(no reason given)")[:120]
+
+
+def _counted(values: Iterable[str]) -> list[Json]:
+    """``[{"reason", "count"}]``, most frequent first, then alphabetical."""
+    counts = Counter(values)
+    return [{"reason": key, "count": n} for key, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def coverage(records: Sequence[ResearchRecord]) -> Json:
+    """Researches by status (counts and Wilson shares), refusal and failure reasons, verdict engines, and how
+    many ok researches were partial (an expert failed)."""
+    n = len(records)
+    statuses: Counter[str] = Counter(record.status for record in records)
+    ok = [record for record in records if record.status == "ok"]
+    return {
+        "n": n,
+        "by_status": {
+            status: {"count": statuses[status], "share": estimate_json(wilson(statuses[status], n))}
+            for status in STATUSES
+        },
+        "refusal_reasons": _counted(reason_key(r.reason) for r in records if r.status == "refused"),
+        "failure_reasons": _counted(reason_key(r.reason) for r in records if r.status == "failed"),
+        "engines": dict(sorted(Counter(record.engine or "(unknown)" for record in ok).items())),
+        "partial": sum(record.overall_status == "partial" for record in ok),
+    }
+
+
+def action_distribution(records: Sequence[ResearchRecord]) -> Json:
+    """BUY/SELL/HOLD counts with Wilson shares over the verdicts, and the flip rate: the share of consecutive
+    verdicts of a symbol (in date order, researches without a verdict skipped) whose action differs."""
+    verdicts = sorted(
+        (r for r in records if r.status == "ok" and r.action is not None), key=lambda r: (r.symbol, r.analysis_date)
+    )
+    counts = Counter(r.action for r in verdicts)
+    by_symbol: dict[str, list[str]] = defaultdict(list)
+    for record in verdicts:
+        assert record.action is not None
+        by_symbol[record.symbol].append(record.action)
+    return {
+        "n": len(verdicts),
+        "counts": {
+            action: {"count": counts[action], "share": estimate_json(wilson(counts[action], len(verdicts)))}
+            for action in ACTIONS
+        },
+        "flip_rate": estimate_json(flip_rate(dict(by_symbol))),
+    }
+
+
+def actions_by_date(records: Sequence[ResearchRecord]) -> list[Json]:
+    """Per grid date: how many researches ended in each action, and how many had no verdict."""
+    rows: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in records:
+        key = record.action if record.status == "ok" and record.action in ACTIONS else "no_verdict"
+        rows[record.analysis_date.isoformat()][key] += 1
+    return [{"date": day, **{k: rows[day][k] for k in (*ACTIONS, "no_verdict")}} for day in sorted(rows)]
+
+
+def _calls(scored: Sequence[ScoredVerdict]) -> list[ScoredCall]:
+    return [ScoredCall(s.record.action or "", s.record.confidence, s.outcome) for s in scored]
+
+
+def action_outcomes(scored: Sequence[ScoredVerdict], action: str) -> Json:
+    """For one action: ``shared_contracts.scorecard.action_outcomes`` (the live scorecard's figures too)."""
+    return scorecard.action_outcomes(_calls(scored), action)
+
+
+def calibration_section(scored: Sequence[ScoredVerdict]) -> Json:
+    """``shared_contracts.scorecard.calibration_section`` over the scored verdicts."""
+    return scorecard.calibration_section(_calls(scored))

@@ -1,0 +1,112 @@
+"""How a set of scored verdicts did, as plain JSON: outcomes per action and the calibration of the confidence.
+The evaluation report and the coordinator's live scorecard both use these, so their figures mean the same.
+
+Example::
+
+    calls = [ScoredCall("BUY", 0.7, score_trade(bars, ...)), ...]
+    action_outcomes(calls, "BUY")["hit_rate"]  # {"value": 0.55, "low": 0.41, "high": 0.68, "n": 40}
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from shared_contracts.metrics import Brier, Estimate, brier, calibration, mean_ci, median, wilson
+from shared_contracts.scoring import TradeOutcome
+
+ACTIONS = ("BUY", "SELL", "HOLD")
+EXIT_REASONS = ("stop", "target", "horizon")
+DIGITS = 6
+"""Decimal places of every float (returns, rates, ratios)."""
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ScoredCall:
+    """A verdict's action and confidence, and how it did."""
+
+    action: str
+    confidence: float | None
+    outcome: TradeOutcome
+
+
+def rounded(value: float | None, digits: int = DIGITS) -> float | None:
+    """``value`` rounded to ``digits`` places (-0.0 becomes 0.0); None for None, NaN and infinity."""
+    if value is None or not math.isfinite(value):
+        return None
+    return round(value, digits) + 0.0
+
+
+def estimate_json(estimate: Estimate) -> Json:
+    """``{"value", "low", "high", "n"}``; the bounds are null below 2 observations."""
+    return {
+        "value": rounded(estimate.value),
+        "low": rounded(estimate.low),
+        "high": rounded(estimate.high),
+        "n": estimate.n,
+    }
+
+
+def brier_json(result: Brier) -> Json:
+    """``{"score", "base_rate", "base_rate_score", "skill", "n"}``."""
+    return {
+        "score": rounded(result.score),
+        "base_rate": rounded(result.base_rate),
+        "base_rate_score": rounded(result.base_rate_score),
+        "skill": rounded(result.skill),
+        "n": result.n,
+    }
+
+
+def action_outcomes(calls: Sequence[ScoredCall], action: str) -> Json:
+    """For one action: counts by scoring status, hit rate (BUY/SELL: the call was profitable), the call's mean
+    (95 % CI) and median return, the mean realised and underlying returns, exits by reason, days held."""
+    rows = [c.outcome for c in calls if c.action == action]
+    done = [outcome for outcome in rows if outcome.status == "scored"]
+    returns = [o.call_return for o in done if o.call_return is not None]
+    hits = [o.profitable for o in done if o.profitable is not None]
+    exits: Counter[str] = Counter(o.exit_reason for o in done if o.exit_reason is not None)
+    return {
+        "count": len(rows),
+        "scored": len(done),
+        "pending": sum(o.status == "pending" for o in rows),
+        "not_scorable": sum(o.status == "not_scorable" for o in rows),
+        "hit_rate": None if action == "HOLD" else estimate_json(wilson(sum(hits), len(hits))),
+        "call_return": {"mean": estimate_json(mean_ci(returns)), "median": rounded(median(returns))},
+        "realised_return": {"mean": estimate_json(mean_ci([o.realised_return or 0.0 for o in done]))},
+        "underlying_return": {"mean": estimate_json(mean_ci([o.underlying_return or 0.0 for o in done]))},
+        "exits": {reason: exits[reason] for reason in EXIT_REASONS},
+        "mean_holding_days": rounded(statistics.fmean(o.holding_days for o in done)) if done else None,
+    }
+
+
+def calibration_section(calls: Sequence[ScoredCall]) -> Json:
+    """Confidence against outcome over the scored BUY and SELL calls: decile bins (mean confidence, Wilson hit
+    rate) and the Brier score next to the constant base-rate predictor's."""
+    probabilities: list[float] = []
+    outcomes: list[bool] = []
+    for call in calls:
+        profitable = call.outcome.profitable
+        if call.action in ("BUY", "SELL") and call.confidence is not None and profitable is not None:
+            probabilities.append(call.confidence)
+            outcomes.append(profitable)
+    return {
+        "n": len(outcomes),
+        "bins": [
+            {
+                "low": rounded(b.low),
+                "high": rounded(b.high),
+                "n": b.n,
+                "mean_confidence": rounded(b.mean_confidence),
+                "hit_rate": estimate_json(b.hit_rate),
+            }
+            for b in calibration(probabilities, outcomes)
+        ],
+        "brier": brier_json(brier(probabilities, outcomes)),
+    }
