@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from shared_contracts.debate import Direction
 from shared_contracts.engine import EngineInfo
@@ -20,6 +20,13 @@ MAX_PRICE = 1e9
 # Numbers must be JSON numbers: pydantic's lax mode would also take "0.7" and true (as 1.0).
 Price = Annotated[float, Field(gt=0, le=MAX_PRICE, allow_inf_nan=False, strict=True)]
 
+
+MAX_VOLATILITY_PCT = 1000.0
+"""An annualised volatility above 1000 % is a unit mistake (a fraction sent as percent is the other way)."""
+MAX_PORTFOLIO_VALUE = 1e15
+
+VolatilityPct = Annotated[float, Field(gt=0, le=MAX_VOLATILITY_PCT, allow_inf_nan=False, strict=True)]
+Money = Annotated[float, Field(gt=0, le=MAX_PORTFOLIO_VALUE, allow_inf_nan=False, strict=True)]
 
 MAX_FAILED_EXPERTS = 20
 ExpertName = Annotated[str, Field(min_length=1, max_length=64)]
@@ -56,6 +63,47 @@ class JudgeInput(BaseModel):
             "(the rules engine counts the missing coverage as one more risk and names it)."
         ),
     )
+    atr: Price | None = Field(
+        default=None,
+        description=(
+            "ATR(14) in price units at the reference close (the technical analyst's atr14). With "
+            "reference_price it sets the stop in units of volatility: 1-4 ATR from entry."
+        ),
+    )
+    realised_volatility_pct: VolatilityPct | None = Field(
+        default=None,
+        description=(
+            "Annualised volatility of daily returns in percent (35.0 = 35 % a year). Shown to the LLM; "
+            "without atr/reference_price it estimates the ATR (1.5 × the daily standard deviation)."
+        ),
+    )
+    evidence_horizon: TimeHorizon | None = Field(
+        default=None,
+        description=(
+            "Time scale of the evidence that drove the debate: technical/catalyst → SHORT_TERM, macro → "
+            "MEDIUM_TERM, financial/valuation → LONG_TERM. The rules engine's horizon for a BUY/SELL when given."
+        ),
+    )
+    intrinsic_value_low: Price | None = Field(
+        default=None, description="Low end of the valuation modeler's intrinsic value range, per share."
+    )
+    intrinsic_value_high: Price | None = Field(
+        default=None, description="High end of the valuation modeler's intrinsic value range, per share."
+    )
+    portfolio_value: Money | None = Field(
+        default=None,
+        description=(
+            "Portfolio value in the quote currency. With reference_price, a BUY/SELL is expressed in whole "
+            "lots (100 shares for A-shares, 1 elsewhere): Verdict.position_shares."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _range_in_order(self) -> JudgeInput:
+        low, high = self.intrinsic_value_low, self.intrinsic_value_high
+        if low is not None and high is not None and low > high:
+            raise ValueError("intrinsic_value_low must not be above intrinsic_value_high")
+        return self
 
 
 class PriceLevel(BaseModel):
@@ -75,6 +123,15 @@ class Verdict(BaseModel):
     symbol: str
     action: Action
     position_percent: float = Field(ge=0.0, le=100.0, allow_inf_nan=False)
+    position_shares: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "The position in shares, whole lots (100 for A-shares, 1 elsewhere), when the input had "
+            "portfolio_value and reference_price and the action is BUY/SELL; position_percent is then "
+            "recomputed from it. 0: the position's budget is below one lot. None otherwise."
+        ),
+    )
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     entry_strategy: str
     stop_loss: PriceLevel

@@ -245,3 +245,69 @@ async def test_lifespan_builds_and_closes_its_own_container() -> None:
         assert len(built._closers) == 1  # the OpenAI-compatible client it opened
     assert app.state.judge_service is None
     assert built._closers == []
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"atr": 0}, "atr"),
+        ({"atr": "31.5"}, "atr"),
+        ({"realised_volatility_pct": -5.0}, "realised_volatility_pct"),
+        ({"realised_volatility_pct": 5000.0}, "realised_volatility_pct"),
+        ({"evidence_horizon": "SOON"}, "evidence_horizon"),
+        ({"intrinsic_value_low": 1800.0, "intrinsic_value_high": 1600.0}, "intrinsic_value_low"),
+        ({"portfolio_value": 0}, "portfolio_value"),
+        ({"portfolio_value": True}, "portfolio_value"),
+    ],
+    ids=["zero-atr", "atr-as-string", "negative-volatility", "volatility-as-fraction-x100", "unknown-horizon",
+         "range-upside-down", "zero-portfolio", "portfolio-as-bool"],
+)  # fmt: skip
+async def test_invalid_volatility_valuation_or_portfolio_is_400(
+    client: httpx.AsyncClient, overrides: dict[str, Any], field: str
+) -> None:
+    response = await client.post("/api/v1/judge/verdict", json=wire_body(**overrides))
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_request"
+    assert field in response.json()["detail"]
+
+
+async def test_a_verdict_in_units_of_volatility_with_lots(client: httpx.AsyncClient) -> None:
+    body = wire_body(
+        reference_price=1500.0,
+        atr=30.0,
+        realised_volatility_pct=28.0,
+        evidence_horizon="LONG_TERM",
+        intrinsic_value_low=1700.0,
+        intrinsic_value_high=2100.0,
+        portfolio_value=5_000_000.0,
+    )
+    response = await client.post("/api/v1/judge/verdict", json=body)
+    assert response.status_code == 200
+    verdict = Verdict.model_validate(response.json())
+    assert verdict.action == "BUY"
+    assert verdict.stop_loss.percent_from_entry == -4.0  # 2 ATR of 2 %
+    assert verdict.take_profit.percent_from_entry == pytest.approx(13.33)  # the intrinsic value range's low end
+    assert verdict.take_profit.price == 1700.0
+    assert verdict.time_horizon == "LONG_TERM"
+    # 1 % × 0.6 × 0.8 = 0.48 % at risk / 4 % = 12 %; 600,000 / 1500 = 400 shares = 4 lots: 12 % exactly
+    assert verdict.position_shares == 400
+    assert verdict.position_percent == 12.0
+    assert "400 股（4 手，每手 100 股）" in verdict.entry_strategy
+    assert verdict.guardrail_adjustments == []
+
+
+async def test_the_new_fields_reach_the_engine() -> None:
+    spy = SpyJudgeAgent(FakeJudgeAgent())
+    body = wire_body(
+        atr=12.5, realised_volatility_pct=31.0, evidence_horizon="SHORT_TERM", intrinsic_value_low=1.5,
+        intrinsic_value_high=2.5, portfolio_value=1e6,
+    )  # fmt: skip
+    response = await post_with_agent(spy, body)
+    assert response.status_code == 200
+    (received,) = spy.received
+    assert (received.atr, received.realised_volatility_pct) == (12.5, 31.0)
+    assert received.evidence_horizon is not None
+    assert received.evidence_horizon.value == "SHORT_TERM"
+    assert received.valuation_bounds == (1.5, 2.5)
+    assert received.portfolio_value == 1e6
+    assert response.json()["position_shares"] is None  # no reference price

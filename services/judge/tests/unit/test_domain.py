@@ -9,6 +9,7 @@ from judge_fakes import make_input
 from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.exceptions import InvalidJudgeInputError, InvalidSymbolError, SymbolRequiredError
 from judge.domain.model.enums import Action, Direction, TimeHorizon, opposes
+from judge.domain.model.risk import is_a_share, lot_size
 from shared_contracts import debate as wire_debate
 from shared_contracts import judge as wire_judge
 
@@ -72,3 +73,44 @@ def test_named_risks_drop_blanks() -> None:
     judge_input = make_input(risk_factors=("a", "  ", " b "), key_disagreements=("", "x"))
     assert judge_input.named_risks == ("a", "b")
     assert judge_input.named_disagreements == ("x",)
+
+
+@pytest.mark.parametrize(
+    "field", ["atr", "realised_volatility_pct", "intrinsic_value_low", "intrinsic_value_high", "portfolio_value"]
+)
+@pytest.mark.parametrize("value", [0.0, -1.0, math.nan, math.inf])
+def test_volatility_valuation_and_portfolio_must_be_positive(field: str, value: float) -> None:
+    with pytest.raises(InvalidJudgeInputError, match=field):
+        make_input(**{field: value})
+
+
+def test_the_intrinsic_value_range_must_be_in_order() -> None:
+    with pytest.raises(InvalidJudgeInputError, match="intrinsic_value_low"):
+        make_input(intrinsic_value_low=20.0, intrinsic_value_high=10.0)
+
+
+def test_evidence_horizon_must_be_the_enum() -> None:
+    with pytest.raises(InvalidJudgeInputError, match="evidence_horizon"):
+        make_input(evidence_horizon="LONG_TERM")
+
+
+def test_volatility_is_the_atr_over_the_reference_price_else_the_realised_estimate() -> None:
+    assert make_input().volatility is None
+    assert make_input(atr=2.0).volatility is None  # no price to express it in
+    by_atr = make_input(atr=3.0, reference_price=150.0, realised_volatility_pct=50.0).volatility
+    assert by_atr is not None
+    assert (by_atr.atr_percent, by_atr.source) == (2.0, "atr")
+    realised = make_input(realised_volatility_pct=math.sqrt(252)).volatility  # daily σ 1 %
+    assert realised is not None
+    assert realised.source == "realised"
+    assert realised.atr_percent == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize(
+    ("symbol", "a_share", "lot"),
+    [("600519.SH", True, 100), ("000001.sz", True, 100), ("430047.BJ", True, 100), ("0700.HK", False, 1),
+     ("AAPL", False, 1), ("SH600519", False, 1)],
+)  # fmt: skip
+def test_a_shares_and_their_lot(symbol: str, a_share: bool, lot: int) -> None:
+    assert is_a_share(symbol) is a_share
+    assert lot_size(symbol) == lot

@@ -204,3 +204,43 @@ async def test_large_prices_reach_the_prompt_unrounded() -> None:
     user = endpoint.messages()["user"]
     assert "Reference price: 123456.78" in user
     assert "Resistance levels: 130000.25" in user
+
+
+async def test_the_prompt_gives_volatility_evidence_horizon_and_the_risk_limits() -> None:
+    endpoint = endpoint_answering(json.dumps(llm_answer()))
+    judge_input = make_input(
+        reference_price=100.0,
+        atr=2.5,
+        realised_volatility_pct=36.0,
+        evidence_horizon=TimeHorizon.LONG_TERM,
+        intrinsic_value_low=110.0,
+        intrinsic_value_high=130.0,
+    )
+    await llm_agent(endpoint, language="en").decide(judge_input)
+    messages = endpoint.messages()
+    user, system = messages["user"], messages["system"]
+    for fragment in (
+        "Market: A-share (SELL means exit or avoid, not a short",
+        "ATR(14): 2.5 (2.50% of the price)",
+        "Realised volatility (annualised): 36% a year",
+        "Intrinsic value range (valuation modeler): 110 to 130",
+        "Evidence horizon: LONG_TERM",
+        "one ATR = 2.50% of the price (ATR over the reference price)",
+        "stop_loss_percent between 2.50 and 10.00",
+        "take_profit_percent at least 2 × stop_loss_percent",
+        "position_percent at most 1 / stop_loss_percent × 100 (e.g. 20 with a 5.00% stop)",
+    ):
+        assert fragment in user, fragment
+    for fragment in ("1 to 4 ATR", "at least 2 × the stop distance", "at most\n  1% of the portfolio", "exit or avoid"):
+        assert fragment in system, fragment
+    assert "{{" not in user + system
+
+
+async def test_without_volatility_the_prompt_says_so() -> None:
+    endpoint = endpoint_answering(json.dumps(llm_answer()))
+    await llm_agent(endpoint).decide(make_input(symbol="AAPL"))
+    user = endpoint.messages()["user"]
+    assert "ATR(14): not provided" in user
+    assert "Evidence horizon: not provided" in user
+    assert "Volatility is unknown" in user
+    assert "Market: not an A-share (a SELL may be a sale of the holding or a short)" in user

@@ -37,3 +37,6 @@ class VerdictDTO:
     reasoning: str
     engine: EngineInfo
     guardrail_adjustments: tuple[GuardrailNote, ...] = ()
+    position_shares: int | None = None
+    """The position in whole lots of shares, when the input had a portfolio value and a reference price
+    and the verdict trades (``application/position_lots.py``)."""

@@ -1,9 +1,11 @@
-"""JudgeService: the judge's one use case — ask the engine, enforce the guardrails, make levels concrete."""
+"""JudgeService: the judge's one use case — ask the engine, enforce the guardrails, make levels concrete,
+and, given the portfolio's value, express the position in whole lots."""
 
 from __future__ import annotations
 
 from judge.application.dtos.verdict_dto import VerdictDTO
 from judge.application.guardrails import GuardrailPolicy, apply_guardrails
+from judge.application.position_lots import size_in_lots
 from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.ports.judge_agent import IJudgeAgentPort
@@ -23,12 +25,17 @@ class JudgeService:
         proposal = await self._agent.decide(judge_input)
         safe, notes = apply_guardrails(proposal, judge_input, self._policy)
         stop, take = price_levels(safe.action, safe.stop_loss, safe.take_profit, judge_input.reference_price)
+        position, shares, entry = safe.position_percent, None, safe.entry_strategy
+        if lots := size_in_lots(judge_input, safe.action, position, self._policy.language):
+            position, shares = lots.position_percent, lots.shares
+            entry += ("" if self._policy.language == "zh" else " ") + lots.sentence
         return VerdictDTO(
             symbol=judge_input.symbol.strip(),
             action=safe.action,
-            position_percent=safe.position_percent,
+            position_percent=position,
+            position_shares=shares,
             confidence=safe.confidence,
-            entry_strategy=safe.entry_strategy,
+            entry_strategy=entry,
             stop_loss=stop,
             take_profit=take,
             time_horizon=safe.time_horizon,

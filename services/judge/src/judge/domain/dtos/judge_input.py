@@ -1,5 +1,5 @@
 """JudgeInput: what the judge decides on (the coordinator's debate_outcome mapping, plus the optional
-price context the coordinator takes from the technical analyst)."""
+price, volatility, valuation and portfolio context the coordinator takes from the experts' results)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from judge.domain.exceptions import InvalidJudgeInputError, InvalidSymbolError, SymbolRequiredError
-from judge.domain.model.enums import Direction
+from judge.domain.model.enums import Direction, TimeHorizon
+from judge.domain.model.risk import Volatility, volatility_from
 
 _SYMBOL = re.compile(r"^[A-Za-z0-9._:^=\-]{1,32}$")
+_POSITIVE_NUMBERS = ("atr", "realised_volatility_pct", "intrinsic_value_low", "intrinsic_value_high", "portfolio_value")
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,18 @@ class JudgeInput:
     """The trading day whose close ``reference_price`` is, when the caller knows it."""
     failed_experts: tuple[str, ...] = ()
     """Experts the research asked for that failed: what the verdict could not hear."""
+    atr: float | None = None
+    """ATR(14) in price units at the reference close (the technical analyst's ``atr14``)."""
+    realised_volatility_pct: float | None = None
+    """Annualised volatility of daily returns, in percent (35.0 = 35 % a year)."""
+    evidence_horizon: TimeHorizon | None = None
+    """The time scale of the evidence that carried the debate (technical/catalyst short, macro medium,
+    financial/valuation long); the rules engine's horizon for a trade when given."""
+    intrinsic_value_low: float | None = None
+    intrinsic_value_high: float | None = None
+    """The valuation modeler's intrinsic value range, per share (a take-profit candidate)."""
+    portfolio_value: float | None = None
+    """The portfolio's value in the quote currency: with a reference price, the position in whole lots."""
 
     def __post_init__(self) -> None:
         if not self.symbol.strip():
@@ -57,6 +71,25 @@ class JudgeInput:
             raise InvalidJudgeInputError(f"confidence must be between 0 and 1, got {self.confidence!r}")
         if self.reference_price is not None and not (math.isfinite(self.reference_price) and self.reference_price > 0):
             raise InvalidJudgeInputError(f"reference_price must be a positive price, got {self.reference_price!r}")
+        for name in _POSITIVE_NUMBERS:
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise InvalidJudgeInputError(f"{name} must be a positive number, got {value!r}")
+        if self.evidence_horizon is not None and not isinstance(self.evidence_horizon, TimeHorizon):
+            raise InvalidJudgeInputError(f"evidence_horizon must be one of {[h.value for h in TimeHorizon]}")
+        low, high = self.intrinsic_value_low, self.intrinsic_value_high
+        if low is not None and high is not None and low > high:
+            raise InvalidJudgeInputError(f"intrinsic_value_low {low!r} is above intrinsic_value_high {high!r}")
+
+    @property
+    def volatility(self) -> Volatility | None:
+        """One ATR in percent of the reference price (``domain.model.risk``); None when unknown."""
+        return volatility_from(self.atr, self.reference_price, self.realised_volatility_pct)
+
+    @property
+    def valuation_bounds(self) -> tuple[float, ...]:
+        """The given ends of the intrinsic value range (one, both or none)."""
+        return tuple(v for v in (self.intrinsic_value_low, self.intrinsic_value_high) if v is not None)
 
     @property
     def named_risks(self) -> tuple[str, ...]:

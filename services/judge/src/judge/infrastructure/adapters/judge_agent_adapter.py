@@ -12,9 +12,19 @@ import structlog
 
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
+from judge.domain.model.risk import (
+    MAX_STOP_ATR,
+    MIN_REWARD_RISK,
+    MIN_STOP_ATR,
+    RISK_BUDGET_PERCENT,
+    is_a_share,
+    risk_budget_cap,
+    stop_bounds,
+)
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.domain.ports.llm import ILLMPort
 from judge.infrastructure.adapters.output_parser import parse_verdict, refused_output
+from judge.infrastructure.adapters.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
 from judge.infrastructure.adapters.rules.texts import price_text
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.errors import LLMJSONError
@@ -71,6 +81,18 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             reference_price=_reference(judge_input),
             support_levels=_prices(levels.support),
             resistance_levels=_prices(levels.resistance),
+            market=_market(judge_input.symbol),
+            atr=_atr(judge_input),
+            realised_volatility=_realised(judge_input),
+            intrinsic_value_range=_valuation(judge_input),
+            evidence_horizon=judge_input.evidence_horizon.value if judge_input.evidence_horizon else "not provided",
+            risk_limits=_risk_limits(judge_input),
+            min_stop_atr=f"{MIN_STOP_ATR:g}",
+            max_stop_atr=f"{MAX_STOP_ATR:g}",
+            min_reward_risk=f"{MIN_REWARD_RISK:g}",
+            risk_budget_percent=f"{RISK_BUDGET_PERCENT:g}",
+            stop_atr_multiple=f"{STOP_ATR_MULTIPLE:g}",
+            anchor_band_atr=f"{ANCHOR_BAND_MIN_ATR:g} to {ANCHOR_BAND_MAX_ATR:g}",
         )
 
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
@@ -102,3 +124,47 @@ def _reference(judge_input: JudgeInput) -> str:
         return "not provided"
     price = price_text(judge_input.reference_price)
     return f"{price} (the close of {judge_input.reference_date.isoformat()})" if judge_input.reference_date else price
+
+
+def _market(symbol: str) -> str:
+    if is_a_share(symbol):
+        return "A-share (SELL means exit or avoid, not a short; buy orders in lots of 100 shares)"
+    return "not an A-share (a SELL may be a sale of the holding or a short)"
+
+
+def _atr(judge_input: JudgeInput) -> str:
+    if judge_input.atr is None:
+        return "not provided"
+    if judge_input.reference_price is None:
+        return f"{price_text(judge_input.atr)} (no reference price, so not usable as a percentage)"
+    return f"{price_text(judge_input.atr)} ({judge_input.atr / judge_input.reference_price * 100:.2f}% of the price)"
+
+
+def _realised(judge_input: JudgeInput) -> str:
+    vol = judge_input.realised_volatility_pct
+    return "not provided" if vol is None else f"{vol:.4g}% a year"
+
+
+def _valuation(judge_input: JudgeInput) -> str:
+    low, high = judge_input.intrinsic_value_low, judge_input.intrinsic_value_high
+    if low is None and high is None:
+        return "not provided"
+    return f"{price_text(low) if low is not None else '?'} to {price_text(high) if high is not None else '?'}"
+
+
+def _risk_limits(judge_input: JudgeInput) -> str:
+    """The volatility rules worked out in numbers for this input (the guardrails hold the answer to them)."""
+    volatility = judge_input.volatility
+    if volatility is None:
+        return "Volatility is unknown: no ATR bounds apply; set the levels from the risks and key levels."
+    atr = volatility.atr_percent
+    low, high = stop_bounds(volatility)
+    usual = min(max(STOP_ATR_MULTIPLE * atr, low), high)
+    how = "ATR over the reference price" if volatility.source == "atr" else "estimated from realised volatility"
+    return (
+        f"Risk limits: one ATR = {atr:.2f}% of the price ({how}). stop_loss_percent between {low:.2f} and "
+        f"{high:.2f} ({MIN_STOP_ATR:g}-{MAX_STOP_ATR:g} ATR; usually {usual:.2f}, {STOP_ATR_MULTIPLE:g} ATR). "
+        f"take_profit_percent at least {MIN_REWARD_RISK:g} × stop_loss_percent. position_percent at most "
+        f"{RISK_BUDGET_PERCENT:g} / stop_loss_percent × 100 (e.g. {risk_budget_cap(usual):g} with a {usual:.2f}% "
+        "stop)."
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from judge.application.dtos.verdict_dto import PriceLevelDTO, VerdictDTO
 from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
-from judge.domain.model.enums import Direction
+from judge.domain.model.enums import Direction, TimeHorizon
 from shared_contracts import judge as wire
 from shared_contracts.symbols import canonical_symbol
 
@@ -26,6 +26,12 @@ def to_judge_input(body: wire.JudgeInput) -> JudgeInput:
         reference_date=body.reference_date,
         key_levels=KeyLevels(tuple(levels.support), tuple(levels.resistance)) if levels else KeyLevels(),
         failed_experts=tuple(body.failed_experts),
+        atr=body.atr,
+        realised_volatility_pct=body.realised_volatility_pct,
+        evidence_horizon=TimeHorizon(body.evidence_horizon) if body.evidence_horizon else None,
+        intrinsic_value_low=body.intrinsic_value_low,
+        intrinsic_value_high=body.intrinsic_value_high,
+        portfolio_value=body.portfolio_value,
     )
 
 
@@ -34,6 +40,7 @@ def to_wire_verdict(dto: VerdictDTO) -> wire.Verdict:
         symbol=dto.symbol,
         action=dto.action.value,
         position_percent=dto.position_percent,
+        position_shares=dto.position_shares,
         confidence=dto.confidence,
         entry_strategy=dto.entry_strategy,
         stop_loss=_level(dto.stop_loss),

@@ -1,26 +1,50 @@
 """The rules engine's numbers: thresholds and formulas (README "Rules engine" restates them).
 
 action     BUY if BULLISH and confidence >= 0.60; SELL if BEARISH and confidence >= 0.60; else HOLD.
+risk level LOW for 0-1 risks (named risk factors, plus one when experts failed), MEDIUM for 2-3, HIGH for 4+.
+confidence the debate's confidence × (1 − 0.05 × min(open disagreements, 4)).
+horizon    HOLD → SHORT_TERM (revisit soon). A trade with an ``evidence_horizon`` → that horizon (the time
+           scale of the evidence that carried the debate). Otherwise: 3+ open disagreements or HIGH risk →
+           SHORT_TERM; confidence >= 0.80 with LOW risk → LONG_TERM; else MEDIUM_TERM.
+
+With volatility (``JudgeInput.volatility``: one ATR in percent of the reference price, from ``atr`` and
+``reference_price``, else estimated from ``realised_volatility_pct``; ``domain/model/risk.py``):
+stop       ``STOP_ATR_MULTIPLE`` (2) ATR from entry; moved to ``ANCHOR_BUFFER_ATR`` (0.25) ATR beyond the
+           nearest support (long) / resistance (short) that lies ``ANCHOR_BAND_MIN_ATR``…``ANCHOR_BAND_MAX_ATR``
+           (1…3) ATR away; kept within ``MIN_STOP_ATR``…``MAX_STOP_ATR`` (1…4) ATR and the guardrails'
+           1…30 % (which win a conflict).
+take       ``MIN_REWARD_RISK`` (2) × the stop distance; or the nearest resistance (long) / support (short)
+           or end of the intrinsic value range beyond that, up to ``MAX_TARGET_REWARD_RISK`` (5) × the stop.
+position   (BUY/SELL) risk = ``RISK_BUDGET_PERCENT`` (1 % of the portfolio) × clip((confidence − 0.50) /
+           0.50, 0, 1) × (1 − min(0.10 × risks, 0.50)); position = risk / stop % × 100, at most
+           min(max, ``RISK_BUDGET_PERCENT`` / stop % × 100); rounded down to 0.5 %, at least 0.5 % (or the
+           limit, if smaller); HOLD → 0.
+
+Without volatility (the percentage rules, as before issue 28; the level's basis says so):
 position   (BUY/SELL) max × clip((confidence − 0.50) / 0.50, 0, 1) × (1 − min(0.10 × risks, 0.50)),
            rounded down to 0.5 %, at least 0.5 % (or max, if smaller); HOLD → 0.
-risk level LOW for 0-1 named risk factors, MEDIUM for 2-3, HIGH for 4+.
-stop/take  by risk level: LOW 8 % / 20 %, MEDIUM 6 % / 15 %, HIGH 5 % / 10 % from entry — more named
-           risks, cut losses and take profits sooner. With a reference price and key levels the stop
-           moves to 1 % beyond the nearest support (long) / resistance (short) when that lies 2 %…2×stop
-           away, and the take-profit to the nearest resistance (long) / support (short) when that lies
-           between 1×stop (reward ≥ risk) and 3×take away.
-horizon    HOLD → SHORT_TERM (revisit soon); 3+ open disagreements or HIGH risk → SHORT_TERM;
-           confidence >= 0.80 with LOW risk → LONG_TERM; otherwise MEDIUM_TERM.
-confidence the debate's confidence × (1 − 0.05 × min(open disagreements, 4)).
+stop/take  by risk level: LOW 8 % / 20 %, MEDIUM 6 % / 15 %, HIGH 5 % / 10 % from entry. With a reference
+           price and key levels the stop moves to 1 % beyond the nearest support (long) / resistance
+           (short) when that lies 2 %…2×stop away, and the take-profit to the nearest resistance (long) /
+           support (short) when that lies between 1×stop (reward ≥ risk) and 3×take away.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
+from judge.domain.model.risk import (
+    MAX_TAKE_PROFIT_PERCENT,
+    MIN_REWARD_RISK,
+    RISK_BUDGET_PERCENT,
+    Volatility,
+    risk_budget_cap,
+    stop_bounds,
+)
 
 ACTION_THRESHOLD = 0.60
 SIZING_FLOOR = 0.50
@@ -38,6 +62,16 @@ STOP_TAKE_BY_RISK: dict[RiskLevel, tuple[float, float]] = {
 }
 LEVEL_BUFFER_PERCENT = 1.0
 MIN_LEVEL_STOP_PERCENT = 2.0
+
+STOP_ATR_MULTIPLE = 2.0
+"""The stop's distance in ATR when no support/resistance lies in the anchor band."""
+ANCHOR_BAND_MIN_ATR = 1.0
+ANCHOR_BAND_MAX_ATR = 3.0
+"""A support (long) / resistance (short) this many ATR from the reference price anchors the stop."""
+ANCHOR_BUFFER_ATR = 0.25
+"""How far beyond the anchoring level the stop goes."""
+MAX_TARGET_REWARD_RISK = 5.0
+"""A key level or valuation bound further than this many stop distances is not a take-profit."""
 
 
 def decide_action(direction: Direction, confidence: float) -> Action:
@@ -72,8 +106,39 @@ def risk_level(risk_count: int) -> RiskLevel:
     return RiskLevel.HIGH
 
 
-def horizon(action: Action, confidence: float, level: RiskLevel, disagreements: int) -> TimeHorizon:
-    if action is Action.HOLD or disagreements >= CONTESTED_DISAGREEMENTS or level is RiskLevel.HIGH:
+def size_by_risk_budget(
+    action: Action, confidence: float, risk_count: int, stop_percent: float, max_position: float
+) -> float:
+    """The position that risks ``RISK_BUDGET_PERCENT`` × conviction at the stop (module doc)."""
+    if action is Action.HOLD:
+        return 0.0
+    raw = budget_risk(confidence, risk_count) / stop_percent * 100.0
+    limit = position_limit(stop_percent, max_position)
+    stepped = math.floor(raw / POSITION_STEP + 1e-9) * POSITION_STEP
+    return min(limit, max(stepped, POSITION_STEP))
+
+
+def budget_risk(confidence: float, risk_count: int) -> float:
+    """The percent of the portfolio this trade may lose at its stop."""
+    return RISK_BUDGET_PERCENT * confidence_scale(confidence) * risk_multiplier(risk_count)
+
+
+def position_limit(stop_percent: float, max_position: float) -> float:
+    return min(max_position, risk_budget_cap(stop_percent))
+
+
+def horizon(
+    action: Action,
+    confidence: float,
+    level: RiskLevel,
+    disagreements: int,
+    evidence_horizon: TimeHorizon | None = None,
+) -> TimeHorizon:
+    if action is Action.HOLD:
+        return TimeHorizon.SHORT_TERM
+    if evidence_horizon is not None:
+        return evidence_horizon
+    if disagreements >= CONTESTED_DISAGREEMENTS or level is RiskLevel.HIGH:
         return TimeHorizon.SHORT_TERM
     if confidence >= LONG_TERM_CONFIDENCE and level is RiskLevel.LOW:
         return TimeHorizon.LONG_TERM
@@ -85,11 +150,18 @@ def verdict_confidence(confidence: float, disagreements: int) -> float:
     return round(confidence * (1.0 - discount), 4)
 
 
+LevelSource = Literal["risk_level", "key_level", "atr", "reward_risk", "valuation"]
+
+
 @dataclass(frozen=True)
 class LevelChoice:
     distance_percent: float
     anchor: float | None
-    """The key level the distance was taken from; None when it is the risk level's percentage."""
+    """The key level (or valuation bound) the distance was taken from; None for a computed distance."""
+    source: LevelSource = "risk_level"
+    """risk_level / key_level (the percentage rules); atr / key_level / reward_risk / valuation (ATR)."""
+    bounded: bool = False
+    """True when the stop bounds (``domain.model.risk.stop_bounds``) changed the distance."""
 
 
 def choose_levels(
@@ -110,13 +182,65 @@ def choose_levels(
         )
         distance = abs(buffered - reference_price) / reference_price * 100
         if MIN_LEVEL_STOP_PERCENT <= distance <= 2 * base_stop:
-            stop = LevelChoice(distance, stop_anchor)
+            stop = LevelChoice(distance, stop_anchor, "key_level")
     take_anchor = _nearest(take_side, reference_price, above=not short)
     if take_anchor is not None:
         distance = abs(take_anchor - reference_price) / reference_price * 100
         if stop.distance_percent <= distance <= 3 * base_take:
-            take = LevelChoice(distance, take_anchor)
+            take = LevelChoice(distance, take_anchor, "key_level")
     return stop, take
+
+
+def atr_stop(
+    action: Action, volatility: Volatility, reference_price: float | None, key_levels: KeyLevels
+) -> LevelChoice:
+    """``STOP_ATR_MULTIPLE`` ATR, or just beyond a support/resistance in the anchor band (module doc)."""
+    atr = volatility.atr_percent
+    stop = LevelChoice(STOP_ATR_MULTIPLE * atr, None, "atr")
+    if reference_price is not None:
+        short = action is Action.SELL
+        side = key_levels.resistance if short else key_levels.support
+        for level in _outward(side, reference_price, above=short):
+            away = abs(level - reference_price) / reference_price * 100 / atr
+            if away > ANCHOR_BAND_MAX_ATR:
+                break
+            if away >= ANCHOR_BAND_MIN_ATR:
+                stop = LevelChoice((away + ANCHOR_BUFFER_ATR) * atr, level, "key_level")
+                break
+    low, high = stop_bounds(volatility)
+    held = min(max(stop.distance_percent, low), high)
+    return stop if held == stop.distance_percent else replace(stop, distance_percent=held, bounded=True)
+
+
+def atr_take(
+    action: Action,
+    stop_percent: float,
+    reference_price: float | None,
+    key_levels: KeyLevels,
+    valuation_bounds: tuple[float, ...] = (),
+) -> LevelChoice:
+    """``MIN_REWARD_RISK`` × the stop, or the nearest key level / valuation bound beyond it (module doc)."""
+    floor = min(MIN_REWARD_RISK * stop_percent, MAX_TAKE_PROFIT_PERCENT)
+    take = LevelChoice(floor, None, "reward_risk")
+    if reference_price is None:
+        return take
+    short = action is Action.SELL
+    sides: tuple[tuple[tuple[float, ...], LevelSource], ...] = (
+        (key_levels.support if short else key_levels.resistance, "key_level"),
+        (valuation_bounds, "valuation"),
+    )
+    ceiling = min(MAX_TARGET_REWARD_RISK * stop_percent, MAX_TAKE_PROFIT_PERCENT)
+    candidates: list[tuple[float, LevelSource, float]] = []
+    for levels, source in sides:
+        for level in levels:
+            if (level < reference_price) if short else (level > reference_price):
+                distance = abs(level - reference_price) / reference_price * 100
+                if floor <= distance <= ceiling:
+                    candidates.append((distance, source, level))
+    if candidates:
+        distance, source, level = min(candidates)
+        take = LevelChoice(distance, level, source)
+    return take
 
 
 def _nearest(levels: tuple[float, ...], price: float, *, above: bool) -> float | None:
@@ -124,3 +248,10 @@ def _nearest(levels: tuple[float, ...], price: float, *, above: bool) -> float |
     if not side:
         return None
     return min(side) if above else max(side)
+
+
+def _outward(levels: tuple[float, ...], price: float, *, above: bool) -> list[float]:
+    """The levels on one side of the price, nearest first."""
+    if above:
+        return sorted(p for p in levels if p > price)
+    return sorted((p for p in levels if p < price), reverse=True)

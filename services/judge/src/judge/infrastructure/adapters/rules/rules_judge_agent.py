@@ -8,6 +8,16 @@ from __future__ import annotations
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.model.enums import Action, RiskLevel, TimeHorizon
+from judge.domain.model.risk import (
+    MAX_STOP_ATR,
+    MAX_STOP_LOSS_PERCENT,
+    MIN_REWARD_RISK,
+    MIN_STOP_ATR,
+    MIN_STOP_LOSS_PERCENT,
+    RISK_BUDGET_PERCENT,
+    Volatility,
+    is_a_share,
+)
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.adapters.rules import policy
 from judge.infrastructure.adapters.rules.policy import LevelChoice
@@ -27,18 +37,25 @@ class RulesJudgeAgent(IJudgeAgentPort):
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
         risks = judge_input.risk_count
         disagreements = judge_input.named_disagreements
-        action = policy.decide_action(judge_input.direction, judge_input.confidence)
-        position = policy.size_position(action, judge_input.confidence, risks, self._max_position)
+        c = judge_input.confidence
+        action = policy.decide_action(judge_input.direction, c)
         level = policy.risk_level(risks)
-        horizon = policy.horizon(action, judge_input.confidence, level, len(disagreements))
-        stop, take = policy.choose_levels(action, level, judge_input.reference_price, judge_input.key_levels)
+        horizon = policy.horizon(action, c, level, len(disagreements), judge_input.evidence_horizon)
+        volatility, price, key_levels = judge_input.volatility, judge_input.reference_price, judge_input.key_levels
+        if volatility is None:
+            position = policy.size_position(action, c, risks, self._max_position)
+            stop, take = policy.choose_levels(action, level, price, key_levels)
+        else:
+            stop = policy.atr_stop(action, volatility, price, key_levels)
+            take = policy.atr_take(action, stop.distance_percent, price, key_levels, judge_input.valuation_bounds)
+            position = policy.size_by_risk_budget(action, c, risks, stop.distance_percent, self._max_position)
         return VerdictProposal(
             action=action,
             position_percent=position,
-            confidence=policy.verdict_confidence(judge_input.confidence, len(disagreements)),
+            confidence=policy.verdict_confidence(c, len(disagreements)),
             entry_strategy=self._entry(action, position, judge_input, stop),
-            stop_loss=LevelProposal(stop.distance_percent, self._basis("stop", action, level, stop)),
-            take_profit=LevelProposal(take.distance_percent, self._basis("take", action, level, take)),
+            stop_loss=LevelProposal(stop.distance_percent, self._stop_basis(action, level, stop, volatility)),
+            take_profit=LevelProposal(take.distance_percent, self._take_basis(action, level, stop, take, volatility)),
             time_horizon=horizon,
             risk_warnings=self._warnings(judge_input, action),
             reasoning=self._reasoning(judge_input, action, position, level, horizon, stop, take),
@@ -55,7 +72,8 @@ class RulesJudgeAgent(IJudgeAgentPort):
         half = round(position / 2, 2)
         at_price = self._reference(judge_input, "at_price")
         if action is Action.SELL:
-            return self._t("entry_sell", position=position, half=half, at_price=at_price)
+            key = "entry_sell_a_share" if is_a_share(judge_input.symbol) else "entry_sell"
+            return self._t(key, position=position, half=half, at_price=at_price)
         second = (
             self._t("entry_buy_second_support", support=price_text(stop.anchor), half=half)
             if stop.anchor is not None
@@ -72,11 +90,66 @@ class RulesJudgeAgent(IJudgeAgentPort):
             return self._t(key, price=price_text(price))
         return self._t(f"{key}_dated", price=price_text(price), date=day.isoformat())
 
-    def _basis(self, which: str, action: Action, level: RiskLevel, choice: LevelChoice) -> str:
+    def _percent_basis(self, which: str, action: Action, level: RiskLevel, choice: LevelChoice) -> str:
+        """The percentage rules' basis (no volatility), which says that it is the fallback."""
         if choice.anchor is None:
-            return self._t(f"{which}_percent", level=level.value, distance=choice.distance_percent)
-        side = "short" if action is Action.SELL else "long"
-        return self._t(f"{which}_anchor_{side}", anchor=price_text(choice.anchor), distance=choice.distance_percent)
+            basis = self._t(f"{which}_percent", level=level.value, distance=choice.distance_percent)
+        else:
+            side = "short" if action is Action.SELL else "long"
+            basis = self._t(
+                f"{which}_anchor_{side}", anchor=price_text(choice.anchor), distance=choice.distance_percent
+            )
+        return basis + self._t("percent_rules")
+
+    def _stop_basis(self, action: Action, level: RiskLevel, stop: LevelChoice, volatility: Volatility | None) -> str:
+        if volatility is None:
+            return self._percent_basis("stop", action, level, stop)
+        atr = volatility.atr_percent
+        if stop.source == "key_level" and stop.anchor is not None:
+            side = "short" if action is Action.SELL else "long"
+            basis = self._t(
+                f"stop_atr_anchor_{side}",
+                anchor=price_text(stop.anchor),
+                buffer=policy.ANCHOR_BUFFER_ATR,
+                atr_multiple=stop.distance_percent / atr,
+                distance=stop.distance_percent,
+            )
+        else:
+            multiple = policy.STOP_ATR_MULTIPLE
+            basis = self._t(
+                "stop_atr", multiple=multiple, atr=atr, source=self._source(volatility), distance=multiple * atr
+            )
+        if stop.bounded:
+            distance = stop.distance_percent
+            basis += self._t(
+                "stop_bounded",
+                distance=distance,
+                atr_multiple=distance / atr,
+                min_atr=MIN_STOP_ATR,
+                max_atr=MAX_STOP_ATR,
+                min_pct=MIN_STOP_LOSS_PERCENT,
+                max_pct=MAX_STOP_LOSS_PERCENT,
+            )
+        return basis
+
+    def _take_basis(
+        self, action: Action, level: RiskLevel, stop: LevelChoice, take: LevelChoice, volatility: Volatility | None
+    ) -> str:
+        if volatility is None:
+            return self._percent_basis("take", action, level, take)
+        ratio = take.distance_percent / stop.distance_percent
+        if take.anchor is None:
+            return self._t("take_reward_risk", ratio=MIN_REWARD_RISK, distance=take.distance_percent)
+        if take.source == "valuation":
+            key = "take_valuation"
+        else:
+            key = "take_atr_anchor_short" if action is Action.SELL else "take_atr_anchor_long"
+        return self._t(key, anchor=price_text(take.anchor), distance=take.distance_percent, ratio=ratio)
+
+    def _source(self, volatility: Volatility) -> str:
+        if volatility.source == "atr" and volatility.atr_price is not None:
+            return self._t("atr_source_atr", atr_price=price_text(volatility.atr_price))
+        return self._t("atr_source_realised", vol=volatility.realised_volatility_pct)
 
     def _warnings(self, judge_input: JudgeInput, action: Action) -> tuple[str, ...]:
         risks = judge_input.named_risks
@@ -121,10 +194,13 @@ class RulesJudgeAgent(IJudgeAgentPort):
                 action=action.value,
             )
         ]
+        volatility = judge_input.volatility
+        if action is Action.SELL:
+            parts.append(self._t("reason_sell_a_share" if is_a_share(judge_input.symbol) else "reason_sell_other"))
+        scale, mult = policy.confidence_scale(c), policy.risk_multiplier(risks)
         if action is Action.HOLD:
             parts.append(self._t("reason_no_position"))
-        else:
-            scale, mult = policy.confidence_scale(c), policy.risk_multiplier(risks)
+        elif volatility is None:
             raw = self._max_position * scale * mult
             parts.append(
                 self._t(
@@ -137,18 +213,53 @@ class RulesJudgeAgent(IJudgeAgentPort):
                     position=position,
                 )
             )
-        parts.append(
-            self._t(
-                "reason_levels",
-                risks=risks,
-                level=level.value,
-                stop=round(stop.distance_percent, 2),
-                take=round(take.distance_percent, 2),
+        else:
+            risk = policy.budget_risk(c, risks)
+            parts.append(
+                self._t(
+                    "reason_position_budget",
+                    budget=RISK_BUDGET_PERCENT,
+                    scale=scale,
+                    mult=mult,
+                    risks=risks,
+                    risk=risk,
+                    stop=stop.distance_percent,
+                    raw=risk / stop.distance_percent * 100,
+                    limit=policy.position_limit(stop.distance_percent, self._max_position),
+                    max=self._max_position,
+                    position=position,
+                )
             )
-        )
-        parts.append(
-            self._t("reason_horizon", horizon=horizon.value, why=self._why(action, level, horizon, disagreements))
-        )
+        if volatility is None:
+            parts.append(
+                self._t(
+                    "reason_levels",
+                    risks=risks,
+                    level=level.value,
+                    stop=round(stop.distance_percent, 2),
+                    take=round(take.distance_percent, 2),
+                )
+            )
+            parts.append(self._t("reason_no_volatility"))
+        else:
+            parts.append(
+                self._t(
+                    "reason_levels_atr",
+                    atr=volatility.atr_percent,
+                    source=self._source(volatility),
+                    stop=stop.distance_percent,
+                    stop_atr=stop.distance_percent / volatility.atr_percent,
+                    min_atr=MIN_STOP_ATR,
+                    max_atr=MAX_STOP_ATR,
+                    take=take.distance_percent,
+                    ratio=take.distance_percent / stop.distance_percent,
+                    min_ratio=MIN_REWARD_RISK,
+                    risks=risks,
+                    level=level.value,
+                )
+            )
+        why = self._why(action, level, horizon, disagreements, judge_input.evidence_horizon)
+        parts.append(self._t("reason_horizon", horizon=horizon.value, why=why))
         parts.append(
             self._t(
                 "reason_confidence",
@@ -169,9 +280,18 @@ class RulesJudgeAgent(IJudgeAgentPort):
         separator = "" if self._language == "zh" else " "
         return separator.join(parts)
 
-    def _why(self, action: Action, level: RiskLevel, horizon: TimeHorizon, disagreements: int) -> str:
+    def _why(
+        self,
+        action: Action,
+        level: RiskLevel,
+        horizon: TimeHorizon,
+        disagreements: int,
+        evidence_horizon: TimeHorizon | None,
+    ) -> str:
         if action is Action.HOLD:
             return self._t("why_hold")
+        if evidence_horizon is not None:
+            return self._t("why_evidence")
         if disagreements >= policy.CONTESTED_DISAGREEMENTS:
             return self._t("why_contested", count=disagreements)
         if level is RiskLevel.HIGH:

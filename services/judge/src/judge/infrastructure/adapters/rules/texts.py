@@ -21,10 +21,17 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "en": "add the other {half:g}% once the price holds and the thesis is not invalidated",
     },
     "entry_sell": {
-        "zh": "分两批卖出/减仓 {position:g}%：先卖出 {half:g}%{at_price}，反弹时再卖出其余 {half:g}%；"
+        "zh": "分两批卖出/减仓（或做空）{position:g}%：先卖出 {half:g}%{at_price}，反弹时再卖出其余 {half:g}%；"
         "价格突破止损位说明空头论点失效，停止减仓。",
-        "en": "Sell or reduce {position:g}% in two tranches: {half:g}% first{at_price}, the other {half:g}% "
-        "into a rebound; a move through the stop invalidates the bearish case, so stop selling there.",
+        "en": "Sell, reduce or short {position:g}% in two tranches: {half:g}% first{at_price}, the other "
+        "{half:g}% into a rebound; a move through the stop invalidates the bearish case, so stop selling there.",
+    },
+    "entry_sell_a_share": {
+        "zh": "A 股不做空，SELL 即清仓/回避：持有者分两批卖出 {position:g}%，先卖出 {half:g}%{at_price}，"
+        "反弹时再卖出其余 {half:g}%；未持有者回避、不买入。价格突破止损位说明空头论点失效，停止卖出。",
+        "en": "An A-share is not shorted here: SELL means exit or avoid. Holders sell {position:g}% in two "
+        "tranches, {half:g}% first{at_price}, the other {half:g}% into a rebound; non-holders stay out. A move "
+        "through the stop invalidates the bearish case, so stop selling there.",
     },
     "entry_hold": {
         "zh": "暂不新开仓；已持有者维持现有仓位，按止损/止盈位管理，待辩论方向明确且置信度 ≥ {threshold:.2f} 再行动。",
@@ -68,6 +75,52 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "zh": "支撑位 {anchor}（距参考价 {distance:.2f}%）",
         "en": "support {anchor} ({distance:.2f}% from the reference price)",
     },
+    "percent_rules": {
+        "zh": "（波动率未知：按百分比规则）",
+        "en": " (volatility unknown: percentage rules)",
+    },
+    "atr_source_atr": {"zh": "，ATR(14) = {atr_price}", "en": ", ATR(14) {atr_price}"},
+    "atr_source_realised": {
+        "zh": "，由年化波动率 {vol:g}% 估算",
+        "en": ", estimated from {vol:g}% annualised volatility",
+    },
+    "stop_atr": {
+        "zh": "{multiple:g} ATR（1 ATR = {atr:.2f}%{source}）：距入场价 {distance:.2f}%",
+        "en": "{multiple:g} ATR (one ATR = {atr:.2f}%{source}): {distance:.2f}% from entry",
+    },
+    "stop_atr_anchor_long": {
+        "zh": "支撑位 {anchor} 下方 {buffer:g} ATR（{atr_multiple:.2f} ATR，距参考价 {distance:.2f}%）",
+        "en": "{buffer:g} ATR below support {anchor} ({atr_multiple:.2f} ATR, {distance:.2f}% from the "
+        "reference price)",
+    },
+    "stop_atr_anchor_short": {
+        "zh": "阻力位 {anchor} 上方 {buffer:g} ATR（{atr_multiple:.2f} ATR，距参考价 {distance:.2f}%）",
+        "en": "{buffer:g} ATR above resistance {anchor} ({atr_multiple:.2f} ATR, {distance:.2f}% from the "
+        "reference price)",
+    },
+    "stop_bounded": {
+        "zh": "，受限为 {distance:.2f}%（{atr_multiple:.2f} ATR）：止损须在 {min_atr:g}–{max_atr:g} ATR 且距入场价 "
+        "{min_pct:g}–{max_pct:g}% 之内，百分比限制优先",
+        "en": ", limited to {distance:.2f}% ({atr_multiple:.2f} ATR): a stop stays within {min_atr:g}–{max_atr:g} "
+        "ATR and {min_pct:g}–{max_pct:g}% of entry, the percentages first",
+    },
+    "take_reward_risk": {
+        "zh": "止损距离的 {ratio:g} 倍（盈亏比 {ratio:g}）：距入场价 {distance:.2f}%",
+        "en": "{ratio:g} × the stop distance (reward/risk {ratio:g}): {distance:.2f}% from entry",
+    },
+    "take_atr_anchor_long": {
+        "zh": "阻力位 {anchor}（距参考价 {distance:.2f}%，盈亏比 {ratio:.2f}）",
+        "en": "resistance {anchor} ({distance:.2f}% from the reference price, reward/risk {ratio:.2f})",
+    },
+    "take_atr_anchor_short": {
+        "zh": "支撑位 {anchor}（距参考价 {distance:.2f}%，盈亏比 {ratio:.2f}）",
+        "en": "support {anchor} ({distance:.2f}% from the reference price, reward/risk {ratio:.2f})",
+    },
+    "take_valuation": {
+        "zh": "内在价值区间端点 {anchor}（距参考价 {distance:.2f}%，盈亏比 {ratio:.2f}）",
+        "en": "the intrinsic value range's end {anchor} ({distance:.2f}% from the reference price, "
+        "reward/risk {ratio:.2f})",
+    },
     "warn_more_risks": {"zh": "另有 {count} 项风险因素未逐条列出。", "en": "{count} more risk factors not listed."},
     "warn_disagreements": {
         "zh": "多空仍有 {count} 项未消解分歧，例如：{first}",
@@ -97,6 +150,38 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "= {raw:.2f}%，按 0.5% 向下取整 → {position:g}%。",
         "en": "Position = cap {max:g}% × confidence factor {scale:.2f} × risk factor {mult:.2f} ({risks} risk "
         "factors) = {raw:.2f}%, rounded down to 0.5% → {position:g}%.",
+    },
+    "reason_position_budget": {
+        "zh": "仓位 = 风险预算 {budget:g}% × 置信度系数 {scale:.2f} × 风险系数 {mult:.2f}（{risks} 项风险因素）"
+        "= 承担 {risk:.2f}% 的组合风险，÷ 止损距离 {stop:.2f}% = {raw:.2f}%，上限 {limit:.2f}%"
+        "（min(上限 {max:g}%, {budget:g}% ÷ {stop:.2f}%)），按 0.5% 向下取整 → {position:g}%。",
+        "en": "Position = risk budget {budget:g}% × confidence factor {scale:.2f} × risk factor {mult:.2f} "
+        "({risks} risk factors) = {risk:.2f}% of the portfolio at risk, ÷ the {stop:.2f}% stop = {raw:.2f}%, "
+        "limited to {limit:.2f}% (min(cap {max:g}%, {budget:g}% ÷ {stop:.2f}%)), rounded down to 0.5% → "
+        "{position:g}%.",
+    },
+    "reason_levels_atr": {
+        "zh": "波动率：1 ATR = {atr:.2f}%{source}；止损 {stop:.2f}%（{stop_atr:.2f} ATR，允许 {min_atr:g}–{max_atr:g} "
+        "ATR），止盈 {take:.2f}%（盈亏比 {ratio:.2f}，至少 {min_ratio:g}）；{risks} 项风险因素 → 风险等级 {level}。",
+        "en": "Volatility: one ATR = {atr:.2f}%{source}; stop {stop:.2f}% ({stop_atr:.2f} ATR, allowed "
+        "{min_atr:g}–{max_atr:g} ATR), take-profit {take:.2f}% (reward/risk {ratio:.2f}, at least "
+        "{min_ratio:g}); {risks} risk factors → {level} risk level.",
+    },
+    "reason_no_volatility": {
+        "zh": "未提供波动率（ATR），止损/止盈与仓位按风险等级的百分比规则。",
+        "en": "No volatility (ATR) was given, so the levels and the position follow the percentage rules.",
+    },
+    "reason_sell_a_share": {
+        "zh": "A 股 SELL 指清仓/回避，不是做空。",
+        "en": "For an A-share, SELL means exit or avoid, not a short.",
+    },
+    "reason_sell_other": {
+        "zh": "SELL 指卖出持仓，或做空。",
+        "en": "SELL means selling the holding, or a short.",
+    },
+    "why_evidence": {
+        "zh": "主导辩论的证据属于该时间尺度",
+        "en": "the evidence that carried the debate works on that time scale",
     },
     "reason_no_position": {"zh": "HOLD 不新开仓，仓位 0%。", "en": "HOLD opens no position: 0%."},
     "reason_levels": {
