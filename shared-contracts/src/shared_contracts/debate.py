@@ -14,12 +14,17 @@ Level = Literal["HIGH", "MEDIUM", "LOW"]
 
 class DebateRunRequest(BaseModel):
     """``expert_results`` values may be raw research results, coordinator envelopes
-    (``{status, data|error}``) or already-normalized summaries."""
+    (``{status, data|error}``) or already-normalized summaries (which may carry the result's ``data_gaps``
+    and ``staleness`` lists, so the debate can weigh each expert by how much of its data it had).
+
+    ``failed_experts`` names experts that were asked for but failed: missing evidence, which can only lower
+    the debate's confidence. A failed envelope in ``expert_results`` counts as one too."""
 
     model_config = ConfigDict(extra="forbid")
 
     symbol: str | None = None
     expert_results: dict[str, Any] | None = None
+    failed_experts: list[str] | None = None
 
 
 class SupportingArgument(BaseModel):
@@ -48,6 +53,27 @@ class RiskItem(BaseModel):
     mitigation: str
 
 
+class ExpertCoverage(BaseModel):
+    """How much of its own data one answering expert had: ``coverage`` (0–1) from its counts of data gaps
+    and stale inputs (services/debate/README.md, "Coverage")."""
+
+    coverage: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    data_gaps: int = Field(ge=0)
+    staleness: int = Field(ge=0)
+
+
+class DebateCoverage(BaseModel):
+    """How much of the evidence asked for the debate heard."""
+
+    experts_asked: int = Field(ge=0, description="answered + failed")
+    experts_answered: int = Field(ge=0)
+    failed_experts: list[str] = Field(default_factory=list)
+    evidence_share: float = Field(
+        ge=0.0, le=1.0, allow_inf_nan=False, description="Σ coverage of the answering experts / experts asked"
+    )
+    experts: dict[str, ExpertCoverage] = Field(default_factory=dict, description="each answering expert's coverage")
+
+
 class DebateOutcome(BaseModel):
     symbol: str
     direction: Direction
@@ -58,3 +84,9 @@ class DebateOutcome(BaseModel):
     key_disagreements: list[str]
     conflict_resolution: str
     engine: EngineInfo
+    coverage: DebateCoverage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Who answered, who failed and how much of their data they had (both engines); optional, "
+        "and left out of the serialised outcome when absent, so the spec's shape stays as it was.",
+    )

@@ -2,6 +2,10 @@
 
 Used by the coordinator's DebateGatewayAdapter and by the debate service's endpoint. It keeps four
 fields per expert and drops every debug or bulk field (``input``, ``output``, ``*_indicators``, ...).
+Beside the summary, the debate weighs each expert by how much of its own data it had: ``ExpertDataQuality``
+counts the result's ``data_gaps`` and ``staleness`` (``project_data_quality``); ``failed_experts_of`` names the
+experts whose envelope says they failed, and ``summaries_for_debate`` is the request body's
+``expert_results`` a caller sends to the debate (the summaries with those two lists).
 """
 
 from __future__ import annotations
@@ -21,6 +25,19 @@ class ExpertSummary(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)  # not "0.8", not true
     reasoning: str
     risk_warning: str
+
+
+class ExpertDataQuality(BaseModel):
+    """How many data gaps and stale inputs an expert's result names (0 when it names none)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    data_gaps: int = Field(default=0, ge=0)
+    staleness: int = Field(default=0, ge=0)
+
+
+DATA_QUALITY_FIELDS = ("data_gaps", "staleness")
+"""The result fields (lists of strings) ``ExpertDataQuality`` counts; a summary may carry them too."""
 
 
 class ProjectionError(ValueError):
@@ -150,3 +167,59 @@ def project_expert_results(expert_results: Mapping[str, Any]) -> dict[str, Exper
         if summary is not None:
             summaries[expert] = summary
     return summaries
+
+
+def _notes(data: Mapping[str, Any], field: str, expert: str) -> list[str]:
+    value = data.get(field)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ProjectionError(expert, f"{field} must be a list of strings")
+    return value
+
+
+def data_quality_of_result(expert: str, value: Any) -> ExpertDataQuality | None:
+    """Counts of the result's ``data_gaps`` and ``staleness``; None when the expert failed."""
+    try:
+        data = _unwrap(value)
+    except TypeError as exc:
+        raise ProjectionError(expert, str(exc)) from exc
+    if data is None:
+        return None
+    return ExpertDataQuality(**{field: len(_notes(data, field, expert)) for field in DATA_QUALITY_FIELDS})
+
+
+def project_data_quality(expert_results: Mapping[str, Any]) -> dict[str, ExpertDataQuality]:
+    """Data quality of the successful experts, keyed by expert name; failed experts are skipped."""
+    quality: dict[str, ExpertDataQuality] = {}
+    for expert, value in expert_results.items():
+        counted = data_quality_of_result(expert, value)
+        if counted is not None:
+            quality[expert] = counted
+    return quality
+
+
+def failed_experts_of(expert_results: Mapping[str, Any]) -> list[str]:
+    """The experts whose entry says they failed (None, or an envelope whose status is not success)."""
+    failed = []
+    for expert, value in expert_results.items():
+        try:
+            if _unwrap(value) is None:
+                failed.append(expert)
+        except TypeError:
+            continue  # not a failure: an unreadable result, which the projection reports
+    return failed
+
+
+def summaries_for_debate(expert_results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The debate request's ``expert_results``: each successful expert's summary with its ``data_gaps`` and
+    ``staleness`` lists (a few short strings), so the debate can weigh it by its coverage."""
+    body: dict[str, dict[str, Any]] = {}
+    for expert, value in expert_results.items():
+        summary = summarize_expert_result(expert, value)
+        if summary is None:
+            continue
+        data = _unwrap(value)
+        assert data is not None
+        body[expert] = {**summary.model_dump(), **{f: _notes(data, f, expert) for f in DATA_QUALITY_FIELDS}}
+    return body

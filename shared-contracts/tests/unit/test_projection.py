@@ -7,7 +7,17 @@ from typing import Any
 import pytest
 from contract_testkit import BULK_FIELDS
 
-from shared_contracts.projection import ExpertSummary, ProjectionError, project_expert_results, summarize_expert_result
+from shared_contracts.projection import (
+    ExpertDataQuality,
+    ExpertSummary,
+    ProjectionError,
+    data_quality_of_result,
+    failed_experts_of,
+    project_data_quality,
+    project_expert_results,
+    summaries_for_debate,
+    summarize_expert_result,
+)
 
 
 def technical() -> dict[str, Any]:
@@ -178,3 +188,54 @@ def test_stance_of_every_vocabulary(word: str, stance: str | None) -> None:
 
     result = stance_of(word)
     assert (result.value if result else None) == stance
+
+
+def test_data_quality_counts_data_gaps_and_staleness_in_every_form() -> None:
+    raw = {**valuation(), "data_gaps": ["no PB", "no PE percentile"], "staleness": ["snapshot 40 days old"]}
+    summary_form = {"signal": "BULLISH", "confidence": 0.5, "reasoning": "r", "risk_warning": "", "data_gaps": []}
+    results = {
+        "valuation_modeler": {"status": "success", "data": raw},
+        "technical_analyst": summary_form,
+        "macro_intelligence": {"status": "failed", "error": "timeout"},
+    }
+    assert project_data_quality(results) == {
+        "valuation_modeler": ExpertDataQuality(data_gaps=2, staleness=1),
+        "technical_analyst": ExpertDataQuality(),
+    }
+    assert data_quality_of_result("macro_intelligence", None) is None
+    with pytest.raises(ProjectionError, match="data_gaps must be a list of strings"):
+        data_quality_of_result("valuation_modeler", {**raw, "data_gaps": "no PB"})
+
+
+def test_failed_experts_are_named_from_envelopes_and_nulls() -> None:
+    results = {
+        "technical_analyst": technical(),
+        "valuation_modeler": {"status": "failed", "error": "timeout"},
+        "macro_intelligence": None,
+        "catalyst_detective": {"status": "success", "data": catalyst()},
+    }
+    assert failed_experts_of(results) == ["valuation_modeler", "macro_intelligence"]
+
+
+def test_summaries_for_debate_carry_the_data_notes_but_no_bulk() -> None:
+    results = {
+        "valuation_modeler": {**valuation(), "data_gaps": ["no PB"], "staleness": []},
+        "technical_analyst": technical(),
+        "macro_intelligence": {"status": "failed", "error": "timeout"},
+    }
+    body = summaries_for_debate(results)
+    assert set(body) == {"valuation_modeler", "technical_analyst"}
+    assert body["valuation_modeler"] == {
+        "signal": "UNDERVALUED",
+        "confidence": 0.6,
+        "reasoning": "PE-TTM 19.5 at the 1.7th percentile",
+        "risk_warning": "earnings decline; policy risk",
+        "data_gaps": ["no PB"],
+        "staleness": [],
+    }
+    assert body["technical_analyst"]["data_gaps"] == []
+    for field in BULK_FIELDS:
+        assert all(field not in entry for entry in body.values())
+    # read back as the debate reads a request: the same summaries, the same counts
+    assert project_expert_results(body) == project_expert_results(results)
+    assert project_data_quality(body)["valuation_modeler"] == ExpertDataQuality(data_gaps=1)

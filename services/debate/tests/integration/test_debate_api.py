@@ -219,3 +219,57 @@ async def test_health_readiness_metrics_and_openapi() -> None:
     assert ready.json()["checks"] == {"debate_service": "ok", "engine_rules": "ok"}
     assert "/api/v1/debate/run" in metrics.text
     assert URL in openapi.json()["paths"]
+
+
+async def test_failed_experts_and_failed_envelopes_count_as_missing_evidence() -> None:
+    results: dict[str, Any] = {
+        "technical_analyst": {"signal": "BULLISH", "confidence": 0.8, "reasoning": "上升趋势", "risk_warning": ""},
+        "valuation_modeler": {"status": "success", "data": raw_research_results()["valuation_modeler"]},
+        "macro_intelligence": {"status": "failed", "error": "timeout"},
+    }
+    async with debate_client() as (client, _):
+        without = await client.post(URL, json={"symbol": "600519.SH", "expert_results": results})
+        named = await client.post(
+            URL, json={"symbol": "600519.SH", "expert_results": results, "failed_experts": ["catalyst_detective"]}
+        )
+    assert without.status_code == named.status_code == 200, named.text
+    assert without.json()["coverage"]["failed_experts"] == ["macro_intelligence"]
+    assert named.json()["coverage"]["failed_experts"] == ["catalyst_detective", "macro_intelligence"]
+    assert named.json()["coverage"]["experts_asked"] == 4
+    assert named.json()["direction"] == without.json()["direction"]
+    assert named.json()["confidence"] <= without.json()["confidence"]
+    assert "失败：催化剂侦探、宏观情报员" in named.json()["conflict_resolution"]
+
+
+async def test_summaries_may_carry_data_gaps_and_staleness_which_set_the_coverage() -> None:
+    summary = {"signal": "BULLISH", "confidence": 0.8, "reasoning": "r", "risk_warning": ""}
+    gappy = {**summary, "data_gaps": ["no PB", "no PE percentile"], "staleness": ["snapshot 40 days old"]}
+    async with debate_client() as (client, _):
+        full = await client.post(URL, json={"symbol": "AAPL", "expert_results": {"technical_analyst": summary}})
+        thin = await client.post(URL, json={"symbol": "AAPL", "expert_results": {"technical_analyst": gappy}})
+        bad = await client.post(
+            URL, json={"symbol": "AAPL", "expert_results": {"technical_analyst": {**summary, "data_gaps": "no PB"}}}
+        )
+    assert full.json()["coverage"]["experts"]["technical_analyst"] == {"coverage": 1.0, "data_gaps": 0, "staleness": 0}
+    assert thin.json()["coverage"]["experts"]["technical_analyst"] == {"coverage": 0.6, "data_gaps": 2, "staleness": 1}
+    assert (full.json()["confidence"], thin.json()["confidence"]) == (0.8, 0.48)
+    assert (bad.status_code, bad.json()["code"], bad.json()["expert"]) == (
+        400,
+        "invalid_expert_result",
+        "technical_analyst",
+    )
+
+
+async def test_a_failed_expert_that_also_answered_or_a_bad_name_is_400() -> None:
+    one = {"signal": "BULLISH", "confidence": 0.5, "reasoning": "r", "risk_warning": ""}
+    async with debate_client() as (client, _):
+        both = await client.post(URL, json={"symbol": "AAPL", "expert_results": {"a": one}, "failed_experts": ["a"]})
+        bad_name = await client.post(
+            URL, json={"symbol": "AAPL", "expert_results": {"a": one}, "failed_experts": ["not a name"]}
+        )
+        too_many = await client.post(
+            URL, json={"symbol": "AAPL", "expert_results": {"a": one}, "failed_experts": [f"f{i}" for i in range(11)]}
+        )
+    assert (both.status_code, both.json()["code"], both.json()["expert"]) == (400, "invalid_expert_result", "a")
+    assert (bad_name.status_code, bad_name.json()["code"]) == (400, "invalid_expert_result")
+    assert (too_many.status_code, too_many.json()["code"]) == (400, "too_many_experts")

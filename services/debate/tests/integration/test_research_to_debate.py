@@ -131,3 +131,67 @@ async def test_each_expert_names_as_many_risks_in_either_language(symbol: str) -
         }
     assert counts["zh"] == counts["en"]
     assert counts["zh"]
+
+
+DATA_CAVEATS = (
+    "forward-adjusted",
+    "qfq",
+    "前复权",
+    "no PB",
+    "缺少 PB",
+    "window not stated",
+    "统计窗口未说明",
+    "sources disagree",
+    "不同来源",
+    "minority",
+    "少数股东",
+    "regulatory capital",
+    "监管指标",
+    "sector differences",
+    "整体口径",
+    "data lag",
+    "滞后于股价",
+    "assumes no growth",
+    "零增长",
+    "reference stop",
+    "参考止损",
+)
+RISK_FIELDS = ("risk_warning", "risk_factors", "key_risks", "negative_catalysts")
+
+
+def _risk_fields_text(result: dict[str, Any]) -> str:
+    nested = result.get("result") if isinstance(result.get("result"), dict) else {}
+    values = [source[k] for source in (result, nested) for k in RISK_FIELDS if k in source]
+    return json.dumps(values, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+@pytest.mark.parametrize("symbol", ["600519.SH", "601318.SH"])
+async def test_a_full_a_share_run_counts_investment_risks_not_data_caveats(symbol: str, language: str) -> None:
+    """Issue 28: data caveats (adjustment, missing fields, source disagreement, method notes) counted as risks
+    gave every full A-share run 9–11 risks. They stay in ``data_gaps`` (and lower coverage), out of the risks."""
+    async with _research_app(language) as client:
+        results = {}
+        for expert in ExpertType:
+            response = await client.post(
+                f"/api/v1/research/experts/{expert.value}", json={"symbol": symbol, "analysis_date": "2025-06-30"}
+            )
+            assert response.status_code == 200, response.text
+            results[expert.value] = response.json()
+    for expert, result in results.items():
+        text = _risk_fields_text(result)
+        assert not [c for c in DATA_CAVEATS if c in text], (expert, text)
+    assert "no PB" in results["valuation_modeler"]["data_gaps"]  # the caveat is still stated, as a data gap
+
+    async with debate_client() as (client, _):
+        response = await client.post("/api/v1/debate/run", json={"symbol": symbol, "expert_results": results})
+
+    assert response.status_code == 200, response.text
+    outcome = DebateOutcome.model_validate(response.json())
+    risks = [row.risk for row in outcome.risk_matrix]
+    assert not [c for c in DATA_CAVEATS for risk in risks if c in risk], risks
+    assert 1 <= len(risks) <= 6, risks
+    assert outcome.coverage is not None
+    assert (outcome.coverage.experts_answered, outcome.coverage.experts_asked) == (5, 5)
+    assert outcome.coverage.experts["valuation_modeler"].data_gaps == len(results["valuation_modeler"]["data_gaps"])
+    assert outcome.coverage.experts["valuation_modeler"].coverage < 1.0

@@ -65,11 +65,15 @@ async def test_outcome_serialises_to_the_wire_model_with_every_spec_field() -> N
     service, *_ = _service()
     outcome = await service.run(debate_input())
     wire = outcome.model_dump(mode="json")
-    assert set(wire) == {"symbol", *DEBATE_FIELDS, "engine"}
+    assert set(wire) == {"symbol", *DEBATE_FIELDS, "engine", "coverage"}  # coverage: optional, beyond the spec
     assert set(wire["bull_case"]) == {"core_thesis", "supporting_arguments", "acknowledged_risks"}
     assert set(wire["bear_case"]) == {"core_thesis", "supporting_arguments", "acknowledged_strengths"}
     assert set(wire["risk_matrix"][0]) == {"risk", "probability", "impact", "mitigation"}
     assert DebateOutcome.model_validate(wire) == outcome
+    spec_shape = {k: v for k, v in wire.items() if k != "coverage"}
+    without = DebateOutcome.model_validate(spec_shape)  # the spec's shape alone still validates,
+    assert without.coverage is None
+    assert set(without.model_dump(mode="json")) == {"symbol", *DEBATE_FIELDS, "engine"}  # and dumps as it was
 
 
 async def test_bull_and_bear_run_concurrently_both_reach_a_barrier_of_two() -> None:

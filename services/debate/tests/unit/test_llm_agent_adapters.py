@@ -14,7 +14,7 @@ from debate.infrastructure.adapters.bull_advocate_agent_adapter import BullAdvoc
 from debate.infrastructure.adapters.prompted_agent import PROMPTS_ROOT
 from debate.infrastructure.adapters.resolution_agent_adapter import ResolutionAgentAdapter
 from debate.infrastructure.agents.prompt_blocks import REASONING_MAX_CHARS
-from shared_contracts.projection import project_expert_results
+from shared_contracts.projection import project_data_quality, project_expert_results
 
 
 def _input() -> DebateInput:
@@ -120,3 +120,41 @@ async def test_untrusted_reasoning_is_capped_and_cannot_close_its_fence() -> Non
     assert "[removed delimiter]" in prompt
     assert "[truncated:" in prompt
     assert "x" * (REASONING_MAX_CHARS + 1) not in prompt
+
+
+async def test_the_llm_engine_hears_each_experts_coverage_and_who_failed() -> None:
+    results = raw_research_results()
+    results["valuation_modeler"]["data_gaps"] = ["no PB", "no PE percentile"]
+    the_input = DebateInput(
+        symbol="600519.SH",
+        expert_summaries=project_expert_results(results),
+        data_quality=project_data_quality(results),
+        failed_experts=["news_reader"],
+    )
+    llm = scripted_llm()
+    bull = await BullAdvocateAgentAdapter(llm, "en").advocate(the_input)
+    bear = await BearAdvocateAgentAdapter(llm, "en").advocate(the_input)
+    result = await ResolutionAgentAdapter(llm, "en").resolve(the_input.symbol, bull, bear)
+
+    advocate_prompt, _, resolution_prompt = (call["prompt"] for call in llm.calls)
+    assert "- data coverage: 0.80 (2 data gaps, 0 stale inputs); evidence weight = confidence x coverage = 0.52" in (
+        advocate_prompt
+    )
+    assert "failed (missing evidence, not support for either side): news_reader (5 of 6 experts answered" in (
+        advocate_prompt
+    )
+    assert "- valuation_modeler: BULLISH, confidence 0.65, data coverage 0.80" in resolution_prompt
+    assert "- failed (missing evidence): news_reader" in resolution_prompt
+    assert resolution_prompt.count("data coverage 0.80") == 1  # the panel once, not inside each case
+    assert "Neutral experts temper your" in llm.calls[2]["system"]
+    assert result.conflict_resolution == (
+        "技术面与估值两位专家的证据强于单一的财务担忧，多方胜出 Coverage: 5 of 6 experts answered "
+        "(failed: news_reader), 80 % of the evidence (sum of data coverage / experts asked)."
+    )
+
+
+async def test_a_resolution_of_cases_without_a_panel_keeps_the_models_text() -> None:
+    llm = scripted_llm()
+    result = await ResolutionAgentAdapter(llm, "en").resolve("AAPL", bull_argument(), bear_argument())
+    assert result.conflict_resolution == "技术面与估值两位专家的证据强于单一的财务担忧，多方胜出"
+    assert "- technical_analyst: no coverage figures given" in llm.calls[0]["prompt"]

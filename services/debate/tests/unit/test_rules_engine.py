@@ -1,4 +1,4 @@
-"""The rules engine: bull from bullish evidence, bear from bearish, a documented confidence-weighted resolution."""
+"""The rules engine: bull from bullish evidence, bear from bearish, a documented evidence-weighted resolution."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from debate_fakes import debate_input, summary
 
 from debate.application.services.debate_service import DebateService
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument
-from debate.domain.dtos.debate_input import ExpertSummary
+from debate.domain.dtos.debate_input import DebateInput, ExpertDataQuality, ExpertSummary
 from debate.domain.model.enums import ArgumentStrength
 from debate.infrastructure.rules.advocates import RulesBearAdvocateAgent, RulesBullAdvocateAgent
 from debate.infrastructure.rules.resolution import RulesResolutionAgent
@@ -27,6 +27,19 @@ def _service(language: Language = "zh") -> DebateService:
 
 async def _run(language: Language = "zh", **summaries: ExpertSummary) -> DebateOutcome:
     return await _service(language).run(debate_input("600519.SH", **summaries))
+
+
+async def _run_with(
+    summaries: dict[str, ExpertSummary],
+    *,
+    failed: list[str] | None = None,
+    quality: dict[str, ExpertDataQuality] | None = None,
+    language: Language = "en",
+) -> DebateOutcome:
+    the_input = DebateInput(
+        symbol="600519.SH", expert_summaries=summaries, failed_experts=failed or [], data_quality=quality or {}
+    )
+    return await _service(language).run(the_input)
 
 
 MIXED = {
@@ -74,14 +87,15 @@ async def test_no_bullish_expert_gives_an_empty_bull_case_that_says_so() -> None
     assert "none of the 1 experts is bullish" in bull.core_thesis
 
 
-async def test_unanimous_bulls_give_bullish_with_their_mean_confidence() -> None:
+async def test_unanimous_bulls_corroborate_each_other_above_the_strongest_alone() -> None:
     outcome = await _run(
         technical_analyst=summary("BULLISH", 0.8),
         valuation_modeler=summary("UNDERVALUED", 0.7),
         catalyst_detective=summary("POSITIVE", 0.6),
     )
+    # S = 1; P = 0.8 → 0.8 + 0.5·0.7·0.2 = 0.87 → 0.87 + 0.5·0.6·0.13 = 0.909
     assert outcome.direction == "BULLISH"
-    assert outcome.confidence == 0.7
+    assert outcome.confidence == 0.91
     assert outcome.key_disagreements == []
 
 
@@ -91,12 +105,12 @@ async def test_bears_outweighing_bulls_give_bearish() -> None:
         financial_auditor=summary("BEARISH", 0.7),
         valuation_modeler=summary("UNDERVALUED", 0.4),
     )
-    # (0.4 - 1.5) / 3 = -0.3667
+    # S = (0.4 - 1.5) / 1.9 = -0.579; P(bear) = 0.8 + 0.5·0.7·0.2 = 0.87; C = -0.504
     assert outcome.direction == "BEARISH"
-    assert outcome.confidence == 0.37
+    assert outcome.confidence == 0.5
 
 
-async def test_neutral_experts_dilute_a_lone_bull_below_the_threshold() -> None:
+async def test_neutral_experts_temper_a_lone_bull_but_do_not_cancel_it() -> None:
     outcome = await _run(
         technical_analyst=summary("BULLISH", 0.9),
         financial_auditor=summary("NEUTRAL", 0.5),
@@ -104,17 +118,17 @@ async def test_neutral_experts_dilute_a_lone_bull_below_the_threshold() -> None:
         macro_intelligence=summary("NEUTRAL", 0.5),
         catalyst_detective=summary("NEUTRAL", 0.5),
     )
-    # 0.9 / 5 = 0.18 < 0.20 -> NEUTRAL, confidence 0.5 * (1 - 0.18 / 0.2) = 0.05
-    assert outcome.direction == "NEUTRAL"
-    assert outcome.confidence == 0.05
+    # S = 0.9 / (0.9 + 0.15·2.0) = 0.75; P = 0.9; C = 0.675 (was 0.9 / 5 = 0.18 → NEUTRAL)
+    assert outcome.direction == "BULLISH"
+    assert outcome.confidence == 0.68
 
 
 async def test_the_threshold_itself_is_directional() -> None:
-    outcome = await _run(
-        technical_analyst=summary("BULLISH", 1.0), **{f"n{i}": summary("NEUTRAL", 0.5) for i in range(4)}
-    )
+    outcome = await _run(technical_analyst=summary("BULLISH", 0.2))
     assert outcome.direction == "BULLISH"
     assert outcome.confidence == 0.2
+    below = await _run(technical_analyst=summary("BULLISH", 0.19))
+    assert below.direction == "NEUTRAL"
 
 
 async def test_balanced_sides_give_neutral_with_half_confidence_and_name_the_disagreement() -> None:
@@ -152,10 +166,14 @@ async def test_conflict_resolution_says_why_the_winner_won_with_the_numbers() ->
     )
     text = outcome.conflict_resolution
     assert outcome.direction == "BULLISH"
-    assert "技术分析师 0.80、估值建模师 0.60，合计置信度 1.40" in text
-    assert "财务审计师 0.30" in text
-    assert "（1.40 − 0.30）/ 3 = +0.37" in text
+    assert outcome.confidence == 0.56
+    assert "多方：技术分析师 0.80、估值建模师 0.60，合计 1.40" in text
+    assert "空方：财务审计师 0.30，合计 0.30" in text
+    assert "=（1.40 − 0.30）/（1.40 + 0.30 + 0.15 × 0.00）= +0.65" in text
+    assert "多方强度（同向专家相互印证）= 0.86；净分 = 力量对比 × 强度 = +0.56" in text
+    assert "覆盖：3/3 位专家给出结果（失败：无），证据占比 100%" in text
     assert "多方胜出" in text
+    assert "缺失系数 1.00 = 0.56" in text
 
 
 async def test_every_argument_and_risk_is_traceable_to_an_input() -> None:
@@ -185,7 +203,7 @@ async def test_report_language_switches_every_narrative() -> None:
     assert "多头论证" in zh.bull_case.core_thesis
     assert "bull case" in en.bull_case.core_thesis
     assert "净分" in zh.conflict_resolution
-    assert "Net score" in en.conflict_resolution
+    assert "net score" in en.conflict_resolution
     assert en.risk_matrix[0].mitigation.startswith("Track")
 
 
@@ -206,9 +224,9 @@ async def test_resolution_weighs_arguments_without_confidence_by_strength() -> N
         considered_experts=["technical_analyst", "financial_auditor"],
     )
     result = await RulesResolutionAgent("en").resolve("AAPL", bull, bear)
-    # (0.80 - 0.30) / 2 = 0.25
+    # without a panel the points are the evidence: S = (0.80 - 0.30) / 1.10 = 0.4545; P = 0.80; C = 0.364
     assert result.direction == "BULLISH"
-    assert result.confidence == 0.25
+    assert result.confidence == 0.36
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])

@@ -158,13 +158,13 @@ async def test_no_analysis_date_analyses_as_of_today_and_names_the_gap(snapshot:
     assert any("298 weekdays before the analysis date 2026-11-21" in note for note in result["staleness"])
 
 
-async def test_dividend_yields_are_a_risk_only_when_the_sources_disagree(snapshot: OfflineSnapshotProvider) -> None:
+async def test_disagreeing_dividend_sources_are_a_data_gap_not_a_risk(snapshot: OfflineSnapshotProvider) -> None:
+    """Issue 28: a data caveat is stated in ``data_gaps`` only, never counted as an investment risk."""
     container = rules_container(snapshot, "en")
     agreeing = await container.experts.run("valuation_modeler", "600519.SH")  # 4.0 % in both sources
     disagreeing = await container.experts.run("valuation_modeler", "601318.SH")
-    assert not any("dividend" in risk for risk in agreeing["risk_factors"])
     assert not any("dividend" in gap for gap in agreeing["data_gaps"])
-    [risk] = [r for r in disagreeing["risk_factors"] if "dividend" in r]
-    assert risk.startswith("dividend yield sources disagree: ")
-    assert risk in disagreeing["data_gaps"]
-    assert "{" not in risk  # named source by source, not a Python dict
+    [gap] = [g for g in disagreeing["data_gaps"] if "dividend" in g]
+    assert gap.startswith("dividend yield sources disagree: ")
+    assert "{" not in gap  # named source by source, not a Python dict
+    assert not any("dividend" in risk for risk in agreeing["risk_factors"] + disagreeing["risk_factors"])

@@ -60,7 +60,7 @@ class DebateService:
     async def _debate(self, debate_input: DebateInput) -> DebateOutcomeDTO:
         bull, bear = await self._advocate_both(debate_input)
         resolution = await self._resolution.resolve(debate_input.symbol, bull, bear)
-        return build_outcome(debate_input.symbol, bull, bear, resolution, self._engine)
+        return build_outcome(debate_input.symbol, bull, bear, resolution, self._engine, debate_input.panel())
 
     async def _advocate_both(self, debate_input: DebateInput) -> tuple[BullArgument, BearArgument]:
         bull_task = asyncio.ensure_future(self._bull.advocate(debate_input))

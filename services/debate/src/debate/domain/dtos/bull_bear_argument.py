@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from debate.domain.dtos.evidence import EvidencePanel
 from debate.domain.model.enums import ArgumentStrength
 
 
@@ -46,6 +47,9 @@ class BullArgument(BaseModel):
     acknowledged_risks: list[RiskClaim]
     considered_experts: list[str] = Field(default_factory=list)
     """Every expert whose summary the advocate read (set by the adapter, not by a model)."""
+    panel: EvidencePanel | None = None
+    """The evidence the advocate argued from — stances, confidences, coverage, failed experts (set by the
+    adapter, not by a model); None for a case built without it (then the resolution reads the points)."""
 
 
 class BearArgument(BaseModel):
@@ -56,3 +60,6 @@ class BearArgument(BaseModel):
     acknowledged_strengths: list[str]
     considered_experts: list[str] = Field(default_factory=list)
     """Every expert whose summary the advocate read (set by the adapter, not by a model)."""
+    panel: EvidencePanel | None = None
+    """The evidence the advocate argued from — stances, confidences, coverage, failed experts (set by the
+    adapter, not by a model); None for a case built without it (then the resolution reads the points)."""

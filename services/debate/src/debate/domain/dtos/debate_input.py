@@ -3,18 +3,28 @@
 ``ExpertSummary`` is the shared projection's model (``shared_contracts.projection``), re-exported here: it
 holds only ``signal``, ``confidence``, ``reasoning`` and ``risk_warning`` and forbids any other field, so the
 research experts' bulk/debug fields (``input``, ``output``, ``*_indicators``, ...) cannot reach the debate.
+Beside the summaries (and outside them), optional: each expert's data quality (counts of its data gaps and
+stale inputs) and the experts that were asked for but failed — from which ``panel()`` builds the evidence.
 """
 
 from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence, coverage_of
 from shared_contracts.experts import Signal, stance_of
-from shared_contracts.projection import ExpertSummary
+from shared_contracts.projection import ExpertDataQuality, ExpertSummary
 
-__all__ = ["EXPERT_NAME_PATTERN", "MAX_EXPERTS", "SYMBOL_PATTERN", "DebateInput", "ExpertSummary"]
+__all__ = [
+    "EXPERT_NAME_PATTERN",
+    "MAX_EXPERTS",
+    "SYMBOL_PATTERN",
+    "DebateInput",
+    "ExpertDataQuality",
+    "ExpertSummary",
+]
 
 SYMBOL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,31}$")
 """A ticker-like code (``600519.SH``, ``AAPL``, ``BRK.B``); it appears in prompts and texts unfenced."""
@@ -30,6 +40,10 @@ class DebateInput(BaseModel):
 
     symbol: str = Field(min_length=1)
     expert_summaries: dict[str, ExpertSummary] = Field(min_length=1, max_length=MAX_EXPERTS)
+    data_quality: dict[str, ExpertDataQuality] = Field(default_factory=dict)
+    """Per answering expert (optional; an expert not listed had all its data)."""
+    failed_experts: list[str] = Field(default_factory=list, max_length=MAX_EXPERTS)
+    """Experts asked for that failed (optional): missing evidence, which only lowers confidence."""
 
     @field_validator("symbol")
     @classmethod
@@ -48,6 +62,34 @@ class DebateInput(BaseModel):
             if stance_of(summary.signal) is None:
                 raise ValueError(f"{name}: unknown signal {summary.signal!r}")
         return value
+
+    @model_validator(mode="after")
+    def _quality_and_failures_name_the_right_experts(self) -> DebateInput:
+        unknown = [name for name in self.data_quality if name not in self.expert_summaries]
+        if unknown:
+            raise ValueError(f"data_quality names experts without a summary: {', '.join(unknown)}")
+        for name in self.failed_experts:
+            if not EXPERT_NAME_PATTERN.match(name):
+                raise ValueError(f"failed expert name {name!r} must match {EXPERT_NAME_PATTERN.pattern}")
+            if name in self.expert_summaries:
+                raise ValueError(f"{name} is both a failed expert and one with a result")
+        if len(set(self.failed_experts)) != len(self.failed_experts):
+            raise ValueError("failed_experts names an expert twice")
+        return self
+
+    def panel(self) -> EvidencePanel:
+        """The evidence: each answering expert's stance, confidence and coverage; the failed experts."""
+        experts = {}
+        for name, summary in self.expert_summaries.items():
+            quality = self.data_quality.get(name, ExpertDataQuality())
+            experts[name] = ExpertEvidence(
+                stance=self.stance(name),
+                confidence=summary.confidence,
+                coverage=coverage_of(quality),
+                data_gaps=quality.data_gaps,
+                staleness=quality.staleness,
+            )
+        return EvidencePanel(experts=experts, failed_experts=list(self.failed_experts))
 
     def stance(self, expert: str) -> Signal:
         """The expert's verdict as BULLISH/BEARISH/NEUTRAL (validated at construction)."""

@@ -25,4 +25,5 @@ class BearAdvocateAgentAdapter(AdvocateAgent, IBearAdvocateAgentPort):
             supporting_arguments=arguments,
             acknowledged_strengths=[s for s in output.acknowledged_strengths if s.strip()],
             considered_experts=experts,
+            panel=input.panel(),
         )

@@ -25,4 +25,5 @@ class BullAdvocateAgentAdapter(AdvocateAgent, IBullAdvocateAgentPort):
             supporting_arguments=arguments,
             acknowledged_risks=[RiskClaim(risk=r) for r in output.acknowledged_risks if r.strip()],
             considered_experts=experts,
+            panel=input.panel(),
         )

@@ -15,7 +15,7 @@ from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.llm_port import ILLMPort
 from debate.infrastructure.agents.output_parser import check_sources, parse_agent_output, refused_output
 from debate.infrastructure.agents.output_schemas import AdvocateOutput
-from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block
+from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block, failed_experts_line
 from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.prompts import PromptTemplate
 
@@ -58,6 +58,7 @@ class AdvocateAgent(PromptedAgent):
             symbol=input.symbol,
             expert_names=", ".join(experts),
             expert_summaries=expert_summaries_block(input),
+            failed_experts=failed_experts_line(input.panel()),
         )
         cited = [p.source_experts for p in output.supporting_arguments]
         check_sources(cited, experts, agent=self._agent, raw_output=raw)

@@ -1,5 +1,9 @@
 """ResolutionAgentAdapter: cross-examination and conflict resolution by an LLM
-(prompts in agents/resolution/prompts); a lower temperature than the advocates, to converge."""
+(prompts in agents/resolution/prompts); a lower temperature than the advocates, to converge.
+
+The model is given the evidence panel (each expert's stance, confidence, data coverage; the failed experts)
+with the weighing guidance of its system prompt; its ``conflict_resolution`` is followed by the coverage
+sentence, written here from the panel (not by the model)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,8 @@ from debate.domain.dtos.resolution_result import ResolutionResult
 from debate.domain.ports.llm_port import ILLMPort
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
 from debate.infrastructure.adapters.prompted_agent import PromptedAgent
-from debate.infrastructure.agents.prompt_blocks import argument_block
+from debate.infrastructure.agents.prompt_blocks import argument_block, evidence_panel_block
+from debate.infrastructure.rules.texts import coverage_sentence, texts_for
 
 RESOLUTION_TEMPERATURE = 0.2
 
@@ -21,11 +26,22 @@ class ResolutionAgentAdapter(PromptedAgent, IResolutionAgentPort):
 
     async def resolve(self, symbol: str, bull: BullArgument, bear: BearArgument) -> ResolutionResult:
         experts = list(dict.fromkeys([*bull.considered_experts, *bear.considered_experts]))
+        panel = bull.panel or bear.panel
         result, _raw = await self._ask(
             ResolutionResult,
             symbol=symbol,
             expert_names=", ".join(experts),
+            evidence_panel=evidence_panel_block(panel) if panel else _unknown_panel(experts),
             bull_case=argument_block("bull case", bull),
             bear_case=argument_block("bear case", bear),
         )
-        return result
+        if panel is None:
+            return result
+        coverage = coverage_sentence(texts_for(self._language), panel)
+        stated = f"{result.conflict_resolution.rstrip()} {coverage}"
+        return result.model_copy(update={"conflict_resolution": stated})
+
+
+def _unknown_panel(experts: list[str]) -> str:
+    """For cases built without a panel: the experts heard, with no coverage known."""
+    return "\n".join(f"- {name}: no coverage figures given" for name in experts) or "- no figures given"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from debate.domain.dtos.debate_input import DebateInput
+from debate.domain.dtos.evidence import EvidencePanel
 from shared_contracts.llm.prompts import fence_untrusted
 
 REASONING_MAX_CHARS = 2000
@@ -15,8 +16,26 @@ ARGUMENT_MAX_CHARS = 8000
 LANGUAGE_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
 
 
+def _coverage_line(panel: EvidencePanel, name: str) -> str:
+    e = panel.experts[name]
+    return (
+        f"- data coverage: {e.coverage:.2f} ({e.data_gaps} data gaps, {e.staleness} stale inputs); "
+        f"evidence weight = confidence x coverage = {e.weight:.2f}"
+    )
+
+
+def failed_experts_line(panel: EvidencePanel) -> str:
+    if not panel.failed_experts:
+        return f"none: {len(panel.experts)} of {panel.asked} experts answered"
+    return (
+        f"{', '.join(panel.failed_experts)} ({len(panel.experts)} of {panel.asked} experts answered; "
+        f"{panel.evidence_share * 100:.0f} % of the evidence asked for)"
+    )
+
+
 def expert_summaries_block(debate_input: DebateInput) -> str:
     blocks = []
+    panel = debate_input.panel()
     for name, summary in debate_input.expert_summaries.items():
         blocks.append(
             "\n".join(
@@ -24,6 +43,7 @@ def expert_summaries_block(debate_input: DebateInput) -> str:
                     f"### {name}",
                     f"- signal: {summary.signal} (reads as {debate_input.stance(name).value})",
                     f"- confidence: {summary.confidence:.2f}",
+                    _coverage_line(panel, name),
                     "- reasoning:",
                     fence_untrusted(f"{name} reasoning", summary.reasoning, REASONING_MAX_CHARS),
                     "- risk_warning:",
@@ -34,5 +54,19 @@ def expert_summaries_block(debate_input: DebateInput) -> str:
     return "\n\n".join(blocks)
 
 
+def evidence_panel_block(panel: EvidencePanel) -> str:
+    """One line per answering expert (stance, confidence, coverage, weight) and the failed experts; only
+    numbers, verdict words and expert names, which the service checked."""
+    lines = [
+        f"- {name}: {e.stance.value}, confidence {e.confidence:.2f}, data coverage {e.coverage:.2f} "
+        f"({e.data_gaps} data gaps, {e.staleness} stale inputs), evidence weight {e.weight:.2f}"
+        for name, e in panel.experts.items()
+    ]
+    lines.append(f"- failed (missing evidence): {failed_experts_line(panel)}")
+    return "\n".join(lines)
+
+
 def argument_block(label: str, argument: BaseModel) -> str:
-    return fence_untrusted(label, argument.model_dump_json(indent=2, exclude_none=True), ARGUMENT_MAX_CHARS)
+    """The case as JSON, without the evidence panel (the resolution's prompt gives that once, on its own)."""
+    dumped = argument.model_dump_json(indent=2, exclude_none=True, exclude={"panel"})
+    return fence_untrusted(label, dumped, ARGUMENT_MAX_CHARS)

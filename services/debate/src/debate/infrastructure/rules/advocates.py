@@ -2,7 +2,8 @@
 
 The bull cites every bullish expert (strongest first) and concedes every expert's risk warning; the bear
 cites every bearish expert and concedes every bullish expert's view. Stances come from
-``shared_contracts.experts.stance_of`` (UNDERVALUED, FAVORABLE, POSITIVE read as BULLISH, and so on).
+``shared_contracts.experts.stance_of`` (UNDERVALUED, FAVORABLE, POSITIVE read as BULLISH, and so on). An
+argument names its expert's data coverage when that is below 1; both cases carry the evidence panel.
 """
 
 from __future__ import annotations
@@ -24,12 +25,17 @@ def _experts_with(debate_input: DebateInput, stance: Signal) -> list[str]:
 
 def _points(debate_input: DebateInput, experts: list[str], template: str, texts: Texts) -> list[ArgumentPoint]:
     points = []
+    panel = debate_input.panel()
     for name in experts:
         summary = debate_input.expert_summaries[name]
+        coverage = panel.experts[name].coverage
         points.append(
             ArgumentPoint(
                 argument=template.format(
-                    label=expert_label(texts, name), signal=summary.signal, confidence=fmt(summary.confidence)
+                    label=expert_label(texts, name),
+                    signal=summary.signal,
+                    confidence=fmt(summary.confidence),
+                    coverage=texts.coverage_note.format(coverage=fmt(coverage)) if coverage < 1.0 else "",
                 ),
                 evidence=snippet(summary.reasoning, EVIDENCE_CHARS),
                 source_experts=[name],
@@ -86,6 +92,7 @@ class RulesBullAdvocateAgent(IBullAdvocateAgentPort):
             supporting_arguments=_points(input, bullish, texts.bull_point, texts),
             acknowledged_risks=_risk_claims(input, texts),
             considered_experts=list(input.expert_summaries),
+            panel=input.panel(),
         )
 
 
@@ -110,4 +117,5 @@ class RulesBearAdvocateAgent(IBearAdvocateAgentPort):
             supporting_arguments=_points(input, bearish, texts.bear_point, texts),
             acknowledged_strengths=strengths,
             considered_experts=list(input.expert_summaries),
+            panel=input.panel(),
         )

@@ -1,24 +1,43 @@
-"""The rules engine's numbers, in one place (documented in services/debate/README.md).
+"""The rules engine's numbers, in one place (documented in services/debate/README.md, "Rules engine").
 
 - Strength / level of a confidence c:   HIGH if c ≥ 0.70, MEDIUM if c ≥ 0.40, else LOW.
-- Weight of an argument point:           its confidence; without one, HIGH 0.80 / MEDIUM 0.55 / LOW 0.30.
-- Net score s = (Σ bull weights − Σ bear weights) / n, n = every expert considered (neutral ones dilute).
-- Direction: BULLISH if s ≥ +0.20, BEARISH if s ≤ −0.20, else NEUTRAL.
-- Confidence: |s| (capped at 1) for BULLISH/BEARISH; 0.5 × (1 − |s| / 0.20) for NEUTRAL.
+- Evidence weight of an expert:          w = confidence × coverage (coverage: ``debate.domain.dtos.evidence``);
+                                         an argument without an expert's confidence: HIGH 0.80 / MEDIUM 0.55 / LOW 0.30.
+- B, R, U = Σ w of the bullish, bearish and neutral experts.
+- Balance S = (B − R) / (B + R + λ·U), λ = NEUTRAL_DILUTION = 0.15 (0 when the denominator is 0): neutral
+  evidence tempers the balance, it does not cancel aligned evidence.
+- Strength P of the leading side (bullish if B ≥ R, else bearish), its weights in descending order:
+  P = w₁, then P ← P + β·wⱼ·(1 − P) for each further one, β = CORROBORATION = 0.5 (agreeing experts
+  corroborate each other, at half the weight of independent evidence); 0 without any.
+- Net score C = S × P.  Direction: BULLISH if C ≥ +0.20, BEARISH if C ≤ −0.20, else NEUTRAL.
+- Missing-evidence factor F = 1 − MISSING_EXPERT_PENALTY × failed / (answered + failed), penalty 0.5.
+- Confidence: |C| × F for BULLISH/BEARISH; 0.5 × (1 − |C| / 0.20) × F for NEUTRAL. Failed experts never
+  change the direction and F ≤ 1, so they can only lower the confidence.
 - A risk's probability: the level of the strongest belief in it among the experts who warned of it —
   a bearish expert believes it with its confidence c, a bullish one with 1 − c, a neutral one with 0.5.
-- A risk's impact: the level of the highest confidence among those experts (0.5 when unknown).
+- A risk's impact: the level of the highest confidence among those experts (0.5 for a neutral or unknown one).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
+from debate.domain.dtos.evidence import EvidencePanel
 from debate.domain.model.enums import ArgumentStrength, DebateDirection, RiskLevel
+from shared_contracts.experts import Signal
 
 HIGH_AT = 0.70
 MEDIUM_AT = 0.40
 DIRECTION_THRESHOLD = 0.20
+"""|net score| at which the debate takes a side."""
+NEUTRAL_DILUTION = 0.15
+"""λ: the share of a neutral expert's evidence weight that enters the balance's denominator."""
+CORROBORATION = 0.50
+"""β: how much each further agreeing expert closes of the leading side's remaining doubt, per unit of weight."""
+MISSING_EXPERT_PENALTY = 0.50
+"""The confidence lost when every expert asked for failed, pro rata to the failed share."""
 NEUTRAL_CONFIDENCE_CAP = 0.5
 UNKNOWN_CONFIDENCE = 0.5
 STRENGTH_WEIGHT: dict[ArgumentStrength, float] = {
@@ -30,6 +49,60 @@ EVIDENCE_CHARS = 400
 SNIPPET_CHARS = 80
 MAX_RISKS_PER_EXPERT = 5
 MAX_DISAGREEMENTS = 6
+
+
+@dataclass(frozen=True)
+class Weighing:
+    """Every number of the resolution's formula, for the verdict and its explanation."""
+
+    bull: float
+    bear: float
+    neutral: float
+    balance: float
+    leading: Signal
+    strength: float
+    score: float
+    missing_factor: float
+    direction: DebateDirection
+    confidence: float
+
+
+def corroborated(weights: Iterable[float]) -> float:
+    strength = 0.0
+    for i, weight in enumerate(sorted(weights, reverse=True)):
+        strength = weight if i == 0 else strength + CORROBORATION * weight * (1.0 - strength)
+    return round(strength, 6)
+
+
+def missing_factor(answered: int, failed: int) -> float:
+    asked = answered + failed
+    return round(1.0 - MISSING_EXPERT_PENALTY * failed / asked, 6) if asked else 1.0
+
+
+def weigh(panel: EvidencePanel) -> Weighing:
+    by_stance: dict[Signal, list[float]] = {stance: [] for stance in Signal}
+    for evidence in panel.experts.values():
+        by_stance[evidence.stance].append(evidence.weight)
+    bull, bear, neutral = (round(sum(by_stance[s]), 6) for s in (Signal.BULLISH, Signal.BEARISH, Signal.NEUTRAL))
+    denominator = bull + bear + NEUTRAL_DILUTION * neutral
+    balance = round((bull - bear) / denominator, 6) if denominator > 0 else 0.0
+    leading = Signal.BULLISH if bull >= bear else Signal.BEARISH
+    strength = corroborated(by_stance[leading])
+    score = round(balance * strength, 6)
+    factor = missing_factor(len(panel.experts), len(panel.failed_experts))
+    direction = direction_of(score)
+    return Weighing(
+        bull=bull,
+        bear=bear,
+        neutral=neutral,
+        balance=balance,
+        leading=leading,
+        strength=strength,
+        score=score,
+        missing_factor=factor,
+        direction=direction,
+        confidence=confidence_of(direction, score, factor),
+    )
 
 
 def strength_of(confidence: float) -> ArgumentStrength:
@@ -52,12 +125,12 @@ def direction_of(score: float) -> DebateDirection:
     return DebateDirection.NEUTRAL
 
 
-def confidence_of(direction: DebateDirection, score: float) -> float:
+def confidence_of(direction: DebateDirection, score: float, factor: float = 1.0) -> float:
     if direction is DebateDirection.NEUTRAL:
         value = NEUTRAL_CONFIDENCE_CAP * (1 - abs(score) / DIRECTION_THRESHOLD)
     else:
         value = abs(score)
-    return round(min(1.0, max(0.0, value)), 2)
+    return round(min(1.0, max(0.0, value * factor)), 2)
 
 
 def fmt(value: float) -> str:

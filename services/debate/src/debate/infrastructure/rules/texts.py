@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from debate.domain.dtos.evidence import EvidencePanel
+
 Language = Literal["zh", "en"]
 
 
@@ -21,6 +23,8 @@ class Texts:
     mitigations: dict[str, str]
     mitigation_default: str
     weighted: str  # "{label} {confidence}"
+    weighted_coverage: str  # "{label} {confidence}×{coverage}"
+    coverage_note: str  # ", data coverage {coverage}" after an argument
     risk_with_sources: str  # "{risk}（{sources}）"
     bull_point: str
     bull_thesis: str
@@ -31,6 +35,8 @@ class Texts:
     strength: str
     disagreement: str
     tally: str
+    side_names: dict[str, str]
+    coverage: str
     verdict_bullish: str
     verdict_bearish: str
     verdict_neutral: str
@@ -56,30 +62,39 @@ ZH = Texts(
     },
     mitigation_default="持续跟踪该风险，触发时降低仓位",
     weighted="{label} {confidence}",
+    weighted_coverage="{label} {confidence}×{coverage}",
+    coverage_note="，数据覆盖 {coverage}",
     risk_with_sources="{risk}（{sources}）",
-    bull_point="{label}看多（{signal}），置信度 {confidence}",
+    bull_point="{label}看多（{signal}），置信度 {confidence}{coverage}",
     bull_thesis="{symbol} 多头论证：{count}/{total} 位专家看多（{experts}），合计置信度 {total_confidence}。",
     bull_thesis_none="{symbol} 多头论证：{total} 位专家中无人看多，多头缺乏直接证据。",
-    bear_point="{label}看空（{signal}），置信度 {confidence}",
+    bear_point="{label}看空（{signal}），置信度 {confidence}{coverage}",
     bear_thesis="{symbol} 空头论证：{count}/{total} 位专家看空（{experts}），合计置信度 {total_confidence}。",
     bear_thesis_none="{symbol} 空头论证：{total} 位专家中无人看空，空头缺乏直接证据。",
     strength="{label}看多（{signal}，置信度 {confidence}）：{evidence}",
     disagreement="{bull_label}看多（{bull_confidence}）与{bear_label}看空（{bear_confidence}）相互矛盾：「{bull_evidence}」对「{bear_evidence}」",
     tally=(
-        "多方：{bull}，合计置信度 {bull_total}；空方：{bear}，合计置信度 {bear_total}；中性：{neutral}。"
-        "净分 =（多方 − 空方）/ 专家数 =（{bull_total} − {bear_total}）/ {count} = {score}。"
+        "证据权重 = 置信度 × 数据覆盖。多方：{bull}，合计 {bull_total}；空方：{bear}，合计 {bear_total}；"
+        "中性：{neutral}，合计 {neutral_total}。"
+        "力量对比 =（多方 − 空方）/（多方 + 空方 + {dilution} × 中性）"
+        "=（{bull_total} − {bear_total}）/（{bull_total} + {bear_total} + {dilution} × {neutral_total}）= {balance}；"
+        "{leading}方强度（同向专家相互印证）= {strength}；净分 = 力量对比 × 强度 = {score}。"
+    ),
+    side_names={"BULLISH": "多", "BEARISH": "空"},
+    coverage=(
+        "覆盖：{answered}/{asked} 位专家给出结果（失败：{failed}），证据占比 {share}%（数据覆盖之和 / 所问专家数）。"
     ),
     verdict_bullish=(
-        "净分 ≥ +{threshold}，多方胜出：看多专家的置信度之和超过看空一方与中性专家的稀释；"
-        "综合置信度取净分绝对值 {confidence}。"
+        "净分 ≥ +{threshold}，多方胜出：中性专家只削弱而不抵消同向证据；"
+        "置信度 = |净分| × 缺失系数 {factor} = {confidence}。"
     ),
     verdict_bearish=(
-        "净分 ≤ −{threshold}，空方胜出：看空专家的置信度之和超过看多一方与中性专家的稀释；"
-        "综合置信度取净分绝对值 {confidence}。"
+        "净分 ≤ −{threshold}，空方胜出：中性专家只削弱而不抵消同向证据；"
+        "置信度 = |净分| × 缺失系数 {factor} = {confidence}。"
     ),
     verdict_neutral=(
         "净分介于 −{threshold} 与 +{threshold} 之间，双方均未形成优势，判定中性；"
-        "置信度 = 0.5 ×（1 − |净分| / {threshold}）= {confidence}。"
+        "置信度 = 0.5 ×（1 − |净分| / {threshold}）× 缺失系数 {factor} = {confidence}。"
     ),
 )
 
@@ -103,15 +118,17 @@ EN = Texts(
     },
     mitigation_default="Keep monitoring this risk and reduce the position if it materialises",
     weighted="{label} {confidence}",
+    weighted_coverage="{label} {confidence}x{coverage}",
+    coverage_note=", data coverage {coverage}",
     risk_with_sources="{risk} ({sources})",
-    bull_point="{label} is bullish ({signal}), confidence {confidence}",
+    bull_point="{label} is bullish ({signal}), confidence {confidence}{coverage}",
     bull_thesis=(
         "{symbol} bull case: {count}/{total} experts are bullish ({experts}), total confidence {total_confidence}."
     ),
     bull_thesis_none=(
         "{symbol} bull case: none of the {total} experts is bullish; the bull side has no direct evidence."
     ),
-    bear_point="{label} is bearish ({signal}), confidence {confidence}",
+    bear_point="{label} is bearish ({signal}), confidence {confidence}{coverage}",
     bear_thesis=(
         "{symbol} bear case: {count}/{total} experts are bearish ({experts}), total confidence {total_confidence}."
     ),
@@ -124,20 +141,29 @@ EN = Texts(
         '"{bull_evidence}" versus "{bear_evidence}"'
     ),
     tally=(
-        "Bull side: {bull}, total confidence {bull_total}; bear side: {bear}, total confidence {bear_total}; "
-        "neutral: {neutral}. Net score = (bull - bear) / experts = ({bull_total} - {bear_total}) / {count} = {score}."
+        "Evidence weight = confidence x data coverage. Bull side: {bull}, total {bull_total}; "
+        "bear side: {bear}, total {bear_total}; neutral: {neutral}, total {neutral_total}. "
+        "Balance = (bull - bear) / (bull + bear + {dilution} x neutral) = ({bull_total} - {bear_total}) / "
+        "({bull_total} + {bear_total} + {dilution} x {neutral_total}) = {balance}; strength of the {leading} side "
+        "(agreeing experts corroborate each other) = {strength}; net score = balance x strength = {score}."
+    ),
+    side_names={"BULLISH": "bull", "BEARISH": "bear"},
+    coverage=(
+        "Coverage: {answered} of {asked} experts answered (failed: {failed}), {share} % of the evidence "
+        "(sum of data coverage / experts asked)."
     ),
     verdict_bullish=(
-        "The net score is at least +{threshold}, so the bull side wins: the bullish experts' confidence outweighs "
-        "the bearish side and the dilution by neutral experts; confidence is the absolute net score, {confidence}."
+        "The net score is at least +{threshold}, so the bull side wins: neutral experts temper aligned evidence "
+        "but do not cancel it; confidence = |net score| x missing-evidence factor {factor} = {confidence}."
     ),
     verdict_bearish=(
-        "The net score is at most -{threshold}, so the bear side wins: the bearish experts' confidence outweighs "
-        "the bullish side and the dilution by neutral experts; confidence is the absolute net score, {confidence}."
+        "The net score is at most -{threshold}, so the bear side wins: neutral experts temper aligned evidence "
+        "but do not cancel it; confidence = |net score| x missing-evidence factor {factor} = {confidence}."
     ),
     verdict_neutral=(
         "The net score lies between -{threshold} and +{threshold}, so neither side prevails and the direction is "
-        "neutral; confidence = 0.5 x (1 - |net score| / {threshold}) = {confidence}."
+        "neutral; confidence = 0.5 x (1 - |net score| / {threshold}) x missing-evidence factor {factor} = "
+        "{confidence}."
     ),
 )
 
@@ -154,3 +180,13 @@ def expert_label(texts: Texts, expert: str) -> str:
 
 def mitigation_for(texts: Texts, expert: str | None) -> str:
     return texts.mitigations.get(expert or "", texts.mitigation_default)
+
+
+def coverage_sentence(texts: Texts, panel: EvidencePanel) -> str:
+    """Who answered, who failed and what share of the evidence asked for the debate heard."""
+    return texts.coverage.format(
+        answered=len(panel.experts),
+        asked=panel.asked,
+        failed=texts.list_sep.join(expert_label(texts, e) for e in panel.failed_experts) or texts.none,
+        share=f"{panel.evidence_share * 100:.0f}",
+    )

@@ -3,10 +3,13 @@
 The schemas are the published wire models (``shared_contracts.debate``). ``expert_results`` values may be
 raw research results, coordinator envelopes ``{status, data|error}`` or normalized summaries; the shared
 projection (``shared_contracts.projection``) reads them all, and a result it cannot read is a client
-mistake (400), never a 500.
+mistake (400), never a 500. Each result's ``data_gaps``/``staleness`` counts become its data quality; the
+failed experts are ``failed_experts`` together with every failed envelope of ``expert_results``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from debate.domain.dtos.debate_input import EXPERT_NAME_PATTERN, MAX_EXPERTS, SYMBOL_PATTERN, DebateInput
 from debate.domain.exceptions import (
@@ -21,7 +24,13 @@ from debate.domain.exceptions import (
 )
 from shared_contracts.debate import DebateOutcome, DebateRunRequest
 from shared_contracts.experts import stance_of
-from shared_contracts.projection import ProjectionError, project_expert_results, symbol_of_result
+from shared_contracts.projection import (
+    ProjectionError,
+    failed_experts_of,
+    project_data_quality,
+    project_expert_results,
+    symbol_of_result,
+)
 from shared_contracts.symbols import canonical_symbol
 
 __all__ = ["DebateOutcome", "DebateRunRequest", "to_debate_input"]
@@ -53,6 +62,7 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
             )
     try:
         summaries = project_expert_results(results)
+        quality = project_data_quality(results)
     except ProjectionError as exc:
         raise InvalidExpertResultError(f"expert_results.{exc}", expert=exc.expert) from exc
     if not summaries:
@@ -65,4 +75,22 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
                 "POSITIVE/NEGATIVE)",
                 expert=name,
             )
-    return DebateInput(symbol=symbol, expert_summaries=summaries)
+    failed = _failed_experts(request.failed_experts or [], failed_experts_of(results), summaries)
+    return DebateInput(symbol=symbol, expert_summaries=summaries, data_quality=quality, failed_experts=failed)
+
+
+def _failed_experts(named: list[str], envelopes: list[str], summaries: Mapping[str, object]) -> list[str]:
+    """``failed_experts`` and the failed envelopes, once each; none of them may have a result."""
+    failed = list(dict.fromkeys([*named, *envelopes]))
+    for name in failed:
+        if not EXPERT_NAME_PATTERN.match(name):
+            raise InvalidExpertResultError(
+                f"failed expert name {name!r} must be letters, digits, '_' or '-' (at most 64)", expert=name
+            )
+        if name in summaries:
+            raise InvalidExpertResultError(
+                f"failed_experts names {name}, whose result in expert_results succeeded", expert=name
+            )
+    if len(failed) > MAX_EXPERTS:
+        raise TooManyExpertsError(f"failed_experts holds {len(failed)} experts; at most {MAX_EXPERTS}")
+    return failed

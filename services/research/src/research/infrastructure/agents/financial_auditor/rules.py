@@ -113,27 +113,25 @@ def score_financial(f: FinancialFacts, lang: Language) -> Scorecard:
     return card
 
 
-def risk_text(f: FinancialFacts, card: Scorecard, lang: Language) -> str:
+def risk_text(card: Scorecard, lang: Language) -> str:
+    """Investment risks only: the dimensions that scored negative (weak growth, low returns, poor cash
+    conversion, high leverage, low payout); empty when none did. Data notes are ``caveats``."""
     risks = [r.note for r in card.rules if r.score == -1]
+    return ("；" if lang == "zh" else "; ").join(risks)
+
+
+def caveats(f: FinancialFacts) -> list[str]:
+    """Notes on the data, not investment risks: they go to the trace (and, where the service lists them,
+    ``data_gaps``), never to ``risk_warning``."""
+    notes = []
     if f.financial_institution_like:
-        risks.append(
-            tr(
-                lang,
-                "金融机构的杠杆与现金流需结合资本充足率等监管指标判断（数据中没有）",
-                "leverage and cash flow of a financial institution need regulatory capital figures the data lacks",
-            )
+        notes.append(
+            "read as a financial institution: leverage and cash flow need regulatory capital figures the data lacks"
         )
     if f.net_profit_basis == "total":
-        risks.append(tr(lang, "净利润为含少数股东口径", "net profit includes minority interests"))
-    if not risks:
-        risks.append(
-            tr(
-                lang,
-                "未触发负面规则，但年报数据滞后于股价",
-                "no negative rule fired, but annual data lag the share price",
-            )
-        )
-    return ("；" if lang == "zh" else "; ").join(risks)
+        notes.append("net profit includes minority interests")
+    notes.append("annual report figures lag the share price")
+    return notes
 
 
 class RulesFinancialAuditorAgent(IFinancialAuditorAgent):
@@ -158,7 +156,8 @@ class RulesFinancialAuditorAgent(IFinancialAuditorAgent):
             signal=signal,
             confidence=card.confidence,
             summary_reasoning=head + ("；" if lang == "zh" else "; ").join(card.notes()),
-            risk_warning=risk_text(facts, card, lang),
+            risk_warning=risk_text(card, lang),
             dimension_analyses=dimensions,
         )
-        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), card.trace())
+        trace = {**card.trace(), "caveats": caveats(facts)}
+        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)

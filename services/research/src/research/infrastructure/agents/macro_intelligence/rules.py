@@ -124,14 +124,12 @@ def key_risks(f: MacroFacts, lang: Language) -> list[str]:
     m2 = get("m2_yoy")
     if m2 and m2.trend_6m == "falling":
         risks.append(tr(lang, "M2 增速放缓，流动性边际收紧", "slowing M2 growth: liquidity tightening at the margin"))
-    risks.append(
-        tr(
-            lang,
-            f"宏观数据为{f.region}整体口径，不反映行业差异",
-            f"macro data are {f.region}-wide and ignore sector differences",
-        )
-    )
     return risks[:10]
+
+
+def caveats(f: MacroFacts) -> list[str]:
+    """Notes on the data, not investment risks: they go to the trace, never to ``key_risks``."""
+    return [f"macro data are {f.region}-wide and ignore sector differences"]
 
 
 class RulesMacroIntelligenceAgent(IMacroIntelligenceAgent):
@@ -157,4 +155,5 @@ class RulesMacroIntelligenceAgent(IMacroIntelligenceAgent):
             macro_summary=head + ("；" if lang == "zh" else "; ").join(card.notes()),
             key_risks=key_risks(facts, lang),
         )
-        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), card.trace())
+        trace = {**card.trace(), "caveats": caveats(facts)}
+        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)

@@ -99,6 +99,8 @@ def score_technical(f: TechnicalFacts, lang: Language) -> Scorecard:
 
 
 def risk_text(f: TechnicalFacts, lang: Language) -> str:
+    """Investment risks only (volatility, RSI extremes, nearby resistance). The 2×ATR stop is a level
+    (``key_technical_levels.atr_stop``) and the price adjustment a data note (``caveats``): neither is a risk."""
     risks = []
     if f.atr_pct is not None and f.atr_pct >= HIGH_VOLATILITY_ATR_PCT:
         risks.append(
@@ -132,17 +134,15 @@ def risk_text(f: TechnicalFacts, lang: Language) -> str:
                 f"resistance {num(f.levels.resistance[0])} is within {NEAR_LEVEL_PCT:.0f}% of the close",
             )
         )
-    if f.levels.atr_stop is not None:
-        risks.append(
-            tr(
-                lang,
-                f"参考止损位（收盘价−2×ATR）{num(f.levels.atr_stop)}",
-                f"reference stop (close − 2×ATR) {num(f.levels.atr_stop)}",
-            )
-        )
-    if f.adjustment == "qfq":
-        risks.append(tr(lang, "价格为前复权数据", "prices are forward-adjusted (qfq)"))
     return "；".join(risks) if lang == "zh" else "; ".join(risks)
+
+
+def caveats(f: TechnicalFacts) -> list[str]:
+    """Notes on the data, not investment risks: they go to the trace, never to ``risk_warning``."""
+    notes = []
+    if f.adjustment == "qfq":
+        notes.append("prices are forward-adjusted (qfq)")
+    return notes
 
 
 class RulesTechnicalAnalystAgent(ITechnicalAnalystAgent):
@@ -166,4 +166,5 @@ class RulesTechnicalAnalystAgent(ITechnicalAnalystAgent):
             summary_reasoning=head + sep.join(card.notes()),
             risk_warning=risk_text(facts, self._lang),
         )
-        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), card.trace())
+        trace = {**card.trace(), "caveats": caveats(facts)}
+        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.analysis.valuation import ValuationFacts, by_source, dividend_sources_disagree
+from research.domain.analysis.valuation import ValuationFacts
 from research.domain.model.verdicts import AgentAnswer, ValuationVerdictModel
 from research.domain.ports.agents import IValuationModelerAgent
 from research.infrastructure.agents.scoring import Language, Scorecard, num, tr
@@ -85,6 +85,9 @@ def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
 
 
 def risk_factors(f: ValuationFacts, lang: Language) -> list[str]:
+    """Investment risks only: losses (negative PE) or a high PE. How the figures were obtained (the source's
+    percentile window, disagreeing sources, a missing PB, the no-growth value) are ``caveats``: the
+    service lists them in ``data_gaps`` and the intrinsic range states its assumptions."""
     risks = []
     if f.pe_ttm is not None and f.pe_ttm <= 0:
         risks.append(
@@ -102,24 +105,16 @@ def risk_factors(f: ValuationFacts, lang: Language) -> list[str]:
                 f"PE {num(f.pe_ttm)} is high and sensitive to earnings misses",
             )
         )
+    return risks
+
+
+def caveats(f: ValuationFacts) -> list[str]:
+    """Notes on the data and the method, not investment risks: the trace carries them (``data_gaps`` holds
+    the data ones), never ``risk_factors``."""
+    notes = list(f.gaps)
     if f.intrinsic_value is not None:
-        risks.append(
-            tr(
-                lang,
-                "盈利能力价值假设零增长，会低估成长型公司",
-                "the earnings-power value assumes no growth and understates growing firms",
-            )
-        )
-    if f.pe_percentile_basis and f.pe_percentile_basis.startswith("source"):
-        risks.append(
-            tr(lang, "PE 分位来自数据源，统计窗口未说明", "the PE percentile comes from the source, window not stated")
-        )
-    if dividend_sources_disagree(f.dividend_yields_by_source):  # sources that agree are no risk
-        pairs = by_source(f.dividend_yields_by_source)
-        risks.append(tr(lang, f"不同来源的股息率不一致：{pairs}", f"dividend yield sources disagree: {pairs}"))
-    if f.pb is None:
-        risks.append(tr(lang, "缺少 PB 数据", "no PB data"))
-    return risks[:10]
+        notes.append("the earnings-power value assumes no growth and understates growing firms")
+    return notes
 
 
 class RulesValuationModelerAgent(IValuationModelerAgent):
@@ -147,4 +142,5 @@ class RulesValuationModelerAgent(IValuationModelerAgent):
             reasoning_summary=head + ("；" if lang == "zh" else "; ").join(card.notes()),
             risk_factors=risk_factors(facts, lang),
         )
-        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), card.trace())
+        trace = {**card.trace(), "caveats": caveats(facts)}
+        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)
