@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 import httpx
@@ -20,6 +21,7 @@ from coordinator.container import CoordinatorContainer, build_container
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import GatewayError
 from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.session import (
     ExpertOutcome,
     ResearchSession,
@@ -29,12 +31,14 @@ from coordinator.domain.model.session import (
 )
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.research_progress import IResearchProgressListener
-from coordinator.domain.ports.session_repository import ISessionRepository
+from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.main import create_app
 from coordinator.settings import Settings
+from shared_contracts.scoring import DailyBar
 
 ALL_EXPERTS = [e.value for e in ExpertType]
 _ENGINE = {"kind": "rules", "model": None, "fallback_reason": None}
@@ -358,9 +362,47 @@ class InMemorySessionRepository(ISessionRepository):
         ]
         return found[offset : offset + limit], len(found)
 
+    async def list_verdicts(self, where: VerdictFilter, *, limit: int) -> tuple[Sequence[StoredVerdict], int]:
+        found = []
+        for session in sorted(self.sessions.values(), key=lambda s: (s.created_at, s.session_id), reverse=True):
+            stored = StoredVerdict.of(session)
+            if stored is None or self._read(session).retried_by is not None:
+                continue
+            if where.symbol is not None and stored.symbol.upper() != where.symbol.upper():
+                continue
+            if where.engine is not None and stored.engine != where.engine:
+                continue
+            if (where.start is not None and stored.research_day < where.start) or (
+                where.end is not None and stored.research_day > where.end
+            ):
+                continue
+            found.append(stored)
+        return found[:limit], len(found)
+
     async def ping(self) -> None:
         if self.fail_on == "ping":
             raise RuntimeError("store down")
+
+
+class FakeBarsGateway(IPriceBarsGateway):
+    """Answers each symbol with the bars it was given (none: ``[]``), or raises its failure; records calls."""
+
+    def __init__(
+        self, bars: dict[str, Sequence[DailyBar]] | None = None, failures: dict[str, Exception] | None = None
+    ) -> None:
+        self.series = dict(bars or {})
+        self.failures = dict(failures or {})
+        self.calls: list[tuple[str, date | None, date | None]] = []
+
+    async def bars(self, symbol: str, start: date | None = None, end: date | None = None) -> list[DailyBar]:
+        self.calls.append((symbol, start, end))
+        if symbol in self.failures:
+            raise self.failures[symbol]
+        return [
+            b
+            for b in self.series.get(symbol, ())
+            if (start is None or b.day >= start) and (end is None or b.day <= end)
+        ]
 
 
 def gateway_error(
@@ -406,6 +448,7 @@ def fake_container(
     gateway: IResearchExpertGateway | None = None,
     debate: IDebateGateway | None = None,
     judge: IJudgeGateway | None = None,
+    bars: IPriceBarsGateway | None = None,
     sessions: ISessionRepository | None = None,
     settings: Settings | None = None,
 ) -> CoordinatorContainer:
@@ -414,5 +457,6 @@ def fake_container(
         research_gateway=gateway or FakeExpertGateway(),
         debate_gateway=debate or FakeDebateGateway(),
         judge_gateway=judge or FakeJudgeGateway(),
+        bars_gateway=bars or FakeBarsGateway(),
         sessions=sessions,
     )

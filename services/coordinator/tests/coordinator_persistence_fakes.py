@@ -23,12 +23,14 @@ from typing import Any
 
 import httpx
 import pytest
+from coordinator_fakes import FakeBarsGateway
 
 from coordinator.container import CoordinatorContainer, build_container
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
@@ -182,11 +184,18 @@ async def coordinator_app(
     research: IResearchExpertGateway,
     debate: IDebateGateway,
     judge: IJudgeGateway,
+    bars: IPriceBarsGateway | None = None,
 ) -> AsyncIterator[AppUnderTest]:
+    """``bars``: the research service's bars (default: a fake with none, so no outcome calls the network)."""
     sessions, close = await open_session_store(database_url)
     settings = Settings(database_url=database_url, log_json=False, log_level="WARNING")
     container = build_container(
-        settings, research_gateway=research, debate_gateway=debate, judge_gateway=judge, sessions=sessions
+        settings,
+        research_gateway=research,
+        debate_gateway=debate,
+        judge_gateway=judge,
+        bars_gateway=bars or FakeBarsGateway(),
+        sessions=sessions,
     )
     app = create_app(settings, container=container)
     try:

@@ -13,6 +13,7 @@ from shared_contracts.judge import Verdict
 
 OverallStatus = Literal["completed", "partial", "failed"]
 SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
+OutcomeStatus = Literal["scored", "pending", "not_scorable", "unavailable"]
 
 
 class ResearchRequestBody(BaseModel):
@@ -92,6 +93,30 @@ class SessionSummary(BaseModel):
     updated_at: datetime
 
 
+class SessionOutcomeRecord(BaseModel):
+    """How the session's verdict did on the bars known now (method: docs/evaluation.md)."""
+
+    status: OutcomeStatus = Field(
+        description="scored (a stop or target was hit, or the holding period has ended: final), pending (the "
+        "holding period has not ended and no level was hit yet), not_scorable (no bar on or before the entry day, "
+        "no bars for the symbol, or a verdict without its levels), unavailable (the bars could not be fetched now)"
+    )
+    entry_day: IsoDate | None = Field(
+        description="The day of the entry close: the last bar on or before the technical analyst's as_of (else the "
+        "analysis date); when no bar was found, that day itself"
+    )
+    entry_price: float | None
+    exit_day: IsoDate | None
+    exit_price: float | None
+    exit_reason: Literal["stop", "target", "horizon"] | None
+    holding_days: int = Field(ge=0, description="Trading days held (0 until scored).")
+    call_return: float | None = Field(description="The call's return: long for BUY, short for SELL, null for HOLD.")
+    realised_return: float | None = Field(description="What the position earned: SELL is flat (no shorting), HOLD 0.")
+    underlying_return: float | None = Field(description="The stock over the same days.")
+    profitable: bool | None = Field(description="A BUY or SELL call that made money; null for HOLD or unscored.")
+    reason: str | None = Field(description="Why it is pending, not scorable or unavailable.")
+
+
 class SessionDetail(SessionSummary):
     model_config = ConfigDict(extra="allow")
 
@@ -103,6 +128,9 @@ class SessionDetail(SessionSummary):
     judge: StageRecord
     verdict: dict[str, Any] | None
     completed_at: datetime | None
+    outcome: SessionOutcomeRecord | None = Field(
+        default=None, description="How the verdict did so far; null for a session without a verdict."
+    )
 
 
 class SessionPage(BaseModel):
@@ -110,3 +138,39 @@ class SessionPage(BaseModel):
     total: int
     limit: int
     offset: int
+
+
+class ScorecardFilters(BaseModel):
+    symbol: str | None = Field(description="Canonical symbol, or null: every symbol.")
+    engine: str | None = Field(description="rules or an LLM model (the verdict's engine), or null: every engine.")
+    start: IsoDate | None = Field(description="First analysis date (inclusive), or null.")
+    end: IsoDate | None = Field(description="Last analysis date (inclusive), or null.")
+
+
+class Scorecard(BaseModel):
+    """``GET /api/v1/coordinator/scorecard``: stored verdicts scored on the bars known now. ``per_action`` and
+    ``calibration`` are the evaluation report's sections (``shared_contracts.scorecard``), so the figures mean
+    the same; the method is docs/evaluation.md."""
+
+    filters: ScorecardFilters
+    sessions: int = Field(ge=0, description="Sessions scored: with a verdict, not retried, matching, newest first.")
+    scored: int = Field(ge=0)
+    pending: int = Field(ge=0)
+    not_scorable: int = Field(ge=0)
+    unavailable: int = Field(ge=0, description="Sessions whose bars could not be fetched (left out of per_action).")
+    actions: dict[str, int] = Field(description="BUY / SELL / HOLD: how many of the sessions' verdicts.")
+    per_action: dict[str, dict[str, Any]] = Field(
+        description="BUY / SELL / HOLD: counts by status, hit rate (Wilson 95 % CI), call return mean (t 95 % CI) "
+        "and median, realised and underlying return means, exits by reason, mean days held."
+    )
+    calibration: dict[str, Any] = Field(
+        description="Confidence against outcome over the scored BUY and SELL calls: decile bins and Brier score."
+    )
+    as_of: IsoDate | None = Field(description="The latest bar day used; null when no bars were had.")
+    matching: int = Field(ge=0, description="Sessions matching the filters in all.")
+    limit: int = Field(ge=1, description="At most this many sessions (the newest) are scored.")
+    truncated: bool = Field(description="More sessions matched than were scored (matching > sessions).")
+    unavailable_symbols: dict[str, str] = Field(
+        default_factory=dict, description="Symbols whose bars could not be fetched, and why."
+    )
+    method: str = Field(default="docs/evaluation.md", description="Where the scoring method is written down.")

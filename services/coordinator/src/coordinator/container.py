@@ -8,17 +8,20 @@ from dataclasses import dataclass
 
 import httpx
 
+from coordinator.application.outcome_service import SessionOutcomeService
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
 from coordinator.application.research_retry_service import ResearchRetryService
 from coordinator.application.session_query_service import SessionQueryService
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
 from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, peer_http_client
+from coordinator.infrastructure.adapters.price_bars_gateway_adapter import PriceBarsGatewayAdapter
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.settings import Settings
@@ -33,12 +36,16 @@ class CoordinatorContainer:
     research_gateway: IResearchExpertGateway
     debate_gateway: IDebateGateway
     judge_gateway: IJudgeGateway
+    bars_gateway: IPriceBarsGateway
+    """The research service's bars: sessions' outcomes and the scorecard."""
     orchestrator: IResearchOrchestrationPort
     sessions: ISessionRepository | None
     research_service: ResearchOrchestrationService
     session_queries: SessionQueryService | None
     """None without a session store (only in tests): the session routes then answer 503."""
     retry_service: ResearchRetryService | None
+    outcome_service: SessionOutcomeService | None
+    """Sessions' outcomes and the scorecard; None without a session store."""
     owns_http_client: bool = True
 
     async def readiness(self) -> dict[str, str]:
@@ -74,6 +81,7 @@ def build_container(
     research_gateway: IResearchExpertGateway | None = None,
     debate_gateway: IDebateGateway | None = None,
     judge_gateway: IJudgeGateway | None = None,
+    bars_gateway: IPriceBarsGateway | None = None,
     sessions: ISessionRepository | None = None,
 ) -> CoordinatorContainer:
     owns_client = http_client is None
@@ -92,6 +100,10 @@ def build_container(
     research = research_gateway or ResearchGatewayAdapter(peers["research"])
     debate = debate_gateway or DebateGatewayAdapter(peers["debate"])
     judge = judge_gateway or JudgeGatewayAdapter(peers["judge"])
+    # The research service again, with the bars call's own budget (a session read waits for it).
+    bars = bars_gateway or PriceBarsGatewayAdapter(
+        PeerClient("research", settings.research_service_url, client, _policy(settings, settings.bars_timeout_seconds))
+    )
     orchestrator = LangGraphResearchOrchestrator(research, debate_gateway=debate, judge_gateway=judge)
     return CoordinatorContainer(
         settings=settings,
@@ -100,11 +112,13 @@ def build_container(
         research_gateway=research,
         debate_gateway=debate,
         judge_gateway=judge,
+        bars_gateway=bars,
         orchestrator=orchestrator,
         sessions=sessions,
         research_service=ResearchOrchestrationService(orchestrator, sessions),
         session_queries=SessionQueryService(sessions) if sessions is not None else None,
         retry_service=ResearchRetryService(orchestrator, sessions) if sessions is not None else None,
+        outcome_service=SessionOutcomeService(sessions, bars) if sessions is not None else None,
         owns_http_client=owns_client,
     )
 

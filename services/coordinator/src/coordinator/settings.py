@@ -19,6 +19,9 @@ class Settings(ServiceSettings):
     expert_timeout_seconds: float = Field(default=120.0, gt=0, description="One expert call, retries included.")
     debate_timeout_seconds: float = Field(default=180.0, gt=0, description="The debate call, retries included.")
     judge_timeout_seconds: float = Field(default=90.0, gt=0, description="The judge call, retries included.")
+    bars_timeout_seconds: float = Field(
+        default=15.0, gt=0, description="One bars call to research (outcomes, scorecard), retries included."
+    )
     connect_timeout_seconds: float = Field(default=5.0, gt=0)
     http_max_attempts: int = Field(default=3, ge=1, le=3, description="Attempts per call (transient failures).")
     http_backoff_seconds: float = Field(default=0.5, ge=0, description="First retry wait; doubles, with jitter.")

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from coordinator_fakes import InMemorySessionRepository
 from coordinator_persistence_fakes import (
     local_postgres_database,
     make_session,
@@ -18,10 +19,12 @@ from coordinator_persistence_fakes import (
     repository_on,
     sqlite_url,
 )
+from outcome_fakes import LLM_ENGINE, judged_session, store
 from sqlalchemy import text
 
 from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 
@@ -317,3 +320,75 @@ async def test_concurrent_retries_of_one_session_cannot_both_start(
 
 async def test_ping_succeeds_on_a_migrated_store(repo: SqlAlchemySessionRepository) -> None:
     await repo.ping()
+
+
+# --- stored verdicts (the scorecard's read) ------------------------------------------------------------
+
+
+async def _verdict_scenario(repository: ISessionRepository) -> dict[str, str]:
+    """Sessions of every kind the scorecard's read tells apart; returns their ids by name."""
+    sessions = {
+        "friday": judged_session(as_of=date(2025, 6, 27), analysis_date=date(2025, 6, 29), minutes=1),
+        "no_technical": judged_session(analysis_date=date(2025, 7, 31), minutes=2, engine=LLM_ENGINE),
+        "other_symbol": judged_session(
+            "000001.SZ", as_of=date(2025, 6, 27), analysis_date=date(2025, 6, 27), minutes=3
+        ),
+        "undated": judged_session(as_of=date(2026, 2, 13), options={}, minutes=4),  # created 2026-02-13
+        "source": judged_session(as_of=date(2025, 6, 27), analysis_date=date(2025, 6, 27), minutes=5),
+    }
+    sessions["retry"] = judged_session(
+        as_of=date(2025, 6, 27), analysis_date=date(2025, 6, 27), minutes=6, retried_from=sessions["source"].session_id
+    )
+    for session in sessions.values():
+        await store(repository, session)
+    no_verdict = make_session(symbol="600519.SH", status="failed", minutes=7, analysis_date=date(2025, 6, 27))
+    await repository.create(no_verdict)
+    return {name: session.session_id for name, session in sessions.items()}
+
+
+async def _names(repository: ISessionRepository, ids: dict[str, str], where: VerdictFilter, limit: int = 50) -> Any:
+    names = {session_id: name for name, session_id in ids.items()}
+    found, total = await repository.list_verdicts(where, limit=limit)
+    return [names[v.session_id] for v in found], total
+
+
+@pytest.mark.parametrize("store_kind", ["sql", "in-memory fake"])
+async def test_list_verdicts_reads_each_research_once_newest_first_and_filtered(
+    repo: SqlAlchemySessionRepository, store_kind: str
+) -> None:
+    """The SQL store and the in-memory fake the unit tests use answer alike."""
+    repository: ISessionRepository = repo if store_kind == "sql" else InMemorySessionRepository()
+    ids = await _verdict_scenario(repository)
+
+    everything = await _names(repository, ids, VerdictFilter())
+    assert everything == (["retry", "undated", "other_symbol", "no_technical", "friday"], 5)  # no source, no failed
+    assert await _names(repository, ids, VerdictFilter(), limit=2) == (["retry", "undated"], 5)
+    assert await _names(repository, ids, VerdictFilter(symbol="000001.SZ")) == (["other_symbol"], 1)
+    assert await _names(repository, ids, VerdictFilter(engine="qwen-plus")) == (["no_technical"], 1)
+    assert (await _names(repository, ids, VerdictFilter(engine="rules")))[1] == 4
+    in_june = VerdictFilter(start=date(2025, 6, 1), end=date(2025, 6, 30))
+    assert await _names(repository, ids, in_june) == (["retry", "other_symbol", "friday"], 3)
+    assert await _names(repository, ids, VerdictFilter(start=date(2025, 6, 28), end=date(2025, 6, 29))) == (
+        ["friday"],
+        1,
+    )
+    # a session without an analysis date counts by the day it was created
+    assert await _names(repository, ids, VerdictFilter(start=date(2026, 2, 13), end=date(2026, 2, 13))) == (
+        ["undated"],
+        1,
+    )
+    assert (await _names(repository, ids, VerdictFilter(end=date(9999, 12, 31))))[1] == 5
+
+    found, _ = await repository.list_verdicts(VerdictFilter(symbol="600519.SH"), limit=50)
+    by_id = {v.session_id: v for v in found}
+    friday, no_technical, undated = by_id[ids["friday"]], by_id[ids["no_technical"]], by_id[ids["undated"]]
+    assert (friday.technical_as_of, friday.analysis_date, friday.entry_day) == (
+        date(2025, 6, 27),
+        date(2025, 6, 29),
+        date(2025, 6, 27),
+    )
+    assert (no_technical.technical_as_of, no_technical.entry_day) == (None, date(2025, 7, 31))
+    assert (undated.analysis_date, undated.research_day) == (None, date(2026, 2, 13))
+    assert undated.created_at == datetime(2026, 2, 13, 9, 34, tzinfo=UTC)
+    assert friday.verdict["take_profit"]["percent_from_entry"] == 15.0
+    assert (friday.engine, no_technical.engine, friday.action, friday.confidence) == ("rules", "qwen-plus", "BUY", 0.66)

@@ -12,6 +12,11 @@ CoordinatorError
 │   │                                                  option names, malformed values
 │   └── ConflictingAnalysisDateError conflicting_analysis_date  analysis_date and
 │                                                      options.technical_analyst.analysis_date differ
+├── ScorecardQueryError              400  a bad scorecard filter (itself: invalid_request)
+│   ├── ScorecardSymbolError         invalid_symbol    symbol is not a symbol (600519.SH, 0700.HK, AAPL)
+│   ├── ScorecardEngineError         invalid_engine    engine too long or not printable
+│   ├── ScorecardDateError           invalid_date      start or end not a YYYY-MM-DD day
+│   └── ScorecardDateRangeError      invalid_date_range  start after end
 ├── AllExpertsFailedError            500  all_experts_failed (carries the full result)
 │   ├── SymbolNotFoundError          404  symbol_not_found      every expert: research has no data for it
 │   └── InsufficientHistoryError     422  insufficient_history  every expert: too little data public on
@@ -71,6 +76,26 @@ class InvalidOptionsError(ResearchRequestError):
 
 class ConflictingAnalysisDateError(ResearchRequestError):
     code = "conflicting_analysis_date"
+
+
+class ScorecardQueryError(CoordinatorError):
+    code = "invalid_request"
+
+
+class ScorecardSymbolError(ScorecardQueryError):
+    code = "invalid_symbol"
+
+
+class ScorecardEngineError(ScorecardQueryError):
+    code = "invalid_engine"
+
+
+class ScorecardDateError(ScorecardQueryError):
+    code = "invalid_date"
+
+
+class ScorecardDateRangeError(ScorecardQueryError):
+    code = "invalid_date_range"
 
 
 class AllExpertsFailedError(CoordinatorError):

@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
+from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome
+
+
+@dataclass(frozen=True)
+class VerdictFilter:
+    """Which stored verdicts to read: ``symbol`` (canonical), ``engine`` (``rules`` or an LLM model, as the
+    verdict's ``engine.model`` else ``engine.kind``), the research day from ``start`` to ``end`` (inclusive; a
+    session stored without an analysis date counts by the UTC day it was created). None: no filter."""
+
+    symbol: str | None = None
+    engine: str | None = None
+    start: date | None = None
+    end: date | None = None
 
 
 class ISessionRepository(ABC):
@@ -34,6 +50,11 @@ class ISessionRepository(ABC):
         self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
     ) -> tuple[list[ResearchSession], int]:
         """Newest first; returns (page, total matching)."""
+
+    @abstractmethod
+    async def list_verdicts(self, where: VerdictFilter, *, limit: int) -> tuple[Sequence[StoredVerdict], int]:
+        """The sessions with a verdict that no retry replaced (``retried_by`` unset: each research counted once),
+        matching ``where``, newest first, at most ``limit``; returns (them, how many match in all)."""
 
     @abstractmethod
     async def ping(self) -> None:

@@ -1,4 +1,5 @@
-"""Calls to a peer service over HTTP, as distributed calls should be made.
+"""Calls to a peer service over HTTP, as distributed calls should be made (``post_json`` for the stages,
+``get_json`` for research's bars; both alike):
 
 - a time budget per call (connect timeout, and the whole call incl. retries bounded by ``budget_seconds``);
 - retries (tenacity) only for transient failures: connection errors and 429/502/503/504, exponential
@@ -18,6 +19,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,6 +125,19 @@ class PeerClient:
     async def post_json(self, path: str, body: dict[str, Any]) -> tuple[Any, int]:
         """POST ``body``; return (the decoded JSON reply, attempts made)."""
         url = self._url(path)
+        return await self._call(
+            url, lambda: self._client.post(url, json=body, headers=outgoing_headers(), timeout=self._timeout)
+        )
+
+    async def get_json(self, path: str, params: Mapping[str, str] | None = None) -> tuple[Any, int]:
+        """GET ``path`` with the query ``params``; return (the decoded JSON reply, attempts made). The URL is
+        not kept (the path names a symbol: unlike a gateway's fixed few, they are many)."""
+        url = httpx.URL(f"{self.base_url}{path}", params=dict(params or {}))
+        return await self._call(url, lambda: self._client.get(url, headers=outgoing_headers(), timeout=self._timeout))
+
+    async def _call(self, url: httpx.URL, send: Callable[[], Awaitable[httpx.Response]]) -> tuple[Any, int]:
+        """``send`` (one attempt) within the call's budget, retried on transient failures; every failure raised
+        as a ``GatewayError``."""
         attempts = 0
         policy = self._policy
         retrying = AsyncRetrying(
@@ -141,9 +156,7 @@ class PeerClient:
                 async for attempt in retrying:
                     with attempt:
                         attempts = attempt.retry_state.attempt_number
-                        response = await self._client.post(
-                            url, json=body, headers=outgoing_headers(), timeout=self._timeout
-                        )
+                        response = await send()
                         if response.status_code in TRANSIENT_STATUSES:
                             code = _problem_code(response)
                             if code not in FINAL_PROBLEM_CODES:

@@ -11,10 +11,26 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import Connection, Insert, Select, Table, Update, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Insert,
+    Select,
+    Table,
+    Update,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
@@ -26,6 +42,7 @@ from coordinator.domain.exceptions import (
     SessionNotFoundError,
     SessionStoreUnavailableError,
 )
+from coordinator.domain.model.outcome import TECHNICAL, StoredVerdict, iso_day
 from coordinator.domain.model.session import (
     ExpertOutcome,
     ResearchSession,
@@ -33,7 +50,7 @@ from coordinator.domain.model.session import (
     StageOutcome,
     utcnow,
 )
-from coordinator.domain.ports.session_repository import ISessionRepository
+from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.infrastructure.persistence.instances import InstanceIdentity, InstanceRecord
 from coordinator.infrastructure.persistence.tables import CoordinatorInstanceRow, ExpertRow, SessionRow
 from coordinator.infrastructure.persistence.write_transactions import (
@@ -213,6 +230,53 @@ class SqlAlchemySessionRepository(ISessionRepository):
             rows = (await db.execute(page)).all()
             return [_to_domain(row, retried_by) for row, retried_by in rows], int(total or 0)
 
+    async def list_verdicts(self, where: VerdictFilter, *, limit: int) -> tuple[Sequence[StoredVerdict], int]:
+        """Only the columns an outcome needs (not the experts' data: the technical analyst's ``as_of`` is read
+        out of its JSON), newest first (ties broken by id)."""
+        if limit < 1:
+            raise ValueError("limit must be >= 1")
+        technical = aliased(ExpertRow)
+        as_of = technical.data["as_of"].as_string()
+        filters = _verdict_filters(where)
+        rows = (
+            select(
+                SessionRow.session_id,
+                SessionRow.symbol,
+                SessionRow.verdict,
+                SessionRow.analysis_date,
+                SessionRow.options,
+                SessionRow.created_at,
+                as_of,
+            )
+            .outerjoin(
+                technical,
+                and_(
+                    technical.session_id == SessionRow.session_id,
+                    technical.expert == TECHNICAL,
+                    technical.status == "success",
+                ),
+            )
+            .where(*filters)
+            .order_by(SessionRow.created_at.desc(), SessionRow.session_id.desc())
+            .limit(limit)
+        )
+        async with self._transaction() as db:
+            total = await db.scalar(select(func.count()).select_from(SessionRow).where(*filters))
+            found = (await db.execute(rows)).all()
+        verdicts = [
+            StoredVerdict(
+                session_id=session_id,
+                symbol=symbol,
+                verdict=verdict,
+                analysis_date=_day(analysis_date),
+                technical_as_of=iso_day(technical_as_of),
+                technical_option_date=iso_day(_option_date(options)),
+                created_at=created_at,
+            )
+            for session_id, symbol, verdict, analysis_date, options, created_at, technical_as_of in found
+        ]
+        return verdicts, int(total or 0)
+
     # ------------------------------------------------------------- coordinator instances (the lease)
 
     async def register_instance(self, identity: InstanceIdentity) -> None:
@@ -361,6 +425,41 @@ def _sessions() -> Select[SessionRow, str]:
         .outerjoin(retry, retry.retried_from == SessionRow.session_id)
         .options(selectinload(SessionRow.expert_rows))
     )
+
+
+def _verdict_filters(where: VerdictFilter) -> list[ColumnElement[bool]]:
+    """Sessions with a verdict, not retried, matching ``where``. The research day is ``analysis_date`` (ISO
+    text: compared as text), or for a row stored without one the UTC day of ``created_at``."""
+    retry = aliased(SessionRow)
+    filters: list[ColumnElement[bool]] = [
+        SessionRow.judge_status == "success",
+        SessionRow.verdict.is_not(None),
+        ~exists().where(retry.retried_from == SessionRow.session_id),
+    ]
+    if where.symbol is not None:
+        filters.append(func.upper(SessionRow.symbol) == where.symbol.strip().upper())
+    if where.engine is not None:
+        engine = func.coalesce(
+            SessionRow.verdict[("engine", "model")].as_string(), SessionRow.verdict[("engine", "kind")].as_string()
+        )
+        filters.append(engine == where.engine)
+    undated = SessionRow.analysis_date.is_(None)
+    if where.start is not None:
+        first = datetime.combine(where.start, time(), tzinfo=UTC)
+        filters.append(
+            or_(SessionRow.analysis_date >= where.start.isoformat(), and_(undated, SessionRow.created_at >= first))
+        )
+    if where.end is not None:
+        last = datetime.combine(where.end, time.max, tzinfo=UTC)
+        filters.append(
+            or_(SessionRow.analysis_date <= where.end.isoformat(), and_(undated, SessionRow.created_at <= last))
+        )
+    return filters
+
+
+def _option_date(options: Any) -> Any:
+    technical = options.get(TECHNICAL) if isinstance(options, dict) else None
+    return technical.get("analysis_date") if isinstance(technical, dict) else None
 
 
 def _expert_upsert(dialect: str) -> Any:

@@ -14,6 +14,7 @@ from coordinator.domain.exceptions import (
     AllExpertsFailedError,
     InsufficientHistoryError,
     ResearchRequestError,
+    ScorecardQueryError,
     SessionConflictError,
     SessionNotFoundError,
     SessionStoreUnavailableError,
@@ -27,6 +28,7 @@ log = structlog.get_logger(__name__)
 
 STATUS_BY_EXCEPTION: dict[type[Exception], int] = {
     ResearchRequestError: 400,
+    ScorecardQueryError: 400,
     SessionNotFoundError: 404,
     SessionConflictError: 409,
     SessionStoreUnavailableError: 503,

@@ -1,7 +1,8 @@
 """History, audit and retry of research sessions:
 
 - ``GET  /api/v1/coordinator/sessions`` — filter by symbol and status, newest first, paginated;
-- ``GET  /api/v1/coordinator/sessions/{session_id}`` — everything stored, each expert's raw data and error;
+- ``GET  /api/v1/coordinator/sessions/{session_id}`` — everything stored, each expert's raw data and error, and
+  the verdict's ``outcome`` on the bars known now (``unavailable`` when the research service cannot be asked);
 - ``POST /api/v1/coordinator/research/{session_id}/retry`` — re-run only what failed (same response
   contract as ``POST /research``, 404/422/500 when every expert failed included; 404 unknown session, 409
   nothing to retry now).
@@ -14,6 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
+from coordinator.application.outcome_service import SessionOutcomeService
 from coordinator.application.research_retry_service import ResearchRetryService
 from coordinator.application.session_query_service import (
     DEFAULT_PAGE_SIZE,
@@ -22,9 +24,12 @@ from coordinator.application.session_query_service import (
     SessionQueryService,
 )
 from coordinator.domain.exceptions import SessionNotFoundError, SessionStoreUnavailableError
+from coordinator.domain.model.outcome import SessionOutcome
 from coordinator.domain.model.session import ResearchSession
+from coordinator.presentation.rest.outcome_schemas import to_outcome_record
 from coordinator.presentation.rest.research_routes import ALL_FAILED_FOR_THE_CALLER
 from coordinator.presentation.rest.research_schemas import to_response_body
+from coordinator.presentation.rest.scorecard_routes import get_outcome_service
 from shared_contracts.coordinator import (
     ExpertOutcomeRecord,
     ResearchResponseBody,
@@ -99,12 +104,16 @@ async def list_sessions(
     "/sessions/{session_id}",
     response_model=SessionDetail,
     responses=_NOT_FOUND,
-    summary="One research session: the request, every stage's outcome (raw data and errors), the verdict",
+    summary="One research session: the request, every stage's outcome (raw data and errors), the verdict and "
+    "how it did (outcome)",
 )
 async def get_session(
-    session_id: str, queries: Annotated[SessionQueryService, Depends(get_session_queries)]
+    session_id: str,
+    queries: Annotated[SessionQueryService, Depends(get_session_queries)],
+    outcomes: Annotated[SessionOutcomeService, Depends(get_outcome_service)],
 ) -> SessionDetail:
-    return to_detail(await queries.get_session(canonical_session_id(session_id)))
+    session = await queries.get_session(canonical_session_id(session_id))
+    return to_detail(session, await outcomes.outcome_of(session))
 
 
 @router.post(
@@ -145,7 +154,7 @@ def to_summary(session: ResearchSession) -> SessionSummary:
     )
 
 
-def to_detail(session: ResearchSession) -> SessionDetail:
+def to_detail(session: ResearchSession, outcome: SessionOutcome | None = None) -> SessionDetail:
     return SessionDetail(
         **to_summary(session).model_dump(),
         request={
@@ -171,4 +180,5 @@ def to_detail(session: ResearchSession) -> SessionDetail:
         ),
         verdict=session.verdict,
         completed_at=session.completed_at,
+        outcome=to_outcome_record(outcome),
     )

@@ -1,0 +1,172 @@
+"""How a stored verdict did: its entry day, and its outcome on the bars known now.
+
+The method is the evaluation report's (docs/evaluation.md), applied by ``shared_contracts.scoring.score_trade``:
+entry at the close of the last bar on or before the **entry day**, ``HOLDING_DAYS[time_horizon]`` trading days
+held, the verdict's stop and take-profit sizes checked on each day's high and low; SELL realised flat (no
+short selling). The entry day is the technical analyst's ``as_of`` when it succeeded (the day of the verdict's
+reference close), else the research's day: its ``analysis_date``; a session stored before dates were recorded
+has none: its technical analyst's ``analysis_date`` option, else the (UTC) day it was created.
+
+Outcome statuses: ``scored`` (a level was hit, or the holding period has ended: final), ``pending`` (the
+holding period has not ended by the last bar known and no level was hit), ``not_scorable`` (no bar on or before
+the entry day, or a verdict without its action, horizon, stop or take-profit), ``unavailable`` (the bars could
+not be fetched now: nothing is known either way).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal
+
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.session import ResearchSession
+from shared_contracts.experts import is_iso_date
+from shared_contracts.scoring import DailyBar, TradeOutcome, score_trade
+
+OutcomeStatus = Literal["scored", "pending", "not_scorable", "unavailable"]
+ALLOW_SHORT = False
+"""SELL is realised as exit/avoid (flat), as for an A-share investor who cannot short freely (the report's
+default); its call return is still the short's."""
+TECHNICAL = ExpertType.TECHNICAL_ANALYST.value
+
+
+def iso_day(value: Any) -> date | None:
+    """The day a stored ``YYYY-MM-DD`` (optionally followed by a time) names; None for anything else."""
+    if isinstance(value, str) and is_iso_date(value[:10]):
+        return date.fromisoformat(value[:10])
+    return None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """A stored session's verdict and the days that date it: what its outcome is computed from."""
+
+    session_id: str
+    symbol: str
+    verdict: Mapping[str, Any]
+    analysis_date: date | None
+    technical_as_of: date | None
+    """The technical analyst's ``as_of`` when it succeeded, else None."""
+    technical_option_date: date | None
+    """The technical analyst's ``analysis_date`` option (what dated a research before sessions stored a day)."""
+    created_at: datetime
+
+    @classmethod
+    def of(cls, session: ResearchSession) -> StoredVerdict | None:
+        """The session's verdict, or None when it has none (no judge verdict)."""
+        if not session.verdict_succeeded or session.verdict is None:
+            return None
+        technical = session.expert_outcomes.get(TECHNICAL)
+        as_of = technical.data.get("as_of") if technical and technical.status == "success" and technical.data else None
+        return cls(
+            session_id=session.session_id,
+            symbol=session.symbol,
+            verdict=session.verdict,
+            analysis_date=session.analysis_date,
+            technical_as_of=iso_day(as_of),
+            technical_option_date=iso_day(_mapping(session.options.get(TECHNICAL)).get("analysis_date")),
+            created_at=session.created_at,
+        )
+
+    @property
+    def research_day(self) -> date:
+        """The day the research was made as of (what the scorecard's start/end filter)."""
+        return self.analysis_date or self.technical_option_date or self.created_at.date()
+
+    @property
+    def entry_day(self) -> date:
+        """The day whose close (the last on or before it) is the entry."""
+        return self.technical_as_of or self.research_day
+
+    @property
+    def engine(self) -> str | None:
+        """``rules`` or the LLM model that gave the verdict (the report's ``engine``)."""
+        engine = _mapping(self.verdict.get("engine"))
+        named = engine.get("model") or engine.get("kind")
+        return named if isinstance(named, str) and named else None
+
+    @property
+    def action(self) -> str | None:
+        action = self.verdict.get("action")
+        return action if isinstance(action, str) else None
+
+    @property
+    def confidence(self) -> float | None:
+        return _number(self.verdict.get("confidence"))
+
+
+@dataclass(frozen=True)
+class VerdictTerms:
+    """What of a verdict is scored."""
+
+    action: str
+    time_horizon: str
+    stop_percent: float
+    """``stop_loss.percent_from_entry`` (signed; only its size is used)."""
+    take_profit_percent: float
+
+    @classmethod
+    def of(cls, verdict: Mapping[str, Any]) -> VerdictTerms | None:
+        """None when the verdict lacks its action, horizon, stop or take-profit."""
+        action, horizon = verdict.get("action"), verdict.get("time_horizon")
+        stop = _number(_mapping(verdict.get("stop_loss")).get("percent_from_entry"))
+        target = _number(_mapping(verdict.get("take_profit")).get("percent_from_entry"))
+        if not isinstance(action, str) or not isinstance(horizon, str) or stop is None or target is None:
+            return None
+        return cls(action, horizon, stop, target)
+
+
+@dataclass(frozen=True)
+class SessionOutcome:
+    """How a session's verdict did. ``trade`` is the scoring's result (None when ``unavailable``); ``entry_day``
+    the day of the entry close when a bar was found, else the rule's entry day."""
+
+    status: OutcomeStatus
+    entry_day: date
+    trade: TradeOutcome | None
+    reason: str = ""
+
+    @property
+    def final(self) -> bool:
+        """A scored outcome never changes (with the same bars)."""
+        return self.status == "scored"
+
+
+def score_verdict(stored: StoredVerdict, bars: Sequence[DailyBar]) -> SessionOutcome:
+    """The outcome of ``stored`` on ``bars`` (oldest first; those of its symbol)."""
+    terms = VerdictTerms.of(stored.verdict)
+    if terms is None:
+        return not_scorable(stored, "the verdict lacks its action, time horizon, stop loss or take profit")
+    trade = score_trade(
+        bars,
+        entry_day=stored.entry_day,
+        action=terms.action,
+        time_horizon=terms.time_horizon,
+        stop_percent=terms.stop_percent,
+        take_profit_percent=terms.take_profit_percent,
+        allow_short=ALLOW_SHORT,
+    )
+    return SessionOutcome(trade.status, trade.entry_day or stored.entry_day, trade, trade.reason)
+
+
+def not_scorable(stored: StoredVerdict, reason: str) -> SessionOutcome:
+    trade = TradeOutcome("not_scorable", stored.action or "", reason=reason)
+    return SessionOutcome("not_scorable", stored.entry_day, trade, reason)
+
+
+def unavailable(stored: StoredVerdict, reason: str) -> SessionOutcome:
+    """The bars could not be had now (the research service unreachable, timed out, failing)."""
+    return SessionOutcome("unavailable", stored.entry_day, None, reason)

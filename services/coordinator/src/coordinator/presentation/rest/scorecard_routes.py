@@ -1,0 +1,58 @@
+"""``GET /api/v1/coordinator/scorecard``: the stored verdicts scored on the bars known now, with the evaluation
+report's figures (docs/evaluation.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from coordinator.application.outcome_service import MAX_SCORECARD_SESSIONS, ScorecardQuery, SessionOutcomeService
+from coordinator.domain.exceptions import SessionStoreUnavailableError
+from coordinator.presentation.rest.outcome_schemas import to_scorecard
+from shared_contracts.coordinator import Scorecard
+from shared_contracts.problems import ProblemDetail
+
+_NO_STORE = "This coordinator stores no sessions (no session store is configured)."
+
+router = APIRouter(prefix="/api/v1/coordinator", tags=["sessions"])
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {
+        "model": ProblemDetail,
+        "description": "A bad filter: `code` invalid_symbol (not a symbol such as 600519.SH, 0700.HK, AAPL), "
+        "invalid_engine (longer than 128 characters or not printable), invalid_date (start or end not a "
+        "YYYY-MM-DD day), invalid_date_range (start after end).",
+    },
+    503: {"model": ProblemDetail, "description": "The session store is unavailable."},
+}
+
+
+def get_outcome_service(request: Request) -> SessionOutcomeService:
+    service: SessionOutcomeService | None = request.app.state.container.outcome_service
+    if service is None:
+        raise SessionStoreUnavailableError(_NO_STORE)
+    return service
+
+
+@router.get(
+    "/scorecard",
+    response_model=Scorecard,
+    responses=_RESPONSES,
+    summary="How the stored verdicts did on the bars known now (the evaluation report's figures)",
+    description="Over the sessions with a verdict that no retry replaced (each research once), matching the "
+    f"filters, at most the newest {MAX_SCORECARD_SESSIONS} (`truncated` says when more matched): each verdict "
+    "scored as docs/evaluation.md says, its symbol's bars fetched once from the research service. A session whose "
+    "holding period has not ended is `pending`; one whose bars could not be fetched is `unavailable`.",
+)
+async def scorecard(
+    service: Annotated[SessionOutcomeService, Depends(get_outcome_service)],
+    symbol: Annotated[str | None, Query(description="Only this symbol (600519.SH, 0700.HK, AAPL).")] = None,
+    engine: Annotated[
+        str | None, Query(description="Only verdicts of this engine: `rules` or an LLM model (verdict.engine).")
+    ] = None,
+    start: Annotated[str | None, Query(description="First analysis date, YYYY-MM-DD (inclusive).")] = None,
+    end: Annotated[str | None, Query(description="Last analysis date, YYYY-MM-DD (inclusive).")] = None,
+) -> Scorecard:
+    query = ScorecardQuery.parse(symbol=symbol, engine=engine, start=start, end=end)
+    return to_scorecard(await service.scorecard(query))
