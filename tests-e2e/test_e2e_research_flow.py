@@ -39,6 +39,8 @@ from e2e_support import (
 )
 from test_deploy_gateway import needs_nginx, running_nginx
 
+from coordinator.infrastructure.adapters.judge_gateway_adapter import evidence_horizon
+
 pytestmark = pytest.mark.e2e
 
 ANALYSIS_DATE = "2025-09-30"  # the snapshot's last bar for the A-share symbols
@@ -422,7 +424,13 @@ def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
                 "support": ta["key_technical_levels"]["support"],
                 "resistance": ta["key_technical_levels"]["resistance"],
             },
+            "atr": ta["technical_indicators"]["atr14"],  # stops in units of volatility
         }
+        value_range = raw["valuation_modeler"]["estimated_intrinsic_value_range"]
+        if value_range.get("low"):
+            judge_input |= {"intrinsic_value_low": value_range["low"], "intrinsic_value_high": value_range["high"]}
+        if horizon := evidence_horizon(debate):
+            judge_input["evidence_horizon"] = horizon
         verdict = expect(client.post(stack["judge"].url + JUDGE_VERDICT, json=judge_input), 200)
         assert verdict == via_coordinator["verdict"]
 

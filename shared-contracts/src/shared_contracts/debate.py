@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_contracts.engine import EngineInfo
+from shared_contracts.projection import ExpertDataQuality
 
 Direction = Literal["BULLISH", "BEARISH", "NEUTRAL"]
 Level = Literal["HIGH", "MEDIUM", "LOW"]
@@ -18,13 +19,18 @@ class DebateRunRequest(BaseModel):
     and ``staleness`` lists, so the debate can weigh each expert by how much of its data it had).
 
     ``failed_experts`` names experts that were asked for but failed: missing evidence, which can only lower
-    the debate's confidence. A failed envelope in ``expert_results`` counts as one too."""
+    the debate's confidence. A failed envelope in ``expert_results`` counts as one too.
+
+    ``data_quality`` gives, per expert, how many ``data_gaps`` and ``staleness`` notes its result had, for
+    callers that send the spec's four-field summaries (the coordinator); it wins over counts read from
+    ``expert_results``."""
 
     model_config = ConfigDict(extra="forbid")
 
     symbol: str | None = None
     expert_results: dict[str, Any] | None = None
     failed_experts: list[str] | None = None
+    data_quality: dict[str, ExpertDataQuality] | None = None
 
 
 class SupportingArgument(BaseModel):

@@ -47,6 +47,7 @@ async def test_posts_to_the_debate_run_endpoint_and_returns_the_outcome_dict(ada
 
 async def test_technical_analyst_is_projected_and_filtered(adapter: DebateGatewayAdapter) -> None:
     body = await sent_body(adapter, {"technical_analyst": sample_result("technical_analyst")})
+    assert body.pop("data_quality") == {"technical_analyst": {"data_gaps": 0, "staleness": 0}}
     assert body == {
         "symbol": "600519.SH",
         "expert_results": {
@@ -109,3 +110,11 @@ async def test_an_invalid_reply_breaks_the_contract(adapter: DebateGatewayAdapte
         respx.post(URL).mock(return_value=httpx.Response(200, json={"direction": "UP"}))
         with pytest.raises(PeerContractError, match="DebateOutcome"):
             await adapter.run_debate("600519.SH", {"technical_analyst": sample_result("technical_analyst")})
+
+
+async def test_failed_experts_and_data_quality_travel_beside_the_summaries(adapter: DebateGatewayAdapter) -> None:
+    technical = sample_result("technical_analyst") | {"data_gaps": ["only 120 bars"], "staleness": ["old bar"]}
+    body = await sent_body(adapter, {"technical_analyst": technical, "macro_intelligence": None})
+    assert body["failed_experts"] == ["macro_intelligence"]
+    assert body["data_quality"] == {"technical_analyst": {"data_gaps": 1, "staleness": 1}}
+    assert set(body["expert_results"]["technical_analyst"]) == {"signal", "confidence", "reasoning", "risk_warning"}

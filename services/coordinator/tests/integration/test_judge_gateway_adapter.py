@@ -12,7 +12,7 @@ import respx
 from coordinator_fakes import debate_outcome, sample_result, verdict
 
 from coordinator.domain.exceptions import PeerContractError
-from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
+from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter, evidence_horizon
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError
 from shared_contracts.judge import Verdict
 
@@ -57,7 +57,35 @@ async def test_the_exact_judge_input(adapter: JudgeGatewayAdapter) -> None:
         "risk_factors": ["政策风险", "需求风险", "估值风险"],
         "key_disagreements": ["需求是否见底"],
         "conflict_resolution": "多头证据更强",
+        "evidence_horizon": "LONG_TERM",  # the bull case's strongest argument is the valuation modeler's
     }
+
+
+async def test_atr_evidence_horizon_and_value_range_reach_the_judge(adapter: JudgeGatewayAdapter) -> None:
+    technical = sample_result("technical_analyst")
+    technical["technical_indicators"]["atr14"] = 31.5
+    valuation = sample_result("valuation_modeler")
+    valuation["estimated_intrinsic_value_range"] = {"low": 1400.0, "high": 1900.0}
+    body = await sent_body(
+        adapter, {"expert_results": {"technical_analyst": technical, "valuation_modeler": valuation}}
+    )
+    assert body["atr"] == 31.5
+    assert (body["intrinsic_value_low"], body["intrinsic_value_high"]) == (1400.0, 1900.0)
+    stale = technical | {"as_of": "2099-01-01"}  # a close not usable on the analysis date: no ATR of its day
+    body = await sent_body(adapter, {"expert_results": {"technical_analyst": stale}, "analysis_date": "2025-09-30"})
+    assert "atr" not in body
+
+
+def test_evidence_horizon_follows_the_winning_sides_strongest_argument() -> None:
+    def outcome(direction: str, arguments: list[dict[str, object]]) -> dict[str, object]:
+        return {"direction": direction, "bull_case": {"supporting_arguments": arguments}, "bear_case": {}}
+
+    technical = {"source_experts": ["technical_analyst"], "strength": "MEDIUM"}
+    financial = {"source_experts": ["financial_auditor"], "strength": "HIGH"}
+    assert evidence_horizon(outcome("BULLISH", [technical, financial])) == "LONG_TERM"
+    assert evidence_horizon(outcome("BULLISH", [technical])) == "SHORT_TERM"
+    assert evidence_horizon(outcome("NEUTRAL", [financial])) is None
+    assert evidence_horizon(outcome("BEARISH", [financial])) is None  # the bear case has no argument
 
 
 async def test_theses_are_extracted(adapter: JudgeGatewayAdapter) -> None:

@@ -1,8 +1,10 @@
 """IDebateGateway over HTTP: POST {DEBATE_SERVICE_URL}/api/v1/debate/run.
 
 The DTO conversion happens here: each successful expert's result is projected to an ``ExpertSummary``
-(``shared_contracts.projection`` — the spec's mapping table; debug and bulk fields are dropped, failed
-experts skipped). The reply is checked against ``DebateOutcome`` and returned as a dict.
+(``shared_contracts.projection`` — the spec's mapping table; debug and bulk fields are dropped); its
+counts of ``data_gaps`` and ``staleness`` go beside it in ``data_quality``, so the debate can weigh it by its
+coverage; an expert whose entry is ``None`` failed and is named in ``failed_experts`` (missing evidence).
+The reply is checked against ``DebateOutcome`` and returned as a dict.
 """
 
 from __future__ import annotations
@@ -15,13 +17,27 @@ from coordinator.domain.exceptions import GatewayError, PeerContractError
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.infrastructure.adapters.peer_http import PeerClient
 from shared_contracts.debate import DebateOutcome
-from shared_contracts.projection import ProjectionError, project_expert_results
+from shared_contracts.projection import (
+    ProjectionError,
+    failed_experts_of,
+    project_data_quality,
+    project_expert_results,
+)
 
 
 def debate_request_body(symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
-    """``{symbol, expert_results}`` with the summaries of the successful experts only."""
+    """``{symbol, expert_results, data_quality, failed_experts?}``: the successful experts' summaries (the
+    spec's four fields), how many data gaps and stale inputs each had, and the experts that failed (entries
+    that are ``None``)."""
     summaries = project_expert_results(expert_results)
-    return {"symbol": symbol, "expert_results": {name: s.model_dump() for name, s in summaries.items()}}
+    body: dict[str, Any] = {
+        "symbol": symbol,
+        "expert_results": {name: s.model_dump() for name, s in summaries.items()},
+        "data_quality": {name: q.model_dump() for name, q in project_data_quality(expert_results).items()},
+    }
+    if failed := sorted(failed_experts_of(expert_results)):
+        body["failed_experts"] = failed
+    return body
 
 
 class DebateGatewayAdapter(IDebateGateway):

@@ -47,6 +47,9 @@ def to_judge_input(
     except (KeyError, TypeError) as exc:
         raise PeerContractError("judge", f"the debate outcome lacks {exc} needed for the judge") from None
     fields.update(_price_context(context))
+    fields.update(_volatility_context(context, fields))
+    if horizon := evidence_horizon(debate_outcome):
+        fields["evidence_horizon"] = horizon
     if failed := list((context or {}).get("failed_experts") or ()):
         fields["failed_experts"] = failed
     try:
@@ -72,6 +75,59 @@ def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
         if support or resistance:
             found["key_levels"] = KeyLevels(support=support, resistance=resistance)
     return found
+
+
+EVIDENCE_HORIZON = {
+    ExpertType.TECHNICAL_ANALYST.value: "SHORT_TERM",
+    ExpertType.CATALYST_DETECTIVE.value: "SHORT_TERM",
+    ExpertType.MACRO_INTELLIGENCE.value: "MEDIUM_TERM",
+    ExpertType.FINANCIAL_AUDITOR.value: "LONG_TERM",
+    ExpertType.VALUATION_MODELER.value: "LONG_TERM",
+}
+"""The time scale of each expert's evidence: price action and events play out in weeks, the macro cycle in
+months, fundamentals and valuation over quarters."""
+_STRENGTH = {"HIGH": 2, "MEDIUM": 1, "LOW": 0}
+
+
+def evidence_horizon(debate_outcome: Mapping[str, Any]) -> str | None:
+    """The time scale of the expert behind the winning side's strongest argument (the first of equals); None
+    for a NEUTRAL debate or when no argument names an expert."""
+    side = {"BULLISH": "bull_case", "BEARISH": "bear_case"}.get(str(debate_outcome.get("direction")))
+    case = debate_outcome.get(side) if side else None
+    arguments = case.get("supporting_arguments") if isinstance(case, Mapping) else None
+    ranked = sorted(
+        (a for a in arguments or [] if isinstance(a, Mapping)),
+        key=lambda a: -_STRENGTH.get(str(a.get("strength")), 0),
+    )
+    for argument in ranked:
+        for expert in argument.get("source_experts") or []:
+            if expert in EVIDENCE_HORIZON:
+                return EVIDENCE_HORIZON[expert]
+    return None
+
+
+def _volatility_context(context: Mapping[str, Any] | None, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``atr`` (the technical analyst's ATR(14), when the verdict is priced on its close) and the valuation
+    modeler's intrinsic value range, for stops in units of volatility and the take-profit."""
+    results = (context or {}).get("expert_results") or {}
+    found: dict[str, Any] = {}
+    technical = results.get(ExpertType.TECHNICAL_ANALYST.value)
+    if isinstance(technical, Mapping) and fields.get("reference_date") == technical.get("as_of"):
+        indicators = technical.get("technical_indicators")
+        atr = indicators.get("atr14") if isinstance(indicators, Mapping) else None
+        if isinstance(atr, int | float) and _positive(atr):
+            found["atr"] = float(atr)
+    valuation = results.get(ExpertType.VALUATION_MODELER.value)
+    value_range = valuation.get("estimated_intrinsic_value_range") if isinstance(valuation, Mapping) else None
+    if isinstance(value_range, Mapping):
+        low, high = value_range.get("low"), value_range.get("high")
+        if isinstance(low, int | float) and isinstance(high, int | float) and _positive(low) and low <= high:
+            found["intrinsic_value_low"], found["intrinsic_value_high"] = float(low), float(high)
+    return found
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
 def _close_of(result: Any, indicators: str, analysis_date: Any) -> dict[str, Any]:

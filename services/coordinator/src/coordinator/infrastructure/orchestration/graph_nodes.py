@@ -107,7 +107,8 @@ def create_debate_node(debate_gateway: IDebateGateway) -> Node:
             log.info("debate_skipped", reason="no expert succeeded")
             return {"debate_outcome": {}}
         try:
-            outcome = await debate_gateway.run_debate(state["symbol"], state["results"])
+            failed = dict.fromkeys(state.get("errors") or {})  # None: asked for, failed (missing evidence)
+            outcome = await debate_gateway.run_debate(state["symbol"], {**failed, **state["results"]})
         except Exception as exc:
             log.error("debate_failed", error=str(exc) or type(exc).__name__)
             return {"debate_outcome": {}}

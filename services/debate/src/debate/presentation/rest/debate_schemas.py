@@ -25,6 +25,7 @@ from debate.domain.exceptions import (
 from shared_contracts.debate import DebateOutcome, DebateRunRequest
 from shared_contracts.experts import stance_of
 from shared_contracts.projection import (
+    ExpertDataQuality,
     ProjectionError,
     failed_experts_of,
     project_data_quality,
@@ -63,6 +64,10 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
     try:
         summaries = project_expert_results(results)
         quality = project_data_quality(results)
+        given = request.data_quality or {}
+        quality.update(
+            {name: ExpertDataQuality(**counts.model_dump()) for name, counts in given.items() if name in results}
+        )
     except ProjectionError as exc:
         raise InvalidExpertResultError(f"expert_results.{exc}", expert=exc.expert) from exc
     if not summaries:
