@@ -1,0 +1,46 @@
+"""Fit the judge's confidence calibration on the in-sample period of an evaluation report.
+
+A monotone map from the policy's raw confidence to the realised hit rate of its BUY/SELL calls: the calls
+are grouped into ``bins`` equal-count groups by raw confidence, each group's hit rate is shrunk toward the
+overall base rate with the weight of ``prior`` pseudo-calls (so a small group cannot claim much), and the
+pool-adjacent-violators step makes the sequence non-decreasing. The result is a list of (raw, calibrated)
+knots to interpolate between; with no signal in sample it is flat at the base rate, which is what keeps
+the out-of-sample Brier score near the constant predictor's.
+
+Example::
+
+    knots = fit_calibration([(0.62, True), (0.70, False), ...], bins=4, prior=30)
+    # [(0.61, 0.47), (0.66, 0.49), (0.72, 0.52), (0.80, 0.52)]
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+
+def _pool_adjacent_violators(values: list[float], weights: list[float]) -> list[float]:
+    """The non-decreasing sequence closest to ``values`` in weighted least squares."""
+    blocks: list[tuple[float, float, int]] = []  # (mean, weight, length)
+    for value, weight in zip(values, weights, strict=True):
+        blocks.append((value, weight, 1))
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            (m1, w1, n1), (m2, w2, n2) = blocks[-2], blocks[-1]
+            blocks[-2:] = [((m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2)]
+    return [mean for mean, _, length in blocks for _ in range(length)]
+
+
+def fit_calibration(
+    calls: Sequence[tuple[float, bool]], *, bins: int = 4, prior: float = 30.0
+) -> list[tuple[float, float]]:
+    """(raw confidence, calibrated probability) knots, raw ascending; empty without calls."""
+    if not calls:
+        return []
+    ordered = sorted(calls)
+    base = sum(hit for _, hit in ordered) / len(ordered)
+    groups = [ordered[i * len(ordered) // bins : (i + 1) * len(ordered) // bins] for i in range(bins)]
+    groups = [g for g in groups if g]
+    raw = [statistics.fmean(c for c, _ in g) for g in groups]
+    shrunk = [(sum(hit for _, hit in g) + prior * base) / (len(g) + prior) for g in groups]
+    fitted = _pool_adjacent_violators(shrunk, [len(g) + prior for g in groups])
+    return [(round(r, 4), round(p, 4)) for r, p in zip(raw, fitted, strict=True)]
