@@ -36,6 +36,8 @@ class ResearchRecord:
     time_horizon: str | None = None
     direction: str | None = None
     """The debate's direction."""
+    debate_confidence: float | None = None
+    """The debate's confidence (what the judge's action threshold applies to)."""
     overall_status: str | None = None
     failed_experts: tuple[str, ...] = field(default=())
     engine: str | None = None

@@ -130,6 +130,7 @@ def record_from_response(job: Job, status: int, body: object) -> ResearchRecord:
         "as_of": _date(technical_data.get("as_of")),
         "atr": _number(_dict(technical_data.get("technical_indicators")).get("atr14")),
         "direction": direction if isinstance(direction, str) else None,
+        "debate_confidence": _number(debate.get("confidence")),
         "overall_status": overall if isinstance(overall, str) else None,
         "failed_experts": failed_experts,
         "session_id": answer.get("session_id") if isinstance(answer.get("session_id"), str) else None,

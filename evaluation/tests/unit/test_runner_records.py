@@ -70,6 +70,7 @@ def test_a_200_with_a_verdict_is_ok_with_the_verdict_debate_and_technical_fields
         take_profit_percent=-8.5,
         time_horizon="MEDIUM_TERM",
         direction="BEARISH",
+        debate_confidence=0.2,
         overall_status="partial",
         failed_experts=("financial_auditor",),
         engine="rules",
