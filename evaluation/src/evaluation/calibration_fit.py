@@ -15,8 +15,15 @@ Example::
 
 from __future__ import annotations
 
+import argparse
+import csv
+import json
 import statistics
 from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from shared_contracts.scoring import DailyBar, score_trade
 
 
 def _pool_adjacent_violators(values: list[float], weights: list[float]) -> list[float]:
@@ -44,3 +51,57 @@ def fit_calibration(
     shrunk = [(sum(hit for _, hit in g) + prior * base) / (len(g) + prior) for g in groups]
     fitted = _pool_adjacent_violators(shrunk, [len(g) + prior for g in groups])
     return [(round(r, 4), round(p, 4)) for r, p in zip(raw, fitted, strict=True)]
+
+
+def _bars(folder: Path, symbol: str) -> list[DailyBar]:
+    with (folder / f"{symbol}.csv").open(encoding="utf-8", newline="") as handle:
+        return [
+            DailyBar(
+                date.fromisoformat(r["date"]), float(r["open"]), float(r["high"]), float(r["low"]), float(r["close"])
+            )
+            for r in csv.DictReader(handle)
+        ]
+
+
+def scored_calls(records_file: Path, bars_dir: Path, before: date) -> list[tuple[float, bool]]:
+    """(raw confidence, profitable) of the scored policy BUY/SELL verdicts analysed before ``before``."""
+    calls: list[tuple[float, bool]] = []
+    cache: dict[str, list[DailyBar]] = {}
+    for line in records_file.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["configuration"] != "policy" or r["status"] != "ok" or r["action"] not in ("BUY", "SELL"):
+            continue
+        if date.fromisoformat(r["analysis_date"]) >= before or r["confidence"] is None:
+            continue
+        bars = cache.setdefault(r["symbol"], _bars(bars_dir, r["symbol"]))
+        outcome = score_trade(
+            bars,
+            entry_day=date.fromisoformat(r["as_of"] or r["analysis_date"]),
+            action=r["action"],
+            time_horizon=r["time_horizon"],
+            stop_percent=r["stop_percent"],
+            take_profit_percent=r["take_profit_percent"],
+        )
+        if outcome.profitable is not None:
+            calls.append((r["confidence"], outcome.profitable))
+    return calls
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m evaluation.calibration_fit RECORDS BARS_DIR SPLIT``: print the knots fitted in sample."""
+    parser = argparse.ArgumentParser(prog="calibration-fit", description=main.__doc__)
+    parser.add_argument("records", type=Path, help="records.jsonl of an evaluation run")
+    parser.add_argument("bars_dir", type=Path, help="the snapshot's bars/ folder")
+    parser.add_argument("split", type=date.fromisoformat, help="only verdicts analysed before this date")
+    parser.add_argument("--bins", type=int, default=4)
+    parser.add_argument("--prior", type=float, default=30.0)
+    args = parser.parse_args(argv)
+    calls = scored_calls(args.records, args.bars_dir, args.split)
+    knots = fit_calibration(calls, bins=args.bins, prior=args.prior)
+    base = sum(hit for _, hit in calls) / len(calls) if calls else None
+    print(json.dumps({"n": len(calls), "base_rate": base, "knots": knots}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

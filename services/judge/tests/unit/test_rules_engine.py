@@ -110,10 +110,20 @@ async def test_horizon_from_the_signal_mix(
 
 
 async def test_confidence_is_discounted_by_open_disagreements() -> None:
-    proposal = await agent().decide(make_input(confidence=0.8, key_disagreements=("a", "b")))
-    assert proposal.confidence == pytest.approx(0.72)
-    many = await agent().decide(make_input(confidence=0.8, key_disagreements=tuple("abcdefg")))
-    assert many.confidence == pytest.approx(0.64)  # at most 4 × 5 %
+    assert policy.verdict_confidence(0.8, 2) == pytest.approx(0.72)
+    assert policy.verdict_confidence(0.8, 7) == pytest.approx(0.64)  # at most 4 × 5 %
+    hold = await agent().decide(make_input(direction=Direction.NEUTRAL, confidence=0.8, key_disagreements=("a", "b")))
+    assert hold.confidence == pytest.approx(0.72)  # a HOLD reports the discounted debate confidence
+
+
+async def test_a_trade_reports_its_calibrated_confidence() -> None:
+    """BUY/SELL confidence is the in-sample hit rate of calls with that raw score (flat: no information)."""
+    strong, weak = [await agent("en").decide(make_input(confidence=c)) for c in (0.9, 0.5)]
+    assert strong.action is weak.action is Action.BUY
+    assert strong.confidence == weak.confidence == policy.CONFIDENCE_CALIBRATION[-1][1]
+    assert "Calibrated confidence 0.38" in strong.reasoning
+    knots = policy.CONFIDENCE_CALIBRATION
+    assert [y for _, y in knots] == sorted(y for _, y in knots)  # monotone
 
 
 async def test_levels_anchor_on_support_and_resistance_for_a_buy() -> None:

@@ -1,8 +1,9 @@
 """The rules engine's numbers: thresholds and formulas (README "Rules engine" restates them).
 
-action     BUY if BULLISH and confidence >= 0.60; SELL if BEARISH and confidence >= 0.60; else HOLD.
+action     BUY if BULLISH and confidence >= 0.45; SELL if BEARISH and confidence >= 0.45; else HOLD.
 risk level LOW for 0-1 risks (named risk factors, plus one when experts failed), MEDIUM for 2-3, HIGH for 4+.
-confidence the debate's confidence × (1 − 0.05 × min(open disagreements, 4)).
+confidence the debate's confidence × (1 − 0.05 × min(open disagreements, 4)); for BUY/SELL then mapped through
+           the in-sample calibration (``calibrated_confidence``): the share of such calls that made money.
 horizon    HOLD → SHORT_TERM (revisit soon). A trade with an ``evidence_horizon`` → that horizon (the time
            scale of the evidence that carried the debate). Otherwise: 3+ open disagreements or HIGH risk →
            SHORT_TERM; confidence >= 0.80 with LOW risk → LONG_TERM; else MEDIUM_TERM.
@@ -31,6 +32,7 @@ stop/take  by risk level: LOW 8 % / 20 %, MEDIUM 6 % / 15 %, HIGH 5 % / 10 % fro
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -46,8 +48,11 @@ from judge.domain.model.risk import (
     stop_bounds,
 )
 
-ACTION_THRESHOLD = 0.60
+ACTION_THRESHOLD = 0.45
+"""Chosen on the evaluation's in-sample period by activity alone (docs/decisions.md, "Decision policy (issue 28):
+thresholds and calibration"): the highest 0.05 step at which at least 30 % of in-sample verdicts act."""
 SIZING_FLOOR = 0.50
+"""Sizing scales confidence from here: a trade between the action threshold and 0.50 takes the smallest position."""
 RISK_DISCOUNT_PER_FACTOR = 0.10
 MAX_RISK_DISCOUNT = 0.50
 POSITION_STEP = 0.5
@@ -148,6 +153,29 @@ def horizon(
 def verdict_confidence(confidence: float, disagreements: int) -> float:
     discount = DISAGREEMENT_DISCOUNT * min(disagreements, MAX_DISAGREEMENT_DISCOUNTS)
     return round(confidence * (1.0 - discount), 4)
+
+
+CONFIDENCE_CALIBRATION: tuple[tuple[float, float], ...] = (
+    (0.4659, 0.3848),
+    (0.5192, 0.3848),
+    (0.5936, 0.3848),
+    (0.6979, 0.3848),
+)
+"""(raw verdict confidence, calibrated) knots fitted on the evaluation's in-sample period (analysis dates before
+2023-10-31; ``python -m evaluation.calibration_fit``, docs/decisions.md): a BUY/SELL reports the in-sample share
+of profitable calls among those with its raw score. Flat at the base rate: in sample, the raw score carried no
+information about whether a call would make money."""
+
+
+def calibrated_confidence(raw: float) -> float:
+    """``raw`` mapped through ``CONFIDENCE_CALIBRATION`` (linear between knots, flat beyond the ends)."""
+    knots = CONFIDENCE_CALIBRATION
+    if raw <= knots[0][0]:
+        return knots[0][1]
+    for (x0, y0), (x1, y1) in itertools.pairwise(knots):
+        if raw <= x1:
+            return round(y0 + (y1 - y0) * (raw - x0) / (x1 - x0), 4)
+    return knots[-1][1]
 
 
 LevelSource = Literal["risk_level", "key_level", "atr", "reward_risk", "valuation"]

@@ -52,7 +52,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
         return VerdictProposal(
             action=action,
             position_percent=position,
-            confidence=policy.verdict_confidence(c, len(disagreements)),
+            confidence=self._confidence(action, c, len(disagreements)),
             entry_strategy=self._entry(action, position, judge_input, stop),
             stop_loss=LevelProposal(stop.distance_percent, self._stop_basis(action, level, stop, volatility)),
             take_profit=LevelProposal(take.distance_percent, self._take_basis(action, level, stop, take, volatility)),
@@ -61,6 +61,11 @@ class RulesJudgeAgent(IJudgeAgentPort):
             reasoning=self._reasoning(judge_input, action, position, level, horizon, stop, take),
             engine=EngineInfo(kind="rules"),
         )
+
+    @staticmethod
+    def _confidence(action: Action, debate_confidence: float, disagreements: int) -> float:
+        raw = policy.verdict_confidence(debate_confidence, disagreements)
+        return raw if action is Action.HOLD else policy.calibrated_confidence(raw)
 
     def _t(self, key: str, **values: object) -> str:
         return text(self._language, key, **values)
@@ -268,6 +273,9 @@ class RulesJudgeAgent(IJudgeAgentPort):
                 result=policy.verdict_confidence(c, disagreements),
             )
         )
+        if action is not Action.HOLD:
+            raw = policy.verdict_confidence(c, disagreements)
+            parts.append(self._t("reason_calibrated", raw=raw, calibrated=policy.calibrated_confidence(raw)))
         none = self._t("none")
         parts.append(
             self._t(

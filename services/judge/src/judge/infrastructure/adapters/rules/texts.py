@@ -200,6 +200,11 @@ _TEXTS: dict[str, dict[Language, str]] = {
         "en": "confidence ≥ {threshold:.2f} with a LOW risk level",
     },
     "why_default": {"zh": "方向明确但仍有风险或分歧", "en": "a directional call with some risk or disagreement"},
+    "reason_calibrated": {
+        "zh": "校准后的置信度 {calibrated:.2f}：样本内原始分数约 {raw:.2f} 的交易中盈利的比例（docs/decisions.md）。",
+        "en": "Calibrated confidence {calibrated:.2f}: the in-sample share of calls with a raw score near {raw:.2f} "
+        "that made money (docs/decisions.md).",
+    },
     "reason_confidence": {
         "zh": "裁决置信度 = {confidence:.2f} × (1 − 0.05 × {count} 项未消解分歧) = {result:.2f}。",
         "en": "Verdict confidence = {confidence:.2f} × (1 − 0.05 × {count} open disagreement(s)) = {result:.2f}.",
