@@ -3,9 +3,8 @@
 Used by the coordinator's DebateGatewayAdapter and by the debate service's endpoint. It keeps four
 fields per expert and drops every debug or bulk field (``input``, ``output``, ``*_indicators``, ...).
 Beside the summary, the debate weighs each expert by how much of its own data it had: ``ExpertDataQuality``
-counts the result's ``data_gaps`` and ``staleness`` (``project_data_quality``); ``failed_experts_of`` names the
-experts whose envelope says they failed, and ``summaries_for_debate`` is the request body's
-``expert_results`` a caller sends to the debate (the summaries with those two lists).
+counts the result's ``data_gaps`` and ``staleness`` (``project_data_quality``, sent beside the summaries as the
+debate request's ``data_quality``); ``failed_experts_of`` names the experts whose entry says they failed.
 """
 
 from __future__ import annotations
@@ -120,12 +119,17 @@ def _unwrap(value: Any) -> Mapping[str, Any] | None:
     return value
 
 
-def summarize_expert_result(expert: str, value: Any) -> ExpertSummary | None:
-    """Project one expert's result; None when the expert failed (skipped, per the spec)."""
+def _data_of(expert: str, value: Any) -> Mapping[str, Any] | None:
+    """``_unwrap`` with a malformed entry reported as that expert's ``ProjectionError``."""
     try:
-        data = _unwrap(value)
+        return _unwrap(value)
     except TypeError as exc:
         raise ProjectionError(expert, str(exc)) from exc
+
+
+def summarize_expert_result(expert: str, value: Any) -> ExpertSummary | None:
+    """Project one expert's result; None when the expert failed (skipped, per the spec)."""
+    data = _data_of(expert, value)
     if data is None:
         return None
     try:
@@ -180,10 +184,7 @@ def _notes(data: Mapping[str, Any], field: str, expert: str) -> list[str]:
 
 def data_quality_of_result(expert: str, value: Any) -> ExpertDataQuality | None:
     """Counts of the result's ``data_gaps`` and ``staleness``; None when the expert failed."""
-    try:
-        data = _unwrap(value)
-    except TypeError as exc:
-        raise ProjectionError(expert, str(exc)) from exc
+    data = _data_of(expert, value)
     if data is None:
         return None
     return ExpertDataQuality(**{field: len(_notes(data, field, expert)) for field in DATA_QUALITY_FIELDS})
@@ -209,17 +210,3 @@ def failed_experts_of(expert_results: Mapping[str, Any]) -> list[str]:
         except TypeError:
             continue  # not a failure: an unreadable result, which the projection reports
     return failed
-
-
-def summaries_for_debate(expert_results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The debate request's ``expert_results``: each successful expert's summary with its ``data_gaps`` and
-    ``staleness`` lists (a few short strings), so the debate can weigh it by its coverage."""
-    body: dict[str, dict[str, Any]] = {}
-    for expert, value in expert_results.items():
-        summary = summarize_expert_result(expert, value)
-        if summary is None:
-            continue
-        data = _unwrap(value)
-        assert data is not None
-        body[expert] = {**summary.model_dump(), **{f: _notes(data, f, expert) for f in DATA_QUALITY_FIELDS}}
-    return body

@@ -15,7 +15,6 @@ from shared_contracts.projection import (
     failed_experts_of,
     project_data_quality,
     project_expert_results,
-    summaries_for_debate,
     summarize_expert_result,
 )
 
@@ -215,27 +214,3 @@ def test_failed_experts_are_named_from_envelopes_and_nulls() -> None:
         "catalyst_detective": {"status": "success", "data": catalyst()},
     }
     assert failed_experts_of(results) == ["valuation_modeler", "macro_intelligence"]
-
-
-def test_summaries_for_debate_carry_the_data_notes_but_no_bulk() -> None:
-    results = {
-        "valuation_modeler": {**valuation(), "data_gaps": ["no PB"], "staleness": []},
-        "technical_analyst": technical(),
-        "macro_intelligence": {"status": "failed", "error": "timeout"},
-    }
-    body = summaries_for_debate(results)
-    assert set(body) == {"valuation_modeler", "technical_analyst"}
-    assert body["valuation_modeler"] == {
-        "signal": "UNDERVALUED",
-        "confidence": 0.6,
-        "reasoning": "PE-TTM 19.5 at the 1.7th percentile",
-        "risk_warning": "earnings decline; policy risk",
-        "data_gaps": ["no PB"],
-        "staleness": [],
-    }
-    assert body["technical_analyst"]["data_gaps"] == []
-    for field in BULK_FIELDS:
-        assert all(field not in entry for entry in body.values())
-    # read back as the debate reads a request: the same summaries, the same counts
-    assert project_expert_results(body) == project_expert_results(results)
-    assert project_data_quality(body)["valuation_modeler"] == ExpertDataQuality(data_gaps=1)
