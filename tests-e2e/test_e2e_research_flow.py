@@ -425,6 +425,7 @@ def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
                 "resistance": ta["key_technical_levels"]["resistance"],
             },
             "atr": ta["technical_indicators"]["atr14"],  # stops in units of volatility
+            "realised_volatility_pct": ta["technical_indicators"]["volatility_60d_pct"],
         }
         value_range = raw["valuation_modeler"]["estimated_intrinsic_value_range"]
         if value_range.get("low"):

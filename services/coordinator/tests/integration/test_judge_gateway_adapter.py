@@ -63,13 +63,13 @@ async def test_the_exact_judge_input(adapter: JudgeGatewayAdapter) -> None:
 
 async def test_atr_evidence_horizon_and_value_range_reach_the_judge(adapter: JudgeGatewayAdapter) -> None:
     technical = sample_result("technical_analyst")
-    technical["technical_indicators"]["atr14"] = 31.5
+    technical["technical_indicators"] |= {"atr14": 31.5, "volatility_60d_pct": 24.8}
     valuation = sample_result("valuation_modeler")
     valuation["estimated_intrinsic_value_range"] = {"low": 1400.0, "high": 1900.0}
     body = await sent_body(
         adapter, {"expert_results": {"technical_analyst": technical, "valuation_modeler": valuation}}
     )
-    assert body["atr"] == 31.5
+    assert (body["atr"], body["realised_volatility_pct"]) == (31.5, 24.8)
     assert (body["intrinsic_value_low"], body["intrinsic_value_high"]) == (1400.0, 1900.0)
     stale = technical | {"as_of": "2099-01-01"}  # a close not usable on the analysis date: no ATR of its day
     body = await sent_body(adapter, {"expert_results": {"technical_analyst": stale}, "analysis_date": "2025-09-30"})

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+import statistics
 from datetime import date
 from typing import Any
 
@@ -176,3 +179,13 @@ async def test_bar_requests_that_are_client_mistakes(
     response = await client.get(path)
     assert response.status_code == status, response.text
     assert response.json()["code"] == code
+
+
+async def test_the_technical_analyst_reports_realised_volatility(snapshot: OfflineSnapshotProvider) -> None:
+    """60 daily log returns, sample deviation, × √252, in percent: recomputed here from the bars."""
+    result = await _container(snapshot).experts.run("technical_analyst", "600519.SH", None, date(2025, 6, 30))
+    history = await PointInTimeData(snapshot).price_history(MOUTAI, date(2025, 6, 30))
+    closes = [b.close for b in history.bars[-61:]]
+    returns = [math.log(b / a) for a, b in itertools.pairwise(closes)]
+    expected = statistics.stdev(returns) * math.sqrt(252) * 100
+    assert result["technical_indicators"]["volatility_60d_pct"] == pytest.approx(expected, abs=1e-3)

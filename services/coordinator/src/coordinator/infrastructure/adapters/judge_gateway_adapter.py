@@ -107,16 +107,19 @@ def evidence_horizon(debate_outcome: Mapping[str, Any]) -> str | None:
 
 
 def _volatility_context(context: Mapping[str, Any] | None, fields: Mapping[str, Any]) -> dict[str, Any]:
-    """``atr`` (the technical analyst's ATR(14), when the verdict is priced on its close) and the valuation
-    modeler's intrinsic value range, for stops in units of volatility and the take-profit."""
+    """``atr`` and ``realised_volatility_pct`` (the technical analyst's ATR(14) and 60-day volatility, when the
+    verdict is priced on its close) and the valuation modeler's intrinsic value range, for stops in units of
+    volatility and the take-profit."""
     results = (context or {}).get("expert_results") or {}
     found: dict[str, Any] = {}
     technical = results.get(ExpertType.TECHNICAL_ANALYST.value)
     if isinstance(technical, Mapping) and fields.get("reference_date") == technical.get("as_of"):
         indicators = technical.get("technical_indicators")
-        atr = indicators.get("atr14") if isinstance(indicators, Mapping) else None
-        if isinstance(atr, int | float) and _positive(atr):
-            found["atr"] = float(atr)
+        indicators = indicators if isinstance(indicators, Mapping) else {}
+        for wire, name in (("atr", "atr14"), ("realised_volatility_pct", "volatility_60d_pct")):
+            value = indicators.get(name)
+            if isinstance(value, int | float) and _positive(value):
+                found[wire] = float(value)
     valuation = results.get(ExpertType.VALUATION_MODELER.value)
     value_range = valuation.get("estimated_intrinsic_value_range") if isinstance(valuation, Mapping) else None
     if isinstance(value_range, Mapping):

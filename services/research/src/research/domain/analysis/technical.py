@@ -7,6 +7,7 @@ population σ); volume ratio = the day's volume / the mean volume of the 5 sessi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date
 
@@ -62,11 +63,25 @@ class TechnicalFacts:
     boll_percent_b: float | None
     atr14: float | None
     atr_pct: float | None
+    volatility_60d_pct: float | None
+    """Realised volatility: the standard deviation of the last 60 daily log returns, annualised (× √252), in %."""
     volume_ratio: float | None
     high_52w: float
     low_52w: float
     window_52w_bars: int
     levels: KeyLevels
+
+
+VOLATILITY_BARS = 60
+TRADING_DAYS_PER_YEAR = 252
+
+
+def _realised_volatility(close: np.ndarray, bars: int) -> float | None:
+    """Annualised standard deviation of the last ``bars`` daily log returns, in percent."""
+    if len(close) <= bars or np.any(close[-bars - 1 :] <= 0):
+        return None
+    returns = np.diff(np.log(close[-bars - 1 :]))
+    return rnd(float(np.std(returns, ddof=1)) * math.sqrt(TRADING_DAYS_PER_YEAR) * 100.0)
 
 
 def _last(series: np.ndarray, back: int = 1) -> float | None:
@@ -124,6 +139,7 @@ def compute_technical_facts(history: PriceHistory, analysis_date: date | None) -
         boll_percent_b=rnd((last_close - float(lower[-1])) / band) if band > 0 else None,
         atr14=atr,
         atr_pct=rnd(atr / last_close * 100.0) if atr is not None else None,
+        volatility_60d_pct=_realised_volatility(close, VOLATILITY_BARS),
         volume_ratio=rnd(float(volume[-1]) / prior_volume) if prior_volume > 0 else None,
         high_52w=float(high[year].max()),
         low_52w=float(low[year].min()),
