@@ -203,7 +203,6 @@ async def test_insufficient_history_without_any_known_date_omits_it() -> None:
 @pytest.mark.parametrize(
     "failures",
     [
-        {TA: not_found(), MI: too_early("2001-12-20")},  # two client reasons
         {TA: not_found(), MI: gateway_error()},  # one server-side
         {TA: not_found(), MI: PeerResponseError("research", 504, "data_provider_timeout", "slow")},
     ],
@@ -213,6 +212,14 @@ async def test_mixed_or_server_side_reasons_stay_500_all_experts_failed(failures
     assert response.status_code == 500
     assert response.json()["code"] == "all_experts_failed"
     assert response.json()["overall_status"] == "failed"
+
+
+async def test_client_reasons_that_differ_are_still_the_callers_mistake() -> None:
+    """A bars-only symbol before its first bar: some experts are too early, the others have no such data."""
+    failures = {TA: too_early("2001-12-20"), MI: not_found()}
+    response = await post({"symbol": "ZZZZ", "experts": [TA, MI]}, gateway=FakeExpertGateway(failures))
+    assert (response.status_code, response.json()["code"]) == (422, "insufficient_history")
+    assert response.json()["earliest_usable_date"] == "2001-12-20"
 
 
 async def test_over_http_the_peers_problem_code_decides_404_and_422() -> None:

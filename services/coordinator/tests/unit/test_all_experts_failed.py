@@ -1,12 +1,18 @@
-"""Which error a research in which every expert failed is: the caller's mistake (404 symbol_not_found,
-422 insufficient_history) only when every expert failed for it, as the research service said."""
+"""Which error a research in which every expert failed is: the caller's mistake (404 symbol_not_found or
+data_unavailable, 422 insufficient_history) only when every expert failed for a client-side reason, as the
+research service said."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchResult
-from coordinator.domain.exceptions import AllExpertsFailedError, InsufficientHistoryError, SymbolNotFoundError
+from coordinator.domain.exceptions import (
+    AllExpertsFailedError,
+    DataUnavailableError,
+    InsufficientHistoryError,
+    SymbolNotFoundError,
+)
 from coordinator.domain.model.enums import ExpertType
 
 TA, VM, MI = ExpertType.TECHNICAL_ANALYST, ExpertType.VALUATION_MODELER, ExpertType.MACRO_INTELLIGENCE
@@ -53,10 +59,24 @@ def test_insufficient_history_without_any_date_has_none() -> None:
     assert error.earliest_usable_date is None
 
 
-def test_mixed_client_reasons_are_all_experts_failed() -> None:
-    error = AllExpertsFailedError.for_result(failed(technical_analyst=not_found(), macro_intelligence=too_early(None)))
-    assert type(error) is AllExpertsFailedError
-    assert error.code == "all_experts_failed"
+def no_data() -> ExpertFailure:
+    return ExpertFailure(status=404, code="data_unavailable")
+
+
+def test_mixed_client_reasons_with_a_date_too_early_are_insufficient_history() -> None:
+    """000021.SZ (bars only) on 2019-12-31: the bar experts are too early, the others have no data at all."""
+    result = failed(
+        technical_analyst=too_early(date(2020, 3, 30)), valuation_modeler=no_data(), macro_intelligence=not_found()
+    )
+    error = AllExpertsFailedError.for_result(result)
+    assert isinstance(error, InsufficientHistoryError)
+    assert error.earliest_usable_date == date(2020, 3, 30)
+
+
+def test_no_data_of_the_kinds_asked_for_is_data_unavailable() -> None:
+    error = AllExpertsFailedError.for_result(failed(valuation_modeler=no_data(), macro_intelligence=not_found()))
+    assert type(error) is DataUnavailableError
+    assert error.code == "data_unavailable"
 
 
 def test_any_failure_research_did_not_explain_as_the_callers_is_all_experts_failed() -> None:

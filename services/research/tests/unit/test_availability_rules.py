@@ -67,6 +67,7 @@ def test_weekdays_between_counts_the_days_after_the_first() -> None:
     assert rules.weekdays_between(date(2025, 9, 26), date(2025, 9, 29)) == 1  # Friday → Monday
     assert rules.weekdays_between(date(2025, 9, 30), date(2025, 9, 30)) == 0
     assert rules.weekdays_between(date(2025, 9, 30), date(2025, 9, 1)) == 0
+    assert rules.weekdays_between(date(2025, 9, 30), date.max) > 2_000_000  # the last day there is
 
 
 def test_staleness_thresholds_at_their_boundaries() -> None:

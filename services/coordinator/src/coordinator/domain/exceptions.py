@@ -19,6 +19,7 @@ CoordinatorError
 │   └── ScorecardDateRangeError      invalid_date_range  start after end
 ├── AllExpertsFailedError            500  all_experts_failed (carries the full result)
 │   ├── SymbolNotFoundError          404  symbol_not_found      every expert: research has no data for it
+│   ├── DataUnavailableError         404  data_unavailable      every expert: no data of its kind (or the symbol)
 │   └── InsufficientHistoryError     422  insufficient_history  every expert: too little data public on
 │                                         the analysis date (carries the earliest usable date, when known)
 └── GatewayError                     a call to a peer service failed (never reaches HTTP as such:
@@ -113,22 +114,36 @@ class AllExpertsFailedError(CoordinatorError):
 
     @staticmethod
     def for_result(result: ResearchResult) -> AllExpertsFailedError:
-        """The error for ``result`` (every expert failed): ``SymbolNotFoundError`` or
-        ``InsufficientHistoryError`` when every expert's failure carries that research code, else this class."""
+        """The error for ``result`` (every expert failed). When every failure is a client-side one the research
+        service named: ``InsufficientHistoryError`` if any expert needs a later date (the earliest date one of
+        them gave), else ``SymbolNotFoundError`` if none has the symbol, else ``DataUnavailableError`` (no data
+        of the kinds asked for). Any other failure: this class, the spec's 500."""
         failures = [item.failure for item in result.expert_results]
         codes = {failure.code if failure is not None else None for failure in failures}
-        if codes == {SymbolNotFoundError.code}:
-            return SymbolNotFoundError(result)
-        if codes == {InsufficientHistoryError.code}:
+        if not codes <= CLIENT_SIDE_CODES:
+            return AllExpertsFailedError(result)
+        if InsufficientHistoryError.code in codes:
             dates = [f.earliest_usable_date for f in failures if f is not None and f.earliest_usable_date is not None]
             return InsufficientHistoryError(result, min(dates) if dates else None)
-        return AllExpertsFailedError(result)
+        if codes == {SymbolNotFoundError.code}:
+            return SymbolNotFoundError(result)
+        return DataUnavailableError(result)
 
 
 class SymbolNotFoundError(AllExpertsFailedError):
     """Every expert failed because the research service has no data for the symbol."""
 
     code = "symbol_not_found"
+
+
+class DataUnavailableError(AllExpertsFailedError):
+    """Every expert failed because the data source has no data of the kinds they need for the symbol."""
+
+    code = "data_unavailable"
+
+
+CLIENT_SIDE_CODES = frozenset({"symbol_not_found", "insufficient_history", "data_unavailable"})
+"""Research failures that are the caller's choice of symbol, experts or date, not a fault."""
 
 
 class InsufficientHistoryError(AllExpertsFailedError):

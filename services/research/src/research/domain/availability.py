@@ -101,4 +101,7 @@ def news_available_from(published_at: datetime) -> date:
 
 def weekdays_between(earlier: date, later: date) -> int:
     """Weekdays after ``earlier`` up to and including ``later`` (holidays not known here: an upper bound)."""
-    return int(np.busday_count(earlier + timedelta(days=1), later + timedelta(days=1))) if later > earlier else 0
+    if later <= earlier:
+        return 0
+    end = later + timedelta(days=1) if later < date.max else later  # date.max has no next day
+    return int(np.busday_count(earlier + timedelta(days=1), end))

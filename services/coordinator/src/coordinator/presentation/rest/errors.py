@@ -1,7 +1,7 @@
 """Domain errors → HTTP, once. Every client mistake in a research request is a 400 problem detail
 with its own ``code``. Every expert failing is answered with the full research response
 (``overall_status: "failed"`` and each expert's error) plus the problem fields: 500 ``all_experts_failed``,
-or, when every expert failed for the same mistake of the caller, 404 ``symbol_not_found`` or 422
+or, when every expert failed for a mistake of the caller, 404 ``symbol_not_found`` / ``data_unavailable`` or 422
 ``insufficient_history`` (with ``earliest_usable_date`` when known)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
+    DataUnavailableError,
     InsufficientHistoryError,
     ResearchRequestError,
     ScorecardQueryError,
@@ -38,6 +39,7 @@ STATUS_BY_EXCEPTION: dict[type[Exception], int] = {
 # (status, title) of each way every expert can fail; the most specific class found first wins.
 ALL_FAILED_STATUS: dict[type[AllExpertsFailedError], tuple[int, str]] = {
     SymbolNotFoundError: (404, "Symbol not found"),
+    DataUnavailableError: (404, "No data for these experts"),
     InsufficientHistoryError: (422, "Insufficient history"),
     AllExpertsFailedError: (500, "All experts failed"),
 }
