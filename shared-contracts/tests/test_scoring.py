@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from shared_contracts.scoring import HOLDING_DAYS, DailyBar, period_return, score_trade
+from shared_contracts.scoring import HOLDING_DAYS, DailyBar, period_return, score_trade, stale_entry
 
 START = date(2024, 1, 1)
 
@@ -107,3 +107,15 @@ def test_period_return_holds_an_exposure_and_leaves_at_a_level() -> None:
     assert stopped == pytest.approx(-0.08)
     assert period_return(series, start_day=START, end_day=series[4].day, exposure=0.0) == 0.0
     assert period_return(series, start_day=series[4].day, end_day=START, exposure=1.0) == 0.0
+
+
+def test_a_verdict_priced_on_a_stale_close_is_not_scorable() -> None:
+    """000792.SZ as of 2021-06-30 was priced on 2020-04-29 (a 15-month gap): no trade at that close."""
+    series = bars(*flat(30))
+    on_time = buy(series, analysis_day=START + timedelta(days=14))
+    assert on_time.status == "scored"
+    late = buy(series, analysis_day=START + timedelta(days=15))
+    assert late.status == "not_scorable"
+    assert "15 days before the analysis date" in late.reason
+    assert late.call_return is None
+    assert stale_entry(START, None) is None

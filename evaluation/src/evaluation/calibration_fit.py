@@ -81,6 +81,7 @@ def scored_calls(records_file: Path, bars_dir: Path, before: date) -> list[tuple
             time_horizon=r["time_horizon"],
             stop_percent=r["stop_percent"],
             take_profit_percent=r["take_profit_percent"],
+            analysis_day=date.fromisoformat(r["analysis_date"]),
         )
         if outcome.profitable is not None:
             calls.append((r["confidence"], outcome.profitable))

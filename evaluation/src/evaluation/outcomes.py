@@ -43,4 +43,5 @@ def _outcome(record: ResearchRecord, series: BarSeries | None, allow_short: bool
         stop_percent=stop,
         take_profit_percent=target,
         allow_short=allow_short,
+        analysis_day=record.analysis_date,
     )

@@ -18,7 +18,7 @@ from evaluation.bar_series import BarSeries
 from evaluation.records import Configuration, ResearchRecord
 from evaluation.serialise import Json, estimate_json, rounded
 from shared_contracts.metrics import equity_curve, max_drawdown, mean_ci, sharpe
-from shared_contracts.scoring import period_return
+from shared_contracts.scoring import period_return, stale_entry
 
 PERIODS_PER_YEAR = {"month-end": 12, "week-end": 52}
 """Rebalancing periods a year (for the Sharpe ratio) by grid; any other grid counts as monthly."""
@@ -66,10 +66,13 @@ def rebalance_periods(grid: Sequence[date], end: date) -> list[Period]:
 
 def verdict_rule(records: Sequence[ResearchRecord], configuration: Configuration, *, allow_short: bool) -> PositionRule:
     """The positions a configuration's verdicts take: BUY ``position_percent`` long, SELL as much short when
-    shorting is allowed (else cash), HOLD and no verdict cash; the verdict's stop and take-profit apply."""
+    shorting is allowed (else cash), HOLD and no verdict cash; the verdict's stop and take-profit apply. A
+    verdict priced on a stale close (``stale_entry``) takes no position."""
     positions: dict[tuple[str, date], Position] = {}
     for r in records:
         if r.configuration != configuration or r.status != "ok" or r.position_percent is None:
+            continue
+        if stale_entry(r.entry_day, r.analysis_date) is not None:
             continue
         size = r.position_percent / 100.0
         exposure = size if r.action == "BUY" else -size if r.action == "SELL" and allow_short else 0.0

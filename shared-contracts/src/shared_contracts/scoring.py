@@ -27,6 +27,11 @@ from typing import Literal
 HOLDING_DAYS = {"SHORT_TERM": 20, "MEDIUM_TERM": 60, "LONG_TERM": 120}
 """Trading days a verdict is held for, by its ``time_horizon``."""
 
+MAX_ENTRY_LAG_DAYS = 14
+"""A verdict whose reference close is more than this many calendar days before its analysis date (a halt, a gap in
+the data, a date past the last bar) could not have been traded at that close: it is not scored, and a portfolio
+does not take its position. Two weeks span the longest exchange holidays."""
+
 ExitReason = Literal["stop", "target", "horizon"]
 Status = Literal["scored", "pending", "not_scorable"]
 
@@ -65,6 +70,16 @@ class TradeOutcome:
         return None if self.call_return is None or self.status != "scored" else self.call_return > 0
 
 
+def stale_entry(entry_day: date, analysis_day: date | None) -> str | None:
+    """Why a verdict priced on ``entry_day`` cannot be traded on ``analysis_day``; None when it can."""
+    if analysis_day is None or (analysis_day - entry_day).days <= MAX_ENTRY_LAG_DAYS:
+        return None
+    return (
+        f"the reference close of {entry_day.isoformat()} is {(analysis_day - entry_day).days} days before the "
+        f"analysis date {analysis_day.isoformat()}: no trade could be entered at it"
+    )
+
+
 def _entry_index(bars: Sequence[DailyBar], entry_day: date) -> int | None:
     """The last bar on or before ``entry_day``."""
     index = None
@@ -84,12 +99,16 @@ def score_trade(
     stop_percent: float,
     take_profit_percent: float,
     allow_short: bool = False,
+    analysis_day: date | None = None,
 ) -> TradeOutcome:
     """Score one verdict on ``bars`` (oldest first). ``stop_percent`` / ``take_profit_percent`` are the verdict's
-    signed ``percent_from_entry``; only their size is used, the side follows from the action."""
+    signed ``percent_from_entry``; only their size is used, the side follows from the action. With
+    ``analysis_day``, a verdict priced on a close too long before it (``stale_entry``) is ``not_scorable``."""
     start = _entry_index(bars, entry_day)
     if start is None:
         return TradeOutcome("not_scorable", action, reason=f"no bar on or before {entry_day.isoformat()}")
+    if (stale := stale_entry(bars[start].day, analysis_day)) is not None:
+        return TradeOutcome("not_scorable", action, bars[start].day, bars[start].close, reason=stale)
     if time_horizon not in HOLDING_DAYS:
         return TradeOutcome("not_scorable", action, reason=f"unknown time horizon {time_horizon!r}")
     entry = bars[start]

@@ -158,6 +158,7 @@ def score_verdict(stored: StoredVerdict, bars: Sequence[DailyBar]) -> SessionOut
         stop_percent=terms.stop_percent,
         take_profit_percent=terms.take_profit_percent,
         allow_short=ALLOW_SHORT,
+        analysis_day=stored.research_day,
     )
     return SessionOutcome(trade.status, trade.entry_day or stored.entry_day, trade, trade.reason)
 

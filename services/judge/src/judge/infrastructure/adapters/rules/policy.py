@@ -156,10 +156,10 @@ def verdict_confidence(confidence: float, disagreements: int) -> float:
 
 
 CONFIDENCE_CALIBRATION: tuple[tuple[float, float], ...] = (
-    (0.4659, 0.3848),
-    (0.5192, 0.3848),
-    (0.5936, 0.3848),
-    (0.6979, 0.3848),
+    (0.4658, 0.3844),
+    (0.5191, 0.3844),
+    (0.5936, 0.3844),
+    (0.6979, 0.3844),
 )
 """(raw verdict confidence, calibrated) knots fitted on the evaluation's in-sample period (analysis dates before
 2023-10-31; ``python -m evaluation.calibration_fit``, docs/decisions.md): a BUY/SELL reports the in-sample share
