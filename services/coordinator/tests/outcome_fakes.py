@@ -84,8 +84,9 @@ def judged_session(
     retried_from: str | None = None,
     **verdict_terms: Any,
 ) -> ResearchSession:
-    """A completed session with a verdict. ``as_of``: its technical analyst succeeded with that ``as_of``;
-    without it, the technical analyst failed."""
+    """A completed session with a verdict. ``as_of``: its technical analyst succeeded with that ``as_of`` (and,
+    unless ``analysis_date`` says otherwise, the research was made as of that day); without it, the technical
+    analyst failed."""
     experts = [TA, MI]
     technical = (
         ExpertOutcome("success", data=sample_result(TA, symbol) | {"as_of": as_of.isoformat()})
@@ -98,7 +99,7 @@ def judged_session(
         status="completed" if as_of is not None else "partial",
         minutes=minutes,
         options=options if options is not None else {TA: {}, MI: {}},
-        analysis_date=analysis_date,
+        analysis_date=analysis_date if analysis_date is not None or options is not None else as_of,
         retried_from=retried_from,
         outcomes={TA: technical, MI: ExpertOutcome("success", data=sample_result(MI, symbol))},
     )
