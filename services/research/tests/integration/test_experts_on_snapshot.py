@@ -12,6 +12,8 @@ from pydantic import BaseModel
 from research.application.dtos import CatalystDetectiveAgentResult
 from research.container import ResearchContainer, build_container
 from research.domain.exceptions import DataUnavailableError
+from research.domain.model.market_data import PriceHistory
+from research.domain.model.symbol import Symbol
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.settings import Settings
 from shared_contracts.experts import ExpertType
@@ -44,6 +46,13 @@ EXPECTED_GAPS = {
     (ExpertType.MACRO_INTELLIGENCE, "MSFT"),
 }
 CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+class SnapshotWithoutBars(OfflineSnapshotProvider):
+    """The shipped snapshot with its bars hidden: the valuation modeler must use its valuation snapshots."""
+
+    async def get_price_history(self, symbol: Symbol, end: date | None = None) -> PriceHistory:
+        raise DataUnavailableError(f"no bars for {symbol} in this test")
 
 
 def rules_container(snapshot: OfflineSnapshotProvider, language: str = "zh") -> ResearchContainer:
@@ -124,8 +133,8 @@ async def test_bank_leverage_is_not_scored(snapshot: OfflineSnapshotProvider) ->
     assert dims["cash_flow"] == "NOT_ASSESSED"
 
 
-async def test_valuation_states_its_assumptions(snapshot: OfflineSnapshotProvider) -> None:
-    result = await rules_container(snapshot).experts.valuation.run("600519.SH")
+async def test_valuation_states_its_assumptions() -> None:
+    result = await rules_container(SnapshotWithoutBars()).experts.valuation.run("600519.SH")
     iv = result["estimated_intrinsic_value_range"]
     assert iv["method"] == "earnings_power_value"
     assert iv["assumptions"]["equity_risk_premium_pct"] == [3.0, 5.0]
@@ -158,9 +167,9 @@ async def test_no_analysis_date_analyses_as_of_today_and_names_the_gap(snapshot:
     assert any("298 weekdays before the analysis date 2026-11-21" in note for note in result["staleness"])
 
 
-async def test_disagreeing_dividend_sources_are_a_data_gap_not_a_risk(snapshot: OfflineSnapshotProvider) -> None:
+async def test_disagreeing_dividend_sources_are_a_data_gap_not_a_risk() -> None:
     """Issue 28: a data caveat is stated in ``data_gaps`` only, never counted as an investment risk."""
-    container = rules_container(snapshot, "en")
+    container = rules_container(SnapshotWithoutBars(), "en")
     agreeing = await container.experts.run("valuation_modeler", "600519.SH")  # 4.0 % in both sources
     disagreeing = await container.experts.run("valuation_modeler", "601318.SH")
     assert not any("dividend" in gap for gap in agreeing["data_gaps"])
@@ -168,3 +177,16 @@ async def test_disagreeing_dividend_sources_are_a_data_gap_not_a_risk(snapshot: 
     assert gap.startswith("dividend yield sources disagree: ")
     assert "{" not in gap  # named source by source, not a Python dict
     assert not any("dividend" in risk for risk in agreeing["risk_factors"] + disagreeing["risk_factors"])
+
+
+async def test_todays_valuation_is_priced_on_the_research_close_not_a_later_snapshot(
+    snapshot: OfflineSnapshotProvider,
+) -> None:
+    """Issue 26: the snapshots (2026-06) are newer than the last bar (2025-09-30); every price the valuation
+    quotes is still the verdict's reference close, the technical analyst's."""
+    container = rules_container(snapshot, "en")
+    valuation = await container.experts.run("valuation_modeler", "600519.SH", None, date(2026, 11, 25))
+    technical = await container.experts.run("technical_analyst", "600519.SH", None, date(2026, 11, 25))
+    assert valuation["as_of"] == technical["as_of"] == "2025-09-30"
+    assert valuation["valuation_indicators"]["close"] == technical["technical_indicators"]["close"]
+    assert "2026-06" not in str(valuation["reasoning_summary"]) + str(valuation["risk_factors"])

@@ -1,8 +1,9 @@
 """Valuation modeler: PE/PB/dividend yield, percentile, earnings yield vs the 10-year yield, and an
 intrinsic value range with stated assumptions, from the valuation data public on the analysis date.
 
-The newest of two is used: the latest valuation snapshot taken by that day, or multiples computed from that
-day's close and the annual reports public then (``computed_snapshot``), when the data supports them."""
+Multiples computed from the research's close and the annual reports public on its day (``computed_snapshot``)
+are used whenever the data supports them, so every price the valuation quotes is the verdict's reference close;
+otherwise the latest valuation snapshot taken by that day."""
 
 from __future__ import annotations
 
@@ -63,15 +64,14 @@ class ValuationModelerService:
         return max(min(days), history.bars[0].date) if days and history.bars else None
 
     async def _valuation(self, symbol: Symbol, on: date) -> ValuationData:
-        """The snapshots public on ``on``, or a computed one when it is newer than all of them."""
+        """A computed snapshot priced on the last close by ``on`` when possible, else the snapshots public then."""
         computed = await self._computed(symbol, on)
         no_data = DataUnavailableError(f"{symbol}: no valuation data")
         try:
             valuation: ValuationData | None = await self._data.valuation(symbol, on)
         except DataUnavailableError as exc:
             valuation, no_data = None, exc
-        newest = max((s.as_of.date() for s in valuation.snapshots), default=None) if valuation else None
-        if computed is not None and (newest is None or computed.as_of.date() > newest):
+        if computed is not None:  # priced on the research's own close, whatever snapshot day there is
             return ValuationData(symbol=symbol, snapshots=(computed,), source=COMPUTED_SOURCE)
         if valuation is not None and (valuation.snapshots or valuation.history):
             return valuation
