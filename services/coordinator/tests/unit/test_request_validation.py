@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -188,6 +188,21 @@ async def test_two_different_dates_are_a_conflict_before_anything_runs() -> None
     assert caught.value.code == "conflicting_analysis_date"
     assert "2025-09-30" in str(caught.value)
     assert "2024-06-28" in str(caught.value)
+    assert orchestrator.requests == []
+
+
+@pytest.mark.parametrize("where", ["top_level", "option"])
+async def test_a_date_after_today_is_refused_before_anything_runs(where: str) -> None:
+    orchestrator = FakeOrchestrator()
+    future = (TODAY + timedelta(days=1)).isoformat()
+    dated: dict[str, Any] = (
+        {"analysis_date": future}
+        if where == "top_level"
+        else {"options": {"technical_analyst": {"analysis_date": future}}}
+    )
+    with pytest.raises(ResearchRequestError) as caught:
+        await service(orchestrator).execute(ResearchCommand(symbol="600519.SH", experts=["technical_analyst"], **dated))
+    assert caught.value.code == "analysis_date_in_future"
     assert orchestrator.requests == []
 
 

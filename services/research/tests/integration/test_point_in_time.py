@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import httpx
@@ -167,8 +167,9 @@ async def test_bars_between_two_dates_with_their_provenance(client: httpx.AsyncC
 @pytest.mark.parametrize(
     ("path", "status", "code"),
     [
-        ("/api/v1/research/bars/600519.SH?start=2025-09-30&end=2025-09-01", 400, "invalid_options"),
-        ("/api/v1/research/bars/600519.SH?start=20250901", 400, "invalid_options"),
+        ("/api/v1/research/bars/600519.SH?start=2025-09-30&end=2025-09-01", 400, "invalid_date_range"),
+        ("/api/v1/research/bars/600519.SH?start=20250901", 400, "invalid_date"),
+        ("/api/v1/research/bars/600519.SH?end=2024-02-30", 400, "invalid_date"),
         ("/api/v1/research/bars/6005.XX", 400, "invalid_symbol"),
         ("/api/v1/research/bars/000002.SZ", 404, "symbol_not_found"),
     ],
@@ -189,3 +190,12 @@ async def test_the_technical_analyst_reports_realised_volatility(snapshot: Offli
     returns = [math.log(b / a) for a, b in itertools.pairwise(closes)]
     expected = statistics.stdev(returns) * math.sqrt(252) * 100
     assert result["technical_indicators"]["volatility_60d_pct"] == pytest.approx(expected, abs=1e-3)
+
+
+async def test_an_analysis_date_after_today_is_refused(client: httpx.AsyncClient) -> None:
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    response = await client.post(
+        "/api/v1/research/experts/macro_intelligence", json={"symbol": "600519.SH", "analysis_date": tomorrow}
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "analysis_date_in_future"

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from coordinator.application.dtos import ResearchCommand
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import (
+    AnalysisDateInFutureError,
     ConflictingAnalysisDateError,
     DuplicateExpertError,
     ExpertsEmptyError,
@@ -89,14 +90,21 @@ def _analysis_date(value: str | None) -> date | None:
 
 
 def _resolved_date(given: date | None, technical_option: str | None, today: Callable[[], date]) -> date:
-    """The top-level date, else the technical analyst's option (validated ISO text), else today."""
+    """The top-level date, else the technical analyst's option (validated ISO text), else today; never after
+    today (a research is made as of a day that has happened)."""
     option = date.fromisoformat(technical_option) if technical_option is not None else None
     if given is not None and option is not None and given != option:
         raise ConflictingAnalysisDateError(
             f"analysis_date {given.isoformat()} and options.technical_analyst.analysis_date "
             f"{option.isoformat()} differ; give one date (or the same in both)"
         )
-    return given or option or today()
+    resolved, now = given or option or today(), today()
+    if resolved > now:
+        raise AnalysisDateInFutureError(
+            f"analysis_date {resolved.isoformat()} is after today ({now.isoformat()}): a research is made as of "
+            "a day that has happened"
+        )
+    return resolved
 
 
 def _options(experts: list[ExpertType], given: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -79,6 +79,10 @@ class ConflictingAnalysisDateError(ResearchRequestError):
     code = "conflicting_analysis_date"
 
 
+class AnalysisDateInFutureError(ResearchRequestError):
+    code = "analysis_date_in_future"
+
+
 class ScorecardQueryError(CoordinatorError):
     code = "invalid_request"
 

@@ -13,7 +13,12 @@ from research.application.financial_auditor_service import FinancialAuditorServi
 from research.application.macro_intelligence_service import MacroIntelligenceService
 from research.application.technical_analyst_service import TechnicalAnalystService
 from research.application.valuation_modeler_service import ValuationModelerService
-from research.domain.exceptions import ConflictingAnalysisDateError, InvalidOptionsError, UnknownExpertError
+from research.domain.exceptions import (
+    AnalysisDateInFutureError,
+    ConflictingAnalysisDateError,
+    InvalidOptionsError,
+    UnknownExpertError,
+)
 from shared_contracts.experts import (
     EXPERT_OPTION_MODELS,
     ExpertType,
@@ -39,13 +44,20 @@ def parse_options(expert: ExpertType, options: dict[str, Any] | None) -> BaseMod
 
 
 def resolve_analysis_date(given: date | None, option: date | None, today: Callable[[], date]) -> date:
-    """The research's one date: ``analysis_date``, else the technical analyst's option, else today."""
+    """The research's one date: ``analysis_date``, else the technical analyst's option, else today; never later
+    than today."""
     if given is not None and option is not None and given != option:
         raise ConflictingAnalysisDateError(
             f"analysis_date {given.isoformat()} and options.analysis_date {option.isoformat()} differ; "
             "give one, or the same date in both"
         )
-    return given or option or today()
+    resolved, now = given or option or today(), today()
+    if resolved > now:
+        raise AnalysisDateInFutureError(
+            f"analysis_date {resolved.isoformat()} is after today ({now.isoformat()}): a research is made as of "
+            "a day that has happened"
+        )
+    return resolved
 
 
 class ExpertDispatcher:

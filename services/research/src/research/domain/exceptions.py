@@ -5,7 +5,9 @@ ResearchError
 │   ├── SymbolRequiredError        symbol_required (missing or blank, as the coordinator and debate say)
 │   ├── InvalidSymbolError         invalid_symbol
 │   ├── InvalidOptionsError        invalid_options
-│   └── ConflictingAnalysisDateError conflicting_analysis_date (analysis_date and the option differ)
+│   ├── InvalidDateError / InvalidDateRangeError  invalid_date, invalid_date_range (bars' start/end)
+│   ├── ConflictingAnalysisDateError conflicting_analysis_date (analysis_date and the option differ)
+│   └── AnalysisDateInFutureError  analysis_date_in_future (after today)
 ├── NotFoundError                  404
 │   ├── UnknownExpertError         unknown_expert
 │   ├── SymbolNotFoundError        symbol_not_found (carries the symbols available offline)
@@ -44,8 +46,20 @@ class InvalidOptionsError(InvalidRequestError):
     code = "invalid_options"
 
 
+class InvalidDateError(InvalidRequestError):
+    code = "invalid_date"
+
+
+class InvalidDateRangeError(InvalidRequestError):
+    code = "invalid_date_range"
+
+
 class ConflictingAnalysisDateError(InvalidRequestError):
     code = "conflicting_analysis_date"
+
+
+class AnalysisDateInFutureError(InvalidRequestError):
+    code = "analysis_date_in_future"
 
 
 class NotFoundError(ResearchError):

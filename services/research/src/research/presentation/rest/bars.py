@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from research.domain.exceptions import InvalidOptionsError
+from research.domain.exceptions import InvalidDateError, InvalidDateRangeError
 from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
 from shared_contracts.experts import is_iso_date
@@ -21,7 +21,7 @@ def _day(name: str, value: str | None) -> date | None:
     if value is None:
         return None
     if not is_iso_date(value):
-        raise InvalidOptionsError(f"{name} must be an ISO date, YYYY-MM-DD, of a real day (got {value[:40]!r})")
+        raise InvalidDateError(f"{name} must be an ISO date, YYYY-MM-DD, of a real day (got {value[:40]!r})")
     return date.fromisoformat(value)
 
 
@@ -30,7 +30,7 @@ def _day(name: str, value: str | None) -> date | None:
     response_model=PriceBars,
     summary="Daily bars of a symbol between two dates (inclusive)",
     responses={
-        400: {"description": "invalid_symbol, or invalid_options: a date that is not YYYY-MM-DD, start after end"},
+        400: {"description": "invalid_symbol; invalid_date (not YYYY-MM-DD); invalid_date_range (start after end)"},
         404: {"description": "symbol_not_found, data_unavailable (no bars for the symbol)"},
     },
 )
@@ -44,7 +44,7 @@ async def bars(
     parsed = Symbol.parse(symbol)
     first, last = _day("start", start), _day("end", end)
     if first and last and first > last:
-        raise InvalidOptionsError(f"start {first.isoformat()} is after end {last.isoformat()}")
+        raise InvalidDateRangeError(f"start {first.isoformat()} is after end {last.isoformat()}")
     history = await provider.get_price_history(parsed, end=last)
     rows = [b for b in history.bars if first is None or b.date >= first]
     return PriceBars(
