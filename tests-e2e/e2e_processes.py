@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,14 +16,10 @@ import httpx
 import llm_replies
 from fake_llm_server import FakeLLMClient
 
+from evaluation.stack import SERVICE_APPS, free_port
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 E2E_DIR = Path(__file__).resolve().parent
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -140,14 +135,6 @@ class Stack:
     def stop(self) -> None:
         for service in reversed(list(self.services.values())):
             service.stop()
-
-
-SERVICE_APPS = {
-    "research": "research.main:create_app",
-    "debate": "debate.main:create_app",
-    "judge": "judge.main:create_app",
-    "coordinator": "coordinator.main:create_app",
-}
 
 
 @contextlib.contextmanager

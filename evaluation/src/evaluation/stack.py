@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO
 
 import httpx
+from dotenv import dotenv_values
 
 SERVICE_APPS = {
     "research": "research.main:create_app",
@@ -48,20 +49,10 @@ def free_port() -> int:
 
 
 def dotenv(path: Path) -> dict[str, str]:
-    """``KEY=VALUE`` lines of a ``.env`` file (comments, blank lines and ``export`` ignored; quotes stripped)."""
-    values: dict[str, str] = {}
+    """The ``KEY=VALUE`` pairs of a ``.env`` file (python-dotenv's parser); empty when there is no file."""
     if not path.is_file():
-        return values
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.removeprefix("export ").partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[key.strip()] = value
-    return values
+        return {}
+    return {key: value for key, value in dotenv_values(path).items() if value is not None}
 
 
 def service_config(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")) -> dict[str, str]:
