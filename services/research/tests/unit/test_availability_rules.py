@@ -83,3 +83,10 @@ def test_staleness_thresholds_at_their_boundaries() -> None:
     assert staleness.macro_staleness(monthly, date(2025, 9, 10)) == [
         "macro series not updated recently on 2025-09-10: cpi_yoy 2025-06-01"
     ]
+
+
+def test_add_months_clamps_to_the_months_end_both_ways() -> None:
+    assert rules.add_months(date(2025, 8, 31), 6) == date(2026, 2, 28)
+    assert rules.add_months(date(2025, 8, 31), -6) == date(2025, 2, 28)  # the macro trends look back with it
+    assert rules.add_months(date(2024, 3, 31), -1) == date(2024, 2, 29)
+    assert rules.add_months(date(2025, 1, 15), -12) == date(2024, 1, 15)

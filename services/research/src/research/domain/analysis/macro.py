@@ -3,11 +3,11 @@ yield, and whatever else the provider has)."""
 
 from __future__ import annotations
 
-import calendar
 from dataclasses import dataclass
 from datetime import date
 
 from research.domain.analysis.numbers import rnd
+from research.domain.availability import add_months
 from research.domain.exceptions import DataUnavailableError
 from research.domain.model.market_data import MacroData, MacroSeries
 
@@ -43,13 +43,6 @@ class MacroFacts:
     sources: tuple[str, ...]
 
 
-def months_back(day: date, months: int) -> date:
-    """The same day ``months`` calendar months earlier, clamped to the month's end (Aug 31 → Feb 28)."""
-    index = day.year * 12 + day.month - 1 - months
-    year, month = divmod(index, 12)
-    return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
-
-
 def _value_before(series: MacroSeries, on: date) -> float | None:
     earlier = [o.value for o in series.observations if o.date <= on]
     return earlier[-1] if earlier else None
@@ -59,8 +52,8 @@ def summarise_series(series: MacroSeries) -> SeriesSummary | None:
     if not series.observations:
         return None
     last = series.observations[-1]
-    six = _value_before(series, months_back(last.date, 6))
-    twelve = _value_before(series, months_back(last.date, 12))
+    six = _value_before(series, add_months(last.date, -6))
+    twelve = _value_before(series, add_months(last.date, -12))
     change_6m = rnd(last.value - six, 3) if six is not None else None
     band = FLAT_BAND.get(series.indicator, DEFAULT_FLAT_BAND)
     trend = None
