@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, Protocol, TypeVar
 
@@ -10,12 +10,13 @@ from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
-from shared_contracts.service.body_limit import RequestBodyLimitMiddleware
+from shared_contracts.service.api_keys import SCOPES
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging, write_logs_synchronously
 from shared_contracts.service.observability import ReadinessCheck, install_observability
 from shared_contracts.service.problems import UnexpectedErrorMiddleware, install_problem_handlers
 from shared_contracts.service.request_id import RequestIdMiddleware
+from shared_contracts.service.security import install_security
 from shared_contracts.service.settings import ServiceSettings
 
 
@@ -29,12 +30,15 @@ def create_service_app(
     status_by_exception: Mapping[type[Exception], int],
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[Any]] | None = None,
     readiness: ReadinessCheck | None = None,
+    accepted_scopes: Collection[str] = SCOPES,
+    research_path: str | None = None,
 ) -> FastAPI:
+    """``accepted_scopes`` and ``research_path``: see ``security.install_security``."""
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(title=title, description=description, version="0.1.0", lifespan=_logs_written_at_exit(lifespan))
     # Added innermost first: the request-id middleware runs outside the others, so their answers carry the id.
     app.add_middleware(UnexpectedErrorMiddleware)
-    app.add_middleware(RequestBodyLimitMiddleware, max_bytes=settings.max_request_body_bytes)
+    install_security(app, settings, accepted_scopes=accepted_scopes, research_path=research_path)
     app.add_middleware(RequestIdMiddleware)
     install_problem_handlers(app, status_by_exception)
     install_observability(app, service, readiness)

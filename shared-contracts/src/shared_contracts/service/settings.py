@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import Field, ValidationError, model_validator
+from limits import parse_many
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from shared_contracts.service.api_keys import KeyRing, parse_entries, read_key_file
 
 
 class ConfigurationError(RuntimeError):
@@ -19,6 +23,59 @@ class ServiceSettings(BaseSettings):
     log_json: bool = True
     # What the compose gateway accepts too (client_max_body_size 1m); larger bodies are 413 request_too_large.
     max_request_body_bytes: int = Field(default=1_048_576, gt=0)
+    body_read_timeout_seconds: float = Field(default=30.0, gt=0, description="Whole request body, else 408.")
+    header_read_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="Request head (read by the server protocol, server.py), else 408."
+    )
+
+    auth_mode: Literal["none", "api_key"] = "none"
+    api_keys: str = Field(default="", description="client_id=sha256hex[:scope+scope], comma-separated.")
+    api_keys_file: Path | None = Field(default=None, description="One entry per line; re-read when it changes.")
+    allowed_origins: str = Field(default="", description="Browser origins allowed to send POSTs, comma-separated.")
+    rate_limits_enabled: bool | None = Field(default=None, description="Default: on when AUTH_MODE=api_key.")
+    rate_limit_writes: str = Field(default="30/minute", description="POSTs per client (limits notation).")
+    rate_limit_reads: str = Field(default="300/minute", description="Other requests per client.")
+    research_daily_quota: int = Field(default=500, ge=0, description="Researches per client per day; 0: none.")
+    redis_url: str | None = Field(default=None, description="Rate-limit counters shared by replicas.")
+
+    @property
+    def origins(self) -> frozenset[str]:
+        return frozenset(o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip())
+
+    @property
+    def limits_on(self) -> bool:
+        return self.auth_mode == "api_key" if self.rate_limits_enabled is None else self.rate_limits_enabled
+
+    def key_ring(self) -> KeyRing:
+        return KeyRing.parse(self.api_keys, self.api_keys_file)
+
+    @field_validator("rate_limit_writes", "rate_limit_reads")
+    @classmethod
+    def _rate(cls, value: str) -> str:
+        try:
+            parse_many(value)
+        except ValueError:
+            raise ValueError(f"must be a rate such as 30/minute or 10/second;1000/day, got {value!r}") from None
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"must be a redis:// or rediss:// URL, got {value!r}")
+        return value or None
+
+    @model_validator(mode="after")
+    def _keys_for_api_key_mode(self) -> ServiceSettings:
+        parse_entries(self.api_keys.split(","))  # a malformed entry fails at start, whatever the mode
+        if self.api_keys_file is not None:
+            read_key_file(self.api_keys_file)
+        if self.auth_mode == "api_key" and len(self.key_ring()) == 0:
+            raise ValueError(
+                "AUTH_MODE=api_key needs at least one key in API_KEYS or API_KEYS_FILE "
+                "(create one with: stock-research-keys create CLIENT_ID)"
+            )
+        return self
 
 
 class EngineSettings(ServiceSettings):

@@ -1,0 +1,111 @@
+"""Per-client rate limits and the daily research quota (the ``limits`` library), answered 429 with
+``Retry-After``. Counters live in Redis when ``REDIS_URL`` is set (shared by every replica), else in memory.
+
+Every ``/api/`` POST counts against ``RATE_LIMIT_WRITES``, any other request against ``RATE_LIMIT_READS``; a
+POST under the service's research path also against ``RESEARCH_DAILY_QUOTA``. Calls from a ``service`` key
+(the coordinator, which is limited itself) are not counted. When the counter store cannot be reached the
+request is served and the failure logged: limits never take the service down."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import structlog
+from limits import RateLimitItem, RateLimitItemPerDay, parse_many
+from limits.aio.storage import Storage
+from limits.aio.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, RateLimiter
+from limits.storage import storage_from_string
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from shared_contracts.service.api_keys import Client
+from shared_contracts.service.asgi import HttpMiddleware
+from shared_contracts.service.authentication import API_PREFIX
+from shared_contracts.service.problems import problem_response
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: str
+    detail: str
+    retry_after_seconds: int
+
+
+def storage_uri(redis_url: str | None) -> str:
+    """``limits`` storage for ``REDIS_URL`` (its asyncio Redis client), or memory."""
+    return f"async+{redis_url}" if redis_url else "async+memory://"
+
+
+class ClientRateLimits:
+    def __init__(self, *, writes: str, reads: str, daily_quota: int, storage: Storage) -> None:
+        self._storage = storage
+        self._rates = MovingWindowRateLimiter(storage)
+        self._quota = FixedWindowRateLimiter(storage)
+        self._writes = parse_many(writes)
+        self._reads = parse_many(reads)
+        self._daily = RateLimitItemPerDay(daily_quota) if daily_quota else None
+
+    @classmethod
+    def from_uri(cls, uri: str, *, writes: str, reads: str, daily_quota: int) -> ClientRateLimits:
+        return cls(writes=writes, reads=reads, daily_quota=daily_quota, storage=_async_storage(uri))
+
+    async def check(self, client_id: str, *, write: bool, research: bool) -> Refusal | None:
+        """Count one request of ``client_id``; a ``Refusal`` when a limit is already used up."""
+        kind = "writes" if write else "reads"
+        for item in self._writes if write else self._reads:
+            refused = await self._hit(self._rates, item, kind, client_id)
+            if refused is not None:
+                return Refusal("rate_limited", f"Too many requests: at most {item} ({kind}).", refused)
+        if research and self._daily is not None:
+            refused = await self._hit(self._quota, self._daily, "research-quota", client_id)
+            if refused is not None:
+                detail = f"The daily research quota ({self._daily.amount} per day) is used up."
+                return Refusal("research_quota_exceeded", detail, refused)
+        return None
+
+    async def _hit(self, strategy: RateLimiter, item: RateLimitItem, kind: str, client_id: str) -> int | None:
+        if await strategy.hit(item, kind, client_id):
+            return None
+        stats = await strategy.get_window_stats(item, kind, client_id)
+        return max(1, math.ceil(stats.reset_time - time.time()))
+
+    async def reset(self) -> None:
+        await self._storage.reset()
+
+
+class RateLimitMiddleware(HttpMiddleware):
+    """``research_path``: POSTs whose path starts with it also count against the daily quota."""
+
+    def __init__(self, app: ASGIApp, limits: ClientRateLimits | None, research_path: str | None) -> None:
+        super().__init__(app)
+        self.limits = limits
+        self.research_path = research_path
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client: Client | None = scope.get("state", {}).get("client")
+        if self.limits is None or client is None or client.is_service or not scope["path"].startswith(API_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        write = scope["method"] == "POST"
+        research = write and self.research_path is not None and scope["path"].startswith(self.research_path)
+        try:
+            refusal = await self.limits.check(client.client_id, write=write, research=research)
+        except Exception as exc:  # the counter store is down: serve, and say so
+            log.warning("rate_limit_store_unavailable", error=type(exc).__name__)
+            refusal = None
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        response = problem_response(429, refusal.code, refusal.detail)
+        response.headers["Retry-After"] = str(refusal.retry_after_seconds)
+        await response(scope, receive, send)
+
+
+def _async_storage(uri: str) -> Storage:
+    storage = storage_from_string(uri)
+    if not isinstance(storage, Storage):
+        raise ValueError(f"not an asyncio limits storage: {uri}")
+    return storage
