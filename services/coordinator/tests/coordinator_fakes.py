@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import httpx
@@ -353,12 +353,20 @@ class InMemorySessionRepository(ISessionRepository):
         return None if session is None else self._read(session)
 
     async def list(
-        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
+        self,
+        *,
+        symbol: str | None,
+        status: SessionStatus | None,
+        limit: int,
+        offset: int,
+        client_id: str | None = None,
     ) -> tuple[list[ResearchSession], int]:
         found = [
             self._read(s)
             for s in sorted(self.sessions.values(), key=lambda s: s.created_at, reverse=True)
-            if (symbol is None or s.symbol == symbol) and (status is None or s.status == status)
+            if (symbol is None or s.symbol == symbol)
+            and (status is None or s.status == status)
+            and (client_id is None or s.client_id == client_id)
         ]
         return found[offset : offset + limit], len(found)
 
@@ -367,6 +375,8 @@ class InMemorySessionRepository(ISessionRepository):
         for session in sorted(self.sessions.values(), key=lambda s: (s.created_at, s.session_id), reverse=True):
             stored = StoredVerdict.of(session)
             if stored is None or self._read(session).retried_by is not None:
+                continue
+            if where.client_id is not None and session.client_id != where.client_id:
                 continue
             if where.symbol is not None and stored.symbol.upper() != where.symbol.upper():
                 continue
@@ -378,6 +388,15 @@ class InMemorySessionRepository(ISessionRepository):
                 continue
             found.append(stored)
         return found[:limit], len(found)
+
+    async def purge(self, created_before: datetime) -> int:
+        expired = {i for i, s in self.sessions.items() if s.created_at < created_before and s.status != "running"}
+        for i in expired:
+            del self.sessions[i]
+        for i, s in self.sessions.items():
+            if s.retried_from in expired:
+                self.sessions[i] = replace(s, retried_from=None)
+        return len(expired)
 
     async def ping(self) -> None:
         if self.fail_on == "ping":

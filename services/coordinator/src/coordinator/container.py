@@ -86,23 +86,22 @@ def build_container(
 ) -> CoordinatorContainer:
     owns_client = http_client is None
     client = http_client or peer_http_client(settings.http_max_connections)
+    key = settings.service_api_key.get_secret_value() if settings.service_api_key is not None else None
+
+    def peer(name: str, url: str, budget: float) -> PeerClient:
+        return PeerClient(name, url, client, _policy(settings, budget), service_key=key)
+
     peers = {
-        "research": PeerClient(
-            "research", settings.research_service_url, client, _policy(settings, settings.expert_timeout_seconds)
-        ),
-        "debate": PeerClient(
-            "debate", settings.debate_service_url, client, _policy(settings, settings.debate_timeout_seconds)
-        ),
-        "judge": PeerClient(
-            "judge", settings.judge_service_url, client, _policy(settings, settings.judge_timeout_seconds)
-        ),
+        "research": peer("research", settings.research_service_url, settings.expert_timeout_seconds),
+        "debate": peer("debate", settings.debate_service_url, settings.debate_timeout_seconds),
+        "judge": peer("judge", settings.judge_service_url, settings.judge_timeout_seconds),
     }
     research = research_gateway or ResearchGatewayAdapter(peers["research"])
     debate = debate_gateway or DebateGatewayAdapter(peers["debate"])
     judge = judge_gateway or JudgeGatewayAdapter(peers["judge"])
     # The research service again, with the bars call's own budget (a session read waits for it).
     bars = bars_gateway or PriceBarsGatewayAdapter(
-        PeerClient("research", settings.research_service_url, client, _policy(settings, settings.bars_timeout_seconds))
+        peer("research", settings.research_service_url, settings.bars_timeout_seconds)
     )
     orchestrator = LangGraphResearchOrchestrator(research, debate_gateway=debate, judge_gateway=judge)
     return CoordinatorContainer(

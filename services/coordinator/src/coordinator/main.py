@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from coordinator.api.routes import routers
 from coordinator.container import CoordinatorContainer, build_container
+from coordinator.infrastructure.persistence.retention import RetentionPurge
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.presentation.rest.errors import STATUS_BY_EXCEPTION, install_research_failure_handler
 from coordinator.settings import Settings
@@ -18,8 +19,9 @@ from shared_contracts.service.settings import settings_of_this_process
 
 def create_app(settings: Settings | None = None, container: CoordinatorContainer | None = None) -> FastAPI:
     """Without ``container`` the lifespan opens the session store (migrating it, registering this
-    coordinator instance, and marking the sessions of coordinators that are gone as interrupted), builds
-    the container, and closes both on shutdown; a given container belongs to the caller."""
+    coordinator instance, marking the sessions of coordinators that are gone as interrupted, and purging
+    expired sessions on a schedule), builds the container, and closes both on shutdown; a given container
+    belongs to the caller."""
     settings = settings or settings_of_this_process(Settings)
 
     @asynccontextmanager
@@ -27,10 +29,18 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
         sessions, close_store = await open_session_store(
             settings.database_url, lease_seconds=settings.session_lease_seconds
         )
+        purge = RetentionPurge(
+            sessions,
+            retention_days=settings.session_retention_days,
+            interval_seconds=settings.session_purge_interval_seconds,
+        )
         try:
+            if settings.session_retention_days:
+                purge.start()
             async with aclosing(build_container(settings, sessions=sessions)) as built:
                 yield built
         finally:
+            await purge.stop()
             await close_store()
 
     app = create_service_app(
@@ -43,6 +53,8 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
         status_by_exception=STATUS_BY_EXCEPTION,
         lifespan=container_lifespan(container, open_container),
         readiness=container_readiness(CoordinatorContainer.readiness),
+        accepted_scopes=("research", "admin"),
+        research_path="/api/v1/coordinator/research",
     )
     install_research_failure_handler(app)
     return app

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 
 from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
@@ -34,6 +34,15 @@ class Settings(ServiceSettings):
         description="A coordinator renews its registration every third of this; one elsewhere (another node "
         "or container) that has not for this long is taken as gone, and its running sessions become interrupted.",
     )
+    service_api_key: SecretStr | None = Field(
+        default=None,
+        description="The coordinator's own key for research/debate/judge (scope service there); needed when "
+        "AUTH_MODE=api_key.",
+    )
+    session_retention_days: int = Field(
+        default=180, ge=0, description="Finished sessions older than this are deleted; 0 keeps them forever."
+    )
+    session_purge_interval_seconds: float = Field(default=3600.0, ge=1.0, description="How often the purge runs.")
     http_max_connections: int = Field(
         default=200, ge=1, description="Open connections to all peers together; calls beyond it wait for one."
     )
@@ -45,6 +54,15 @@ class Settings(ServiceSettings):
         if not value.startswith(("http://", "https://")) or len(value) <= len("https://"):
             raise ValueError(f"must be an http(s) URL, got {value!r}")
         return value
+
+    @model_validator(mode="after")
+    def _service_key_with_api_keys(self) -> Settings:
+        if self.auth_mode == "api_key" and self.service_api_key is None:
+            raise ValueError(
+                "AUTH_MODE=api_key needs SERVICE_API_KEY, the key the coordinator calls research, debate and judge "
+                "with (create it with: stock-research-keys create coordinator --scope service)"
+            )
+        return self
 
     @field_validator("database_url")
     @classmethod

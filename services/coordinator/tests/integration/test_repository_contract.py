@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -392,3 +392,45 @@ async def test_list_verdicts_reads_each_research_once_newest_first_and_filtered(
     assert undated.created_at == datetime(2026, 2, 13, 9, 34, tzinfo=UTC)
     assert friday.verdict["take_profit"]["percent_from_entry"] == 15.0
     assert (friday.engine, no_technical.engine, friday.action, friday.confidence) == ("rules", "qwen-plus", "BUY", 0.66)
+
+
+async def test_the_client_round_trips_and_filters_the_history(repo: SqlAlchemySessionRepository) -> None:
+    alice, bob = make_session(minutes=1), make_session(minutes=2)
+    alice.client_id, bob.client_id = "alice", "bob"
+    for s in (alice, bob):
+        await repo.create(s)
+
+    got = await repo.get(alice.session_id)
+    page, total = await repo.list(symbol=None, status=None, limit=10, offset=0, client_id="alice")
+    everyone, all_total = await repo.list(symbol=None, status=None, limit=10, offset=0)
+
+    assert got is not None
+    assert got.client_id == "alice"
+    assert ([s.session_id for s in page], total) == ([alice.session_id], 1)
+    assert all_total == 2
+    assert {s.client_id for s in everyone} == {"alice", "bob"}
+
+
+async def test_the_purge_deletes_only_finished_sessions_created_before_the_cutoff(
+    repo: SqlAlchemySessionRepository,
+) -> None:
+    old = make_session(minutes=0, status="completed", outcomes={"technical_analyst": ExpertOutcome("success", RAW)})
+    old_running = make_session(minutes=1, status="running")
+    old_retried = make_session(minutes=2, status="partial")
+    kept_retry = make_session(minutes=20, status="completed", retried_from=old_retried.session_id, retry_count=1)
+    recent = make_session(minutes=30, status="failed")
+    for s in (old, old_running, old_retried, kept_retry, recent):
+        await repo.create(s)
+    cutoff = recent.created_at - timedelta(minutes=15)
+
+    deleted = await repo.purge(cutoff)
+
+    assert deleted == 2
+    assert await repo.get(old.session_id) is None
+    assert await repo.get(old_retried.session_id) is None
+    assert await repo.get(old_running.session_id) is not None
+    survivor = await repo.get(kept_retry.session_id)
+    assert survivor is not None
+    assert survivor.retried_from is None
+    assert await repo.get(recent.session_id) is not None
+    assert await repo.purge(cutoff) == 0

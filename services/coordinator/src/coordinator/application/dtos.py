@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from coordinator.domain.model.session import LOCAL_CLIENT_ID
+
 
 @dataclass(frozen=True)
 class ResearchCommand:
@@ -16,3 +18,5 @@ class ResearchCommand:
     """As sent (``YYYY-MM-DD`` expected); the service validates and resolves it."""
     request_id: str | None = field(default=None, compare=False)
     """The caller's X-Request-ID, stored on the session for audit."""
+    client_id: str = field(default=LOCAL_CLIENT_ID, compare=False)
+    """The caller (its API key's client id): the session is its own."""

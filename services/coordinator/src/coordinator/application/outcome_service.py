@@ -54,10 +54,18 @@ class ScorecardQuery:
     engine: str | None = None
     start: date | None = None
     end: date | None = None
+    client_id: str | None = None
+    """Only this client's sessions (None: every client's, for an ``admin``)."""
 
     @classmethod
     def parse(
-        cls, *, symbol: str | None = None, engine: str | None = None, start: str | None = None, end: str | None = None
+        cls,
+        *,
+        symbol: str | None = None,
+        engine: str | None = None,
+        start: str | None = None,
+        end: str | None = None,
+        client_id: str | None = None,
     ) -> ScorecardQuery:
         """The filters as given on the query string, validated; blank is no filter. Raises a
         ``ScorecardQueryError`` (400) naming the bad one."""
@@ -75,11 +83,13 @@ class ScorecardQuery:
         first, last = _day("start", start), _day("end", end)
         if first is not None and last is not None and first > last:
             raise ScorecardDateRangeError(f"start {first.isoformat()} is after end {last.isoformat()}")
-        return cls(wanted, named, first, last)
+        return cls(wanted, named, first, last, client_id)
 
     @property
     def filter(self) -> VerdictFilter:
-        return VerdictFilter(symbol=self.symbol, engine=self.engine, start=self.start, end=self.end)
+        return VerdictFilter(
+            symbol=self.symbol, engine=self.engine, start=self.start, end=self.end, client_id=self.client_id
+        )
 
 
 def _day(name: str, value: str | None) -> date | None:

@@ -51,6 +51,7 @@ class ResearchOrchestrationService:
                 skip_debate=request.skip_debate,
                 analysis_date=request.analysis_date,
                 request_id=command.request_id,
+                client_id=command.client_id,
             )
             result = await run_in_session(self._orchestrator, self._sessions, session, request)
         if result.overall_status == "failed":

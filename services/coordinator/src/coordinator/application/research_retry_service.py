@@ -33,6 +33,7 @@ from coordinator.domain.exceptions import (
 )
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ResearchSession
+from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.experts import is_iso_date
@@ -88,11 +89,12 @@ class ResearchRetryService:
         self._today = today
         self._new_session_id = new_session_id
 
-    async def retry(self, session_id: str, *, request_id: str | None = None) -> ResearchResult:
-        """Raises ``SessionNotFoundError``, a ``SessionConflictError`` (409) before anything runs, and
-        an ``AllExpertsFailedError`` (after the new session is finished) when no expert succeeded."""
+    async def retry(self, session_id: str, viewer: Viewer, *, request_id: str | None = None) -> ResearchResult:
+        """Raises ``SessionNotFoundError`` (also for a session ``viewer`` may not see), a ``SessionConflictError``
+        (409) before anything runs, and an ``AllExpertsFailedError`` (after the new session is finished) when no
+        expert succeeded. The retry belongs to the source's client."""
         source = await self._sessions.get(session_id)
-        if source is None:
+        if source is None or not viewer.may_see(source):
             raise SessionNotFoundError(session_id)
         request = plan_retry(source, self._today)
         session = ResearchSession(
@@ -105,6 +107,7 @@ class ResearchRetryService:
             retry_count=source.retry_count + 1,
             retried_from=source.session_id,
             request_id=request_id,
+            client_id=source.client_id,
             # What is carried is stored with the new session from its first commit, with its original
             # audit data (the orchestrator does not report carried stages), so the new session alone
             # tells the whole story.

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from coordinator.domain.exceptions import SessionNotFoundError
 from coordinator.domain.model.session import ResearchSession, SessionStatus
+from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.symbols import canonical_symbol
 
@@ -29,6 +30,7 @@ class SessionQueryService:
 
     async def list_sessions(
         self,
+        viewer: Viewer,
         *,
         symbol: str | None = None,
         status: SessionStatus | None = None,
@@ -43,11 +45,14 @@ class SessionQueryService:
         wanted = canonical_symbol(symbol) if symbol and symbol.strip() else None
         if wanted is not None and not wanted.isprintable():  # no stored symbol is (and PostgreSQL refuses NUL)
             return SessionPageView(items=[], total=0, limit=limit, offset=offset)
-        items, total = await self._sessions.list(symbol=wanted, status=status, limit=limit, offset=offset)
+        items, total = await self._sessions.list(
+            symbol=wanted, status=status, limit=limit, offset=offset, client_id=viewer.only_client
+        )
         return SessionPageView(items=items, total=total, limit=limit, offset=offset)
 
-    async def get_session(self, session_id: str) -> ResearchSession:
+    async def get_session(self, session_id: str, viewer: Viewer) -> ResearchSession:
+        """Another client's session is not found, as one that does not exist."""
         session = await self._sessions.get(session_id)
-        if session is None:
+        if session is None or not viewer.may_see(session):
             raise SessionNotFoundError(session_id)
         return session

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
+LOCAL_CLIENT_ID = "local"
+"""The client of every session stored with ``AUTH_MODE=none`` (and of the rows stored before clients were)."""
+
 SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
 StageStatus = Literal["success", "failed", "skipped", "pending"]
 
@@ -46,6 +49,8 @@ class ResearchSession:
     retried_by: str | None = None
     """The session that retried this one (the store fills it when reading); a session is retried once."""
     request_id: str | None = None
+    client_id: str = LOCAL_CLIENT_ID
+    """The client that asked for the research (its API key's client id); only it (and ``admin``) sees it."""
     expert_outcomes: dict[str, ExpertOutcome] = field(default_factory=dict)
     debate: StageOutcome = field(default_factory=StageOutcome)
     debate_outcome: dict[str, Any] | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from coordinator.domain.model.outcome import StoredVerdict
@@ -16,10 +16,12 @@ from coordinator.domain.model.session import ExpertOutcome, ResearchSession, Ses
 class VerdictFilter:
     """Which stored verdicts to read: ``symbol`` (canonical), ``engine`` (``rules`` or an LLM model, as the
     verdict's ``engine.model`` else ``engine.kind``), the research day from ``start`` to ``end`` (inclusive; a
-    session stored without an analysis date counts by the UTC day it was created). None: no filter."""
+    session stored without an analysis date counts by the UTC day it was created); only ``client_id``'s sessions.
+    None: no filter."""
 
     symbol: str | None = None
     engine: str | None = None
+    client_id: str | None = None
     start: date | None = None
     end: date | None = None
 
@@ -47,14 +49,24 @@ class ISessionRepository(ABC):
 
     @abstractmethod
     async def list(
-        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
+        self,
+        *,
+        symbol: str | None,
+        status: SessionStatus | None,
+        limit: int,
+        offset: int,
+        client_id: str | None = None,
     ) -> tuple[list[ResearchSession], int]:
-        """Newest first; returns (page, total matching)."""
+        """Newest first; returns (page, total matching); only ``client_id``'s sessions unless it is None."""
 
     @abstractmethod
     async def list_verdicts(self, where: VerdictFilter, *, limit: int) -> tuple[Sequence[StoredVerdict], int]:
         """The sessions with a verdict that no retry replaced (``retried_by`` unset: each research counted once),
         matching ``where``, newest first, at most ``limit``; returns (them, how many match in all)."""
+
+    @abstractmethod
+    async def purge(self, created_before: datetime) -> int:
+        """Delete the finished sessions created before ``created_before``; returns how many."""
 
     @abstractmethod
     async def ping(self) -> None:

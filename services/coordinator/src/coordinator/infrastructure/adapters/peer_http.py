@@ -37,6 +37,7 @@ from coordinator.domain.exceptions import (
 )
 from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
+from shared_contracts.service.authentication import caller_headers
 from shared_contracts.service.request_id import outgoing_headers
 
 log = structlog.get_logger(__name__)
@@ -106,8 +107,17 @@ def peer_http_client(max_connections: int) -> httpx.AsyncClient:
 class PeerClient:
     """One peer service (``service`` names it in errors and logs) over a shared ``httpx.AsyncClient``."""
 
-    def __init__(self, service: str, base_url: str, client: httpx.AsyncClient, policy: CallPolicy) -> None:
+    def __init__(
+        self,
+        service: str,
+        base_url: str,
+        client: httpx.AsyncClient,
+        policy: CallPolicy,
+        service_key: str | None = None,
+    ) -> None:
+        """``service_key``: the coordinator's own API key, sent to the peer with the caller's client id."""
         self.service = service
+        self._authorization = {"Authorization": f"Bearer {service_key}"} if service_key else {}
         self.base_url = base_url.rstrip("/")
         self._client = client
         self._policy = policy
@@ -126,14 +136,18 @@ class PeerClient:
         """POST ``body``; return (the decoded JSON reply, attempts made)."""
         url = self._url(path)
         return await self._call(
-            url, lambda: self._client.post(url, json=body, headers=outgoing_headers(), timeout=self._timeout)
+            url, lambda: self._client.post(url, json=body, headers=self._headers(), timeout=self._timeout)
         )
 
     async def get_json(self, path: str, params: Mapping[str, str] | None = None) -> tuple[Any, int]:
         """GET ``path`` with the query ``params``; return (the decoded JSON reply, attempts made). The URL is
         not kept (the path names a symbol: unlike a gateway's fixed few, they are many)."""
         url = httpx.URL(f"{self.base_url}{path}", params=dict(params or {}))
-        return await self._call(url, lambda: self._client.get(url, headers=outgoing_headers(), timeout=self._timeout))
+        return await self._call(url, lambda: self._client.get(url, headers=self._headers(), timeout=self._timeout))
+
+    def _headers(self) -> dict[str, str]:
+        """The request id, the client the call is made for, and the coordinator's key."""
+        return {**outgoing_headers(), **caller_headers(), **self._authorization}
 
     async def _call(self, url: httpx.URL, send: Callable[[], Awaitable[httpx.Response]]) -> tuple[Any, int]:
         """``send`` (one attempt) within the call's budget, retried on transient failures; every failure raised

@@ -207,13 +207,19 @@ class SqlAlchemySessionRepository(ISessionRepository):
             return _to_domain(row, retried_by)
 
     async def list(
-        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int
+        self,
+        *,
+        symbol: str | None,
+        status: SessionStatus | None,
+        limit: int,
+        offset: int,
+        client_id: str | None = None,
     ) -> tuple[list[ResearchSession], int]:
         """Newest first (ties broken by id, so pages are stable); returns (page, total matching).
         ``symbol`` matches case-insensitively."""
         if limit < 1 or offset < 0:
             raise ValueError("limit must be >= 1 and offset >= 0")
-        filters = []
+        filters = [] if client_id is None else [SessionRow.client_id == client_id]
         if symbol is not None:
             filters.append(func.upper(SessionRow.symbol) == symbol.strip().upper())
         if status is not None:
@@ -276,6 +282,28 @@ class SqlAlchemySessionRepository(ISessionRepository):
             for session_id, symbol, verdict, analysis_date, options, created_at, technical_as_of in found
         ]
         return verdicts, int(total or 0)
+
+    async def purge(self, created_before: datetime) -> int:
+        """Delete the finished sessions created before ``created_before`` (with their expert rows); a kept
+        retry of a deleted session loses its ``retried_from`` link. Returns how many were deleted."""
+        expired = select(SESSIONS.c.session_id).where(
+            SESSIONS.c.created_at < created_before, SESSIONS.c.status != "running"
+        )
+
+        def statements(conn: Connection) -> int:
+            ids = list(conn.execute(expired).scalars())
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                conn.execute(
+                    update(SESSIONS)
+                    .where(SESSIONS.c.retried_from.in_(chunk), SESSIONS.c.session_id.not_in(chunk))
+                    .values(retried_from=None)
+                )
+                conn.execute(delete(EXPERTS).where(EXPERTS.c.session_id.in_(chunk)))
+                conn.execute(delete(SESSIONS).where(SESSIONS.c.session_id.in_(chunk)))
+            return len(ids)
+
+        return await self._write(statements)
 
     # ------------------------------------------------------------- coordinator instances (the lease)
 
@@ -436,6 +464,8 @@ def _verdict_filters(where: VerdictFilter) -> list[ColumnElement[bool]]:
         SessionRow.verdict.is_not(None),
         ~exists().where(retry.retried_from == SessionRow.session_id),
     ]
+    if where.client_id is not None:
+        filters.append(SessionRow.client_id == where.client_id)
     if where.symbol is not None:
         filters.append(func.upper(SessionRow.symbol) == where.symbol.strip().upper())
     if where.engine is not None:
@@ -496,6 +526,7 @@ def _session_values(session: ResearchSession) -> dict[str, Any]:
         "retry_count": session.retry_count,
         "retried_from": session.retried_from,
         "request_id": session.request_id,
+        "client_id": session.client_id,
         "debate_status": session.debate.status,
         "debate_error": session.debate.error,
         "debate_duration_ms": session.debate.duration_ms,
@@ -530,6 +561,7 @@ def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSessio
         retried_from=row.retried_from,
         retried_by=retried_by,
         request_id=row.request_id,
+        client_id=row.client_id,
         expert_outcomes={
             e: ExpertOutcome(
                 status=by_expert[e].status,  # type: ignore[arg-type]  # CHECK constraint

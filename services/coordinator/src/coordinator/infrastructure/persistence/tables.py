@@ -90,6 +90,7 @@ class SessionRow(Base):
         Index("ix_research_sessions_created_at", "created_at"),
         Index("ix_research_sessions_symbol_created_at", "symbol", "created_at"),
         Index("ix_research_sessions_status_created_at", "status", "created_at"),
+        Index("ix_research_sessions_client_id_created_at", "client_id", "created_at"),
     )
 
     session_id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -106,6 +107,8 @@ class SessionRow(Base):
         String(36), ForeignKey("research_sessions.session_id", ondelete="RESTRICT"), nullable=True
     )
     request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    client_id: Mapped[str] = mapped_column(String(64), server_default="local")
+    """The client that asked (migration 0004 gave earlier rows ``local``, the client of ``AUTH_MODE=none``)."""
     debate_status: Mapped[str] = mapped_column(String(16))
     debate_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     debate_duration_ms: Mapped[float | None] = mapped_column(Float, nullable=True)

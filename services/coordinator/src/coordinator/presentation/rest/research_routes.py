@@ -7,6 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.domain.model.viewer import Viewer
+from coordinator.presentation.rest.caller import get_viewer
 from coordinator.presentation.rest.research_schemas import to_command, to_response_body
 from shared_contracts.coordinator import ResearchRequestBody, ResearchResponseBody
 from shared_contracts.problems import ProblemDetail
@@ -58,6 +60,7 @@ def get_research_service(request: Request) -> ResearchOrchestrationService:
 async def run_research(
     body: ResearchRequestBody,
     service: Annotated[ResearchOrchestrationService, Depends(get_research_service)],
+    viewer: Annotated[Viewer, Depends(get_viewer)],
 ) -> ResearchResponseBody:
-    result = await service.execute(to_command(body, current_request_id()))
+    result = await service.execute(to_command(body, current_request_id(), viewer.client_id))
     return to_response_body(result)

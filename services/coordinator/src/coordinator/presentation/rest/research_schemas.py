@@ -8,7 +8,7 @@ from coordinator.domain.dtos.research_dtos import ResearchResult
 from shared_contracts.coordinator import ExpertResultEnvelope, ResearchRequestBody, ResearchResponseBody
 
 
-def to_command(body: ResearchRequestBody, request_id: str | None) -> ResearchCommand:
+def to_command(body: ResearchRequestBody, request_id: str | None, client_id: str) -> ResearchCommand:
     return ResearchCommand(
         symbol=body.symbol,
         experts=body.experts,
@@ -16,6 +16,7 @@ def to_command(body: ResearchRequestBody, request_id: str | None) -> ResearchCom
         skip_debate=body.skip_debate,
         analysis_date=body.analysis_date,
         request_id=request_id,
+        client_id=client_id,
     )
 
 

@@ -9,6 +9,8 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from coordinator.application.outcome_service import MAX_SCORECARD_SESSIONS, ScorecardQuery, SessionOutcomeService
 from coordinator.domain.exceptions import SessionStoreUnavailableError
+from coordinator.domain.model.viewer import Viewer
+from coordinator.presentation.rest.caller import get_viewer
 from coordinator.presentation.rest.outcome_schemas import to_scorecard
 from shared_contracts.coordinator import Scorecard
 from shared_contracts.problems import ProblemDetail
@@ -47,6 +49,7 @@ def get_outcome_service(request: Request) -> SessionOutcomeService:
 )
 async def scorecard(
     service: Annotated[SessionOutcomeService, Depends(get_outcome_service)],
+    viewer: Annotated[Viewer, Depends(get_viewer)],
     symbol: Annotated[str | None, Query(description="Only this symbol (600519.SH, 0700.HK, AAPL).")] = None,
     engine: Annotated[
         str | None, Query(description="Only verdicts of this engine: `rules` or an LLM model (verdict.engine).")
@@ -54,5 +57,5 @@ async def scorecard(
     start: Annotated[str | None, Query(description="First analysis date, YYYY-MM-DD (inclusive).")] = None,
     end: Annotated[str | None, Query(description="Last analysis date, YYYY-MM-DD (inclusive).")] = None,
 ) -> Scorecard:
-    query = ScorecardQuery.parse(symbol=symbol, engine=engine, start=start, end=end)
+    query = ScorecardQuery.parse(symbol=symbol, engine=engine, start=start, end=end, client_id=viewer.only_client)
     return to_scorecard(await service.scorecard(query))

@@ -26,6 +26,8 @@ from coordinator.application.session_query_service import (
 from coordinator.domain.exceptions import SessionNotFoundError, SessionStoreUnavailableError
 from coordinator.domain.model.outcome import SessionOutcome
 from coordinator.domain.model.session import ResearchSession
+from coordinator.domain.model.viewer import Viewer
+from coordinator.presentation.rest.caller import get_viewer
 from coordinator.presentation.rest.outcome_schemas import to_outcome_record
 from coordinator.presentation.rest.research_routes import ALL_FAILED_FOR_THE_CALLER
 from coordinator.presentation.rest.research_schemas import to_response_body
@@ -87,6 +89,7 @@ def get_retry_service(request: Request) -> ResearchRetryService:
 @router.get("/sessions", response_model=SessionPage, summary="Research sessions, newest first")
 async def list_sessions(
     queries: Annotated[SessionQueryService, Depends(get_session_queries)],
+    viewer: Annotated[Viewer, Depends(get_viewer)],
     symbol: Annotated[str | None, Query(description="Only this symbol (case-insensitive).")] = None,
     status: Annotated[SessionStatus | None, Query(description="Only sessions with this status.")] = None,
     limit: Annotated[
@@ -94,7 +97,7 @@ async def list_sessions(
     ] = DEFAULT_PAGE_SIZE,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Sessions to skip.")] = 0,
 ) -> SessionPage:
-    page = await queries.list_sessions(symbol=symbol, status=status, limit=limit, offset=offset)
+    page = await queries.list_sessions(viewer, symbol=symbol, status=status, limit=limit, offset=offset)
     return SessionPage(
         items=[to_summary(s) for s in page.items], total=page.total, limit=page.limit, offset=page.offset
     )
@@ -111,8 +114,9 @@ async def get_session(
     session_id: str,
     queries: Annotated[SessionQueryService, Depends(get_session_queries)],
     outcomes: Annotated[SessionOutcomeService, Depends(get_outcome_service)],
+    viewer: Annotated[Viewer, Depends(get_viewer)],
 ) -> SessionDetail:
-    session = await queries.get_session(canonical_session_id(session_id))
+    session = await queries.get_session(canonical_session_id(session_id), viewer)
     return to_detail(session, await outcomes.outcome_of(session))
 
 
@@ -123,9 +127,11 @@ async def get_session(
     summary="Retry a session: re-run only what failed, keep what succeeded (a new session)",
 )
 async def retry_research(
-    session_id: str, service: Annotated[ResearchRetryService, Depends(get_retry_service)]
+    session_id: str,
+    service: Annotated[ResearchRetryService, Depends(get_retry_service)],
+    viewer: Annotated[Viewer, Depends(get_viewer)],
 ) -> ResearchResponseBody:
-    result = await service.retry(canonical_session_id(session_id), request_id=current_request_id())
+    result = await service.retry(canonical_session_id(session_id), viewer, request_id=current_request_id())
     return to_response_body(result)
 
 
