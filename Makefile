@@ -9,13 +9,14 @@ UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 RUN := $(UV) run --no-sync
 SRC := shared-contracts/src services/coordinator/src services/research/src services/debate/src services/judge/src evaluation/src
 
-.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research cli bench evaluate clean
+.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research cli keys bench evaluate clean
 
 help:
 	@echo "make test      bootstrap, lint (ruff), types (mypy), layers (import-linter), all tests"
 	@echo "make run       start the services locally (SQLite, offline snapshot, rules engines)"
 	@echo "make research SYMBOL=600519.SH   post a research to the running stack and print a summary"
 	@echo "make cli ARGS=\"--sessions\"      the same CLI with any of its options (ARGS=--help lists them)"
+	@echo "make keys ARGS=\"create alice\"  create, revoke or list API keys (stock-research-keys)"
 	@echo "make bench     run the benchmarks and write a report under bench-results/"
 	@echo "make evaluate  walk-forward evaluation of the verdicts, report under eval-results/ (ARGS=\"--help\")"
 
@@ -64,6 +65,11 @@ research: $(UV)
 ARGS ?= --help
 cli: $(UV)
 	$(RUN) python scripts/research_cli.py $(ARGS)
+
+# API keys (AUTH_MODE=api_key; docs/security.md): make keys ARGS="create alice", "create ops --scope admin",
+# "revoke alice", "list" (with --file or API_KEYS_FILE). A key is printed once; only its hash is stored.
+keys: $(UV)
+	$(RUN) stock-research-keys $(ARGS)
 
 # Benchmarks (issue 8): the real services as processes on loopback, a report under bench-results/<timestamp>/
 # (JSON, Markdown, PNG) and docs/benchmarks.md; ~6-10 min on 2 cores. BENCH_ARGS=--quick for a smaller run.

@@ -23,7 +23,8 @@ When the debate or the verdict is missing, the session's record says why (GET /s
 summary shows it.
 
 COORDINATOR_URL (default http://127.0.0.1:8000) points it at another coordinator, e.g. the compose gateway
-http://127.0.0.1:8080; RESEARCH_URL (default http://127.0.0.1:8001) at another research service (--universe).
+http://127.0.0.1:8080; STOCK_RESEARCH_API_KEY is the API key sent (Authorization: Bearer) where the services
+run with AUTH_MODE=api_key; RESEARCH_URL (default http://127.0.0.1:8001) at another research service (--universe).
 Exit code: 0 completed/partial, 1 failed or refused, 2 usage error or service unreachable.
 """
 
@@ -363,7 +364,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("a symbol, --retry SESSION_ID, --sessions or --universe is required")
 
     print(f"{request.method} {request.url}", file=sys.stderr, flush=True)
-    with httpx.Client(timeout=timeout) as client:
+    key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    with httpx.Client(timeout=timeout, headers=headers) as client:
         try:
             response = client.send(request)
         except httpx.ConnectError:
@@ -386,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
             print(format_universe(body))
         else:
             print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
+            if response.status_code == 401:
+                print("Set STOCK_RESEARCH_API_KEY to your API key (stock-research-keys create).", file=sys.stderr)
     print(f"\nHTTP {response.status_code}   X-Request-ID {response.headers.get('x-request-id', '-')}", file=sys.stderr)
     return 0 if response.status_code == 200 else 1
 

@@ -17,6 +17,7 @@ import llm_replies
 from fake_llm_server import FakeLLMClient
 
 from evaluation.stack import SERVICE_APPS, free_port
+from shared_contracts.service.server import UVICORN_OPTIONS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 E2E_DIR = Path(__file__).resolve().parent
@@ -60,6 +61,7 @@ class ServiceProcess:
                 "--port",
                 str(self.port),
                 *([] if self.access_log else ["--no-access-log"]),
+                *UVICORN_OPTIONS,
                 "--timeout-graceful-shutdown",
                 "5",
             ],

@@ -29,6 +29,8 @@ from typing import IO
 import httpx
 from dotenv import dotenv_values
 
+from shared_contracts.service.server import UVICORN_OPTIONS
+
 SERVICE_APPS = {
     "research": "research.main:create_app",
     "debate": "debate.main:create_app",
@@ -102,7 +104,7 @@ class Service:
         self.process = subprocess.Popen(
             [
                 *(sys.executable, "-m", "uvicorn", "--factory", self.app),
-                *("--host", "127.0.0.1", "--port", str(self.port), "--no-access-log"),
+                *("--host", "127.0.0.1", "--port", str(self.port), "--no-access-log", *UVICORN_OPTIONS),
                 *("--timeout-graceful-shutdown", "5"),
             ],
             cwd=cwd,
