@@ -39,9 +39,11 @@ def problem_response(
     errors: list[dict[str, Any]] | None = None,
     extra: Mapping[str, Any] | None = None,
     request_id: str | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """``extra`` adds members to the problem; it cannot replace the standard ones. ``request_id`` is
-    for handlers running outside the request-id middleware (it is then also set as the header)."""
+    for handlers running outside the request-id middleware (it is then also set as the header).
+    ``headers`` go on the answer as given (e.g. ``Allow`` on a 405, ``WWW-Authenticate`` on a 401)."""
     rid = request_id or current_request_id()
     standard = {
         "type": "about:blank",
@@ -54,9 +56,14 @@ def problem_response(
     }
     members = {**{k: v for k, v in (extra or {}).items() if k not in standard}, **standard}
     problem = ProblemDetail.model_validate(members)
-    headers = {REQUEST_ID_HEADER: rid} if rid and request_id else None
+    answer_headers = dict(headers or {})
+    if rid and request_id:
+        answer_headers[REQUEST_ID_HEADER] = rid
     return JSONResponse(
-        problem.model_dump(exclude_none=True), status_code=status, media_type=PROBLEM_CONTENT_TYPE, headers=headers
+        problem.model_dump(exclude_none=True),
+        status_code=status,
+        media_type=PROBLEM_CONTENT_TYPE,
+        headers=answer_headers or None,
     )
 
 
@@ -102,7 +109,8 @@ def install_problem_handlers(app: FastAPI, status_by_exception: Mapping[type[Exc
             reason = type(exc.__cause__).__name__
             return problem_response(400, "malformed_json", f"The request body is not valid JSON ({reason}).")
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        return problem_response(exc.status_code, code, str(exc.detail))
+        # The exception's headers are part of the answer: Allow on a 405 (RFC 9110), WWW-Authenticate on a 401.
+        return problem_response(exc.status_code, code, str(exc.detail), headers=exc.headers)
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         """Last resort, for an exception raised outside ``UnexpectedErrorMiddleware`` (in a middleware)."""
