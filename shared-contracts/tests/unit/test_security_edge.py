@@ -114,9 +114,7 @@ def _redis_reachable() -> bool:
 async def test_two_replicas_share_their_counters_through_redis() -> None:
     uri = storage_uri("redis://127.0.0.1:6379/15")
     client = f"client-{uuid.uuid4().hex}"
-    one, two = (
-        ClientRateLimits.from_uri(uri, writes="3/minute", reads="100/minute", daily_quota=0) for _ in range(2)
-    )
+    one, two = (ClientRateLimits.from_uri(uri, writes="3/minute", reads="100/minute", daily_quota=0) for _ in range(2))
     answers = [await replica.check(client, write=True, research=False) for replica in (one, two, one, two)]
     assert answers[:3] == [None, None, None]
     assert answers[3] is not None
@@ -130,7 +128,9 @@ async def test_an_unreachable_counter_store_does_not_take_the_service_down() -> 
     async def x() -> dict[str, bool]:
         return {"ok": True}
 
-    broken = ClientRateLimits.from_uri("async+redis://127.0.0.1:1/0", writes="1/minute", reads="1/minute", daily_quota=0)
+    broken = ClientRateLimits.from_uri(
+        "async+redis://127.0.0.1:1/0", writes="1/minute", reads="1/minute", daily_quota=0
+    )
     guarded = RateLimitMiddleware(app, broken, research_path=None)
 
     async def with_client(scope, receive, send):  # type: ignore[no-untyped-def]
@@ -233,3 +233,25 @@ def test_slow_clients_do_not_stop_the_server_answering(guarded_server: int) -> N
     finally:
         for sock in stalled:
             sock.close()
+
+
+# --- who a request is for -----------------------------------------------------------------------------------
+
+
+async def test_only_a_service_key_may_name_the_client_it_calls_for() -> None:
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    from shared_contracts.service.authentication import AuthenticationMiddleware, client_of
+
+    async def whoami(scope, receive, send):  # type: ignore[no-untyped-def]
+        client = client_of(Request(scope))
+        await JSONResponse({"client": client.client_id, "for": client.audit_id})(scope, receive, send)
+
+    ring = KeyRing.parse(f"alice={hash_key('sr_alice')},coordinator={hash_key('sr_coord')}:service")
+    app = AuthenticationMiddleware(whoami, ring, accepted_scopes=("research", "service"))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http:
+        forged = await http.get("/api/v1/x", headers={"Authorization": "Bearer sr_alice", "X-Client-Id": "bob"})
+        relayed = await http.get("/api/v1/x", headers={"Authorization": "Bearer sr_coord", "X-Client-Id": "bob"})
+    assert forged.json() == {"client": "alice", "for": "alice"}
+    assert relayed.json() == {"client": "coordinator", "for": "bob"}
