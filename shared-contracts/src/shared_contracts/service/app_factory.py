@@ -7,13 +7,12 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import Any, Protocol, TypeVar
 
 from fastapi import APIRouter, FastAPI
-from fastapi.openapi.utils import get_openapi
 
-from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 from shared_contracts.service.api_keys import SCOPES
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging, write_logs_synchronously
 from shared_contracts.service.observability import ReadinessCheck, install_observability
+from shared_contracts.service.openapi import install_api_documents
 from shared_contracts.service.problems import UnexpectedErrorMiddleware, install_problem_handlers
 from shared_contracts.service.request_id import RequestIdMiddleware
 from shared_contracts.service.security import install_security
@@ -35,7 +34,14 @@ def create_service_app(
 ) -> FastAPI:
     """``accepted_scopes`` and ``research_path``: see ``security.install_security``."""
     configure_logging(settings.log_level, json=settings.log_json, service=service)
-    app = FastAPI(title=title, description=description, version="0.1.0", lifespan=_logs_written_at_exit(lifespan))
+    app = FastAPI(
+        title=title,
+        description=description,
+        version="0.1.0",
+        docs_url=None,  # /docs serves the bundled Swagger UI (install_api_documents), not the CDN's
+        redoc_url=None,
+        lifespan=_logs_written_at_exit(lifespan),
+    )
     # Added innermost first: the request-id middleware runs outside the others, so their answers carry the id.
     app.add_middleware(UnexpectedErrorMiddleware)
     install_security(app, settings, accepted_scopes=accepted_scopes, research_path=research_path)
@@ -44,7 +50,7 @@ def create_service_app(
     install_observability(app, service, readiness)
     for router in routers:
         app.include_router(router)
-    publish_400_not_422(app)
+    install_api_documents(app)
     return app
 
 
@@ -66,36 +72,6 @@ def _logs_written_at_exit(
             write_logs_synchronously()
 
     return lifespan_then_direct_logs
-
-
-def publish_400_not_422(app: FastAPI) -> None:
-    """The OpenAPI document says what the service answers: a request that fails validation is a 400 problem
-    (``install_problem_handlers``), never FastAPI's 422, which it would otherwise list on every endpoint; a 422
-    a route declares itself (e.g. ``insufficient_history``) stays."""
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-            for operation in (op for path in schema.get("paths", {}).values() for op in path.values()):
-                responses = operation.get("responses", {})
-                if "HTTPValidationError" in str(responses.get("422", "")):  # FastAPI's, not one a route declares
-                    responses.pop("422")
-                    responses.setdefault("400", _INVALID_REQUEST)
-            components = schema.setdefault("components", {}).setdefault("schemas", {})
-            for unused in ("HTTPValidationError", "ValidationError"):
-                components.pop(unused, None)
-            components.setdefault("ProblemDetail", ProblemDetail.model_json_schema(ref_template=_REF))
-            app.openapi_schema = schema
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
-
-
-_REF = "#/components/schemas/{model}"
-_INVALID_REQUEST: dict[str, Any] = {
-    "description": "The request is invalid (`code` invalid_request, or malformed_json for a body that is not JSON).",
-    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": _REF.format(model="ProblemDetail")}}},
-}
 
 
 class Closable(Protocol):

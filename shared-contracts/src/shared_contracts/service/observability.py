@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Literal
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from prometheus_client import CollectorRegistry
 from prometheus_fastapi_instrumentator import Instrumentator
+from pydantic import BaseModel, Field
 
 ReadinessCheck = Callable[[FastAPI], Awaitable[dict[str, str]]]
 """Returns {dependency: "ok" | reason}; any value other than "ok" makes /readyz answer 503."""
+
+
+class Readiness(BaseModel):
+    """The body of every /readyz answer, 200 and 503 alike."""
+
+    status: Literal["ready", "not_ready"]
+    service: str
+    checks: dict[str, str] = Field(description='{dependency: "ok" | why it is not usable}')
+
+
+_READINESS_ANSWERS: dict[int | str, dict[str, object]] = {
+    200: {"model": Readiness, "description": "Every dependency is usable (`status` ready)."},
+    503: {"model": Readiness, "description": "A dependency is not usable (`status` not_ready; `checks` says which)."},
+}
 
 
 def install_observability(app: FastAPI, service: str, readiness: ReadinessCheck | None = None) -> None:
@@ -18,7 +34,7 @@ def install_observability(app: FastAPI, service: str, readiness: ReadinessCheck 
     async def healthz() -> dict[str, str]:
         return {"status": "ok", "service": service}
 
-    @app.get("/readyz", tags=["ops"], summary="Dependencies are usable")
+    @app.get("/readyz", tags=["ops"], summary="Dependencies are usable", responses=_READINESS_ANSWERS)
     async def readyz() -> JSONResponse:
         checks = await readiness(app) if readiness else {}
         ready = all(v == "ok" for v in checks.values())

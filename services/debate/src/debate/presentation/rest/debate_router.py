@@ -26,7 +26,7 @@ def _problem(description: str) -> dict[str, Any]:
     summary="Run a bull/bear debate on expert results",
     responses={
         400: _problem("symbol missing/invalid, expert_results empty, or an expert result that cannot be read"),
-        500: _problem("an agent's LLM output could not be parsed (llm_output_invalid), or an unexpected error"),
+        500: _problem("an agent's LLM output could not be parsed (llm_output_invalid)"),
         502: _problem("the LLM endpoint refused the call"),
         503: _problem("the LLM endpoint is unavailable"),
         504: _problem("the LLM endpoint timed out"),
