@@ -9,6 +9,7 @@ from __future__ import annotations
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
@@ -22,6 +23,8 @@ from coordinator.domain.exceptions import (
     SymbolNotFoundError,
 )
 from coordinator.presentation.rest.research_schemas import to_response_body
+from shared_contracts.coordinator import ResearchResponseBody
+from shared_contracts.experts import IsoDate
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 from shared_contracts.service.request_id import current_request_id
 
@@ -43,6 +46,16 @@ ALL_FAILED_STATUS: dict[type[AllExpertsFailedError], tuple[int, str]] = {
     InsufficientHistoryError: (422, "Insufficient history"),
     AllExpertsFailedError: (500, "All experts failed"),
 }
+
+
+class ResearchFailureProblem(ProblemDetail, ResearchResponseBody):
+    """The answer to a research in which every expert failed (``application/problem+json``): the problem's
+    members and the full research response, each expert's error included."""
+
+    earliest_usable_date: IsoDate | None = Field(
+        default=None,
+        description="insufficient_history only: the earliest day one of the experts could work from, when known.",
+    )
 
 
 def install_research_failure_handler(app: FastAPI) -> None:

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
 from coordinator.domain.model.viewer import Viewer
 from coordinator.presentation.rest.caller import get_viewer
+from coordinator.presentation.rest.errors import ResearchFailureProblem
 from coordinator.presentation.rest.research_schemas import to_command, to_response_body
 from shared_contracts.coordinator import ResearchRequestBody, ResearchResponseBody
 from shared_contracts.problems import ProblemDetail
@@ -18,10 +19,12 @@ router = APIRouter(prefix="/api/v1/coordinator", tags=["coordinator"])
 
 ALL_FAILED_FOR_THE_CALLER: dict[int | str, dict[str, Any]] = {
     404: {
+        "model": ResearchFailureProblem,
         "description": "Every expert failed because the research service has no data for the symbol (`code` "
         "symbol_not_found; the body also carries the full research response with each expert's error).",
     },
     422: {
+        "model": ResearchFailureProblem,
         "description": "Every expert failed because too little data was public on the analysis date (`code` "
         "insufficient_history; `earliest_usable_date`: the earliest day one of them could work from, when known; "
         "the body also carries the full research response with each expert's error).",
@@ -39,6 +42,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     **ALL_FAILED_FOR_THE_CALLER,
     500: {
+        "model": ResearchFailureProblem,
         "description": "Every expert failed, not all for one mistake of the caller (`code` all_experts_failed; "
         "the body also carries the full research response with each expert's error), or an unexpected error "
         "(`code` internal_error, logged).",

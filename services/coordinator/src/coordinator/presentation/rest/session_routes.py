@@ -28,6 +28,7 @@ from coordinator.domain.model.outcome import SessionOutcome
 from coordinator.domain.model.session import ResearchSession
 from coordinator.domain.model.viewer import Viewer
 from coordinator.presentation.rest.caller import get_viewer
+from coordinator.presentation.rest.errors import ResearchFailureProblem
 from coordinator.presentation.rest.outcome_schemas import to_outcome_record
 from coordinator.presentation.rest.research_routes import ALL_FAILED_FOR_THE_CALLER
 from coordinator.presentation.rest.research_schemas import to_response_body
@@ -65,8 +66,9 @@ _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
         "`retry_session_id` names its retry — retry the newest session of the chain).",
     },
     500: {
+        "model": ResearchFailureProblem,
         "description": "Every expert failed again, not all for one mistake of the caller (`code` "
-        "all_experts_failed, with the full response body)."
+        "all_experts_failed, with the full response body).",
     },
     503: {"model": ProblemDetail, "description": "The session store is unavailable."},
 }
