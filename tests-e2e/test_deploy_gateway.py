@@ -67,6 +67,112 @@ def test_access_log_is_json_with_the_request_id() -> None:
     assert json.loads(sample)["request_id"] == "1"
 
 
+def _blocks(conf: str) -> dict[str, str]:
+    """Each ``location`` of the server: its name (``= /healthz``, ``/api/v1/coordinator/``, ``@rate_limited``)
+    -> its body (locations here are not nested)."""
+    return {m.group(1).strip(): m.group(2) for m in re.finditer(r"\n\s*location\s+([^{]+)\{(.*?)\n\s*\}", conf, re.S)}
+
+
+def _problems(conf: str) -> dict[int, tuple[str, dict[str, Any]]]:
+    """Status -> (location, parsed body) of every problem the gateway answers itself."""
+    found = {}
+    for name, body in _blocks(conf).items():
+        match = re.search(r"return (\d{3}) '([^']*)';", body)
+        if match and "application/problem+json" in body:
+            found[int(match.group(1))] = (name, json.loads(match.group(2)))
+    return found
+
+
+def test_requests_and_connections_are_limited_per_client_address() -> None:
+    conf = _conf()
+    zone = re.search(r"limit_req_zone\s+\$binary_remote_addr\s+zone=(\w+):\d+m\s+rate=(\d+)r/s;", conf)
+    assert zone is not None
+    assert int(zone.group(2)) == 10
+    burst = re.search(rf"limit_req zone={zone.group(1)} burst=(\d+) nodelay;", conf)
+    assert burst is not None
+    assert 10 <= int(burst.group(1)) <= 50
+    conn_zone = re.search(r"limit_conn_zone\s+\$binary_remote_addr\s+zone=(\w+):\d+m;", conf)
+    assert conn_zone is not None
+    assert re.search(rf"limit_conn {conn_zone.group(1)} 20;", conf)
+    assert "limit_req_status 429;" in conf
+    assert "limit_conn_status 429;" in conf
+    # at server level, so every location (the API, readiness, the 404 catch-all) is limited
+    server = conf[conf.index("server {") :]
+    assert server.index("limit_req zone=") < server.index("location")
+
+
+def test_a_refused_request_is_a_429_problem_with_retry_after() -> None:
+    conf = _conf()
+    assert "error_page 429 = @rate_limited;" in conf
+    name, problem = _problems(conf)[429]
+    assert name == "@rate_limited"
+    assert problem["status"] == 429
+    assert problem["code"] == "rate_limited"
+    assert problem["title"] == "Too Many Requests"
+    assert re.search(r"add_header Retry-After 1 always;", _blocks(conf)["@rate_limited"])
+
+
+def test_every_problem_the_gateway_answers_is_rfc9457_json() -> None:
+    problems = _problems(_conf())
+    assert {404, 413, 429, 502, 504} <= set(problems)
+    for status, (name, problem) in problems.items():
+        assert problem["status"] == status, name
+        assert {"type", "title", "status", "detail", "code"} <= set(problem), name
+    assert problems[413][1]["code"] == "request_too_large"  # the services' code for the same refusal
+
+
+def test_slow_clients_are_cut_off() -> None:
+    conf = _conf()
+    http_level = conf[: conf.index("upstream coordinator {")]  # the upstream has its own keepalive_timeout
+    expected = {
+        "client_header_timeout": 10,
+        "client_body_timeout": 30,
+        "send_timeout": 30,
+        "keepalive_timeout": 15,
+    }
+    for directive, seconds in expected.items():
+        values = re.findall(rf"^\s*{directive} (\S+);", http_level, re.M)
+        assert [_duration_seconds(v) for v in values] == [seconds], directive
+    assert "client_max_body_size 1m;" in conf
+
+
+def test_idle_upstream_connections_close_before_the_services_close_them() -> None:
+    conf = _conf()
+    upstream = conf[conf.index("upstream coordinator {") :]
+    upstream = upstream[: upstream.index("}")]
+    gateway_idle = _duration_seconds(re.search(r"keepalive_timeout (\S+);", upstream).group(1))  # type: ignore[union-attr]
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+    service_idle = int(re.search(r"--timeout-keep-alive (\d+)", dockerfile).group(1))  # type: ignore[union-attr]
+    assert gateway_idle < service_idle
+
+
+def test_forwarded_headers_are_set_from_the_peer_address_never_appended() -> None:
+    conf = _conf()
+    assert "$proxy_add_x_forwarded_for" not in conf
+    for name, body in _blocks(conf).items():
+        if "proxy_pass" not in body:
+            continue
+        assert "proxy_set_header X-Forwarded-For $remote_addr;" in body, name
+        assert "proxy_set_header X-Real-IP $remote_addr;" in body, name
+        assert 'proxy_set_header Forwarded "";' in body, name
+        assert 'proxy_set_header X-Client-Id "";' in body, name  # only a service key names a client
+        assert "Authorization" not in re.sub(r"#.*", "", body), f"{name}: the API key must pass through"
+
+
+def test_every_answer_carries_the_security_headers() -> None:
+    conf = _conf()
+    assert "server_tokens off;" in conf
+    for name, body in _blocks(conf).items():
+        assert "add_header X-Content-Type-Options nosniff always;" in body, name
+        assert "add_header X-Frame-Options DENY always;" in body, name
+        assert "add_header Cache-Control no-store always;" in body, name
+        if "proxy_pass" in body:  # the coordinator's own copies are replaced, not doubled
+            for header in ("X-Content-Type-Options", "X-Frame-Options", "Cache-Control"):
+                assert f"proxy_hide_header {header};" in body, f"{name}: {header}"
+    api = _blocks(conf)["/api/v1/coordinator/"]
+    assert "add_header Content-Security-Policy \"default-src 'none'; frame-ancestors 'none'\" always;" in api
+
+
 # ------------------------------------------------------------------------------------- real nginx
 
 
@@ -86,6 +192,16 @@ class _Coordinator(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
+        if self.path.endswith("/with-headers"):  # a coordinator answer with its own security headers
+            _Coordinator.seen.append({k.lower(): v for k, v in self.headers.items()} | {"path": self.path})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "2")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(b"{}")
+            return
         self._answer(200, {"status": "ready", "service": "coordinator"})
 
     def do_POST(self) -> None:
@@ -225,3 +341,71 @@ def test_gateway_answers_problem_details_when_the_coordinator_is_down(tmp_path: 
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@needs_nginx
+def test_gateway_answers_429_problems_to_an_address_that_floods_it(gateway: tuple[str, Path]) -> None:
+    url, _log = gateway
+    with httpx.Client(timeout=5) as client:
+        answers = [client.get(f"{url}/api/v1/coordinator/sessions") for _ in range(60)]
+    statuses = [a.status_code for a in answers]
+    assert statuses[:20] == [200] * 20  # the burst passes undelayed
+    refused = [a for a in answers if a.status_code == 429]
+    assert refused, statuses
+    assert set(statuses) == {200, 429}
+    answer = refused[0]
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert answer.headers["retry-after"] == "1"
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.headers["x-request-id"]
+    assert answer.json() == {
+        "type": "about:blank",
+        "title": "Too Many Requests",
+        "status": 429,
+        "detail": "Too many requests or connections from this address; retry later.",
+        "code": "rate_limited",
+    }
+    assert len(_Coordinator.seen) == statuses.count(200), "a refused request reached the coordinator"
+
+
+@needs_nginx
+def test_gateway_overwrites_forwarded_headers_and_passes_the_api_key(gateway: tuple[str, Path]) -> None:
+    url, _log = gateway
+    response = httpx.get(
+        f"{url}/api/v1/coordinator/sessions",
+        headers={
+            "Authorization": "Bearer sr_client-key",
+            "X-Forwarded-For": "203.0.113.9",
+            "X-Real-IP": "203.0.113.9",
+            "Forwarded": "for=203.0.113.9",
+            "X-Client-Id": "someone-else",
+        },
+    )
+    assert response.status_code == 200
+    seen = _Coordinator.seen[-1]
+    assert seen["x-forwarded-for"] == "127.0.0.1"
+    assert seen["x-real-ip"] == "127.0.0.1"
+    assert "forwarded" not in seen
+    assert "x-client-id" not in seen
+    assert seen["authorization"] == "Bearer sr_client-key"
+
+
+@needs_nginx
+def test_gateway_answers_carry_security_headers_once(gateway: tuple[str, Path]) -> None:
+    url, _log = gateway
+    for path in ("/api/v1/coordinator/with-headers", "/api/v1/coordinator/sessions", "/healthz", "/nowhere"):
+        response = httpx.get(f"{url}{path}")
+        assert response.headers.get_list("x-content-type-options") == ["nosniff"], path
+        assert response.headers.get_list("cache-control") == ["no-store"], path
+        assert response.headers.get_list("x-frame-options") == ["DENY"], path
+        assert response.headers.get("server") in (None, "nginx"), "no version in the Server header"
+
+
+@needs_nginx
+def test_gateway_refuses_a_large_body_with_a_problem(gateway: tuple[str, Path]) -> None:
+    url, _log = gateway
+    response = httpx.post(f"{url}/api/v1/coordinator/research", content=b"x" * (1024 * 1024 + 1))
+    assert response.status_code == 413
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "request_too_large"
+    assert _Coordinator.seen == []
