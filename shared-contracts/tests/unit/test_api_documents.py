@@ -59,12 +59,12 @@ def api_router() -> APIRouter:
     return router
 
 
-def build_app() -> FastAPI:
+def build_app(settings: ServiceSettings | None = None) -> FastAPI:
     return create_service_app(
         service="kit-docs",
         title="Kit",
         description="d",
-        settings=ServiceSettings(log_json=True),
+        settings=settings or ServiceSettings(log_json=True),
         routers=[api_router()],
         status_by_exception={StoreDown: 503},
     )
@@ -154,10 +154,19 @@ def test_every_api_operation_lists_the_edge_answers_as_problems() -> None:
         responses = responses_of(schema, path, method)
         for status in ("405", "429", "500", "503"):
             assert problem_schema(responses[status]) == PROBLEM_REF, (path, status)
-        assert not {"401", "403"} & set(responses)  # built without authentication
+        assert "401" not in responses  # built without authentication
         assert "422" not in responses
     assert "HTTPValidationError" not in schema["components"]["schemas"]
     assert schema["components"]["schemas"]["ProblemDetail"]["required"] == ["title", "status", "detail", "code"]
+
+
+def test_only_a_request_that_changes_state_can_be_refused_as_cross_origin() -> None:
+    schema = build_app().openapi()
+    create = responses_of(schema, "/api/v1/kit/things", "post")
+    assert problem_schema(create["403"]) == PROBLEM_REF
+    assert "cross_origin_refused" in create["403"]["description"]
+    assert "insufficient_scope" not in create["403"]["description"]  # built without authentication
+    assert "403" not in responses_of(schema, "/api/v1/kit/catalog", "get")
 
 
 def test_a_body_adds_408_413_and_415_and_a_parameter_400() -> None:
@@ -245,6 +254,7 @@ def test_an_authenticated_api_lists_401_and_403_and_names_its_scheme() -> None:
     assert "cross_origin_refused" in create["403"]["description"]
     catalog = schema["paths"]["/api/v1/kit/catalog"]["get"]
     assert {"401", "403"} <= set(catalog["responses"])
+    assert "cross_origin_refused" not in catalog["responses"]["403"]["description"]
     assert catalog["security"] == [{"apiKey": []}]
     assert schema["components"]["securitySchemes"]["apiKey"] == {
         "type": "http",
@@ -254,3 +264,17 @@ def test_an_authenticated_api_lists_401_and_403_and_names_its_scheme() -> None:
     unauthenticated = bare_app(authenticated=False).openapi()
     assert "securitySchemes" not in unauthenticated["components"]
     assert "security" not in unauthenticated["paths"]["/api/v1/kit/catalog"]["get"]
+
+
+async def test_a_service_that_requires_api_keys_documents_the_401_it_sends() -> None:
+    settings = ServiceSettings(log_json=True, auth_mode="api_key", api_keys="kit=" + "0" * 64)
+    app = build_app(settings)
+    catalog = responses_of(app.openapi(), "/api/v1/kit/catalog", "get")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        response = await c.get("/api/v1/kit/catalog")
+        docs = await c.get("/docs")
+    assert response.status_code == 401
+    assert response.json()["code"] in catalog["401"]["description"]
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert "WWW-Authenticate" in catalog["401"]["headers"]
+    assert docs.status_code == 200  # the API documents stay open

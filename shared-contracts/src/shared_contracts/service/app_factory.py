@@ -50,7 +50,7 @@ def create_service_app(
     install_observability(app, service, readiness)
     for router in routers:
         app.include_router(router)
-    install_api_documents(app)
+    install_api_documents(app, authenticated=settings.auth_mode == "api_key")
     return app
 
 

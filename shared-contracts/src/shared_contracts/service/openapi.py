@@ -3,10 +3,10 @@ and Swagger UI at ``/docs``, served from the assets bundled with the package (it
 
 Every error answer is documented as what it is on the wire: ``application/problem+json`` with the
 ``ProblemDetail`` schema (or a problem schema the route declares). Besides the answers a route declares, the
-document lists those of the edge every service shares: 400 when a parameter or the body fails validation
-(never FastAPI's 422), 405 with ``Allow``, 408/413/415 for a body, 429 with ``Retry-After``, 503 and 500 on the
-``/api/`` operations, and 401 (``WWW-Authenticate: Bearer``) and 403 when the service is built with
-authentication."""
+document lists those of the edge every service shares (``security``, ``problems``, ``body_limit``): 400 when a
+parameter or the body fails validation (never FastAPI's 422), 405 with ``Allow``, 408/413/415 for a body, 403 for
+a cross-origin POST, 429 with ``Retry-After``, 503 and 500 on the ``/api/`` operations, and 401
+(``WWW-Authenticate: Bearer``) and 403 when the service is built with authentication."""
 
 from __future__ import annotations
 
@@ -182,6 +182,10 @@ UNAUTHENTICATED = EdgeAnswer(
     {"WWW-Authenticate": _header("The scheme to authenticate with: `Bearer` (an API key).", {"type": "string"})},
 )
 FORBIDDEN = EdgeAnswer("The API key may not call this operation (`code` insufficient_scope).", ("insufficient_scope",))
+CROSS_ORIGIN = EdgeAnswer(
+    "A browser sent this request from a page of another origin (`code` cross_origin_refused).",
+    ("cross_origin_refused",),
+)
 FORBIDDEN_OR_CROSS_ORIGIN = EdgeAnswer(
     "The API key may not call this operation (`code` insufficient_scope), or a browser sent this request from a "
     "page of another origin (`code` cross_origin_refused).",
@@ -197,9 +201,12 @@ def _edge_answers(
     body = "requestBody" in operation
     if validated:
         yield "400", INVALID_REQUEST
+    unsafe = method in _UNSAFE_METHODS
     if api and authenticated:
         yield "401", UNAUTHENTICATED
-        yield "403", FORBIDDEN_OR_CROSS_ORIGIN if method in _UNSAFE_METHODS else FORBIDDEN
+        yield "403", FORBIDDEN_OR_CROSS_ORIGIN if unsafe else FORBIDDEN
+    elif unsafe:
+        yield "403", CROSS_ORIGIN
     yield "405", METHOD_NOT_ALLOWED
     if body:
         yield "408", REQUEST_TIMEOUT
