@@ -1,15 +1,19 @@
 """Loading and reading the deployment files for the ``test_deploy_*`` tests (no Docker, no network).
 
-- compose: ``docker-compose.yml`` parsed with PyYAML, interpolated the way Compose does (``${VAR:-default}``).
+- compose: ``docker-compose.yml`` parsed with PyYAML, interpolated the way Compose does (``${VAR:-default}``);
+  the variables compose requires (``${VAR:?...}``: keys, database password) get test values unless a test asks
+  for the bare host.
 - Kubernetes: the kustomize overlay rendered by ``kubectl kustomize`` / ``kustomize build`` when one is on
   PATH, otherwise by ``render_kustomization`` below (only the kustomize features our kustomizations use; it
-  refuses anything else, so it can never render silently wrong).
+  refuses anything else, so it can never render silently wrong). The Secret is not rendered (an operator
+  creates it); ``operator_secret`` is one with the keys of ``secret.example.yaml`` and test values.
 - services: each service's pydantic-settings class(es), found at test time, and the variables they read.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib
 import inspect
 import pkgutil
@@ -29,6 +33,7 @@ COMPOSE_FILE = ROOT / "docker-compose.yml"
 COMPOSE_SCHEMA = ROOT / "deploy" / "schemas" / "compose-spec.json"
 K8S_BASE = ROOT / "deploy" / "k8s" / "base"
 K8S_OVERLAY = ROOT / "deploy" / "k8s" / "overlays" / "local"
+K8S_SECRET_EXAMPLE = K8S_BASE / "secret.example.yaml"
 K8S_VERSION = "1.30.0"  # oldest Kubernetes minor the manifests must be valid for
 
 # ARCHITECTURE.md "Starting a service" / "HTTP contracts".
@@ -36,6 +41,18 @@ SERVICE_PORTS = {"coordinator": 8000, "research": 8001, "debate": 8002, "judge":
 SERVICES = tuple(SERVICE_PORTS)
 HEALTH_PATHS = {"/healthz", "/readyz"}
 GATEWAY_PORT = 8080
+
+# Test values (not secrets) for what an operator provides: compose's required variables, the k8s Secret.
+TEST_SERVICE_API_KEY = "sr_test-coordinator-service-key"
+TEST_CLIENT_KEY = "sr_test-client-key"
+TEST_SECRETS = {
+    "API_KEYS": (
+        f"alice={hashlib.sha256(TEST_CLIENT_KEY.encode()).hexdigest()},"
+        f"coordinator={hashlib.sha256(TEST_SERVICE_API_KEY.encode()).hexdigest()}:service"
+    ),
+    "SERVICE_API_KEY": TEST_SERVICE_API_KEY,
+    "POSTGRES_PASSWORD": "test-only-password",
+}
 
 
 # ------------------------------------------------------------------------------------------------ compose
@@ -77,10 +94,13 @@ def interpolate_tree(node: Any, env: dict[str, str]) -> Any:
     return node
 
 
-def load_compose(env: dict[str, str] | None = None) -> dict[str, Any]:
-    """docker-compose.yml as Compose sees it on a host whose environment is ``env`` (default: empty)."""
+def load_compose(env: dict[str, str] | None = None, *, with_secrets: bool = True) -> dict[str, Any]:
+    """docker-compose.yml as Compose sees it on a host whose environment is ``env`` (default: empty), plus
+    ``TEST_SECRETS`` unless ``with_secrets`` is False (then a missing required variable raises ValueError, as
+    ``docker compose`` refuses to start)."""
     raw = yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
-    return interpolate_tree(raw, env or {})  # type: ignore[no-any-return]
+    host = {**(TEST_SECRETS if with_secrets else {}), **(env or {})}
+    return interpolate_tree(raw, host)  # type: ignore[no-any-return]
 
 
 def compose_environment(service: dict[str, Any]) -> dict[str, str | None]:
@@ -238,6 +258,32 @@ def _merge(into: dict[str, Any], patch: dict[str, Any], where: str) -> None:
 
 def render_overlay(directory: Path = K8S_OVERLAY) -> list[dict[str, Any]]:
     return render_with_binary(directory) if kustomize_command() else render_kustomization(directory)
+
+
+def operator_secret(namespace: str | None = None) -> dict[str, Any]:
+    """The Secret an operator creates (the overlay documents the command): ``secret.example.yaml``'s name and
+    keys with ``TEST_SECRETS`` values, ``DATABASE_URL`` pointing at the in-cluster PostgreSQL."""
+    (secret,) = yaml_documents(K8S_SECRET_EXAMPLE)
+    values = {
+        **TEST_SECRETS,
+        "DATABASE_URL": (
+            f"postgresql+asyncpg://stock:{TEST_SECRETS['POSTGRES_PASSWORD']}@postgres:5432/stock_research"
+        ),
+    }
+    missing = set(secret["stringData"]) - set(values) - {"LLM_API_KEY"}
+    assert not missing, f"no test value for the Secret's {sorted(missing)}"
+    secret = copy.deepcopy(secret)
+    secret["stringData"] = {key: values[key] for key in secret["stringData"] if key in values}
+    if namespace:
+        secret["metadata"]["namespace"] = namespace
+    return secret
+
+
+def with_operator_secret(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rendered manifests plus the Secret created by hand, in their namespace (for env resolution)."""
+    namespaces = {d["metadata"].get("namespace") for d in docs if d["kind"] == "Deployment"}
+    assert len(namespaces) == 1
+    return [*docs, operator_secret(namespaces.pop())]
 
 
 def by_kind(docs: Iterable[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:

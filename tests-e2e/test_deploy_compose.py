@@ -6,6 +6,7 @@ The compose file is validated against the Compose Specification JSON schema vend
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import tomllib
@@ -23,6 +24,7 @@ from deploy_manifests import (
     ROOT,
     SERVICE_PORTS,
     SERVICES,
+    TEST_SECRETS,
     compose_environment,
     load_compose,
 )
@@ -99,8 +101,8 @@ def test_vendored_schema_is_the_documented_file() -> None:
 # ------------------------------------------------------------------------------------- stack shape
 
 
-def test_stack_has_postgres_the_four_services_and_the_gateway(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"postgres", *SERVICES, "gateway"}
+def test_stack_has_postgres_redis_the_four_services_and_the_gateway(compose: dict[str, Any]) -> None:
+    assert set(compose["services"]) == {"postgres", "redis", *SERVICES, "gateway"}
 
 
 @pytest.mark.parametrize("service", SERVICES)
@@ -119,7 +121,7 @@ def test_service_is_built_from_the_shared_dockerfile_with_its_name_and_port(
     ]
 
 
-@pytest.mark.parametrize("service", [*SERVICES, "postgres", "gateway"])
+@pytest.mark.parametrize("service", [*SERVICES, "postgres", "redis", "gateway"])
 def test_every_container_has_a_healthcheck(compose: dict[str, Any], service: str) -> None:
     check = compose["services"][service]["healthcheck"]
     assert check["test"][0] in ("CMD", "CMD-SHELL")
@@ -143,10 +145,12 @@ def test_gateway_healthcheck_uses_a_health_path_on_the_gateway_port(compose: dic
 def test_start_order_waits_for_healthy_dependencies(compose: dict[str, Any]) -> None:
     services = compose["services"]
     assert services["coordinator"]["depends_on"] == {
-        name: {"condition": "service_healthy"} for name in ("postgres", "research", "debate", "judge")
+        name: {"condition": "service_healthy"} for name in ("redis", "postgres", "research", "debate", "judge")
     }
     assert services["gateway"]["depends_on"] == {"coordinator": {"condition": "service_healthy"}}
-    for name in ("research", "debate", "judge", "postgres"):
+    for name in ("research", "debate", "judge"):
+        assert services[name]["depends_on"] == {"redis": {"condition": "service_healthy"}}
+    for name in ("postgres", "redis"):
         assert "depends_on" not in services[name], f"{name} should start without waiting for anything"
 
 
@@ -164,6 +168,8 @@ def test_coordinator_reaches_peers_and_postgres_by_service_name(compose: dict[st
 def test_database_password_comes_from_the_host_when_set() -> None:
     env = compose_environment(load_compose({"POSTGRES_PASSWORD": "s3cret"})["services"]["coordinator"])
     assert ":s3cret@postgres:5432/" in env["DATABASE_URL"]  # type: ignore[operator]
+    postgres = compose_environment(load_compose({"POSTGRES_PASSWORD": "s3cret"})["services"]["postgres"])
+    assert postgres["POSTGRES_PASSWORD"] == "s3cret"
 
 
 @pytest.mark.parametrize("service", ["research", "debate", "judge"])
@@ -190,6 +196,89 @@ def test_gateway_fronts_the_coordinator_only(compose: dict[str, Any]) -> None:
     assert gateway["build"]["context"] == "deploy/nginx"
     assert gateway["ports"] == [f"{GATEWAY_PORT}:{GATEWAY_PORT}"]
     assert load_compose(LLM_HOST_ENV)["services"]["gateway"]["ports"] == [f"9080:{GATEWAY_PORT}"]
+
+
+# ---------------------------------------------------------------------------------- keys, Redis, proxy
+
+REQUIRED = ("API_KEYS", "SERVICE_API_KEY", "POSTGRES_PASSWORD")
+CREDENTIAL = re.compile(r"PASSWORD|SECRET|TOKEN|API_KEY|_KEYS?$")
+URL_WITH_PASSWORD = re.compile(r"://[^/\s:@]+:(?P<password>\$\{[^}]*\}|[^/\s@]+)@")
+REQUIRED_FROM_HOST = re.compile(r"\$\{[A-Z_]+:\?[^}]*\}")
+
+
+@pytest.mark.parametrize("variable", REQUIRED)
+@pytest.mark.parametrize("value", [None, ""], ids=["unset", "empty"])
+def test_compose_refuses_to_start_without_keys_and_password(variable: str, value: str | None) -> None:
+    host = {k: v for k, v in TEST_SECRETS.items() if k != variable}
+    if value is not None:
+        host[variable] = value
+    with pytest.raises(ValueError, match=f"required variable {variable} is missing"):
+        load_compose(host, with_secrets=False)
+    load_compose(TEST_SECRETS, with_secrets=False)  # all three set: it starts
+
+
+def test_required_variables_use_the_refusing_syntax_everywhere() -> None:
+    text = COMPOSE_FILE.read_text(encoding="utf-8")
+    for variable in REQUIRED:
+        uses = re.findall(rf"\$\{{{variable}(\W[^}}]*)?\}}", text)
+        assert uses, f"{variable} is not used"
+        assert all(use.startswith(":?") for use in uses), f"{variable}: every use must be ${{{variable}:?...}}"
+
+
+def test_compose_holds_no_literal_credential() -> None:
+    raw = yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
+    for name, service in raw["services"].items():
+        for variable, value in compose_environment(service).items():
+            if CREDENTIAL.search(variable):
+                assert value is None or REQUIRED_FROM_HOST.fullmatch(value), (
+                    f"{name}: {variable} must be passed through or required from the host, not written here"
+                )
+            for match in URL_WITH_PASSWORD.finditer(value or ""):
+                assert REQUIRED_FROM_HOST.fullmatch(match.group("password")), f"{name}: {variable} holds a password"
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_every_service_requires_api_keys_and_counts_in_redis(compose: dict[str, Any], service: str) -> None:
+    env = compose_environment(compose["services"][service])
+    assert env["AUTH_MODE"] == "api_key"
+    assert env["API_KEYS"] == TEST_SECRETS["API_KEYS"]
+    assert env["REDIS_URL"] == "redis://redis:6379/0"
+    assert ("SERVICE_API_KEY" in env) is (service == "coordinator"), "only the coordinator holds the service key"
+    if service == "coordinator":
+        assert env["SERVICE_API_KEY"] == TEST_SECRETS["SERVICE_API_KEY"]
+
+
+def test_redis_keeps_nothing_and_is_not_published(compose: dict[str, Any]) -> None:
+    redis = compose["services"]["redis"]
+    assert redis["image"].startswith("redis:7")
+    assert "ports" not in redis
+    command = redis["command"]
+    assert command[command.index("--save") + 1] == ""
+    assert command[command.index("--appendonly") + 1] == "no"
+    assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+
+
+def test_coordinator_trusts_forwarded_headers_from_the_gateway_only(compose: dict[str, Any]) -> None:
+    (ipam,) = compose["networks"]["default"]["ipam"]["config"]
+    subnet, dynamic = ipaddress.ip_network(ipam["subnet"]), ipaddress.ip_network(ipam["ip_range"])
+    gateway = ipaddress.ip_address(compose["services"]["gateway"]["networks"]["default"]["ipv4_address"])
+    assert gateway in subnet
+    assert gateway not in dynamic, "a container started earlier could take the gateway's address"
+    assert dynamic.subnet_of(subnet)  # type: ignore[arg-type]
+    for name in SERVICES:
+        env = compose_environment(compose["services"][name])
+        if name == "coordinator":
+            assert env["FORWARDED_ALLOW_IPS"] == str(gateway)
+        else:
+            assert "FORWARDED_ALLOW_IPS" not in env, f"{name} has no proxy in front"
+
+
+def test_env_example_lists_the_required_variables_without_values() -> None:
+    lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+    assigned = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+    assert set(REQUIRED) <= set(assigned)
+    assert all(value == "" for value in assigned.values()), ".env.example holds values"
+    assert "stock-research-keys create" in "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------- Dockerfile

@@ -7,10 +7,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
-from deploy_manifests import GATEWAY_PORT, ROOT
+from deploy_manifests import GATEWAY_PORT, ROOT, TEST_CLIENT_KEY, TEST_SECRETS
 
 
 def _docker_missing() -> str | None:
@@ -30,10 +31,15 @@ pytestmark = [pytest.mark.docker, pytest.mark.skipif(REASON is not None, reason=
 
 
 @pytest.fixture(scope="module")
-def gateway() -> Iterator[str]:
+def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from testcontainers.compose import DockerCompose
 
-    with DockerCompose(ROOT, compose_file_name="docker-compose.yml", build=True, wait=True) as stack:
+    # compose refuses to start without keys and a database password: test values, in an env file of our own
+    env_file: Path = tmp_path_factory.mktemp("compose") / "test.env"
+    env_file.write_text("".join(f"{k}={v}\n" for k, v in TEST_SECRETS.items()), encoding="utf-8")
+    with DockerCompose(
+        ROOT, compose_file_name="docker-compose.yml", build=True, wait=True, env_file=str(env_file)
+    ) as stack:
         host = stack.get_service_host("gateway", GATEWAY_PORT) or "127.0.0.1"
         port = stack.get_service_port("gateway", GATEWAY_PORT)
         yield f"http://{host}:{port}"
@@ -49,7 +55,7 @@ def test_a_research_runs_end_to_end_through_the_gateway(gateway: str) -> None:
     response = httpx.post(
         f"{gateway}/api/v1/coordinator/research",
         json={"symbol": "600519.SH", "experts": ["technical_analyst", "valuation_modeler"]},
-        headers={"X-Request-ID": "compose-e2e-1"},
+        headers={"X-Request-ID": "compose-e2e-1", "Authorization": f"Bearer {TEST_CLIENT_KEY}"},
         timeout=300,
     )
     assert response.status_code == 200, response.text
@@ -57,5 +63,15 @@ def test_a_research_runs_end_to_end_through_the_gateway(gateway: str) -> None:
     body = response.json()
     assert body["overall_status"] in ("completed", "partial")
     assert body["verdict"]["action"] in ("BUY", "SELL", "HOLD")
-    session = httpx.get(f"{gateway}/api/v1/coordinator/sessions/{body['session_id']}", timeout=10)
+    session = httpx.get(
+        f"{gateway}/api/v1/coordinator/sessions/{body['session_id']}",
+        headers={"Authorization": f"Bearer {TEST_CLIENT_KEY}"},
+        timeout=10,
+    )
     assert session.status_code == 200  # stored in PostgreSQL
+
+
+def test_an_api_call_without_a_key_is_refused(gateway: str) -> None:
+    response = httpx.get(f"{gateway}/api/v1/coordinator/sessions", timeout=10)
+    assert response.status_code == 401
+    assert response.headers["content-type"].startswith("application/problem+json")

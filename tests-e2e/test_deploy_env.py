@@ -23,11 +23,22 @@ from deploy_manifests import (
     nested_delimiters,
     render_overlay,
     settings_vars,
+    with_operator_secret,
 )
 
 # ARCHITECTURE.md "Configuration": what each deployment must set, whatever the defaults in code are.
+# Deployed services authenticate (API keys) and share their rate-limit counters (Redis).
+SECURED = {"AUTH_MODE", "API_KEYS", "REDIS_URL"}
 CONTRACT = {
-    "coordinator": {"DATABASE_URL", "RESEARCH_SERVICE_URL", "DEBATE_SERVICE_URL", "JUDGE_SERVICE_URL", "LOG_LEVEL"},
+    "coordinator": {
+        "DATABASE_URL",
+        "RESEARCH_SERVICE_URL",
+        "DEBATE_SERVICE_URL",
+        "JUDGE_SERVICE_URL",
+        "LOG_LEVEL",
+        "SERVICE_API_KEY",
+        *SECURED,
+    },
     "research": {
         "ANALYSIS_ENGINE",
         "REPORT_LANGUAGE",
@@ -35,10 +46,14 @@ CONTRACT = {
         "LLM_API_KEY",
         "LLM_MODEL",
         "MARKET_DATA_PROVIDER",
+        *SECURED,
     },
-    "debate": {"ANALYSIS_ENGINE", "REPORT_LANGUAGE", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"},
-    "judge": {"ANALYSIS_ENGINE", "REPORT_LANGUAGE", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"},
+    "debate": {"ANALYSIS_ENGINE", "REPORT_LANGUAGE", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", *SECURED},
+    "judge": {"ANALYSIS_ENGINE", "REPORT_LANGUAGE", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", *SECURED},
 }
+# Read by the server process, not by the service's settings: uvicorn (--proxy-headers reads
+# FORWARDED_ALLOW_IPS from the environment) and the image's command (--limit-concurrency "${MAX_CONNECTIONS}").
+SERVER_VARIABLES = {"FORWARDED_ALLOW_IPS", "MAX_CONNECTIONS"}
 # Variables only a live host sets (secrets, LLM endpoint); in k8s they come from optional refs.
 OPTIONAL_IN_K8S = {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"}
 HOST_WITH_LLM = {"LLM_BASE_URL": "https://llm.example/v1", "LLM_API_KEY": "sk-test", "LLM_MODEL": "m"}
@@ -61,7 +76,8 @@ def _classes(settings_classes: dict[str, list[type]], service: str) -> list[type
 
 @pytest.fixture(scope="module")
 def k8s() -> list[dict[str, Any]]:
-    return render_overlay()
+    """The overlay as deployed, with the Secret an operator creates by hand (test values)."""
+    return with_operator_secret(render_overlay())
 
 
 def _k8s_env(docs: list[dict[str, Any]], service: str) -> dict[str, str]:
@@ -126,7 +142,7 @@ def test_compose_sets_only_variables_the_service_reads(settings_classes: dict[st
     classes = _classes(settings_classes, service)
     read, delimiters = settings_vars(classes), nested_delimiters(classes)
     env = compose_environment(load_compose()["services"][service])
-    unknown = sorted(name for name in env if not is_read(name, read, delimiters))
+    unknown = sorted(name for name in set(env) - SERVER_VARIABLES if not is_read(name, read, delimiters))
     assert unknown == [], f"docker-compose.yml sets {unknown} on {service}, which reads none of them (typo?)"
 
 
@@ -160,9 +176,8 @@ def test_k8s_sets_only_variables_the_service_reads(
 ) -> None:
     classes = _classes(settings_classes, service)
     read, delimiters = settings_vars(classes), nested_delimiters(classes)
-    unknown = sorted(
-        n for n in _k8s_declared(k8s, service) | set(_k8s_env(k8s, service)) if not is_read(n, read, delimiters)
-    )
+    declared = _k8s_declared(k8s, service) | set(_k8s_env(k8s, service))
+    unknown = sorted(n for n in declared - SERVER_VARIABLES if not is_read(n, read, delimiters))
     assert unknown == [], f"k8s sets {unknown} on {service}, which reads none of them (typo?)"
 
 
@@ -178,7 +193,7 @@ def test_every_configmap_key_is_read_by_some_service(
 ) -> None:
     readers = {s: settings_vars(_classes(settings_classes, s)) for s in SERVICES}
     data = by_kind(k8s, "ConfigMap")["stock-research-config"]["data"]
-    unread = sorted(k for k in data if not any(k in read for read in readers.values()))
+    unread = sorted(k for k in set(data) - SERVER_VARIABLES if not any(k in read for read in readers.values()))
     assert unread == []
 
 

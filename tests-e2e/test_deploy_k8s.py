@@ -7,6 +7,7 @@ small renderer in deploy_manifests (checked against the real one wherever both e
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,6 +19,7 @@ from deploy_manifests import (
     HEALTH_PATHS,
     K8S_BASE,
     K8S_OVERLAY,
+    K8S_SECRET_EXAMPLE,
     K8S_VERSION,
     SERVICE_PORTS,
     SERVICES,
@@ -25,6 +27,7 @@ from deploy_manifests import (
     container_env,
     kustomization,
     kustomize_command,
+    operator_secret,
     render_kustomization,
     render_with_binary,
     yaml_documents,
@@ -100,7 +103,9 @@ def test_kustomization_lists_every_file_and_only_existing_ones(directory: Path) 
     for entry in referenced:
         assert (directory / entry).is_file(), f"{directory.name}/kustomization.yaml lists missing {entry}"
     present = {p.name for p in directory.glob("*.yaml")} - {"kustomization.yaml"}
-    assert present - referenced == set(), "files not listed in kustomization.yaml (dead or forgotten)"
+    examples = {name for name in present if name.endswith(".example.yaml")}
+    assert examples & referenced == set(), "an *.example.yaml is documentation, never deployed"
+    assert present - examples - referenced == set(), "files not listed in kustomization.yaml (dead or forgotten)"
 
 
 def test_overlay_builds_on_the_base() -> None:
@@ -139,10 +144,10 @@ def test_overlay_sets_namespace_and_local_images(rendered: list[dict[str, Any]])
 # -------------------------------------------------------------------------------------- workloads
 
 
-def test_stack_has_the_four_services_the_gateway_and_postgres(rendered: list[dict[str, Any]]) -> None:
-    assert set(_deployments(rendered)) == {*SERVICES, "gateway"}
+def test_stack_has_the_four_services_the_gateway_postgres_and_redis(rendered: list[dict[str, Any]]) -> None:
+    assert set(_deployments(rendered)) == {*SERVICES, "gateway", "redis"}
     assert set(by_kind(rendered, "StatefulSet")) == {"postgres"}
-    assert set(by_kind(rendered, "Service")) == {*SERVICES, "gateway", "postgres"}
+    assert set(by_kind(rendered, "Service")) == {*SERVICES, "gateway", "postgres", "redis"}
 
 
 @pytest.mark.parametrize("name", SERVICES)
@@ -165,7 +170,7 @@ def test_probes_use_readyz_for_readiness_and_healthz_for_liveness(rendered: list
 
 
 @pytest.mark.parametrize(
-    "kind_name", [("Deployment", n) for n in (*SERVICES, "gateway")] + [("StatefulSet", "postgres")]
+    "kind_name", [("Deployment", n) for n in (*SERVICES, "gateway", "redis")] + [("StatefulSet", "postgres")]
 )
 def test_every_container_has_resource_requests_and_limits(
     rendered: list[dict[str, Any]], kind_name: tuple[str, str]
@@ -176,7 +181,7 @@ def test_every_container_has_resource_requests_and_limits(
             assert {"cpu", "memory"} <= set(container["resources"][bound]), f"{name}: {bound}"
 
 
-@pytest.mark.parametrize("name", [*SERVICES, "gateway"])
+@pytest.mark.parametrize("name", [*SERVICES, "gateway", "redis"])
 def test_service_pods_run_as_non_root(rendered: list[dict[str, Any]], name: str) -> None:
     pod = _deployments(rendered)[name]["spec"]["template"]["spec"]
     assert pod["securityContext"]["runAsNonRoot"] is True
@@ -218,9 +223,9 @@ def test_gateway_listens_on_its_port(rendered: list[dict[str, Any]]) -> None:
 
 
 def _env(rendered: list[dict[str, Any]], name: str) -> dict[str, str]:
-    return container_env(
-        _container(_deployments(rendered)[name]), by_kind(rendered, "ConfigMap"), by_kind(rendered, "Secret")
-    )
+    """A service's environment once the operator has created the Secret (test values)."""
+    secrets = {**by_kind(rendered, "Secret"), "stock-research-secrets": operator_secret(NAMESPACE)}
+    return container_env(_container(_deployments(rendered)[name]), by_kind(rendered, "ConfigMap"), secrets)
 
 
 def test_coordinator_reaches_peers_and_postgres_through_services(rendered: list[dict[str, Any]]) -> None:
@@ -239,7 +244,7 @@ def test_coordinator_reaches_peers_and_postgres_through_services(rendered: list[
     }
     assert database.username == postgres_env["POSTGRES_USER"]["value"]
     assert database.path.lstrip("/") == postgres_env["POSTGRES_DB"]["value"]
-    secret = by_kind(rendered, "Secret")["stock-research-secrets"]["stringData"]
+    secret = operator_secret()["stringData"]
     assert database.password == secret["POSTGRES_PASSWORD"]
 
 
@@ -250,3 +255,103 @@ def test_the_llm_key_comes_only_from_the_secret(rendered: list[dict[str, Any]]) 
         assert refs["LLM_API_KEY"]["secretKeyRef"]["name"] == "stock-research-secrets"
         assert refs["LLM_API_KEY"]["secretKeyRef"]["optional"] is True
     assert "LLM_API_KEY" not in _env(rendered, "coordinator")
+
+
+# ---------------------------------------------------------------------------------- secrets, auth, Redis
+
+SECRET_NAME = "stock-research-secrets"
+# Names whose value is a credential: only ever from a Secret, never written in a manifest.
+CREDENTIAL = re.compile(r"PASSWORD|SECRET|TOKEN|API_KEY|_KEYS?$")
+URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")
+
+
+def _secret_refs(docs: list[dict[str, Any]]) -> dict[str, bool]:
+    """Every key of the Secret a workload reads -> whether some reference to it is required (not optional)."""
+    refs: dict[str, bool] = {}
+    for doc in docs:
+        if doc["kind"] not in ("Deployment", "StatefulSet"):
+            continue
+        for container in doc["spec"]["template"]["spec"]["containers"]:
+            for var in container.get("env", []):
+                ref = var.get("valueFrom", {}).get("secretKeyRef")
+                if ref:
+                    assert ref["name"] == SECRET_NAME, f"{container['name']}: unknown Secret {ref['name']}"
+                    refs[ref["key"]] = refs.get(ref["key"], False) or not ref.get("optional", False)
+    return refs
+
+
+def test_no_secret_is_deployed_by_the_kustomization(rendered: list[dict[str, Any]]) -> None:
+    """The Secret is created by the operator: applying the overlay never writes (or overwrites) it."""
+    assert by_kind(rendered, "Secret") == {}
+    assert "secret.example.yaml" not in kustomization(K8S_BASE)["resources"]
+
+
+def test_the_secret_example_lists_every_key_read_and_holds_no_value(rendered: list[dict[str, Any]]) -> None:
+    (example,) = yaml_documents(K8S_SECRET_EXAMPLE)
+    assert example["metadata"]["name"] == SECRET_NAME
+    assert set(example["stringData"]) == set(_secret_refs(rendered))
+    assert set(example["stringData"].values()) == {""}, "secret.example.yaml must not hold a value"
+    assert "data" not in example
+
+
+def test_the_overlay_documents_how_to_create_the_secret(rendered: list[dict[str, Any]]) -> None:
+    text = (K8S_OVERLAY / "kustomization.yaml").read_text(encoding="utf-8")
+    assert f"kubectl -n {NAMESPACE} create secret generic {SECRET_NAME}" in text
+    for key, required in _secret_refs(rendered).items():
+        if required:
+            assert f"--from-literal={key}=" in text, f"the documented command does not create {key}"
+    assert "stock-research-keys create" in text
+
+
+def test_k8s_manifests_hold_no_literal_credential(rendered: list[dict[str, Any]]) -> None:
+    files = sorted((K8S_BASE.parent).rglob("*.yaml"))
+    for path in files:
+        text = "\n".join(line.split("#", 1)[0] for line in path.read_text(encoding="utf-8").splitlines())
+        assert not URL_WITH_PASSWORD.search(text), f"{path.name}: a URL with a password"
+    for doc in rendered:
+        where = f"{doc['kind']}/{doc['metadata']['name']}"
+        if doc["kind"] == "ConfigMap":
+            assert not [k for k in doc.get("data", {}) if CREDENTIAL.search(k)], f"{where}: credential in a ConfigMap"
+            assert not [v for v in doc.get("data", {}).values() if URL_WITH_PASSWORD.search(str(v))], where
+        if doc["kind"] in ("Deployment", "StatefulSet"):
+            for container in doc["spec"]["template"]["spec"]["containers"]:
+                for var in container.get("env", []):
+                    if CREDENTIAL.search(var["name"]):
+                        assert "secretKeyRef" in var.get("valueFrom", {}), f"{where}: {var['name']} not from the Secret"
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_every_service_requires_api_keys_and_counts_in_redis(rendered: list[dict[str, Any]], name: str) -> None:
+    refs = {e["name"]: e.get("valueFrom", {}) for e in _container(_deployments(rendered)[name])["env"]}
+    assert refs["API_KEYS"]["secretKeyRef"] == {"name": SECRET_NAME, "key": "API_KEYS"}  # required: no start without
+    env = _env(rendered, name)
+    assert env["AUTH_MODE"] == "api_key"
+    redis = urlsplit(env["REDIS_URL"])
+    assert (redis.scheme, redis.hostname, redis.port) == ("redis", "redis", 6379)
+    assert by_kind(rendered, "Service")["redis"]["spec"]["ports"][0]["port"] == 6379
+    assert ("SERVICE_API_KEY" in refs) is (name == "coordinator"), "only the coordinator holds the service key"
+    if name == "coordinator":
+        assert refs["SERVICE_API_KEY"]["secretKeyRef"] == {"name": SECRET_NAME, "key": "SERVICE_API_KEY"}
+
+
+def test_forwarded_headers_are_trusted_on_the_coordinator_only_and_never_from_everyone(
+    rendered: list[dict[str, Any]],
+) -> None:
+    """Only the coordinator has a proxy in front (the gateway, the only pods its NetworkPolicy admits)."""
+    for name in SERVICES:
+        env = _env(rendered, name)
+        if name == "coordinator":
+            assert env.get("FORWARDED_ALLOW_IPS") not in ("*", None)
+            assert "*" not in env["FORWARDED_ALLOW_IPS"].split(",")
+        else:
+            assert "FORWARDED_ALLOW_IPS" not in env, f"{name} trusts forwarded headers"
+
+
+def test_redis_keeps_nothing_on_disk(rendered: list[dict[str, Any]]) -> None:
+    container = _container(_deployments(rendered)["redis"])
+    assert container["image"].startswith("redis:7")
+    args = container["args"]
+    assert args[args.index("--save") + 1] == ""
+    assert args[args.index("--appendonly") + 1] == "no"
+    assert container["ports"] == [{"name": "redis", "containerPort": 6379}]
+    assert "redis-cli" in container["readinessProbe"]["exec"]["command"]
