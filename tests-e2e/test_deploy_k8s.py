@@ -355,3 +355,94 @@ def test_redis_keeps_nothing_on_disk(rendered: list[dict[str, Any]]) -> None:
     assert args[args.index("--appendonly") + 1] == "no"
     assert container["ports"] == [{"name": "redis", "containerPort": 6379}]
     assert "redis-cli" in container["readinessProbe"]["exec"]["command"]
+
+
+# ------------------------------------------------------------------------------------ NetworkPolicies
+
+# Which workloads may open connections to which (ingress), on which port. None: anyone.
+INGRESS: dict[str, tuple[set[str] | None, int]] = {
+    "gateway": (None, GATEWAY_PORT),
+    "coordinator": ({"gateway"}, SERVICE_PORTS["coordinator"]),
+    "research": ({"coordinator"}, SERVICE_PORTS["research"]),
+    "debate": ({"coordinator"}, SERVICE_PORTS["debate"]),
+    "judge": ({"coordinator"}, SERVICE_PORTS["judge"]),
+    "postgres": ({"coordinator"}, 5432),
+    "redis": (set(SERVICES), 6379),
+}
+
+
+def _selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """A Kubernetes label selector (matchLabels, matchExpressions) against a pod's labels; {} selects all."""
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for expression in selector.get("matchExpressions", []):
+        key, operator, values = expression["key"], expression["operator"], expression.get("values", [])
+        matched = {
+            "In": key in labels and labels[key] in values,
+            "NotIn": key not in labels or labels[key] not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }[operator]
+        if not matched:
+            return False
+    return True
+
+
+def _pods(rendered: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Workload name -> its pod template (labels, containers)."""
+    return {
+        d["metadata"]["name"]: d["spec"]["template"] for d in rendered if d["kind"] in ("Deployment", "StatefulSet")
+    }
+
+
+def _admitted(rendered: list[dict[str, Any]], name: str) -> list[tuple[set[str] | None, set[int]]]:
+    """The ingress a workload's pods accept, as (source workloads or None for anyone, ports) per rule."""
+    pods = _pods(rendered)
+    labels = pods[name]["metadata"]["labels"]
+    named_ports = {p["name"]: p["containerPort"] for c in pods[name]["spec"]["containers"] for p in c["ports"]}
+    policies = [p for p in by_kind(rendered, "NetworkPolicy").values() if _selects(p["spec"]["podSelector"], labels)]
+    assert policies, f"no NetworkPolicy selects the {name} pods: they accept every connection"
+    rules = []
+    for policy in policies:
+        assert "Ingress" in policy["spec"]["policyTypes"]
+        for rule in policy["spec"].get("ingress", []):
+            sources: set[str] | None = None
+            if "from" in rule:
+                sources = set()
+                for peer in rule["from"]:
+                    assert set(peer) == {"podSelector"}, f"{policy['metadata']['name']}: only pod selectors here"
+                    matched = {n for n, pod in pods.items() if _selects(peer["podSelector"], pod["metadata"]["labels"])}
+                    assert matched, f"{policy['metadata']['name']}: a selector that matches no workload"
+                    sources |= matched
+            ports = {named_ports.get(p["port"], p["port"]) for p in rule.get("ports", [])}
+            assert ports, f"{policy['metadata']['name']}: a rule open on every port"
+            assert all(p.get("protocol", "TCP") == "TCP" for p in rule["ports"])
+            rules.append((sources, ports))
+    return rules
+
+
+def test_ingress_is_denied_unless_a_policy_allows_it(rendered: list[dict[str, Any]]) -> None:
+    deny = [
+        p
+        for p in by_kind(rendered, "NetworkPolicy").values()
+        if p["spec"]["podSelector"] == {} and not p["spec"].get("ingress")
+    ]
+    assert len(deny) == 1
+    assert deny[0]["spec"]["policyTypes"] == ["Ingress"]
+
+
+def test_every_workload_has_its_ingress_declared(rendered: list[dict[str, Any]]) -> None:
+    assert set(_pods(rendered)) == set(INGRESS), "a workload without an expected ingress in INGRESS"
+
+
+@pytest.mark.parametrize("name", STATELESS)
+def test_backend_service_admits_only_the_coordinator(rendered: list[dict[str, Any]], name: str) -> None:
+    assert _admitted(rendered, name) == [({"coordinator"}, {SERVICE_PORTS[name]})]
+
+
+@pytest.mark.parametrize("name", sorted(INGRESS))
+def test_network_policy_admits_exactly_the_expected_clients(rendered: list[dict[str, Any]], name: str) -> None:
+    sources, port = INGRESS[name]
+    container_ports = {p["containerPort"] for c in _pods(rendered)[name]["spec"]["containers"] for p in c["ports"]}
+    assert port in container_ports
+    assert _admitted(rendered, name) == [(sources, {port})]
