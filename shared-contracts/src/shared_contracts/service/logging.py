@@ -3,6 +3,10 @@
 A line is rendered where it is logged, and written to stderr by a thread of its own (the standard library's
 ``QueueHandler`` and ``QueueListener``), so a slow stream (a file on a busy disk, a full pipe) never holds up
 the event loop. What is queued is written at exit, or at once by ``flush_logs()``.
+
+Every line is redacted before it is rendered (``redact_event``): key-like substrings of every string in it
+(the event, each field, a formatted exception) are masked by ``shared_contracts.redaction.redact_secrets``,
+and so is the whole value of a field named like a credential (``api_key``, ``authorization``, ``password``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import sys
 from typing import Any
 
 import structlog
+
+from shared_contracts.redaction import REDACTED, redact_secrets
 
 # Clients that log every request at INFO ("HTTP Request: POST ... 200 OK"). Our own events already record
 # each call with more to say (expert, attempts, model, tokens, ms), so these lines are kept for DEBUG.
@@ -45,6 +51,7 @@ def configure_logging(level: str = "INFO", *, json: bool = True, service: str | 
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
+            redact_event,  # after the exception is formatted: its text is redacted too
             renderer,
         ],
     )
@@ -62,6 +69,40 @@ def configure_logging(level: str = "INFO", *, json: bool = True, service: str | 
         logger.handlers[:] = []
         logger.setLevel(logging.NOTSET)  # LOG_LEVEL governs uvicorn's loggers too (uvicorn sets INFO)
         logger.propagate = not switched_off
+
+
+_CREDENTIAL_FIELDS = frozenset(
+    {"api_key", "apikey", "x-api-key", "authorization", "password", "secret", "token", "access_token", "llm_api_key"}
+)
+_PLAIN = (int, float, bool, type(None))
+
+
+def redact_event(_logger: object, _method: str, event_dict: structlog.types.EventDict) -> structlog.types.EventDict:
+    """Every string of the event redacted (``redact_secrets``): the event, each field's value, the strings in
+    dicts, lists and tuples, and the ``repr`` of any other object (what the renderers would write of it). A
+    field named like a credential is masked whole. Numbers, booleans and None pass as they are."""
+    for key, value in event_dict.items():
+        if isinstance(value, _PLAIN):
+            continue
+        if isinstance(key, str) and key.lower() in _CREDENTIAL_FIELDS:
+            event_dict[key] = REDACTED
+        else:
+            event_dict[key] = _redacted(value)
+    return event_dict
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, dict):
+        return {k: REDACTED if str(k).lower() in _CREDENTIAL_FIELDS else _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_redacted(item) for item in value)
+    return redact_secrets(repr(value))
 
 
 def _add_service(service: str) -> structlog.types.Processor:

@@ -3,6 +3,9 @@
 A service hands ``install_problem_handlers`` a table {exception class: HTTP status}; each exception
 carries its own stable ``code``. Request validation failures are 400 (not FastAPI's 422).
 
+Every problem's ``detail``, and every string member ``extra`` adds, is passed through ``redact_secrets``
+(``shared_contracts.redaction``): an error's text can quote what an upstream said, keys included.
+
 An exception nothing maps is answered by ``UnexpectedErrorMiddleware``, which sits inside the request-id
 middleware: one log line with the request id, a 500 problem carrying it, and the exception stops there.
 (Starlette's own catch-all, ``ServerErrorMiddleware``, re-raises after answering: the server then logs the
@@ -22,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Message, Receive, Scope, Send
 
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+from shared_contracts.redaction import redact_secrets
 from shared_contracts.service.asgi import HttpMiddleware
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
 
@@ -49,12 +53,13 @@ def problem_response(
         "type": "about:blank",
         "title": title or HTTPStatus(status).phrase,
         "status": status,
-        "detail": detail,
+        "detail": redact_secrets(detail),
         "code": code,
         "request_id": rid,
         "errors": errors,
     }
-    members = {**{k: v for k, v in (extra or {}).items() if k not in standard}, **standard}
+    added = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in (extra or {}).items() if k not in standard}
+    members = {**added, **standard}
     problem = ProblemDetail.model_validate(members)
     answer_headers = dict(headers or {})
     if rid and request_id:
