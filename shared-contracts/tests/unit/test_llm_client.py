@@ -187,8 +187,8 @@ async def test_a_trickling_answer_ends_at_the_timeout() -> None:
 @pytest.mark.parametrize(
     ("status", "error", "message"),
     [
-        (429, LLMUnavailableError, r"rate-limiting calls \(429\)"),
-        (408, LLMTimeoutError, r"gave up on the call \(408\)"),
+        (429, LLMUnavailableError, r"rate-limiting calls \(429, RateLimitError\)$"),
+        (408, LLMTimeoutError, r"gave up on the call \(408, APIStatusError\)$"),
     ],
 )
 async def test_rate_limits_and_request_timeouts_are_not_refusals(
@@ -205,7 +205,7 @@ async def test_rate_limits_and_request_timeouts_are_not_refusals(
         (
             {"message": {"content": None, "refusal": "I can't help with that."}, "finish_reason": "stop"},
             LLMUpstreamError,
-            r"the model refused to answer: I can't help with that\.",
+            r"^the model refused to answer \(23 characters of refusal\)$",
         ),
         (
             {"message": {"content": None, "tool_calls": [{"type": "function"}]}, "finish_reason": "tool_calls"},
@@ -232,10 +232,11 @@ async def test_a_reply_without_usable_text_says_why(
         await chat(lambda request: httpx2.Response(200, json=body)).complete("p", None, 0.0)
 
 
-async def test_an_error_object_in_a_200_reply_is_named() -> None:
+async def test_an_error_object_in_a_200_reply_is_named_without_its_text() -> None:
     body = {"error": {"message": "quota exceeded for this key"}}
-    with pytest.raises(LLMUpstreamError, match="answered with an error: quota exceeded for this key"):
+    with pytest.raises(LLMUpstreamError, match="answered 200 with an error object") as caught:
         await chat(lambda request: httpx2.Response(200, json=body)).complete("p", None, 0.0)
+    assert "quota" not in str(caught.value)
 
 
 async def test_a_reply_that_is_not_utf8_says_so() -> None:
@@ -257,12 +258,15 @@ async def test_over_the_sdk_transport_a_refused_or_reset_connection_is_unavailab
     resetting = await asyncio.start_server(_refuse, "127.0.0.1", 0)
     reset_port = resetting.sockets[0].getsockname()[1]
     try:
-        for port, reason in ((closed_port, "Connect call failed"), (reset_port, "Connection reset by peer")):
+        for port, reason in (
+            (closed_port, r"connection refused \(ConnectionRefusedError\)"),
+            (reset_port, r"connection reset \(ConnectionResetError\)"),
+        ):
             real = OpenAICompatibleChat(
                 model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k", timeout_seconds=5, max_retries=0
             )
             try:
-                with pytest.raises(LLMUnavailableError, match=f"is unreachable: .*{reason}"):
+                with pytest.raises(LLMUnavailableError, match=f"^the LLM endpoint is unreachable: {reason}$"):
                     await real.complete("p", None, 0.0)
             finally:
                 await real.aclose()

@@ -13,6 +13,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.redaction import describe_connection_failure, redact_secrets
 from shared_contracts.service.settings import EngineSettings
 
 log = structlog.get_logger(__name__)
@@ -82,7 +83,10 @@ class LLMCompletion:
 class OpenAICompatibleChat:
     """One chat completion per call. The SDK retries connection errors, 408/409/429 and 5xx with
     exponential backoff (``max_retries``, honouring ``Retry-After``); what still fails is raised as an
-    ``LLMError``. ``timeout_seconds`` bounds the whole call, retries and their waits included: the SDK's
+    ``LLMError`` that says what happened in our own words: the status the endpoint answered and the SDK's
+    exception class, never the endpoint's response text or the SDK's message (a provider may echo the
+    request's Authorization header in either); what the endpoint said is logged at DEBUG, redacted.
+    ``timeout_seconds`` bounds the whole call, retries and their waits included: the SDK's
     own timeout applies to each attempt and to each read, so a server that trickles its answer or asks
     to be retried after minutes would otherwise hold the call for as long as it likes.
 
@@ -138,23 +142,17 @@ class OpenAICompatibleChat:
         except TimeoutError as exc:
             if attempts and attempts[-1] == 429:  # the budget ran out while the SDK waited as it was told
                 raise LLMUnavailableError(
-                    "the LLM is rate-limiting calls (429) and asked to be retried later than "
+                    "the LLM endpoint is rate-limiting calls (429) and asked to be retried later than "
                     f"LLM_TIMEOUT_SECONDS ({self._timeout_seconds:g} s) allows"
                 ) from exc
             raise LLMTimeoutError(
-                f"the LLM at {self._client.base_url} did not answer within {self._timeout_seconds:g} s "
+                f"the LLM endpoint did not answer within {self._timeout_seconds:g} s "
                 "(LLM_TIMEOUT_SECONDS, retries included)"
             ) from exc
         except openai.APIConnectionError as exc:
-            raise _connection_failure(exc, self._client.base_url) from exc
-        except openai.RateLimitError as exc:
-            raise LLMUnavailableError(f"the LLM is rate-limiting calls (429): {exc.message}") from exc
-        except openai.InternalServerError as exc:
-            raise LLMUnavailableError(f"the LLM answered {exc.status_code}: {exc.message}") from exc
+            raise _connection_failure(exc) from exc
         except openai.APIStatusError as exc:
-            if exc.status_code == 408:
-                raise LLMTimeoutError(f"the LLM gave up on the call (408): {exc.message}") from exc
-            raise LLMUpstreamError(f"the LLM refused the call ({exc.status_code}): {exc.message}") from exc
+            raise _status_failure(exc) from None  # the SDK's exception holds the answer's text
         finally:
             _attempts_of_this_call.reset(recording)
         completion = _read_reply(raw, self.model)
@@ -170,16 +168,36 @@ class OpenAICompatibleChat:
         await self._client.close()
 
 
-def _connection_failure(exc: openai.APIConnectionError, base_url: object) -> LLMTimeoutError | LLMUnavailableError:
+def _status_failure(exc: openai.APIStatusError) -> LLMUnavailableError | LLMTimeoutError | LLMUpstreamError:
+    """The error for a non-2xx answer: its status and the SDK's class for it (``AuthenticationError``). The
+    answer's text (``exc.message``, ``exc.body``) is only logged, at DEBUG and redacted."""
+    status, kind = exc.status_code, type(exc).__name__
+    log.debug("llm_error_answer", status=status, error=kind, answer=_excerpt(exc.message))
+    if isinstance(exc, openai.RateLimitError):
+        return LLMUnavailableError(f"the LLM endpoint is rate-limiting calls (429, {kind})")
+    if isinstance(exc, openai.InternalServerError):
+        return LLMUnavailableError(f"the LLM endpoint answered {status} ({kind})")
+    if status == 408:
+        return LLMTimeoutError(f"the LLM endpoint gave up on the call (408, {kind})")
+    return LLMUpstreamError(f"the LLM endpoint refused the call: it answered {status} ({kind})")
+
+
+def _connection_failure(exc: openai.APIConnectionError) -> LLMTimeoutError | LLMUnavailableError:
     """The SDK's aiohttp transport reports every failure to connect as a connect *timeout*; the error it
-    wraps says what happened (refused, reset, disconnected, or a real timeout)."""
+    wraps says what happened (refused, reset, disconnected, or a real timeout). Its message names the host,
+    so only what happened and the exception's class are said."""
     root: BaseException = exc
     while root.__cause__ is not None:
         root = root.__cause__
     if isinstance(exc, openai.APITimeoutError) and isinstance(root, TimeoutError | httpx2.TimeoutException):
-        return LLMTimeoutError(f"the LLM at {base_url} did not answer in time ({type(root).__name__})")
-    reason = str(root) or type(root).__name__
-    return LLMUnavailableError(f"the LLM at {base_url} is unreachable: {reason}")
+        return LLMTimeoutError(f"the LLM endpoint did not answer in time ({type(root).__name__})")
+    return LLMUnavailableError(f"the LLM endpoint is unreachable: {describe_connection_failure(exc)}")
+
+
+def _excerpt(text: str | None, limit: int = 300) -> str:
+    """The beginning of what an endpoint said, on one line, redacted: for a DEBUG log line only."""
+    flat = " ".join((text or "").split())
+    return redact_secrets(flat[:limit])
 
 
 def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
@@ -187,12 +205,18 @@ def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
     try:
         reply = ChatReply.model_validate_json(raw)
     except ValidationError as exc:
-        reason = exc.errors()[0]["msg"]
-        raise LLMUpstreamError(f"the LLM's reply is not a chat completion ({reason}): {raw[:200]!r}") from exc
+        error = exc.errors()[0]  # its message is pydantic's own, without the input
+        where = ".".join(str(part) for part in error["loc"])
+        reason = f"{where}: {error['msg']}" if where else error["msg"]
+        log.debug("llm_unreadable_answer", answer=_excerpt(raw[:1000].decode("utf-8", "replace")))
+        raise LLMUpstreamError(
+            f"the LLM endpoint's reply is not a chat completion ({reason}; {len(raw)} bytes)"
+        ) from None
     if not reply.choices:
         if reply.error is not None and reply.error.message:
-            raise LLMUpstreamError(f"the LLM answered with an error: {reply.error.message}")
-        raise LLMUpstreamError("the LLM returned no choices")
+            log.debug("llm_error_answer", status=200, answer=_excerpt(reply.error.message))
+            raise LLMUpstreamError("the LLM endpoint answered 200 with an error object instead of a completion")
+        raise LLMUpstreamError("the LLM endpoint returned no choices")
     choice = reply.choices[0]
     message = choice.message
     text = message.content or ""
@@ -200,7 +224,8 @@ def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
     completion_tokens = usage.completion_tokens if usage else None
     if not text.strip():
         if message.refusal:
-            raise LLMUpstreamError(f"the model refused to answer: {message.refusal}")
+            log.debug("llm_refusal", refusal=_excerpt(message.refusal))
+            raise LLMUpstreamError(f"the model refused to answer ({len(message.refusal)} characters of refusal)")
         if message.tool_calls:
             raise LLMUpstreamError("the model answered with a tool call instead of text")
     if choice.finish_reason == "length":

@@ -5,13 +5,23 @@ LLMError
 ├── LLMTimeoutError      (llm_timeout: no answer within LLM_TIMEOUT_SECONDS, or a 408)     → 504
 ├── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 502
 └── LLMJSONError         (llm_output_invalid: no valid JSON object, or output cut off)
+
+A message is our own summary (the status the endpoint answered, the class of the exception, what was wrong
+with the output), never the endpoint's response text or an SDK exception's message, either of which can
+echo the request's key; it reaches clients in problem details and peers' stored sessions, so it is also
+passed through ``redact_secrets``. ``LLMJSONError.raw_output`` keeps what the model wrote, unredacted.
 """
 
 from __future__ import annotations
 
+from shared_contracts.redaction import redact_secrets
+
 
 class LLMError(Exception):
     code = "llm_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact_secrets(message))
 
 
 class LLMUnavailableError(LLMError):
