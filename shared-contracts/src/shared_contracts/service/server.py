@@ -21,11 +21,12 @@ DEFAULT_HEADER_READ_TIMEOUT_SECONDS = 10.0
 UVICORN_OPTIONS = (
     *("--http", "shared_contracts.service.server:GuardedHttpProtocol"),
     "--no-server-header",
-    *("--limit-concurrency", "1024"),
+    *("--limit-concurrency", "512"),
     *("--timeout-keep-alive", "5"),
 )
 """The options every service runs under (Procfile, Dockerfile and the Python launchers spell the same): this
-protocol, no ``server`` banner, 503 beyond 1024 open connections and tasks, idle keep-alive closed after 5 s."""
+protocol, no ``server`` banner, 503 beyond 512 open connections (or requests in progress), idle keep-alive
+closed after 5 s."""
 
 
 @cache
