@@ -123,7 +123,7 @@ async def test_at_most_three_attempts_then_the_last_error(peer: PeerClient) -> N
 async def test_connection_refused_every_time_is_unavailable(peer: PeerClient) -> None:
     respx.post(URL).mock(side_effect=httpx.ConnectError("connection refused"))
     with pytest.raises(
-        PeerUnavailableError, match=r"research unreachable .*connection refused \(3 attempts\)"
+        PeerUnavailableError, match=r"^research unreachable: connection failed \(ConnectError\) \(3 attempts\)$"
     ) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert caught.value.attempts == 3
@@ -140,6 +140,39 @@ async def test_the_budget_bounds_the_call() -> None:
         peer = PeerClient("research", BASE, client, CallPolicy(budget_seconds=0.1))
         with pytest.raises(PeerTimeoutError, match=r"^research timed out after 0.1s \(1 attempt\)$"):
             await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+
+
+KEY = "sk-test-SECRET-123456"
+
+
+@respx.mock
+async def test_a_peers_words_are_kept_with_keys_masked_and_urls_replaced(peer: PeerClient) -> None:
+    detail = f"the LLM at http://llm.internal:8080/v1 said: Incorrect API key provided: {KEY}"
+    respx.post(URL).mock(return_value=problem(502, "llm_upstream_error", detail))
+    with pytest.raises(ServiceResponseError) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert str(caught.value) == (
+        "research 502 llm_upstream_error: the LLM at [URL] said: Incorrect API key provided: [REDACTED]"
+    )
+
+
+@respx.mock
+async def test_a_reply_that_is_no_problem_is_kept_with_keys_masked(peer: PeerClient) -> None:
+    respx.post(URL).mock(return_value=httpx.Response(500, text=f"proxy error; Authorization: Bearer {KEY}"))
+    with pytest.raises(ServiceResponseError) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert str(caught.value) == "research 500 http_error: proxy error; Authorization: [REDACTED]"
+
+
+@respx.mock
+async def test_an_unreachable_peer_is_named_not_located(peer: PeerClient) -> None:
+    respx.post(URL).mock(side_effect=httpx.ConnectError(f"Cannot connect to host {BASE}"))
+    respx.get(f"{BASE}/healthz").mock(side_effect=httpx.ConnectError(f"Cannot connect to host {BASE}"))
+    with pytest.raises(PeerUnavailableError) as caught:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    for said in (str(caught.value), await peer.health(1.0)):
+        assert "http://" not in said
+        assert "research.test" not in said
 
 
 @respx.mock
@@ -161,7 +194,7 @@ async def test_non_json_reply_breaks_the_contract(peer: PeerClient) -> None:
 async def test_health_reports_ok_or_the_reason(peer: PeerClient) -> None:
     respx.get(f"{BASE}/healthz").mock(side_effect=[httpx.Response(200, json={}), httpx.ConnectError("refused")])
     assert await peer.health(1.0) == "ok"
-    assert (await peer.health(1.0)).startswith("unreachable: ConnectError")
+    assert await peer.health(1.0) == "unreachable: connection failed (ConnectError)"
 
 
 # ---------------------------------------------------------------- the production client, real sockets
@@ -210,8 +243,9 @@ async def test_the_production_client_reports_a_refused_connection_as_unavailable
     await server.wait_closed()
     async with peer_http_client(4) as client:
         peer = PeerClient("research", base, client, FAST)
-        with pytest.raises(PeerUnavailableError, match=r"research unreachable .*\(3 attempts\)") as caught:
+        with pytest.raises(PeerUnavailableError) as caught:
             await peer.post_json("/x", {})
+    assert str(caught.value) == "research unreachable: connection refused (ConnectionRefusedError) (3 attempts)"
     assert caught.value.attempts == 3
 
 

@@ -171,7 +171,10 @@ async def test_an_unreachable_research_service_leaves_the_session_readable_with_
     assert detail["verdict"]["action"] == "BUY"
     outcome = detail["outcome"]
     assert (outcome["status"], outcome["entry_day"], outcome["entry_price"]) == ("unavailable", "2025-06-27", None)
-    assert outcome["reason"].startswith("the bars could not be fetched: research unreachable at ")
+    assert (
+        outcome["reason"]
+        == "the bars could not be fetched: research unreachable: connection failed (ConnectError) (3 attempts)"
+    )
     assert route.call_count == 3  # retried as every peer call is
 
 
@@ -252,7 +255,7 @@ async def test_the_scorecard_counts_sessions_whose_bars_cannot_be_had_as_unavail
     assert (card["sessions"], card["scored"], card["unavailable"]) == (2, 1, 1)
     assert card["per_action"]["BUY"]["count"] == 1
     assert list(card["unavailable_symbols"]) == [SYMBOL]
-    assert card["unavailable_symbols"][SYMBOL].startswith("research unreachable at ")
+    assert card["unavailable_symbols"][SYMBOL].startswith("research unreachable: connection failed (ConnectError)")
 
 
 @pytest.mark.parametrize(

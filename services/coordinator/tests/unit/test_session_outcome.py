@@ -141,7 +141,9 @@ async def test_a_symbol_the_research_service_has_no_bars_for_is_not_scorable() -
 @pytest.mark.parametrize(
     "failure",
     [
-        PeerUnavailableError("research", "research unreachable at http://research.test: refused (3 attempts)"),
+        PeerUnavailableError(
+            "research", "research unreachable: connection refused (ConnectionRefusedError) (3 attempts)"
+        ),
         PeerTimeoutError("research", "research timed out after 15s (2 attempts)"),
         PeerResponseError("research", 503, "data_provider_unavailable", "akshare down"),
     ],

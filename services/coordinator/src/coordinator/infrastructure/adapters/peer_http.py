@@ -14,11 +14,17 @@
 - every failure raised as a typed ``GatewayError`` carrying ``attempts`` (a non-2xx reply becomes a
   ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``,
   and its extension members, e.g. ``earliest_usable_date``).
+
+An error's text is what the coordinator stores in the session and answers the client with, so it names the
+peer (``research``, ``debate``, ``judge``), never its URL or host, and what the peer said is passed through
+``redact_secrets`` here, where it enters the coordinator (a peer's detail can quote its LLM endpoint's answer),
+with any URL in it replaced by ``[URL]``. A peer's URL is logged at DEBUG only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +43,7 @@ from coordinator.domain.exceptions import (
 )
 from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
+from shared_contracts.redaction import describe_connection_failure, redact_secrets
 from shared_contracts.service.authentication import caller_headers
 from shared_contracts.service.request_id import outgoing_headers
 
@@ -74,7 +81,14 @@ class ServiceResponseError(PeerResponseError):
         except (ValueError, ValidationError):
             code = "http_error"
             detail = response.text.strip()[:300] or response.reason_phrase
-        return cls(service, response.status_code, code, detail, attempts=attempts, extensions=extensions)
+        return cls(
+            service,
+            response.status_code,
+            _said_by_peer(code),
+            _said_by_peer(detail),
+            attempts=attempts,
+            extensions=extensions,
+        )
 
 
 class _TransientStatus(Exception):
@@ -203,13 +217,17 @@ class PeerClient:
                 f"{self.base_url}/healthz", headers=outgoing_headers(), timeout=timeout_seconds
             )
         except httpx.HTTPError as exc:
-            return f"unreachable: {_root_cause(exc)}"
+            log.debug("peer_health_failed", peer=self.service, url=f"{self.base_url}/healthz", error=str(exc))
+            return f"unreachable: {describe_connection_failure(exc)}"
         return "ok" if response.status_code == 200 else f"unhealthy: HTTP {response.status_code}"
 
     def _unavailable(self, url: httpx.URL, exc: httpx.HTTPError, attempts: int) -> PeerUnavailableError:
-        reason = str(exc) or type(exc).__name__
+        """Names the peer and what happened (``research unreachable: connection refused (ConnectionRefusedError)
+        (3 attempts)``); the URL and the HTTP client's own message (which names the host) only in a DEBUG line."""
+        log.debug("peer_unreachable", peer=self.service, url=str(url), error=str(exc) or type(exc).__name__)
+        reason = describe_connection_failure(exc)
         return PeerUnavailableError(
-            self.service, f"{self.service} unreachable at {url}: {reason} ({_attempts(attempts)})", attempts=attempts
+            self.service, f"{self.service} unreachable: {reason} ({_attempts(attempts)})", attempts=attempts
         )
 
     def _log_retry(self, state: RetryCallState) -> None:
@@ -218,22 +236,23 @@ class PeerClient:
             "peer_retry",
             peer=self.service,
             attempt=state.attempt_number,
-            error=str(exc) or type(exc).__name__,
+            error=describe_connection_failure(exc) if isinstance(exc, httpx.HTTPError) else str(exc),
             wait_s=round(state.upcoming_sleep, 3),
         )
+
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s'\"<>()\[\]]+", re.IGNORECASE)
+
+
+def _said_by_peer(text: str) -> str:
+    """A peer's words as the coordinator keeps them: key-like substrings masked, and every URL (e.g. the peer's
+    LLM endpoint) replaced by ``[URL]``."""
+    return _URL.sub("[URL]", redact_secrets(text))
 
 
 def _excerpt(text: str, limit: int = 300) -> str:
     flat = " ".join(text.split())
     return repr(flat if len(flat) <= limit else flat[:limit] + "…")
-
-
-def _root_cause(exc: BaseException) -> str:
-    """The error; for a connect timeout, what it wraps (the aiohttp transport calls a refused connection one)."""
-    if isinstance(exc, httpx.ConnectTimeout):
-        while exc.__cause__ is not None:
-            exc = exc.__cause__
-    return f"{type(exc).__name__} {exc}".strip()
 
 
 def _attempts(n: int) -> str:
