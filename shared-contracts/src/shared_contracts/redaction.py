@@ -86,6 +86,11 @@ def redact_secrets(text: str) -> str:
     return text
 
 
+def error_text(exc: BaseException) -> str:
+    """An exception as one may store or show it: its message with secrets masked, else its class name."""
+    return redact_secrets(str(exc)) or type(exc).__name__
+
+
 def _masked(text: str, matches: Iterator[re.Match[str]]) -> str:
     pieces: list[str] = []
     done = 0

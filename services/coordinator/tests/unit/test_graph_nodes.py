@@ -9,6 +9,7 @@ import pytest
 import structlog
 from coordinator_fakes import FakeDebateGateway, FakeJudgeGateway, debate_outcome, sample_result
 
+from coordinator.domain.model.enums import ExpertType
 from coordinator.infrastructure.orchestration.graph_nodes import (
     aggregator_node,
     create_debate_node,
@@ -133,3 +134,15 @@ async def test_judge_failure_leaves_empty_verdict_and_the_rest_untouched() -> No
         update = await create_judge_node(judge)(state(debate_outcome=debate_outcome(), overall_status="partial"))
     assert update == {"verdict": {}}  # neither overall_status nor debate_outcome is written
     assert {"event": "verdict_failed", "error": "judge 503 llm_unavailable: down", "log_level": "error"} in logs
+
+
+async def test_an_unexpected_expert_failure_is_recorded_with_secrets_masked() -> None:
+    from coordinator_fakes import FakeExpertGateway
+
+    from coordinator.infrastructure.orchestration.graph_nodes import create_expert_node
+
+    leaking = FakeExpertGateway(failures={"technical_analyst": RuntimeError("boom Bearer sk-test-SECRET-123456")})
+    update = await create_expert_node(ExpertType.TECHNICAL_ANALYST, leaking)(state())
+    error = update["errors"]["technical_analyst"]
+    assert "sk-test-SECRET-123456" not in error
+    assert error.startswith("boom")

@@ -24,6 +24,7 @@ from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
 from coordinator.infrastructure.orchestration.graph_state import ResearchGraphState
 from shared_contracts.experts import is_iso_date
+from shared_contracts.redaction import error_text
 
 log = structlog.get_logger(__name__)
 
@@ -63,7 +64,7 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
                 ),
             )
         except Exception as exc:
-            error = str(exc) or type(exc).__name__
+            error = error_text(exc)
             log.warning("expert_failed", expert=expert_type.value, error=error)
             update: dict[str, Any] = {"errors": {expert_type.value: error}}
             if (failure := _failure_of(exc)) is not None:
@@ -110,7 +111,7 @@ def create_debate_node(debate_gateway: IDebateGateway) -> Node:
             failed = dict.fromkeys(state.get("errors") or {})  # None: asked for, failed (missing evidence)
             outcome = await debate_gateway.run_debate(state["symbol"], {**failed, **state["results"]})
         except Exception as exc:
-            log.error("debate_failed", error=str(exc) or type(exc).__name__)
+            log.error("debate_failed", error=error_text(exc))
             return {"debate_outcome": {}}
         return {"debate_outcome": outcome}
 
@@ -132,7 +133,7 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
             }
             verdict = await judge_gateway.run_verdict(state["symbol"], debate_outcome, context=context)
         except Exception as exc:
-            log.error("verdict_failed", error=str(exc) or type(exc).__name__)
+            log.error("verdict_failed", error=error_text(exc))
             return {"verdict": {}}
         return {"verdict": verdict}
 

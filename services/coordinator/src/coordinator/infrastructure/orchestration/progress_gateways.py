@@ -24,6 +24,7 @@ from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.domain.ports.research_progress import IResearchProgressListener
+from shared_contracts.redaction import error_text
 
 log = structlog.get_logger(__name__)
 
@@ -80,17 +81,13 @@ class ProgressRelay:
         try:
             await call()
         except Exception as exc:
-            log.error("progress_listener_failed", error=str(exc) or type(exc).__name__)
+            log.error("progress_listener_failed", error=error_text(exc))
             if self.failure is None:
                 self.failure = exc
 
 
 def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000.0, 1)
-
-
-def _error_text(exc: Exception) -> str:
-    return str(exc) or type(exc).__name__
 
 
 class ReportingExpertGateway(IResearchExpertGateway):
@@ -107,7 +104,7 @@ class ReportingExpertGateway(IResearchExpertGateway):
         except Exception as exc:
             attempts = exc.attempts if isinstance(exc, GatewayError) else 1
             outcome = ExpertOutcome(
-                "failed", error=_error_text(exc), duration_ms=_elapsed_ms(started), attempts=attempts
+                "failed", error=error_text(exc), duration_ms=_elapsed_ms(started), attempts=attempts
             )
             self._relay.expert(expert_type.value, outcome)
             raise
@@ -135,7 +132,7 @@ class ReportingDebateGateway(IDebateGateway):
         try:
             outcome = await self._inner.run_debate(symbol, expert_results)
         except Exception as exc:
-            self._relay.debate(StageOutcome("failed", error=_error_text(exc), duration_ms=_elapsed_ms(started)), None)
+            self._relay.debate(StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started)), None)
             raise
         duration = _elapsed_ms(started)
         log.info("debate_done", ms=duration, direction=outcome.get("direction"))
@@ -155,7 +152,7 @@ class ReportingJudgeGateway(IJudgeGateway):
         try:
             verdict = await self._inner.run_verdict(symbol, debate_outcome, context=context)
         except Exception as exc:
-            self._relay.verdict(StageOutcome("failed", error=_error_text(exc), duration_ms=_elapsed_ms(started)), None)
+            self._relay.verdict(StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started)), None)
             raise
         duration = _elapsed_ms(started)
         log.info("verdict_done", ms=duration, action=verdict.get("action"))
