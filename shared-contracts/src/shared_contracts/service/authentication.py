@@ -73,12 +73,14 @@ class AuthenticationMiddleware(HttpMiddleware):
                 client = dataclasses.replace(client, acting_for=acting_for)
         scope.setdefault("state", {})["client"] = client
         token_ = _client.set(client)
-        if client is not None:
-            structlog.contextvars.bind_contextvars(client_id=client.audit_id)
+        logged = client is not None and client is not LOCAL_CLIENT  # AUTH_MODE=none: nothing to tell apart
+        if logged:
+            structlog.contextvars.bind_contextvars(client_id=client.audit_id)  # type: ignore[union-attr]
         try:
             await self.app(scope, receive, send)
         finally:
-            structlog.contextvars.unbind_contextvars("client_id")
+            if logged:
+                structlog.contextvars.unbind_contextvars("client_id")
             _client.reset(token_)
 
 

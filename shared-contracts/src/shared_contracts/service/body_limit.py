@@ -25,6 +25,9 @@ class RequestBodyLimitMiddleware(HttpMiddleware):
         if announced is not None and announced > self.max_bytes:
             await self._refuse(scope, receive, send, f"{announced} bytes")
             return
+        if announced is None and not _chunked(scope):  # no body (a GET): nothing to wait for
+            await self.app(scope, receive, send)
+            return
         try:
             async with asyncio.timeout(self.timeout_seconds):
                 first = await self._read_body(receive)
@@ -56,6 +59,10 @@ class RequestBodyLimitMiddleware(HttpMiddleware):
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: str) -> None:
         detail = f"The request body ({size}) is larger than this service accepts ({self.max_bytes} bytes)."
         await problem_response(413, "request_too_large", detail)(scope, receive, send)
+
+
+def _chunked(scope: Scope) -> bool:
+    return any(name == b"transfer-encoding" for name, _ in scope.get("headers", ()))
 
 
 def _content_length(scope: Scope) -> int | None:
