@@ -3,30 +3,50 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.debate import DebateOutcome
-from shared_contracts.experts import IsoDate
+from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, options_json_schema
 from shared_contracts.judge import Verdict
+from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 OverallStatus = Literal["completed", "partial", "failed"]
 SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
 OutcomeStatus = Literal["scored", "pending", "not_scorable", "unavailable"]
 
+_EXPERTS_JSON_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string", "enum": [e.value for e in ExpertType]},
+    "minItems": 1,
+    "uniqueItems": True,
+    "description": "The experts to run, each once.",
+}
+
+
+def _symbol_and_experts_required(schema: dict[str, Any]) -> None:
+    schema["required"] = ["symbol", "experts"]
+    for name in schema["required"]:
+        schema["properties"][name].pop("default", None)
+
 
 class ResearchRequestBody(BaseModel):
-    """Deliberately lenient: the coordinator's application layer validates the values and answers
-    with distinguishable codes (``symbol_required``, ``experts_empty``, ``unknown_expert``, ...)."""
+    """A research: ``symbol`` and ``experts`` are required; ``options`` name only requested experts; a date
+    given both as ``analysis_date`` and as the technical analyst's option is the same day, never after today.
+    A mistake is a 400 whose ``code`` names it (``symbol_required``, ``experts_empty``, ``unknown_expert``, ...)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Deliberately lenient: the coordinator's application layer validates the values, each mistake with its own
+    # code; the API document (WithJsonSchema, json_schema_extra) says what that validation requires.
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_symbol_and_experts_required)
 
-    symbol: str | None = None
-    experts: list[str] | None = None
-    options: dict[str, dict[str, Any]] | None = None
+    symbol: Annotated[str | None, WithJsonSchema(SYMBOL_JSON_SCHEMA)] = None
+    experts: Annotated[list[str] | None, WithJsonSchema(_EXPERTS_JSON_SCHEMA)] = None
+    options: Annotated[
+        dict[str, dict[str, Any]] | None, WithJsonSchema({"anyOf": [options_json_schema(), {"type": "null"}]})
+    ] = Field(default=None, description="Per requested expert, its options (GET /api/v1/research/experts).")
     skip_debate: bool = Field(default=False, strict=True)
-    analysis_date: str | None = Field(
+    analysis_date: Annotated[str | None, WithJsonSchema({"anyOf": [ISO_DATE_JSON_SCHEMA, {"type": "null"}]})] = Field(
         default=None,
         description=(
             "ISO date (YYYY-MM-DD) the whole research is made as of: every expert uses only data public on it. "

@@ -2,15 +2,56 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.engine import EngineInfo
+from shared_contracts.experts import KNOWN_SIGNALS
 from shared_contracts.projection import ExpertDataQuality
 
 Direction = Literal["BULLISH", "BEARISH", "NEUTRAL"]
 Level = Literal["HIGH", "MEDIUM", "LOW"]
+
+
+TICKER_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._\-]{0,31}"
+"""A ticker-like code (``600519.SH``, ``AAPL``, ``BRK.B``): the debate's symbol (it appears in prompts unfenced)."""
+EXPERT_NAME_PATTERN = r"[A-Za-z0-9_\-]{1,64}"
+"""Expert names appear in prompts and texts, so they are plain identifiers."""
+MAX_DEBATE_EXPERTS = 10
+
+_NAME_JSON_SCHEMA: dict[str, Any] = {"type": "string", "pattern": f"^{EXPERT_NAME_PATTERN}$"}
+_SUMMARY_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "title": "ExpertSummaryInput",
+    "description": "An expert's result in the summary form (the debate spec's four fields, and the counts' lists).",
+    "required": ["signal", "confidence", "reasoning", "risk_warning"],
+    "properties": {
+        "signal": {"type": "string", "enum": list(KNOWN_SIGNALS)},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "reasoning": {"type": "string"},
+        "risk_warning": {"type": "string"},
+        "data_gaps": {"type": "array", "items": {"type": "string"}},
+        "staleness": {"type": "array", "items": {"type": "string"}},
+    },
+    "additionalProperties": False,
+}
+_EXPERT_RESULTS_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "minProperties": 1,
+    "maxProperties": MAX_DEBATE_EXPERTS,
+    "propertyNames": _NAME_JSON_SCHEMA,
+    "additionalProperties": _SUMMARY_JSON_SCHEMA,
+}
+_FAILED_EXPERTS_JSON_SCHEMA: dict[str, Any] = {
+    "anyOf": [{"type": "array", "items": _NAME_JSON_SCHEMA, "maxItems": MAX_DEBATE_EXPERTS}, {"type": "null"}]
+}
+
+
+def _symbol_and_results_required(schema: dict[str, Any]) -> None:
+    schema["required"] = ["symbol", "expert_results"]
+    for name in schema["required"]:
+        schema["properties"][name].pop("default", None)
 
 
 class DebateRunRequest(BaseModel):
@@ -25,11 +66,20 @@ class DebateRunRequest(BaseModel):
     callers that send the spec's four-field summaries (the coordinator); it wins over counts read from
     ``expert_results``."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Deliberately lenient: the debate validates the values, each mistake with its own code. The API document
+    # (WithJsonSchema, json_schema_extra) says what that validation requires, and lists expert_results values in
+    # the summary form only; raw results and envelopes are read too (this docstring).
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_symbol_and_results_required)
 
-    symbol: str | None = None
-    expert_results: dict[str, Any] | None = None
-    failed_experts: list[str] | None = None
+    symbol: Annotated[str | None, WithJsonSchema({"type": "string", "pattern": f"^\\s*{TICKER_PATTERN}\\s*$"})] = Field(
+        default=None, description="A ticker-like code (600519.SH, AAPL, BRK.B); 1-32 characters."
+    )
+    expert_results: Annotated[dict[str, Any] | None, WithJsonSchema(_EXPERT_RESULTS_JSON_SCHEMA)] = Field(
+        default=None, description="Per expert (1-10), its result; a failed expert is not one of them."
+    )
+    failed_experts: Annotated[list[str] | None, WithJsonSchema(_FAILED_EXPERTS_JSON_SCHEMA)] = Field(
+        default=None, description="Experts asked for that failed (none of them in expert_results)."
+    )
     data_quality: dict[str, ExpertDataQuality] | None = None
 
 

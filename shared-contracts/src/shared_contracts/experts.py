@@ -56,6 +56,10 @@ _STANCE: dict[str, Signal] = {
 }
 
 
+KNOWN_SIGNALS: tuple[str, ...] = tuple(str(word) for word in _STANCE)
+"""Every expert's headline verdict words (any case is read): what ``stance_of`` knows."""
+
+
 def stance_of(signal: str) -> Signal | None:
     """Map any expert's headline verdict to BULLISH/BEARISH/NEUTRAL; None when the word is unknown."""
     return _STANCE.get(signal.strip().upper())
@@ -86,6 +90,17 @@ def _iso_date_text(value: Any) -> Any:
 IsoDate = Annotated[date, BeforeValidator(_iso_date_text)]
 
 
+def _json_integer(value: Any) -> Any:
+    """An integer as JSON Schema has it: ``5`` or ``5.0``; pydantic's lax mode would also take ``"5"`` and
+    ``true``, its strict mode would refuse ``5.0``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be an integer, not {type(value).__name__}")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]
+
+
 class TechnicalAnalystOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -101,7 +116,7 @@ FINANCIAL_LIMIT_MAX = 20
 class FinancialAuditorOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    limit: int = Field(default=5, ge=1, le=FINANCIAL_LIMIT_MAX, strict=True, description="Annual periods analysed.")
+    limit: JsonInt = Field(default=5, ge=1, le=FINANCIAL_LIMIT_MAX, description="Annual periods analysed.")
 
 
 class NoOptions(BaseModel):
@@ -115,3 +130,17 @@ EXPERT_OPTION_MODELS: dict[ExpertType, type[BaseModel]] = {
     ExpertType.MACRO_INTELLIGENCE: NoOptions,
     ExpertType.CATALYST_DETECTIVE: NoOptions,
 }
+
+ISO_DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+ISO_DATE_JSON_SCHEMA: dict[str, Any] = {"type": "string", "format": "date", "pattern": ISO_DATE_PATTERN}
+"""What the API documents say a date is (``is_iso_date``), for the fields typed ``str`` that check it themselves
+(each mistake answered with its own problem code)."""
+
+
+def options_json_schema() -> dict[str, Any]:
+    """The ``options`` object of a request naming its experts: per expert, that expert's options (inlined)."""
+    return {
+        "type": "object",
+        "properties": {e.value: EXPERT_OPTION_MODELS[e].model_json_schema() for e in ExpertType},
+        "additionalProperties": False,
+    }

@@ -28,6 +28,9 @@ MAX_PORTFOLIO_VALUE = 1e15
 VolatilityPct = Annotated[float, Field(gt=0, le=MAX_VOLATILITY_PCT, allow_inf_nan=False, strict=True)]
 Money = Annotated[float, Field(gt=0, le=MAX_PORTFOLIO_VALUE, allow_inf_nan=False, strict=True)]
 
+JUDGE_TICKER_PATTERN = r"[A-Za-z0-9._:^=\-]{1,32}"
+"""The judge's symbol: any ticker-like code (index and exchange-prefixed tickers included)."""
+
 MAX_FAILED_EXPERTS = 20
 ExpertName = Annotated[str, Field(min_length=1, max_length=64)]
 
@@ -42,7 +45,11 @@ class KeyLevels(BaseModel):
 class JudgeInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    symbol: str = Field(min_length=1)
+    symbol: str = Field(
+        min_length=1,
+        description="A ticker: 1-32 of letters, digits and . _ : ^ = - (blanks around it are dropped).",
+        json_schema_extra={"pattern": f"^\\s*{JUDGE_TICKER_PATTERN}\\s*$"},
+    )
     direction: Direction
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)
     bull_thesis: str
@@ -88,7 +95,8 @@ class JudgeInput(BaseModel):
         default=None, description="Low end of the valuation modeler's intrinsic value range, per share."
     )
     intrinsic_value_high: Price | None = Field(
-        default=None, description="High end of the valuation modeler's intrinsic value range, per share."
+        default=None,
+        description="High end of the valuation modeler's intrinsic value range, per share (not below the low end).",
     )
     portfolio_value: Money | None = Field(
         default=None,

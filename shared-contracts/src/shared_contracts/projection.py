@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared_contracts.experts import ExpertType
+from shared_contracts.experts import ExpertType, JsonInt
 
 
 class ExpertSummary(BaseModel):
@@ -31,8 +31,8 @@ class ExpertDataQuality(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    data_gaps: int = Field(default=0, ge=0)
-    staleness: int = Field(default=0, ge=0)
+    data_gaps: JsonInt = Field(default=0, ge=0)
+    staleness: JsonInt = Field(default=0, ge=0)
 
 
 DATA_QUALITY_FIELDS = ("data_gaps", "staleness")

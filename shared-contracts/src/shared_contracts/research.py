@@ -6,26 +6,44 @@ shapes"); they allow extra fields so an expert may carry more detail without a c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.engine import EngineInfo
-from shared_contracts.experts import CatalystAssessment, IsoDate, MacroEnvironment, Signal, ValuationVerdict
+from shared_contracts.experts import (
+    EXPERT_OPTION_MODELS,
+    CatalystAssessment,
+    IsoDate,
+    MacroEnvironment,
+    Signal,
+    ValuationVerdict,
+)
+from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 Confidence = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+
+_OPTIONS_JSON_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        *(model.model_json_schema() for model in dict.fromkeys(EXPERT_OPTION_MODELS.values())),
+        {"type": "null"},
+    ]
+}
 
 
 class ExpertRunRequest(BaseModel):
     """``analysis_date`` dates the whole research: every input is one public on that day. Without it, the
-    technical analyst's ``options.analysis_date`` dates it, else today; both given and different is a
-    400 ``conflicting_analysis_date``."""
+    technical analyst's ``options.analysis_date`` dates it, else today (never a day after today); both given
+    and different is a 400 ``conflicting_analysis_date``."""
 
     model_config = ConfigDict(extra="forbid")
 
-    symbol: str
+    symbol: Annotated[str, WithJsonSchema(SYMBOL_JSON_SCHEMA)]
     analysis_date: IsoDate | None = Field(default=None, description="ISO date the research is made as of.")
-    options: dict[str, Any] | None = None
+    options: Annotated[dict[str, Any] | None, WithJsonSchema(_OPTIONS_JSON_SCHEMA)] = Field(
+        default=None,
+        description="The options of the expert named in the path (GET /api/v1/research/experts lists them).",
+    )
 
 
 class ExpertOptionSpec(BaseModel):

@@ -45,6 +45,9 @@ LOOKBACK_DAYS = 31
 """Bars are asked for from this many days before the earliest entry day: the entry is the last close on or
 before it (a weekend, a holiday week)."""
 MAX_ENGINE_LENGTH = 128
+ENGINE_FILTER_PATTERN = rf"^\s*(?:[!-~][ -~]{{0,{MAX_ENGINE_LENGTH - 1}}})?\s*$"
+"""``ScorecardQuery.parse``'s engine as a JSON Schema pattern: blank, or printable ASCII of at most
+``MAX_ENGINE_LENGTH`` characters once the blanks around it are dropped."""
 OUTCOME_STATUSES = ("scored", "pending", "not_scorable", "unavailable")
 
 
@@ -76,10 +79,9 @@ class ScorecardQuery:
             except SymbolSyntaxError as exc:
                 raise ScorecardSymbolError(f"symbol: {exc}") from None
         named = engine.strip() if engine is not None and engine.strip() else None
-        if named is not None and (len(named) > MAX_ENGINE_LENGTH or not named.isprintable()):
-            raise ScorecardEngineError(
-                f"engine must be 'rules' or an LLM model name (printable, at most {MAX_ENGINE_LENGTH} characters)"
-            )
+        if named is not None and (len(named) > MAX_ENGINE_LENGTH or not (named.isascii() and named.isprintable())):
+            limit = f"printable ASCII, at most {MAX_ENGINE_LENGTH} characters"
+            raise ScorecardEngineError(f"engine must be 'rules' or an LLM model name ({limit})")
         first, last = _day("start", start), _day("end", end)
         if first is not None and last is not None and first > last:
             raise ScorecardDateRangeError(f"start {first.isoformat()} is after end {last.isoformat()}")

@@ -14,7 +14,7 @@ CoordinatorError
 │                                                      options.technical_analyst.analysis_date differ
 ├── ScorecardQueryError              400  a bad scorecard filter (itself: invalid_request)
 │   ├── ScorecardSymbolError         invalid_symbol    symbol is not a symbol (600519.SH, 0700.HK, AAPL)
-│   ├── ScorecardEngineError         invalid_engine    engine too long or not printable
+│   ├── ScorecardEngineError         invalid_engine    engine too long or not printable ASCII
 │   ├── ScorecardDateError           invalid_date      start or end not a YYYY-MM-DD day
 │   └── ScorecardDateRangeError      invalid_date_range  start after end
 ├── AllExpertsFailedError            500  all_experts_failed (carries the full result)

@@ -6,16 +6,33 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
+from pydantic import WithJsonSchema
 
-from coordinator.application.outcome_service import MAX_SCORECARD_SESSIONS, ScorecardQuery, SessionOutcomeService
+from coordinator.application.outcome_service import (
+    ENGINE_FILTER_PATTERN,
+    MAX_SCORECARD_SESSIONS,
+    ScorecardQuery,
+    SessionOutcomeService,
+)
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.viewer import Viewer
 from coordinator.presentation.rest.caller import get_viewer
 from coordinator.presentation.rest.outcome_schemas import to_scorecard
 from shared_contracts.coordinator import Scorecard
+from shared_contracts.experts import ISO_DATE_JSON_SCHEMA
 from shared_contracts.problems import ProblemDetail
+from shared_contracts.symbols import SYMBOL_FILTER_PATTERN
 
 _NO_STORE = "This coordinator stores no sessions (no session store is configured)."
+
+
+def _pattern(pattern: str) -> WithJsonSchema:
+    """What ``ScorecardQuery.parse`` accepts, for the API document (it checks the filters itself: each mistake
+    with its own code). A blank filter is no filter."""
+    return WithJsonSchema({"type": "string", "pattern": pattern})
+
+
+_DAY = WithJsonSchema({"anyOf": [{"type": "string", "pattern": r"^\s*$"}, ISO_DATE_JSON_SCHEMA]})
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["sessions"])
 
@@ -23,7 +40,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {
         "model": ProblemDetail,
         "description": "A bad filter: `code` invalid_symbol (not a symbol such as 600519.SH, 0700.HK, AAPL), "
-        "invalid_engine (longer than 128 characters or not printable), invalid_date (start or end not a "
+        "invalid_engine (longer than 128 characters or not printable ASCII), invalid_date (start or end not a "
         "YYYY-MM-DD day), invalid_date_range (start after end).",
     },
     503: {"model": ProblemDetail, "description": "The session store is unavailable."},
@@ -50,12 +67,18 @@ def get_outcome_service(request: Request) -> SessionOutcomeService:
 async def scorecard(
     service: Annotated[SessionOutcomeService, Depends(get_outcome_service)],
     viewer: Annotated[Viewer, Depends(get_viewer)],
-    symbol: Annotated[str | None, Query(description="Only this symbol (600519.SH, 0700.HK, AAPL).")] = None,
-    engine: Annotated[
-        str | None, Query(description="Only verdicts of this engine: `rules` or an LLM model (verdict.engine).")
+    symbol: Annotated[
+        str | None, _pattern(SYMBOL_FILTER_PATTERN), Query(description="Only this symbol (600519.SH, 0700.HK, AAPL).")
     ] = None,
-    start: Annotated[str | None, Query(description="First analysis date, YYYY-MM-DD (inclusive).")] = None,
-    end: Annotated[str | None, Query(description="Last analysis date, YYYY-MM-DD (inclusive).")] = None,
+    engine: Annotated[
+        str | None,
+        _pattern(ENGINE_FILTER_PATTERN),
+        Query(description="Only verdicts of this engine: `rules` or an LLM model (verdict.engine)."),
+    ] = None,
+    start: Annotated[str | None, _DAY, Query(description="First analysis date, YYYY-MM-DD (inclusive).")] = None,
+    end: Annotated[
+        str | None, _DAY, Query(description="Last analysis date, YYYY-MM-DD (inclusive; not before start).")
+    ] = None,
 ) -> Scorecard:
     query = ScorecardQuery.parse(symbol=symbol, engine=engine, start=start, end=end, client_id=viewer.only_client)
     return to_scorecard(await service.scorecard(query))

@@ -14,6 +14,8 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence, coverage_of
+from shared_contracts import debate as debate_contract
+from shared_contracts.debate import MAX_DEBATE_EXPERTS, TICKER_PATTERN
 from shared_contracts.experts import Signal, stance_of
 from shared_contracts.projection import ExpertDataQuality, ExpertSummary
 
@@ -26,13 +28,13 @@ __all__ = [
     "ExpertSummary",
 ]
 
-SYMBOL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,31}$")
+SYMBOL_PATTERN = re.compile(f"^{TICKER_PATTERN}$")
 """A ticker-like code (``600519.SH``, ``AAPL``, ``BRK.B``); it appears in prompts and texts unfenced."""
 
-EXPERT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+EXPERT_NAME_PATTERN = re.compile(f"^{debate_contract.EXPERT_NAME_PATTERN}$")
 """Expert names appear in prompts and texts, so they are plain identifiers."""
 
-MAX_EXPERTS = 10
+MAX_EXPERTS = MAX_DEBATE_EXPERTS
 
 
 class DebateInput(BaseModel):

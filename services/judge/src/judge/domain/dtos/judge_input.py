@@ -11,8 +11,9 @@ from datetime import date
 from judge.domain.exceptions import InvalidJudgeInputError, InvalidSymbolError, SymbolRequiredError
 from judge.domain.model.enums import Direction, TimeHorizon
 from judge.domain.model.risk import Volatility, volatility_from
+from shared_contracts.judge import JUDGE_TICKER_PATTERN
 
-_SYMBOL = re.compile(r"^[A-Za-z0-9._:^=\-]{1,32}$")
+_SYMBOL = re.compile(f"^{JUDGE_TICKER_PATTERN}$")
 _POSITIVE_NUMBERS = ("atr", "realised_volatility_pct", "intrinsic_value_low", "intrinsic_value_high", "portfolio_value")
 
 

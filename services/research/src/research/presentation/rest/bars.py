@@ -7,14 +7,17 @@ from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
+from pydantic import WithJsonSchema
 
 from research.domain.exceptions import InvalidDateError, InvalidDateRangeError
 from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
-from shared_contracts.experts import is_iso_date
+from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, is_iso_date
 from shared_contracts.research import PriceBar, PriceBars
+from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 router = APIRouter(prefix="/api/v1/research", tags=["research"])
+_DAY = WithJsonSchema(ISO_DATE_JSON_SCHEMA)  # checked by _day (invalid_date), not by FastAPI
 
 
 def _day(name: str, value: str | None) -> date | None:
@@ -35,10 +38,10 @@ def _day(name: str, value: str | None) -> date | None:
     },
 )
 async def bars(
-    symbol: str,
+    symbol: Annotated[str, WithJsonSchema(SYMBOL_JSON_SCHEMA)],
     request: Request,
-    start: Annotated[str | None, Query(description="First day (ISO), inclusive.")] = None,
-    end: Annotated[str | None, Query(description="Last day (ISO), inclusive.")] = None,
+    start: Annotated[str | None, _DAY, Query(description="First day (ISO), inclusive.")] = None,
+    end: Annotated[str | None, _DAY, Query(description="Last day (ISO), inclusive; not before start.")] = None,
 ) -> PriceBars:
     provider: IMarketDataProvider = request.app.state.container.provider
     parsed = Symbol.parse(symbol)

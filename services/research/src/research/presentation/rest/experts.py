@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import structlog
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
+from pydantic import WithJsonSchema
 
 from research.application.expert_dispatcher import ExpertDispatcher
 from research.domain.ports.market_data import IMarketDataProvider
@@ -94,7 +95,13 @@ async def list_experts(request: Request) -> ExpertCatalog:
         504: {"description": "a live data source or the LLM endpoint timed out"},
     },
 )
-async def run_expert(expert_type: str, body: ExpertRunRequest, request: Request) -> dict[str, Any]:
+async def run_expert(
+    expert_type: Annotated[
+        str, WithJsonSchema({"type": "string", "enum": [e.value for e in ExpertType]}), Path(description="The expert.")
+    ],
+    body: ExpertRunRequest,
+    request: Request,
+) -> dict[str, Any]:
     started = time.perf_counter()
     result = await _experts(request).run(expert_type, body.symbol, body.options, body.analysis_date)
     log.info(
