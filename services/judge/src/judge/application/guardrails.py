@@ -11,7 +11,8 @@ In order (each change is recorded as a ``GuardrailNote``; nothing is adjusted si
    against it. NEUTRAL outcomes contradict nothing.
 4. HOLD opens no position: its ``position_percent`` is 0.
 5. A BUY (or SELL) needs a positive position: with none left after 1-4 the action becomes HOLD.
-6. Stop-loss and take-profit distances are clamped to [min, max] percent from entry.
+6. Stop-loss and take-profit distances are clamped to [min, max] percent from entry; a SELL's take-profit,
+   below entry, to at most ``max_sell_take_profit_percent`` (95: a price cannot fall 100 % or more).
 7. When the input's volatility is known (``JudgeInput.volatility``: ATR over the reference price, or the
    estimate from realised volatility; ``domain/model/risk.py``), the rules engine's bounds hold for any
    engine: the stop into [``min_stop_atr``, ``max_stop_atr``] ATR (inside the percent bounds of 6, which
@@ -32,6 +33,7 @@ from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model.enums import Action, opposes
 from judge.domain.model.risk import (
+    MAX_SELL_TAKE_PROFIT_PERCENT,
     MAX_STOP_ATR,
     MAX_STOP_LOSS_PERCENT,
     MAX_TAKE_PROFIT_PERCENT,
@@ -53,6 +55,7 @@ class GuardrailPolicy:
     max_stop_loss_percent: float = MAX_STOP_LOSS_PERCENT
     min_take_profit_percent: float = MIN_TAKE_PROFIT_PERCENT
     max_take_profit_percent: float = MAX_TAKE_PROFIT_PERCENT
+    max_sell_take_profit_percent: float = MAX_SELL_TAKE_PROFIT_PERCENT
     min_stop_atr: float = MIN_STOP_ATR
     max_stop_atr: float = MAX_STOP_ATR
     min_reward_risk: float = MIN_REWARD_RISK
@@ -69,6 +72,8 @@ class GuardrailPolicy:
             raise ValueError("stop-loss bounds must satisfy 0 < min <= max")
         if not 0 < self.min_take_profit_percent <= self.max_take_profit_percent:
             raise ValueError("take-profit bounds must satisfy 0 < min <= max")
+        if not self.min_take_profit_percent <= self.max_sell_take_profit_percent < 100:
+            raise ValueError("a SELL's take-profit bound must be at least the minimum and below 100")
         if not 0 < self.min_stop_atr <= self.max_stop_atr:
             raise ValueError("stop ATR bounds must satisfy 0 < min <= max")
         if self.min_reward_risk <= 0 or self.risk_budget_percent <= 0:
@@ -117,6 +122,17 @@ def apply_guardrails(
     )
     if (volatility := judge_input.volatility) is not None:
         stop, take, position = _volatility_bounds(action, position, stop, take, volatility, policy, notes)
+    if action is Action.SELL and take.distance_percent > policy.max_sell_take_profit_percent:
+        high = policy.max_sell_take_profit_percent
+        notes.append(
+            GuardrailNote(
+                "sell_take_profit_clamped",
+                f"take_profit distance {take.distance_percent:g}% below entry → {high:g}% (a price cannot fall "
+                "100% or more)",
+            )
+        )
+        basis = _BOUNDED_BASIS[policy.language].format(basis=take.basis, low=policy.min_take_profit_percent, high=high)
+        take = LevelProposal(distance_percent=high, basis=basis)
     warnings = _warnings(proposal.risk_warnings, policy.max_risk_warnings, notes)
     safe = replace(
         proposal,

@@ -57,7 +57,10 @@ def size_in_lots(
         return None
     lot = lot_size(judge_input.symbol)
     budget = value * position_percent / 100.0
-    lots = math.floor(budget / price / lot + 1e-9)
+    whole_lots = budget / price / lot
+    if not math.isfinite(whole_lots):  # a price so tiny that no share count can say it
+        return None
+    lots = math.floor(whole_lots + 1e-9)
     shares = lots * lot
     common = {"value": _amount(value), "price": _amount(price), "position": position_percent, "lot": lot}
     if shares == 0:

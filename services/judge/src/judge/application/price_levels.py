@@ -34,4 +34,6 @@ def _level(percent: float, basis: str, reference_price: float | None) -> PriceLe
 def _decimals(price: float) -> int:
     if price >= 1.0:
         return 2
+    if price <= 0.0:  # a level of a reference price so tiny that it rounds to 0.0
+        return 4
     return max(4, 3 - math.floor(math.log10(price)))

@@ -40,6 +40,8 @@ MAX_STOP_LOSS_PERCENT = 30.0
 MIN_TAKE_PROFIT_PERCENT = 1.0
 MAX_TAKE_PROFIT_PERCENT = 200.0
 """The guardrails' percent bounds on the levels (their defaults); the rules engine keeps inside them."""
+MAX_SELL_TAKE_PROFIT_PERCENT = 95.0
+"""A SELL's take-profit lies below entry, so less than 100 % from it (at 100 % the price is 0)."""
 
 A_SHARE_SUFFIXES = (".SH", ".SZ", ".BJ")
 A_SHARE_LOT = 100
@@ -64,17 +66,23 @@ class Volatility:
 def volatility_from(
     atr: float | None, reference_price: float | None, realised_volatility_pct: float | None
 ) -> Volatility | None:
-    """ATR over the reference price; else the estimate from realised volatility; else None."""
+    """ATR over the reference price; else the estimate from realised volatility; else None. An ATR that is not
+    a positive finite percent (a tiny ATR over a huge price rounds to 0, the reverse overflows) is no measure:
+    the next source is used."""
     if atr is not None and reference_price is not None:
-        return Volatility(atr_percent=atr / reference_price * 100.0, source="atr", atr_price=atr)
+        percent = atr / reference_price * 100.0
+        if _measurable(percent):
+            return Volatility(atr_percent=percent, source="atr", atr_price=atr)
     if realised_volatility_pct is not None:
         daily_sigma = realised_volatility_pct / math.sqrt(TRADING_DAYS_PER_YEAR)
-        return Volatility(
-            atr_percent=ATR_PER_DAILY_SIGMA * daily_sigma,
-            source="realised",
-            realised_volatility_pct=realised_volatility_pct,
-        )
+        percent = ATR_PER_DAILY_SIGMA * daily_sigma
+        if _measurable(percent):
+            return Volatility(atr_percent=percent, source="realised", realised_volatility_pct=realised_volatility_pct)
     return None
+
+
+def _measurable(atr_percent: float) -> bool:
+    return math.isfinite(atr_percent) and atr_percent > 0.0
 
 
 def stop_bounds(
