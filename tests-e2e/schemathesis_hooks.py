@@ -1,0 +1,116 @@
+"""Schemathesis hooks of ``test_schemathesis``: the rules between fields that JSON Schema cannot state, kept by
+the *positive* test cases (the ones the ``positive_data_acceptance`` check expects to be accepted).
+
+Each rule is one the services document in prose and refuse with a 400 naming it (``invalid_date_range``,
+``conflicting_analysis_date``, ``analysis_date_in_future``, ``invalid_options``, ...). A positive case that
+breaks one is made to keep it, changing as little as possible (two dates in order, a date not after today, the
+options of the requested experts only); the other fields stay as generated. Negative cases are left alone:
+breaking these rules is one more way of being refused.
+
+Loaded by the schemathesis CLI from ``SCHEMATHESIS_HOOKS`` (a path to this file); nothing else imports it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+import schemathesis
+from pydantic import ValidationError
+
+from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType, is_iso_date
+
+Fix = Callable[[schemathesis.Case], None]
+
+
+def _today() -> str:
+    return dt.date.today().isoformat()
+
+
+def _not_after_today(container: MutableMapping[str, Any] | None, key: str) -> None:
+    """``analysis_date_in_future``: a research is made as of a day that has happened."""
+    if isinstance(container, MutableMapping) and is_iso_date(container.get(key)) and container[key] > _today():
+        container[key] = _today()
+
+
+def _in_order(container: MutableMapping[str, Any] | None, first: str, last: str) -> None:
+    """``invalid_date_range`` / ``intrinsic_value_low must not be above intrinsic_value_high``: swap them."""
+    if not isinstance(container, MutableMapping):
+        return
+    low, high = container.get(first), container.get(last)
+    if isinstance(low, str) and isinstance(high, str):
+        low, high = low.strip(), high.strip()
+        if not (is_iso_date(low) and is_iso_date(high)):
+            return
+    elif not (isinstance(low, int | float) and isinstance(high, int | float)):
+        return
+    if low > high:
+        container[first], container[last] = container[last], container[first]
+
+
+def _research_expert(case: schemathesis.Case) -> None:
+    """``POST /api/v1/research/experts/{expert_type}``: ``options`` are the options of the expert in the path
+    (``invalid_options``), their ``analysis_date`` is the body's when both are given
+    (``conflicting_analysis_date``), and neither is after today."""
+    body = case.body
+    expert = (case.path_parameters or {}).get("expert_type")
+    if not isinstance(body, MutableMapping) or expert not in set(ExpertType):
+        return
+    options = body.get("options")
+    if options is not None:
+        try:
+            EXPERT_OPTION_MODELS[ExpertType(expert)].model_validate(options)
+        except ValidationError:
+            body["options"] = options = {}
+    _not_after_today(body, "analysis_date")
+    _not_after_today(options, "analysis_date")
+    if isinstance(options, MutableMapping) and body.get("analysis_date") and options.get("analysis_date"):
+        options["analysis_date"] = body["analysis_date"]
+
+
+def _coordinator_research(case: schemathesis.Case) -> None:
+    """``POST /api/v1/coordinator/research``: ``options`` name only requested experts (``invalid_options``); the
+    technical analyst's ``analysis_date`` is the top-level one when both are given
+    (``conflicting_analysis_date``); neither is after today."""
+    body = case.body
+    if not isinstance(body, MutableMapping):
+        return
+    _not_after_today(body, "analysis_date")
+    options = body.get("options")
+    if isinstance(options, MutableMapping):
+        requested = set(body.get("experts") or [])
+        for name in [name for name in options if name not in requested]:
+            del options[name]
+        technical = options.get(ExpertType.TECHNICAL_ANALYST.value)
+        _not_after_today(technical, "analysis_date")
+        if isinstance(technical, MutableMapping) and body.get("analysis_date") and technical.get("analysis_date"):
+            technical["analysis_date"] = body["analysis_date"]
+
+
+def _debate(case: schemathesis.Case) -> None:
+    """``POST /api/v1/debate/run``: an expert in ``failed_experts`` has no result in ``expert_results``."""
+    body = case.body
+    if isinstance(body, MutableMapping) and isinstance(body.get("failed_experts"), list):
+        answered = set(body.get("expert_results") or {})
+        body["failed_experts"] = [name for name in body["failed_experts"] if name not in answered]
+
+
+FIXES: dict[tuple[str, str], Fix] = {
+    ("POST", "/api/v1/research/experts/{expert_type}"): _research_expert,
+    ("GET", "/api/v1/research/bars/{symbol}"): lambda case: _in_order(case.query, "start", "end"),
+    ("POST", "/api/v1/debate/run"): _debate,
+    ("POST", "/api/v1/judge/verdict"): lambda case: _in_order(case.body, "intrinsic_value_low", "intrinsic_value_high"),
+    ("POST", "/api/v1/coordinator/research"): _coordinator_research,
+    ("GET", "/api/v1/coordinator/scorecard"): lambda case: _in_order(case.query, "start", "end"),
+}
+
+
+@schemathesis.hook
+def map_case(context: schemathesis.HookContext, case: schemathesis.Case) -> schemathesis.Case:
+    meta = case.meta
+    if meta is not None and meta.generation.mode.is_positive:
+        fix = FIXES.get((case.method.upper(), case.operation.path))
+        if fix is not None:
+            fix(case)
+    return case
