@@ -140,7 +140,8 @@ def test_research_down_is_500_with_every_experts_error(
     assert body["overall_status"] == "failed"
     assert statuses(body) == dict.fromkeys(ALL_EXPERTS, "failed")
     for expert, error in errors(body).items():
-        assert error.startswith("research unreachable at "), (expert, error)
+        assert error.startswith("research unreachable: "), (expert, error)
+        assert "http://" not in error, (expert, error)
         assert "3 attempts" in error, (expert, error)
     assert (body["debate_outcome"], body["verdict"]) == (None, None)
     assert fake_llm.calls_by_role() == {}
