@@ -5,17 +5,15 @@ key, not in its message, not in its traceback; what the endpoint said is logged 
 from __future__ import annotations
 
 import json
-import logging
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import httpx2
 import pytest
-import structlog
 from contract_testkit import completion_body, mock_chat
 
 from shared_contracts.llm.errors import LLMError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
-from shared_contracts.service.logging import configure_logging, flush_logs
+from shared_contracts.service.logging import flush_logs
 
 KEY = "sk-test-SECRET-123456"
 
@@ -38,18 +36,7 @@ def echoing(status: int, *, shape: str = "error") -> Callable[[httpx2.Request], 
     return respond
 
 
-@pytest.fixture
-def debug_logs() -> Iterator[None]:
-    root = logging.getLogger()
-    saved = (root.handlers[:], root.level, structlog.get_config())
-    configure_logging("DEBUG", json=True, service="t")
-    yield
-    root.handlers[:], level, config = saved
-    root.setLevel(level)
-    structlog.configure(**config)
-
-
-@pytest.mark.usefixtures("debug_logs")
+@pytest.mark.usefixtures("json_debug_logs")
 @pytest.mark.parametrize(
     ("respond", "error", "message"),
     [

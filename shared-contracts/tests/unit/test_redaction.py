@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import logging
 import socket
-from collections.abc import Iterator
 
 import pytest
 import structlog
 
 from shared_contracts.redaction import REDACTED, describe_connection_failure, redact_secrets
-from shared_contracts.service.logging import configure_logging, flush_logs
+from shared_contracts.service.logging import flush_logs
 from shared_contracts.service.problems import problem_response
 
 KEY = "sk-test-SECRET-123456"
@@ -97,18 +96,7 @@ def test_an_unexplained_connection_failure_names_the_outer_class() -> None:
     )
 
 
-@pytest.fixture
-def json_logs() -> Iterator[None]:
-    root = logging.getLogger()
-    saved = (root.handlers[:], root.level, structlog.get_config())
-    configure_logging("DEBUG", json=True, service="t")
-    yield
-    root.handlers[:], level, config = saved
-    root.setLevel(level)
-    structlog.configure(**config)
-
-
-@pytest.mark.usefixtures("json_logs")
+@pytest.mark.usefixtures("json_debug_logs")
 def test_every_string_of_every_log_line_is_redacted(capsys: pytest.CaptureFixture[str]) -> None:
     log = structlog.get_logger("t")
     log.warning(f"call failed with Authorization: Bearer {KEY}")
