@@ -131,7 +131,7 @@ async def test_an_unreachable_counter_store_does_not_take_the_service_down() -> 
     broken = ClientRateLimits.from_uri(
         "async+redis://127.0.0.1:1/0", writes="1/minute", reads="1/minute", daily_quota=0
     )
-    guarded = RateLimitMiddleware(app, broken, research_path=None)
+    guarded = RateLimitMiddleware(app, broken, quota_path=None)
 
     async def with_client(scope, receive, send):  # type: ignore[no-untyped-def]
         from shared_contracts.service.api_keys import LOCAL_CLIENT
@@ -255,3 +255,54 @@ async def test_only_a_service_key_may_name_the_client_it_calls_for() -> None:
         relayed = await http.get("/api/v1/x", headers={"Authorization": "Bearer sr_coord", "X-Client-Id": "bob"})
     assert forged.json() == {"client": "alice", "for": "alice"}
     assert relayed.json() == {"client": "coordinator", "for": "bob"}
+
+
+def test_a_connection_answered_before_its_body_arrived_is_closed(guarded_server: int) -> None:
+    with socket.create_connection(("127.0.0.1", guarded_server)) as sock:
+        sock.sendall(b"POST /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\nx")  # 999 never come
+        started = time.monotonic()
+        answer = _read_all(sock)  # returns once the server closes the connection
+    assert answer.startswith(b"HTTP/1.1 405 ")
+    assert time.monotonic() - started < 2.0
+
+
+async def test_a_counter_store_that_never_answers_is_given_up_on_quickly() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(30)
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    app = FastAPI()
+
+    @app.get("/api/v1/x")
+    async def x() -> dict[str, bool]:
+        return {"ok": True}
+
+    hung = ClientRateLimits.from_uri(
+        f"async+redis://127.0.0.1:{port}/0", writes="1/minute", reads="1/minute", daily_quota=0
+    )
+    guarded = RateLimitMiddleware(app, hung, quota_path=None)
+
+    async def with_client(scope, receive, send):  # type: ignore[no-untyped-def]
+        from shared_contracts.service.api_keys import LOCAL_CLIENT
+
+        scope.setdefault("state", {})["client"] = LOCAL_CLIENT
+        await guarded(scope, receive, send)
+
+    started = time.monotonic()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=with_client), base_url="http://t") as http:
+        answer = await http.get("/api/v1/x")
+    server.close()
+    assert answer.status_code == 200
+    assert time.monotonic() - started < 3.0
+
+
+def test_a_key_file_with_a_bad_line_still_drops_the_keys_no_longer_in_it(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.write_text(f"carol={hash_key('sr_carol')}\ndave={hash_key('sr_dave')}\n")
+    ring = KeyRing([], keys)
+    assert ring.client_for("sr_carol") is not None
+    time.sleep(0.01)
+    keys.write_text(f"dave={hash_key('sr_dave')}\neve=not-a-hash\n")
+    assert ring.client_for("sr_carol") is None
+    assert ring.client_for("sr_dave") is not None

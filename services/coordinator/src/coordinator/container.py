@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 import httpx
+import structlog
 
 from coordinator.application.outcome_service import SessionOutcomeService
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
@@ -25,6 +26,9 @@ from coordinator.infrastructure.adapters.price_bars_gateway_adapter import Price
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.settings import Settings
+from shared_contracts.redaction import error_text
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass
@@ -127,5 +131,6 @@ async def _database_check(sessions: ISessionRepository, seconds: float) -> str:
         async with asyncio.timeout(seconds):
             await sessions.ping()
     except Exception as exc:
-        return f"unusable: {type(exc).__name__} {exc}".strip()
+        log.warning("readiness_database_unusable", error=error_text(exc))
+        return f"unusable: {type(exc).__name__}"
     return "ok"

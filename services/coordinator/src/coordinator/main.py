@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
         lifespan=container_lifespan(container, open_container),
         readiness=container_readiness(CoordinatorContainer.readiness),
         accepted_scopes=("research", "admin"),
-        research_path="/api/v1/coordinator/research",
+        quota_path="/api/v1/coordinator/research",
     )
     install_research_failure_handler(app)
     return app

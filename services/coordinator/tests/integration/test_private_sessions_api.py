@@ -57,6 +57,7 @@ async def test_a_request_without_a_valid_key_is_a_401_problem() -> None:
     assert (missing.status_code, missing.json()["code"]) == (401, "unauthenticated")
     assert missing.headers["content-type"] == "application/problem+json"
     assert missing.headers["www-authenticate"].startswith("Bearer")
+    assert "[REDACTED]" not in missing.json()["detail"]
     assert (wrong.status_code, wrong.json()["code"]) == (401, "invalid_api_key")
     assert health.status_code == 200
 
@@ -65,6 +66,7 @@ async def test_a_service_key_cannot_use_the_coordinators_api() -> None:
     async with coordinator() as http:
         answer = await http.get("/api/v1/coordinator/sessions", headers={"Authorization": f"Bearer {SERVICE_KEY}"})
     assert (answer.status_code, answer.json()["code"]) == (403, "insufficient_scope")
+    assert 'error="insufficient_scope"' in answer.headers["www-authenticate"]
 
 
 async def test_a_client_lists_reads_and_retries_only_its_own_sessions() -> None:
@@ -113,9 +115,18 @@ async def test_a_cross_origin_form_post_is_refused() -> None:
         same_origin = await http.post(
             "/api/v1/coordinator/research", json=BODY, headers={**auth("alice"), "Origin": "http://t"}
         )
+        marked_cross_site = await http.post(
+            "/api/v1/coordinator/research",
+            json=BODY,
+            headers={**auth("alice"), "Origin": "http://t", "Sec-Fetch-Site": "cross-site"},
+        )
+        other_scheme = await http.post(
+            "/api/v1/coordinator/research", json=BODY, headers={**auth("alice"), "Origin": "https://t"}
+        )
     assert (form.status_code, form.json()["code"]) == (403, "cross_origin_refused")
     assert (with_key.status_code, fetch_mode.status_code) == (403, 403)
     assert same_origin.status_code == 200
+    assert (marked_cross_site.status_code, other_scheme.status_code) == (403, 403)
 
 
 async def test_an_allowed_origin_may_post() -> None:
@@ -142,10 +153,12 @@ async def test_writes_beyond_the_limit_are_429_with_retry_after_per_client() -> 
     assert reads.status_code == 200
 
 
-async def test_the_daily_research_quota_is_429_until_the_day_ends() -> None:
+async def test_the_research_quota_counts_researches_that_ran_and_is_429_until_its_window_ends() -> None:
     async with coordinator(secured(research_daily_quota=1)) as http:
+        refused = await http.post("/api/v1/coordinator/research", json={**BODY, "symbol": "!!"}, headers=auth("alice"))
         first = await http.post("/api/v1/coordinator/research", json=BODY, headers=auth("alice"))
         second = await http.post("/api/v1/coordinator/research", json=BODY, headers=auth("alice"))
+    assert refused.status_code == 400  # a client mistake runs nothing and costs no quota
     assert first.status_code == 200
     assert (second.status_code, second.json()["code"]) == (429, "research_quota_exceeded")
     assert 1 <= int(second.headers["retry-after"]) <= 86_400

@@ -35,4 +35,5 @@ def create_app(settings: Settings | None = None, container: DebateContainer | No
         status_by_exception=STATUS_BY_EXCEPTION,
         lifespan=container_lifespan(container, lambda: aclosing(build_container(resolved)), on_start=on_start),
         readiness=container_readiness(readiness, not_built={"debate_service": "not started"}),
+        quota_path="/api/v1/debate/run",
     )

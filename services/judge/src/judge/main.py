@@ -48,4 +48,5 @@ def create_app(settings: JudgeSettings | None = None, container: JudgeContainer 
             container, lambda: aclosing(build_container(resolved)), on_start=on_start, on_stop=on_stop
         ),
         readiness=readiness,
+        quota_path="/api/v1/judge/verdict",
     )

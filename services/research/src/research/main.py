@@ -33,5 +33,5 @@ def create_app(settings: Settings | None = None, container: ResearchContainer | 
         status_by_exception=STATUS_BY_EXCEPTION,
         lifespan=app_factory.container_lifespan(container, lambda: aclosing(build_container(settings))),
         readiness=app_factory.container_readiness(readiness, not_built={"market_data": "container not built"}),
-        research_path="/api/v1/research/experts",
+        quota_path="/api/v1/research/experts",
     )

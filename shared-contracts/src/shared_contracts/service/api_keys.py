@@ -19,6 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
+
+log = structlog.get_logger(__name__)
+
 SCOPES = ("research", "admin", "service")
 DEFAULT_SCOPE = "research"
 KEY_PREFIX = "sr_"
@@ -95,6 +99,20 @@ def read_key_file(path: Path) -> list[KeyEntry]:
     return parse_entries(path.read_text(encoding="utf-8").splitlines()) if path.exists() else []
 
 
+def read_valid_entries(path: Path) -> tuple[list[KeyEntry], int]:
+    """The file's valid entries and how many lines were not one (a service re-reading a file being edited
+    keeps serving its valid keys, and stops honouring every key that is no longer in it)."""
+    entries, invalid = [], 0
+    for line in (raw.split("#", 1)[0].strip() for raw in path.read_text(encoding="utf-8").splitlines()):
+        if not line:
+            continue
+        try:
+            entries.append(parse_entry(line))
+        except ValueError:
+            invalid += 1
+    return entries, invalid
+
+
 class KeyRing:
     """Keys from ``API_KEYS`` and, when given, ``API_KEYS_FILE``, which is read again whenever it changes (a
     key revoked with ``stock-research-keys revoke`` stops working without a restart)."""
@@ -128,9 +146,11 @@ class KeyRing:
         if self._file is None or _stamp(self._file) == self._file_stamp:
             return
         try:
-            from_file = read_key_file(self._file)
-        except (OSError, ValueError):
-            return  # a file being rewritten or broken: keep the keys read last
+            from_file, invalid = read_valid_entries(self._file) if self._file.exists() else ([], 0)
+        except OSError:
+            return  # a file being replaced: read it again on the next request
+        if invalid:
+            log.error("api_key_file_has_invalid_lines", file=str(self._file), invalid_lines=invalid)
         self._load(self._fixed + from_file)
 
 

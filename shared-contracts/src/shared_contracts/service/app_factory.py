@@ -30,9 +30,9 @@ def create_service_app(
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[Any]] | None = None,
     readiness: ReadinessCheck | None = None,
     accepted_scopes: Collection[str] = SCOPES,
-    research_path: str | None = None,
+    quota_path: str | None = None,
 ) -> FastAPI:
-    """``accepted_scopes`` and ``research_path``: see ``security.install_security``."""
+    """``accepted_scopes`` and ``quota_path``: see ``security.install_security``."""
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(
         title=title,
@@ -44,7 +44,7 @@ def create_service_app(
     )
     # Added innermost first: the request-id middleware runs outside the others, so their answers carry the id.
     app.add_middleware(UnexpectedErrorMiddleware)
-    install_security(app, settings, accepted_scopes=accepted_scopes, research_path=research_path)
+    install_security(app, settings, accepted_scopes=accepted_scopes, quota_path=quota_path)
     app.add_middleware(RequestIdMiddleware)
     install_problem_handlers(app, status_by_exception)
     install_observability(app, service, readiness)

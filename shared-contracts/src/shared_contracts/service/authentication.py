@@ -54,9 +54,9 @@ class AuthenticationMiddleware(HttpMiddleware):
             headers = dict(scope.get("headers", ()))
             scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
-                await _refuse(401, "unauthenticated", "Send an API key: Authorization: Bearer <key>.")(
-                    scope, receive, send
-                )
+                await _refuse(
+                    401, "unauthenticated", "Send an API key in the Authorization header: Bearer, then the key."
+                )(scope, receive, send)
                 return
             client = self.keys.client_for(token.strip())
             if client is None:
@@ -66,7 +66,7 @@ class AuthenticationMiddleware(HttpMiddleware):
                 return
             if not client.scopes & self.accepted_scopes:
                 detail = f"This key's scopes ({', '.join(sorted(client.scopes))}) do not allow this service's API."
-                await problem_response(403, "insufficient_scope", detail)(scope, receive, send)
+                await _refuse(403, "insufficient_scope", detail)(scope, receive, send)
                 return
             acting_for = headers.get(CLIENT_ID_HEADER.lower().encode(), b"").decode("latin-1")
             if client.is_service and CLIENT_ID_PATTERN.match(acting_for):
@@ -86,8 +86,8 @@ class AuthenticationMiddleware(HttpMiddleware):
 
 def _refuse(status: int, code: str, detail: str) -> ASGIApp:
     response = problem_response(status, code, detail)
-    error = "" if code == "unauthenticated" else ', error="invalid_token"'
-    response.headers["WWW-Authenticate"] = f'Bearer realm="stock-research"{error}'
+    error = {"invalid_api_key": ', error="invalid_token"', "insufficient_scope": ', error="insufficient_scope"'}
+    response.headers["WWW-Authenticate"] = f'Bearer realm="stock-research"{error.get(code, "")}'
     return response
 
 

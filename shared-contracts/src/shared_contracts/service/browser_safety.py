@@ -1,7 +1,8 @@
 """What a browser needs to be told: cross-origin POSTs are refused, answers are not sniffed, framed or cached.
 
-- ``OriginCheckMiddleware``: a POST/PUT/PATCH/DELETE whose ``Origin`` is neither the service's own nor one of
-  ``ALLOWED_ORIGINS`` (or that a browser marks ``Sec-Fetch-Site: cross-site``) is a 403 ``cross_origin_refused``
+- ``OriginCheckMiddleware``: a POST/PUT/PATCH/DELETE whose ``Origin`` is not one of ``ALLOWED_ORIGINS`` and either
+  is not the service's own (scheme and host) or is marked ``Sec-Fetch-Site: cross-site`` by the browser is a 403
+  ``cross_origin_refused``
   — a page on another site cannot make a visitor's browser start or retry a research (CSRF).
 - ``SecurityHeadersMiddleware``: ``X-Content-Type-Options: nosniff`` and ``X-Frame-Options: DENY`` on every
   answer; ``Cache-Control: no-store`` and a ``Content-Security-Policy`` that allows nothing on ``/api/`` answers.
@@ -37,12 +38,16 @@ class OriginCheckMiddleware(HttpMiddleware):
     def _allowed(self, scope: Scope) -> bool:
         headers = dict(scope.get("headers", ()))
         origin = headers.get(b"origin", b"").decode("latin-1").strip().rstrip("/")
-        if not origin:
-            return bool(headers.get(b"sec-fetch-site", b"").decode("latin-1").lower() != "cross-site")
         if origin in self.allowed:
             return True
+        if headers.get(b"sec-fetch-site", b"").decode("latin-1").lower() == "cross-site":
+            return False
+        if not origin:
+            return True
         host = headers.get(b"host", b"").decode("latin-1").lower()
-        return bool(host) and urlsplit(origin).netloc.lower() == host  # same origin (e.g. /docs "Try it out")
+        parts = urlsplit(origin)
+        # the same origin (e.g. /docs "Try it out"): scheme and host as this request's
+        return bool(host) and parts.netloc.lower() == host and parts.scheme == scope.get("scheme", "http")
 
 
 class SecurityHeadersMiddleware(HttpMiddleware):

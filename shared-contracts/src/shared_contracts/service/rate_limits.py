@@ -1,23 +1,29 @@
 """Per-client rate limits and the daily research quota (the ``limits`` library), answered 429 with
 ``Retry-After``. Counters live in Redis when ``REDIS_URL`` is set (shared by every replica), else in memory.
 
-Every ``/api/`` POST counts against ``RATE_LIMIT_WRITES``, any other request against ``RATE_LIMIT_READS``; a
-POST under the service's research path also against ``RESEARCH_DAILY_QUOTA``. Calls from a ``service`` key
-(the coordinator, which is limited itself) are not counted. When the counter store cannot be reached the
-request is served and the failure logged: limits never take the service down."""
+Every ``/api/`` POST counts against ``RATE_LIMIT_WRITES``, any other request against ``RATE_LIMIT_READS``. A
+POST under the service's research path is refused once ``RESEARCH_DAILY_QUOTA`` researches were made in the
+last 24 hours (the window opens with the first), and counts against it when it ran: answered 2xx, or 5xx
+(it ran and failed on the services' side); a request refused as a client mistake (4xx) does not. Calls from
+a ``service`` key (the coordinator, which is limited itself) are not counted. When the counter store does not
+answer within ``STORE_TIMEOUT_SECONDS`` the request is served and the failure logged: limits never take the
+service down."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import structlog
 from limits import RateLimitItem, RateLimitItemPerDay, parse_many
 from limits.aio.storage import Storage
 from limits.aio.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, RateLimiter
 from limits.storage import storage_from_string
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shared_contracts.service.api_keys import Client
 from shared_contracts.service.asgi import HttpMiddleware
@@ -25,6 +31,10 @@ from shared_contracts.service.authentication import API_PREFIX
 from shared_contracts.service.problems import problem_response
 
 log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+STORE_TIMEOUT_SECONDS = 0.5
+QUOTA = "research-quota"
 
 
 @dataclass(frozen=True)
@@ -53,55 +63,85 @@ class ClientRateLimits:
         return cls(writes=writes, reads=reads, daily_quota=daily_quota, storage=_async_storage(uri))
 
     async def check(self, client_id: str, *, write: bool, research: bool) -> Refusal | None:
-        """Count one request of ``client_id``; a ``Refusal`` when a limit is already used up."""
+        """Count one request of ``client_id``; a ``Refusal`` when a limit is already used up (for ``research``,
+        also when the quota is: ``spend_research`` counts one once it ran)."""
         kind = "writes" if write else "reads"
         for item in self._writes if write else self._reads:
             refused = await self._hit(self._rates, item, kind, client_id)
             if refused is not None:
                 return Refusal("rate_limited", f"Too many requests: at most {item} ({kind}).", refused)
-        if research and self._daily is not None:
-            refused = await self._hit(self._quota, self._daily, "research-quota", client_id)
-            if refused is not None:
-                detail = f"The daily research quota ({self._daily.amount} per day) is used up."
-                return Refusal("research_quota_exceeded", detail, refused)
+        if research and self._daily is not None and not await self._quota.test(self._daily, QUOTA, client_id):
+            stats = await self._quota.get_window_stats(self._daily, QUOTA, client_id)
+            detail = f"The research quota ({self._daily.amount} per 24 hours) is used up."
+            return Refusal("research_quota_exceeded", detail, _seconds_until(stats.reset_time))
         return None
+
+    async def spend_research(self, client_id: str) -> None:
+        if self._daily is not None:
+            await self._quota.hit(self._daily, QUOTA, client_id)
 
     async def _hit(self, strategy: RateLimiter, item: RateLimitItem, kind: str, client_id: str) -> int | None:
         if await strategy.hit(item, kind, client_id):
             return None
         stats = await strategy.get_window_stats(item, kind, client_id)
-        return max(1, math.ceil(stats.reset_time - time.time()))
+        return _seconds_until(stats.reset_time)
 
     async def reset(self) -> None:
         await self._storage.reset()
 
 
 class RateLimitMiddleware(HttpMiddleware):
-    """``research_path``: POSTs whose path starts with it also count against the daily quota."""
+    """``quota_path``: POSTs whose path starts with it also count against the daily quota."""
 
-    def __init__(self, app: ASGIApp, limits: ClientRateLimits | None, research_path: str | None) -> None:
+    def __init__(self, app: ASGIApp, limits: ClientRateLimits | None, quota_path: str | None) -> None:
         super().__init__(app)
         self.limits = limits
-        self.research_path = research_path
+        self.quota_path = quota_path
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         client: Client | None = scope.get("state", {}).get("client")
         if self.limits is None or client is None or client.is_service or not scope["path"].startswith(API_PREFIX):
             await self.app(scope, receive, send)
             return
+        limits = self.limits
         write = scope["method"] == "POST"
-        research = write and self.research_path is not None and scope["path"].startswith(self.research_path)
-        try:
-            refusal = await self.limits.check(client.client_id, write=write, research=research)
-        except Exception as exc:  # the counter store is down: serve, and say so
-            log.warning("rate_limit_store_unavailable", error=type(exc).__name__)
-            refusal = None
-        if refusal is None:
+        research = write and self.quota_path is not None and scope["path"].startswith(self.quota_path)
+        refusal = await _unless_unavailable(limits.check(client.client_id, write=write, research=research))
+        if refusal is not None:
+            response = problem_response(429, refusal.code, refusal.detail)
+            response.headers["Retry-After"] = str(refusal.retry_after_seconds)
+            await response(scope, receive, send)
+            return
+        if not research:
             await self.app(scope, receive, send)
             return
-        response = problem_response(429, refusal.code, refusal.detail)
-        response.headers["Retry-After"] = str(refusal.retry_after_seconds)
-        await response(scope, receive, send)
+        status = 0
+
+        async def send_noting_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_noting_status)
+        finally:
+            if 200 <= status < 300 or status >= 500:
+                await _unless_unavailable(limits.spend_research(client.client_id))
+
+
+async def _unless_unavailable(call: Awaitable[T]) -> T | None:
+    """``call``'s result, or None (logged) when the counter store fails or does not answer in time."""
+    try:
+        async with asyncio.timeout(STORE_TIMEOUT_SECONDS):
+            return await call
+    except Exception as exc:  # the counter store is down or hung: serve, and say so
+        log.warning("rate_limit_store_unavailable", error=type(exc).__name__)
+        return None
+
+
+def _seconds_until(reset_time: float) -> int:
+    return max(1, math.ceil(reset_time - time.time()))
 
 
 def _async_storage(uri: str) -> Storage:

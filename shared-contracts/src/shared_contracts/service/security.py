@@ -23,10 +23,10 @@ def install_security(
     settings: ServiceSettings,
     *,
     accepted_scopes: Collection[str] = SCOPES,
-    research_path: str | None = None,
+    quota_path: str | None = None,
 ) -> None:
     """Add the middlewares (call before the request-id middleware is added, so it runs outside them).
-    ``accepted_scopes``: the key scopes this service's API accepts; ``research_path``: the path prefix whose
+    ``accepted_scopes``: the key scopes this service's API accepts; ``quota_path``: the path prefix whose
     POSTs count against the daily research quota."""
     limits = (
         ClientRateLimits.from_uri(
@@ -47,7 +47,7 @@ def install_security(
         max_bytes=settings.max_request_body_bytes,
         timeout_seconds=settings.body_read_timeout_seconds,
     )
-    app.add_middleware(RateLimitMiddleware, limits=limits, research_path=research_path)
+    app.add_middleware(RateLimitMiddleware, limits=limits, quota_path=quota_path)
     app.add_middleware(AuthenticationMiddleware, keys=keys, accepted_scopes=accepted_scopes)
     app.add_middleware(OriginCheckMiddleware, allowed_origins=settings.origins)
     app.add_middleware(SecurityHeadersMiddleware)

@@ -4,7 +4,9 @@
 
 A connection that has not sent a whole request head within ``HEADER_READ_TIMEOUT_SECONDS`` (default 10) of
 opening, or of starting its next request, is answered ``408`` (``request_timeout``) and closed, so clients that
-open connections and send slowly or nothing cannot hold the server's connections (slowloris). The body has its
+open connections and send slowly or nothing cannot hold the server's connections (slowloris). A connection
+answered before its request body arrived (a 401, 403, 413 or 408 sent early) is closed after the answer: the
+rest of that body is never read. The body has its
 own deadline in ``RequestBodyLimitMiddleware``; idle keep-alive connections close after uvicorn's
 ``--timeout-keep-alive``."""
 
@@ -61,6 +63,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` that answers 408 and closes a connection whose request head is late."""
 
     _header_deadline: asyncio.TimerHandle | None = None
+    _request_received = True
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -68,7 +71,17 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._request_received = False
         self._arm_header_deadline()
+
+    def on_message_complete(self) -> None:
+        self._request_received = True
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self._request_received and not self.transport.is_closing():
+            self.transport.close()
 
     def on_headers_complete(self) -> None:
         self._disarm_header_deadline()
