@@ -366,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{request.method} {request.url}", file=sys.stderr, flush=True)
     key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
     headers = {"Authorization": f"Bearer {key}"} if key else {}
+    request.headers.update(headers)
     with httpx.Client(timeout=timeout, headers=headers) as client:
         try:
             response = client.send(request)

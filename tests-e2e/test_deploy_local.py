@@ -684,3 +684,14 @@ def test_a_service_stopped_by_sigterm_writes_its_last_log_lines() -> None:
             server.kill()
     assert "Application shutdown complete" in stderr, stderr[-2000:]
     assert "Finished server process" in stderr, stderr[-2000:]
+
+
+@respx.mock
+def test_cli_sends_the_api_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    route = respx.get("http://coord.test/api/v1/coordinator/sessions").mock(
+        return_value=httpx.Response(200, json={"items": [], "total": 0, "limit": 20, "offset": 0})
+    )
+    monkeypatch.setenv("STOCK_RESEARCH_API_KEY", "sr_cli-test-key")
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["--sessions", "--url", "http://coord.test"]) == 0
+    assert route.calls.last.request.headers["authorization"] == "Bearer sr_cli-test-key"
