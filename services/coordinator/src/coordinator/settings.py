@@ -57,6 +57,8 @@ class Settings(ServiceSettings):
 
     @model_validator(mode="after")
     def _service_key_with_api_keys(self) -> Settings:
+        if self.service_api_key is not None and not self.service_api_key.get_secret_value().strip():
+            self.service_api_key = None  # SERVICE_API_KEY= (empty, as in .env.example): not set
         if self.auth_mode == "api_key" and self.service_api_key is None:
             raise ValueError(
                 "AUTH_MODE=api_key needs SERVICE_API_KEY, the key the coordinator calls research, debate and judge "

@@ -179,6 +179,8 @@ def test_api_key_mode_refuses_to_start_without_keys_or_a_service_key() -> None:
         make_settings(auth_mode="api_key", service_api_key=SERVICE_KEY)
     with pytest.raises(ValueError, match="SERVICE_API_KEY"):
         make_settings(auth_mode="api_key", api_keys=API_KEYS)
+    with pytest.raises(ValueError, match="SERVICE_API_KEY"):
+        make_settings(auth_mode="api_key", api_keys=API_KEYS, service_api_key="  ")
     with pytest.raises(ValueError, match="64 hexadecimal"):
         make_settings(api_keys="alice=not-a-hash")
 
