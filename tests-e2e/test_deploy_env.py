@@ -18,10 +18,10 @@ from deploy_manifests import (
     container_env,
     discover_settings,
     is_read,
+    kubectl_kustomize,
     load_compose,
     load_service_settings,
     nested_delimiters,
-    render_overlay,
     settings_vars,
     with_operator_secret,
 )
@@ -77,7 +77,7 @@ def _classes(settings_classes: dict[str, list[type]], service: str) -> list[type
 @pytest.fixture(scope="module")
 def k8s() -> list[dict[str, Any]]:
     """The overlay as deployed, with the Secret an operator creates by hand (test values)."""
-    return with_operator_secret(render_overlay())
+    return with_operator_secret(kubectl_kustomize())
 
 
 def _k8s_env(docs: list[dict[str, Any]], service: str) -> dict[str, str]:

