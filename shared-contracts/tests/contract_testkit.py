@@ -1,11 +1,16 @@
 """Test helpers every package's tests share (``shared-contracts/tests`` is on pytest's ``pythonpath``):
 an OpenAI-compatible endpoint behind ``httpx2.MockTransport``, the bulk fields the expert-result
-projection drops, and the traceability-table checks. Tests only; nothing in ``src/`` imports this."""
+projection drops, a run of one import-linter contract and the traceability-table checks. Tests only;
+nothing in ``src/`` imports this."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import subprocess
+import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -156,6 +161,47 @@ VERDICT_FIELDS = frozenset(
         "reasoning",
     }
 )
+
+# --- import-linter contracts (the root pyproject.toml's [tool.importlinter], each with an ``id``) --------
+
+
+PYPROJECT = REPO_ROOT / "pyproject.toml"
+
+
+@functools.cache
+def import_contract_ids() -> frozenset[str]:
+    contracts = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    return frozenset(c["id"] for c in contracts if "id" in c)
+
+
+@functools.cache
+def _lint_imports(*contract_ids: str) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` with this interpreter's import-linter, limited to ``contract_ids`` (all when none)."""
+    limit = [arg for contract_id in contract_ids for arg in ("--contract", contract_id)]
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from importlinter.cli import lint_imports_command; lint_imports_command()",
+            *("--config", str(PYPROJECT), "--no-cache", "--no-logo", *limit),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def assert_import_contract_kept(contract_id: str) -> None:
+    """import-linter keeps the root pyproject.toml's contract ``contract_id``. The spec's scenarios about what a
+    module may import are traced to tests calling this: import-linter reads the imports, the tests need not
+    read our source. One run of every contract serves all calls while all are kept."""
+    assert contract_id in import_contract_ids(), contract_id
+    if _lint_imports().returncode == 0:
+        return
+    result = _lint_imports(contract_id)
+    assert result.returncode == 0, f"{contract_id}:\n{result.stdout}{result.stderr}"
+
 
 # --- traceability tables (docs/traceability/<spec>.md: | Scenario | test node id |) ---------------
 

@@ -1,16 +1,15 @@
-"""Domain: DebateInput/ExpertSummary, enums, the abstract ports and their imports."""
+"""Domain: DebateInput/ExpertSummary, enums, the abstract ports and their imports (import-linter's
+contracts in the root pyproject.toml, run by the tests here)."""
 
 from __future__ import annotations
 
-import ast
 import inspect
-from pathlib import Path
 
 import pytest
+from contract_testkit import assert_import_contract_kept
 from debate_fakes import BULK_SENTINELS, raw_research_results, summary
 from pydantic import ValidationError
 
-import debate.domain.ports as ports_package
 from debate.domain.dtos.debate_input import DebateInput, ExpertSummary
 from debate.domain.model.enums import ArgumentStrength, DebateDirection, RiskLevel
 from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
@@ -19,20 +18,6 @@ from debate.domain.ports.llm_port import ILLMPort
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
 from shared_contracts.projection import ExpertSummary as SharedExpertSummary
 from shared_contracts.projection import project_expert_results
-
-PORTS_DIR = Path(ports_package.__file__).parent
-AGENT_PORT_FILES = ["bull_advocate_agent.py", "bear_advocate_agent.py", "resolution_agent.py"]
-
-
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
 
 
 def test_expert_summary_holds_only_the_four_normalized_fields() -> None:
@@ -116,17 +101,13 @@ def test_ports_are_pure_abstract_classes(port: type, methods: set[str]) -> None:
         port()
 
 
-@pytest.mark.parametrize("filename", [*AGENT_PORT_FILES, "llm_port.py"])
-def test_ports_import_no_infrastructure(filename: str) -> None:
-    imported = _imported_modules(PORTS_DIR / filename)
-    forbidden = ("infrastructure", "langgraph", "openai", "httpx", "fastapi", "shared_contracts.llm")
-    offending = {m for m in imported if any(part in m for part in forbidden)}
-    assert offending == set()
-    assert all(m.startswith(("debate.domain", "abc", "__future__")) for m in imported), imported
+def test_ports_import_no_infrastructure() -> None:
+    assert_import_contract_kept("four-layers")  # the domain imports no infrastructure, application, presentation
+    assert_import_contract_kept("domain-application-no-frameworks")  # langgraph, openai, httpx, fastapi, LLM kit
+    assert_import_contract_kept("debate-ports-own-domain")
 
 
 def test_llm_port_is_the_debates_own_and_does_not_import_research() -> None:
     assert ILLMPort.__module__ == "debate.domain.ports.llm_port"
-    imported = _imported_modules(PORTS_DIR / "llm_port.py")
-    assert not any(m.startswith("research") for m in imported)
+    assert_import_contract_kept("services-independent")
     assert inspect.signature(ILLMPort.generate).parameters.keys() == {"self", "prompt", "system_message", "temperature"}
