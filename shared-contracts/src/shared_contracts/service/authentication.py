@@ -5,8 +5,8 @@ A missing or unknown key is a 401 problem (``unauthenticated`` / ``invalid_api_k
 A ``service`` key (the coordinator's) may name the client it calls for in ``X-Client-Id``. Health, metrics and
 the API documents stay open. With ``AUTH_MODE=none`` every caller is ``LOCAL_CLIENT``.
 
-The client is on ``request.scope["state"]["client"]`` (``client_of(request)``), in ``current_client()`` while
-the request is served, and on every log line as ``client_id``."""
+The client is on ``request.scope["state"]["client"]`` (``client_of(request)``), named to peers while the request
+is served (``caller_headers()``), and on every log line as ``client_id`` when keys are on."""
 
 from __future__ import annotations
 
@@ -25,10 +25,6 @@ from shared_contracts.service.problems import problem_response
 CLIENT_ID_HEADER = "X-Client-Id"
 API_PREFIX = "/api/"
 _client: ContextVar[Client | None] = ContextVar("client", default=None)
-
-
-def current_client() -> Client | None:
-    return _client.get()
 
 
 def client_of(connection: HTTPConnection) -> Client:

@@ -51,7 +51,6 @@ def storage_uri(redis_url: str | None) -> str:
 
 class ClientRateLimits:
     def __init__(self, *, writes: str, reads: str, daily_quota: int, storage: Storage) -> None:
-        self._storage = storage
         self._rates = MovingWindowRateLimiter(storage)
         self._quota = FixedWindowRateLimiter(storage)
         self._writes = parse_many(writes)
@@ -85,9 +84,6 @@ class ClientRateLimits:
             return None
         stats = await strategy.get_window_stats(item, kind, client_id)
         return _seconds_until(stats.reset_time)
-
-    async def reset(self) -> None:
-        await self._storage.reset()
 
 
 class RateLimitMiddleware(HttpMiddleware):

@@ -38,7 +38,6 @@ def install_security(
         if settings.limits_on
         else None
     )
-    app.state.rate_limits = limits
     keys = settings.key_ring() if settings.auth_mode == "api_key" else None
     if keys is None:
         log.warning("auth_disabled", detail="AUTH_MODE=none: every caller is trusted; set AUTH_MODE=api_key to serve")
