@@ -17,6 +17,68 @@ def raw_output_member(raw_output: str) -> dict[str, str]:
     return {RAW_OUTPUT_EXCERPT: raw_output[:RAW_OUTPUT_EXCERPT_CHARS]} if raw_output else {}
 
 
+# The HTTP status of every problem code, in every service: a code means one status everywhere.
+PROBLEM_STATUS: dict[str, int] = {
+    # 400: the caller's mistake in the request
+    "invalid_request": 400,
+    "malformed_json": 400,
+    "symbol_required": 400,
+    "invalid_symbol": 400,
+    "invalid_options": 400,
+    "invalid_date": 400,
+    "invalid_date_range": 400,
+    "invalid_engine": 400,
+    "conflicting_analysis_date": 400,
+    "analysis_date_in_future": 400,
+    "experts_empty": 400,
+    "unknown_expert": 400,
+    "duplicate_expert": 400,
+    "expert_results_empty": 400,
+    "too_many_experts": 400,
+    "no_successful_experts": 400,
+    "invalid_expert_result": 400,
+    "unknown_signal": 400,
+    "symbol_mismatch": 400,
+    "invalid_judge_input": 400,
+    # 404 / 409 / 422: what was asked for is not there, not in that state, or not enough
+    "not_found": 404,
+    "expert_not_found": 404,
+    "symbol_not_found": 404,
+    "data_unavailable": 404,
+    "session_not_found": 404,
+    "session_conflict": 409,
+    "session_running": 409,
+    "not_retryable": 409,
+    "already_retried": 409,
+    "retry_in_progress": 409,
+    "insufficient_history": 422,
+    # 5xx: ours, or an upstream's (data provider, LLM, peer service)
+    "internal_error": 500,
+    "all_experts_failed": 500,
+    "llm_output_invalid": 500,  # the debate spec fixes it: an answer the engine cannot read is our failure
+    "verdict_rejected": 500,
+    "verdict_contradicts_debate": 500,
+    "llm_error": 502,
+    "llm_upstream_error": 502,
+    "data_provider_error": 502,
+    "gateway_error": 502,
+    "session_error": 500,
+    "peer_error": 502,
+    "peer_contract": 502,
+    "llm_unavailable": 503,
+    "peer_unavailable": 503,
+    "session_store_unavailable": 503,
+    "llm_timeout": 504,
+    "data_provider_timeout": 504,
+    "peer_timeout": 504,
+}
+
+
+def status_of_code(code: str) -> int:
+    """The HTTP status of a problem code; 500 for a code not in ``PROBLEM_STATUS``."""
+    return PROBLEM_STATUS.get(code, 500)
+
+
 class ProblemDetail(BaseModel):
     model_config = ConfigDict(extra="allow")
 

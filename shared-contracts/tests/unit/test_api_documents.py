@@ -12,6 +12,7 @@ import pytest
 from fastapi import APIRouter, FastAPI
 from pydantic import BaseModel
 
+from shared_contracts.errors import ServiceError
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 from shared_contracts.service.app_factory import create_service_app
 from shared_contracts.service.openapi import publish_honest_openapi
@@ -29,8 +30,8 @@ class ThingProblem(ProblemDetail):
     thing: str
 
 
-class StoreDown(Exception):
-    code = "store_down"
+class StoreDown(ServiceError):
+    code = "session_store_unavailable"
 
 
 def api_router() -> APIRouter:
@@ -44,7 +45,7 @@ def api_router() -> APIRouter:
         "/things/{name}",
         responses={
             404: {"description": "No such thing."},
-            503: {"model": ProblemDetail, "description": "The store is down (`code` store_down)."},
+            503: {"model": ProblemDetail, "description": "The store is down (`code` session_store_unavailable)."},
         },
     )
     async def read(name: str) -> dict[str, str]:
@@ -66,13 +67,12 @@ def build_app(settings: ServiceSettings | None = None) -> FastAPI:
         description="d",
         settings=settings or ServiceSettings(log_json=True),
         routers=[api_router()],
-        status_by_exception={StoreDown: 503},
     )
 
 
 def bare_app(*, authenticated: bool) -> FastAPI:
     app = FastAPI(title="Kit", version="0")
-    install_problem_handlers(app, {})
+    install_problem_handlers(app)
     app.include_router(api_router())
     publish_honest_openapi(app, authenticated=authenticated)
     return app
@@ -201,7 +201,7 @@ def test_declared_error_answers_become_problems_with_the_edge_reasons_added() ->
     read = responses_of(schema, "/api/v1/kit/things/{name}", "get")
     assert problem_schema(read["404"]) == PROBLEM_REF  # declared without a model
     assert problem_schema(read["503"]) == PROBLEM_REF  # declared with model=ProblemDetail
-    assert read["503"]["description"].startswith("The store is down (`code` store_down).")
+    assert read["503"]["description"].startswith("The store is down (`code` session_store_unavailable).")
     assert "retry later" in read["503"]["description"]
     create = responses_of(schema, "/api/v1/kit/things", "post")
     assert problem_schema(create["409"]) == {"$ref": "#/components/schemas/ThingProblem"}

@@ -31,7 +31,6 @@ def build_app() -> FastAPI:
         description="d",
         settings=ServiceSettings(log_json=True),
         routers=[router],
-        status_by_exception={},
     )
 
 

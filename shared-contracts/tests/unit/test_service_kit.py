@@ -12,6 +12,7 @@ import pytest
 from fastapi import APIRouter, FastAPI
 from pydantic import BaseModel
 
+from shared_contracts.errors import ServiceError
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
 from shared_contracts.service.heap import YOUNG_GENERATION_THRESHOLD
 from shared_contracts.service.logging import flush_logs
@@ -19,8 +20,8 @@ from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_reque
 from shared_contracts.service.settings import ConfigurationError, ServiceSettings, load_settings
 
 
-class ThingNotFound(Exception):
-    code = "thing_not_found"
+class ThingNotFound(ServiceError):
+    code = "not_found"
 
 
 CREATED: list[int] = []
@@ -53,7 +54,6 @@ def build_app(ready: bool = True, max_body_bytes: int = 1_048_576) -> FastAPI:
         description="d",
         settings=ServiceSettings(log_json=True, max_request_body_bytes=max_body_bytes),
         routers=[router],
-        status_by_exception={ThingNotFound: 404},
         readiness=readiness,
     )
 
@@ -107,7 +107,7 @@ async def test_a_json_body_with_a_json_content_type_is_read(client: httpx.AsyncC
 async def test_mapped_domain_exception(client: httpx.AsyncClient) -> None:
     response = await client.get("/things/widget")
     assert response.status_code == 404
-    assert response.json()["code"] == "thing_not_found"
+    assert response.json()["code"] == "not_found"
     assert response.json()["detail"] == "no thing called widget"
 
 

@@ -11,7 +11,7 @@ from coordinator.api.routes import routers
 from coordinator.container import CoordinatorContainer, build_container
 from coordinator.infrastructure.persistence.retention import RetentionPurge
 from coordinator.infrastructure.persistence.store import open_session_store
-from coordinator.presentation.rest.errors import STATUS_BY_EXCEPTION, install_research_failure_handler
+from coordinator.presentation.rest.errors import install_research_failure_handler
 from coordinator.settings import Settings
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
 from shared_contracts.service.settings import settings_of_this_process
@@ -50,7 +50,6 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
         "then runs the debate and the judge. It only orchestrates.",
         settings=settings,
         routers=routers(),
-        status_by_exception=STATUS_BY_EXCEPTION,
         lifespan=container_lifespan(container, open_container),
         readiness=container_readiness(CoordinatorContainer.readiness),
         accepted_scopes=("research", "admin"),

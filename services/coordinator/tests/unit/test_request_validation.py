@@ -20,6 +20,8 @@ from coordinator.domain.exceptions import (
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
+from shared_contracts.errors import InvalidRequestError
+from shared_contracts.problems import PROBLEM_STATUS
 
 TODAY = date(2026, 3, 2)
 
@@ -100,7 +102,7 @@ async def test_non_integer_or_out_of_range_limit_is_rejected(limit: Any) -> None
     assert orchestrator.requests == []
 
 
-def test_every_validation_error_is_a_request_error_with_a_distinct_code() -> None:
+def test_every_validation_error_is_a_400_with_a_distinct_code() -> None:
     classes = [
         SymbolRequiredError,
         ExpertsEmptyError,
@@ -109,7 +111,7 @@ def test_every_validation_error_is_a_request_error_with_a_distinct_code() -> Non
         InvalidOptionsError,
         ConflictingAnalysisDateError,
     ]
-    assert all(issubclass(c, ResearchRequestError) for c in classes)
+    assert all(issubclass(c, InvalidRequestError) and PROBLEM_STATUS[c.code] == 400 for c in classes)
     assert len({c.code for c in classes}) == len(classes)
 
 

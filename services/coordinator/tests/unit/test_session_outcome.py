@@ -15,9 +15,9 @@ from coordinator.domain.exceptions import (
     PeerResponseError,
     PeerTimeoutError,
     PeerUnavailableError,
-    ScorecardQueryError,
 )
 from coordinator.domain.model.outcome import StoredVerdict
+from shared_contracts.errors import InvalidRequestError
 from shared_contracts.scorecard import ScoredCall, action_outcomes, calibration_section
 from shared_contracts.scoring import score_trade
 
@@ -249,7 +249,7 @@ async def test_the_scorecard_filters_and_says_when_it_is_truncated() -> None:
     ],
 )
 def test_bad_filters_are_named(filters: dict[str, str], code: str) -> None:
-    with pytest.raises(ScorecardQueryError) as caught:
+    with pytest.raises(InvalidRequestError) as caught:
         ScorecardQuery.parse(**filters)
     assert caught.value.code == code
 

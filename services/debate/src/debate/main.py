@@ -8,7 +8,6 @@ from fastapi import FastAPI
 
 from debate.api.routes import routers
 from debate.container import DebateContainer, Settings, build_container
-from debate.presentation.rest.errors import STATUS_BY_EXCEPTION
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
 from shared_contracts.service.settings import settings_of_this_process
 
@@ -32,7 +31,6 @@ def create_app(settings: Settings | None = None, container: DebateContainer | No
         description="Bull and bear advocates argue over expert results in parallel; a resolution settles it.",
         settings=settings,
         routers=routers(),
-        status_by_exception=STATUS_BY_EXCEPTION,
         lifespan=container_lifespan(container, lambda: aclosing(build_container(resolved)), on_start=on_start),
         readiness=container_readiness(readiness, not_built={"debate_service": "not started"}),
         quota_path="/api/v1/debate/run",

@@ -9,7 +9,6 @@ from fastapi import FastAPI
 
 from judge.api.routes import ROUTERS
 from judge.container import JudgeContainer, build_container
-from judge.presentation.rest.errors import STATUS_BY_EXCEPTION
 from judge.settings import JudgeSettings
 from shared_contracts.service.app_factory import container_lifespan, create_service_app
 from shared_contracts.service.settings import settings_of_this_process
@@ -43,7 +42,6 @@ def create_app(settings: JudgeSettings | None = None, container: JudgeContainer 
         description="A verdict (action, position size, stop loss, take profit, horizon) from a debate outcome.",
         settings=resolved,
         routers=ROUTERS,
-        status_by_exception=STATUS_BY_EXCEPTION,
         lifespan=container_lifespan(
             container, lambda: aclosing(build_container(resolved)), on_start=on_start, on_stop=on_stop
         ),

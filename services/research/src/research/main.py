@@ -8,7 +8,6 @@ from fastapi import FastAPI
 
 from research.api.routes import routers
 from research.container import ResearchContainer, build_container
-from research.presentation.rest.errors import STATUS_BY_EXCEPTION
 from research.settings import Settings
 from shared_contracts.service import app_factory
 from shared_contracts.service.settings import settings_of_this_process
@@ -30,7 +29,6 @@ def create_app(settings: Settings | None = None, container: ResearchContainer | 
         description="Five research experts over real market data, with an LLM engine and a rules engine.",
         settings=settings,
         routers=routers,
-        status_by_exception=STATUS_BY_EXCEPTION,
         lifespan=app_factory.container_lifespan(container, lambda: aclosing(build_container(settings))),
         readiness=app_factory.container_readiness(readiness, not_built={"market_data": "container not built"}),
         quota_path="/api/v1/research/experts",

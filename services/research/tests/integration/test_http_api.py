@@ -94,7 +94,7 @@ async def test_run_catalyst_detective_nests_result(client: httpx.AsyncClient) ->
         ("financial_auditor", {"symbol": "600519.SH", "options": {"limit": "5"}}, 400, "invalid_options"),
         ("valuation_modeler", {"symbol": "600519.SH", "options": {"anything": 1}}, 400, "invalid_options"),
         ("technical_analyst", {"ticker": "600519.SH"}, 400, "invalid_request"),
-        ("astrologer", {"symbol": "600519.SH"}, 404, "unknown_expert"),
+        ("astrologer", {"symbol": "600519.SH"}, 404, "expert_not_found"),
         ("technical_analyst", {"symbol": "000002.SZ"}, 404, "symbol_not_found"),
         ("valuation_modeler", {"symbol": "000001.SZ"}, 404, "data_unavailable"),
         ("macro_intelligence", {"symbol": "AAPL"}, 404, "data_unavailable"),

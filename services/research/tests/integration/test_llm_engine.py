@@ -119,10 +119,10 @@ async def test_json_in_a_fenced_block_with_extra_keys_is_accepted(serve: Callabl
         json.dumps({"signal": "BULLISH"}),  # missing fields
     ],
 )
-async def test_invalid_output_is_502_llm_output_invalid(serve: Callable[..., Any], content: str) -> None:
+async def test_invalid_output_is_500_llm_output_invalid(serve: Callable[..., Any], content: str) -> None:
     async with serve(answering(content)) as http:
         response = await http.post(URL, json={"symbol": "600519.SH"})
-    assert response.status_code == 502, response.text
+    assert response.status_code == 500, response.text
     assert response.json()["code"] == "llm_output_invalid"
     assert response.json()["raw_output_excerpt"] == content[:1000]  # what the model wrote, for the audit
 
@@ -132,7 +132,7 @@ async def test_an_answer_cut_off_at_its_length_limit_keeps_what_the_model_wrote(
     endpoint = RecordingLLMEndpoint(lambda _request: chat_completion(cut, finish_reason="length"))
     async with serve(endpoint) as http:
         response = await http.post(URL, json={"symbol": "600519.SH"})
-    assert response.status_code == 502, response.text
+    assert response.status_code == 500, response.text
     problem = response.json()
     assert (problem["code"], problem["raw_output_excerpt"]) == ("llm_output_invalid", cut)
     assert "finish_reason=length" in problem["detail"]
@@ -224,7 +224,7 @@ async def test_a_catalyst_date_that_is_no_real_day_is_invalid_output(serve: Call
     }
     async with serve(answering(json.dumps(answer))) as http:
         response = await http.post("/api/v1/research/experts/catalyst_detective", json={"symbol": "600519.SH"})
-    assert response.status_code == 502, response.text
+    assert response.status_code == 500, response.text
     assert response.json()["code"] == "llm_output_invalid"
     assert "YYYY-MM-DD" in response.json()["detail"]
 

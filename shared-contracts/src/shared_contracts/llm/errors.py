@@ -1,10 +1,10 @@
-"""Failures of an LLM call, each with a stable ``code``. Presentation maps them to HTTP:
+"""Failures of an LLM call, each with a stable ``code`` (its HTTP status: ``problems.PROBLEM_STATUS``):
 
 LLMError
 ├── LLMUnavailableError  (llm_unavailable: connection refused/reset, 5xx, 429)             → 503
 ├── LLMTimeoutError      (llm_timeout: no answer within LLM_TIMEOUT_SECONDS, or a 408)     → 504
-├── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 502
-└── LLMJSONError         (llm_output_invalid: no valid JSON object, or output cut off)
+├── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 500
+└── LLMJSONError         (llm_output_invalid: no valid JSON object, or output cut off)            → 500
 
 A message is our own summary (the status the endpoint answered, the class of the exception, what was wrong
 with the output), never the endpoint's response text or an SDK exception's message, either of which can
@@ -14,10 +14,11 @@ passed through ``redact_secrets``. ``LLMJSONError.raw_output`` keeps what the mo
 
 from __future__ import annotations
 
+from shared_contracts.errors import ServiceError
 from shared_contracts.redaction import redact_secrets
 
 
-class LLMError(Exception):
+class LLMError(ServiceError):
     code = "llm_error"
 
     def __init__(self, message: str) -> None:

@@ -26,7 +26,6 @@ def create_service_app(
     description: str,
     settings: ServiceSettings,
     routers: Sequence[APIRouter],
-    status_by_exception: Mapping[type[Exception], int],
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[Any]] | None = None,
     readiness: ReadinessCheck | None = None,
     accepted_scopes: Collection[str] = SCOPES,
@@ -46,7 +45,7 @@ def create_service_app(
     app.add_middleware(UnexpectedErrorMiddleware)
     install_security(app, settings, accepted_scopes=accepted_scopes, quota_path=quota_path)
     app.add_middleware(RequestIdMiddleware)
-    install_problem_handlers(app, status_by_exception)
+    install_problem_handlers(app)
     install_observability(app, service, readiness)
     for router in routers:
         app.include_router(router)

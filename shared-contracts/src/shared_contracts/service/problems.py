@@ -1,7 +1,7 @@
 """Errors mapped to HTTP once, at the edge: every error body is a problem detail with a ``code``.
 
-A service hands ``install_problem_handlers`` a table {exception class: HTTP status}; each exception
-carries its own stable ``code``. Request validation failures are 400 (not FastAPI's 422).
+Every service error (``shared_contracts.errors.ServiceError``) carries a stable ``code``; its status is
+``PROBLEM_STATUS[code]``, the same in every service. Request validation failures are 400 (not FastAPI's 422).
 
 Every problem's ``detail``, and every string member ``extra`` adds, is passed through ``redact_secrets``
 (``shared_contracts.redaction``): an error's text can quote what an upstream said, keys included.
@@ -24,7 +24,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Message, Receive, Scope, Send
 
-from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+from shared_contracts.errors import ServiceError
+from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
 from shared_contracts.redaction import redact_secrets
 from shared_contracts.service.asgi import HttpMiddleware
 from shared_contracts.service.request_id import REQUEST_ID_HEADER, current_request_id
@@ -100,8 +101,8 @@ def _validation_problem(request: Request, exc: RequestValidationError) -> JSONRe
     return problem_response(400, "invalid_request", f"The request is invalid: {where}", errors=errors)
 
 
-def install_problem_handlers(app: FastAPI, status_by_exception: Mapping[type[Exception], int]) -> None:
-    """Register one handler per mapped exception class, plus validation, HTTP and unexpected errors."""
+def install_problem_handlers(app: FastAPI) -> None:
+    """Register the handlers of service errors, request validation, HTTP and unexpected errors."""
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -125,8 +126,7 @@ def install_problem_handlers(app: FastAPI, status_by_exception: Mapping[type[Exc
 
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
-    for exc_class, status in status_by_exception.items():
-        app.add_exception_handler(exc_class, _mapped_handler(status))
+    app.add_exception_handler(ServiceError, _service_error)
     app.add_exception_handler(Exception, on_unexpected)
 
 
@@ -158,16 +158,13 @@ class UnexpectedErrorMiddleware(HttpMiddleware):
             await _internal_error(None)(scope, receive, send)
 
 
-def _mapped_handler(status: int) -> Any:
-    async def handler(request: Request, exc: Exception) -> JSONResponse:
-        code = getattr(exc, "code", "error")
-        extra = getattr(exc, "problem_extra", None)
-        extra = extra if isinstance(extra, Mapping) else None
-        context = {"problem": dict(extra)} if extra else {}  # e.g. what the model wrote, for the audit
-        if status >= 500:
-            log.error("request_failed", path=request.url.path, code=code, error=str(exc), **context)
-        else:
-            log.info("request_rejected", path=request.url.path, code=code, error=str(exc), **context)
-        return problem_response(status, code, str(exc), extra=extra)
-
-    return handler
+async def _service_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    status = status_of_code(exc.code)
+    extra = exc.problem_extra
+    context = {"problem": dict(extra)} if extra else {}  # e.g. what the model wrote, for the audit
+    if status >= 500:
+        log.error("request_failed", path=request.url.path, code=exc.code, error=str(exc), **context)
+    else:
+        log.info("request_rejected", path=request.url.path, code=exc.code, error=str(exc), **context)
+    return problem_response(status, exc.code, str(exc), extra=extra)

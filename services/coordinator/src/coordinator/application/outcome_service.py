@@ -16,11 +16,11 @@ from datetime import date, timedelta
 
 from coordinator.domain.exceptions import (
     GatewayError,
+    InvalidSymbolError,
     PeerResponseError,
     ScorecardDateError,
     ScorecardDateRangeError,
     ScorecardEngineError,
-    ScorecardSymbolError,
 )
 from coordinator.domain.model.outcome import (
     SessionOutcome,
@@ -77,7 +77,7 @@ class ScorecardQuery:
             try:
                 wanted = normalize_symbol(symbol)
             except SymbolSyntaxError as exc:
-                raise ScorecardSymbolError(f"symbol: {exc}") from None
+                raise InvalidSymbolError(f"symbol: {exc}") from None
         named = engine.strip() if engine is not None and engine.strip() else None
         if named is not None and (len(named) > MAX_ENGINE_LENGTH or not (named.isascii() and named.isprintable())):
             limit = f"printable ASCII, at most {MAX_ENGINE_LENGTH} characters"

@@ -1,10 +1,8 @@
-"""The coordinator's errors, each with a stable ``code`` (the presentation layer maps them to HTTP):
+"""The coordinator's errors, each with a stable ``code`` (its HTTP status: ``PROBLEM_STATUS``):
 
-CoordinatorError
+InvalidRequestError (shared_contracts.errors, with SymbolRequiredError and InvalidSymbolError)
 ├── ResearchRequestError             400  a client mistake in the research request (itself: invalid_request,
 │   │                                     e.g. a top-level analysis_date that is not a YYYY-MM-DD day)
-│   ├── SymbolRequiredError          symbol_required   symbol missing or blank
-│   ├── InvalidSymbolError           invalid_symbol    not a symbol (600519.SH, 0700.HK, AAPL)
 │   ├── ExpertsEmptyError            experts_empty     experts missing or []
 │   ├── UnknownExpertError           unknown_expert    a name that is not an ExpertType value
 │   ├── DuplicateExpertError         duplicate_expert  an expert listed twice
@@ -13,7 +11,6 @@ CoordinatorError
 │   └── ConflictingAnalysisDateError conflicting_analysis_date  analysis_date and
 │                                                      options.technical_analyst.analysis_date differ
 ├── ScorecardQueryError              400  a bad scorecard filter (itself: invalid_request)
-│   ├── ScorecardSymbolError         invalid_symbol    symbol is not a symbol (600519.SH, 0700.HK, AAPL)
 │   ├── ScorecardEngineError         invalid_engine    engine too long or not printable ASCII
 │   ├── ScorecardDateError           invalid_date      start or end not a YYYY-MM-DD day
 │   └── ScorecardDateRangeError      invalid_date_range  start after end
@@ -39,24 +36,20 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from shared_contracts.errors import InvalidRequestError, InvalidSymbolError, ServiceError, SymbolRequiredError
+
+__all__ = ["InvalidSymbolError", "SymbolRequiredError"]
+
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
 
 
-class CoordinatorError(Exception):
-    code = "coordinator_error"
+class CoordinatorError(ServiceError):
+    code = "internal_error"
 
 
-class ResearchRequestError(CoordinatorError):
+class ResearchRequestError(InvalidRequestError):
     code = "invalid_request"
-
-
-class SymbolRequiredError(ResearchRequestError):
-    code = "symbol_required"
-
-
-class InvalidSymbolError(ResearchRequestError):
-    code = "invalid_symbol"
 
 
 class ExpertsEmptyError(ResearchRequestError):
@@ -83,12 +76,8 @@ class AnalysisDateInFutureError(ResearchRequestError):
     code = "analysis_date_in_future"
 
 
-class ScorecardQueryError(CoordinatorError):
+class ScorecardQueryError(InvalidRequestError):
     code = "invalid_request"
-
-
-class ScorecardSymbolError(ScorecardQueryError):
-    code = "invalid_symbol"
 
 
 class ScorecardEngineError(ScorecardQueryError):

@@ -1,41 +1,36 @@
-"""The debate service's errors, each with a stable ``code`` (presentation maps them to HTTP, once):
+"""The debate service's errors, each with a stable ``code`` (its HTTP status: ``PROBLEM_STATUS``):
 
-DebateError
-├── InvalidDebateInputError        400 invalid_request
-│   ├── SymbolRequiredError        symbol_required
-│   ├── InvalidSymbolError         invalid_symbol (not a ticker-like code)
-│   ├── ExpertResultsEmptyError    expert_results_empty (missing or ``{}``)
-│   ├── TooManyExpertsError        too_many_experts
-│   ├── NoUsableExpertResultError  no_successful_experts (every expert failed)
-│   ├── InvalidExpertResultError   invalid_expert_result (not readable as a summary; names the expert)
-│   ├── UnknownSignalError         unknown_signal (a verdict word outside the experts' vocabularies)
-│   └── SymbolMismatchError        symbol_mismatch (an expert result is about another symbol)
-└── LLMOutputParseError            500 llm_output_invalid (the model's answer is not the promised JSON)
+InvalidRequestError                400 invalid_request (shared_contracts.errors)
+├── SymbolRequiredError            symbol_required (shared)
+├── InvalidSymbolError             invalid_symbol (shared)
+└── InvalidDebateInputError        invalid_request
+    ├── ExpertResultsEmptyError    expert_results_empty (missing or ``{}``)
+    ├── TooManyExpertsError        too_many_experts
+    ├── NoUsableExpertResultError  no_successful_experts (every expert failed)
+    └── InvalidExpertResultError   invalid_expert_result (not readable as a summary; names the expert)
+        ├── UnknownSignalError     unknown_signal (a verdict word outside the experts' vocabularies)
+        └── SymbolMismatchError    symbol_mismatch (an expert result is about another symbol)
+LLMOutputParseError                500 llm_output_invalid (shared; names the agent)
 
-Failures of the LLM call itself are ``shared_contracts.llm`` errors (503 / 504 / 502), mapped likewise.
+Failures of the LLM call itself are ``shared_contracts.llm`` errors (503 / 504 / 502).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from shared_contracts.problems import raw_output_member
+from shared_contracts.errors import (
+    InvalidRequestError,
+    InvalidSymbolError,
+    LLMOutputParseError,
+    SymbolRequiredError,
+)
+
+__all__ = ["InvalidSymbolError", "LLMOutputParseError", "SymbolRequiredError"]
 
 
-class DebateError(Exception):
-    code = "debate_error"
-
-
-class InvalidDebateInputError(DebateError):
+class InvalidDebateInputError(InvalidRequestError):
     code = "invalid_request"
-
-
-class SymbolRequiredError(InvalidDebateInputError):
-    code = "symbol_required"
-
-
-class InvalidSymbolError(InvalidDebateInputError):
-    code = "invalid_symbol"
 
 
 class ExpertResultsEmptyError(InvalidDebateInputError):
@@ -65,15 +60,3 @@ class UnknownSignalError(InvalidExpertResultError):
 
 class SymbolMismatchError(InvalidExpertResultError):
     code = "symbol_mismatch"
-
-
-class LLMOutputParseError(DebateError):
-    """An agent's LLM answer could not be read as its JSON contract (bad JSON, wrong fields or values)."""
-
-    code = "llm_output_invalid"
-
-    def __init__(self, message: str, *, agent: str, raw_output: str = "") -> None:
-        super().__init__(message)
-        self.agent = agent
-        self.raw_output = raw_output
-        self.problem_extra: dict[str, Any] = {"agent": agent, **raw_output_member(raw_output)}

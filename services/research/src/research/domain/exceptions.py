@@ -1,45 +1,39 @@
-"""The research service's errors, each with a stable ``code`` (the presentation layer maps them to HTTP):
+"""The research service's errors, each with a stable ``code`` (its HTTP status: ``PROBLEM_STATUS``):
 
 ResearchError
-├── InvalidRequestError            400
-│   ├── SymbolRequiredError        symbol_required (missing or blank, as the coordinator and debate say)
-│   ├── InvalidSymbolError         invalid_symbol
+├── InvalidRequestError            400 (shared_contracts.errors, with SymbolRequiredError, InvalidSymbolError)
 │   ├── InvalidOptionsError        invalid_options
 │   ├── InvalidDateError / InvalidDateRangeError  invalid_date, invalid_date_range (bars' start/end)
 │   ├── ConflictingAnalysisDateError conflicting_analysis_date (analysis_date and the option differ)
 │   └── AnalysisDateInFutureError  analysis_date_in_future (after today)
 ├── NotFoundError                  404
-│   ├── UnknownExpertError         unknown_expert
+│   ├── UnknownExpertError         expert_not_found
 │   ├── SymbolNotFoundError        symbol_not_found (carries the symbols available offline)
 │   └── DataUnavailableError       data_unavailable (the provider has no data of that category)
 ├── InsufficientHistoryError       422 insufficient_history (too little data public on the analysis date;
 │                                  carries ``earliest_usable_date`` when the data has a later one)
 ├── DataProviderError              502 data_provider_error (a live source failed)
 │   └── DataProviderTimeoutError   504 data_provider_timeout
-└── LLMOutputParseError            502 llm_output_invalid (the model's answer is not the promised JSON)
+LLMOutputParseError                500 llm_output_invalid (shared_contracts.errors)
 """
 
 from __future__ import annotations
 
 from datetime import date
 
-from shared_contracts.problems import raw_output_member
+from shared_contracts.errors import (
+    InvalidRequestError,
+    InvalidSymbolError,
+    LLMOutputParseError,
+    ServiceError,
+    SymbolRequiredError,
+)
+
+__all__ = ["InvalidRequestError", "InvalidSymbolError", "LLMOutputParseError", "SymbolRequiredError"]
 
 
-class ResearchError(Exception):
-    code = "research_error"
-
-
-class InvalidRequestError(ResearchError):
-    code = "invalid_request"
-
-
-class SymbolRequiredError(InvalidRequestError):
-    code = "symbol_required"
-
-
-class InvalidSymbolError(InvalidRequestError):
-    code = "invalid_symbol"
+class ResearchError(ServiceError):
+    code = "internal_error"
 
 
 class InvalidOptionsError(InvalidRequestError):
@@ -67,7 +61,7 @@ class NotFoundError(ResearchError):
 
 
 class UnknownExpertError(NotFoundError):
-    code = "unknown_expert"
+    code = "expert_not_found"
 
 
 class SymbolNotFoundError(NotFoundError):
@@ -100,12 +94,3 @@ class DataProviderError(ResearchError):
 
 class DataProviderTimeoutError(DataProviderError):
     code = "data_provider_timeout"
-
-
-class LLMOutputParseError(ResearchError):
-    code = "llm_output_invalid"
-
-    def __init__(self, message: str, raw_output: str = "") -> None:
-        super().__init__(message)
-        self.raw_output = raw_output
-        self.problem_extra = raw_output_member(raw_output) or None

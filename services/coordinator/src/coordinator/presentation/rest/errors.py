@@ -1,5 +1,5 @@
-"""Domain errors → HTTP, once. Every client mistake in a research request is a 400 problem detail
-with its own ``code``. Every expert failing is answered with the full research response
+"""The answer to a research in which every expert failed (other errors are problem details whose status is
+``PROBLEM_STATUS[code]``). Every expert failing is answered with the full research response
 (``overall_status: "failed"`` and each expert's error) plus the problem fields: 500 ``all_experts_failed``,
 or, when every expert failed for a mistake of the caller, 404 ``symbol_not_found`` / ``data_unavailable`` or 422
 ``insufficient_history`` (with ``earliest_usable_date`` when known)."""
@@ -15,36 +15,22 @@ from coordinator.domain.exceptions import (
     AllExpertsFailedError,
     DataUnavailableError,
     InsufficientHistoryError,
-    ResearchRequestError,
-    ScorecardQueryError,
-    SessionConflictError,
-    SessionNotFoundError,
-    SessionStoreUnavailableError,
     SymbolNotFoundError,
 )
 from coordinator.presentation.rest.research_schemas import to_response_body
 from shared_contracts.coordinator import ResearchResponseBody
 from shared_contracts.experts import IsoDate
-from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
 from shared_contracts.service.request_id import current_request_id
 
 log = structlog.get_logger(__name__)
 
-STATUS_BY_EXCEPTION: dict[type[Exception], int] = {
-    ResearchRequestError: 400,
-    ScorecardQueryError: 400,
-    SessionNotFoundError: 404,
-    SessionConflictError: 409,
-    SessionStoreUnavailableError: 503,
-}
-
-
-# (status, title) of each way every expert can fail; the most specific class found first wins.
-ALL_FAILED_STATUS: dict[type[AllExpertsFailedError], tuple[int, str]] = {
-    SymbolNotFoundError: (404, "Symbol not found"),
-    DataUnavailableError: (404, "No data for these experts"),
-    InsufficientHistoryError: (422, "Insufficient history"),
-    AllExpertsFailedError: (500, "All experts failed"),
+# The title of each way every expert can fail; the most specific class found first wins.
+ALL_FAILED_TITLE: dict[type[AllExpertsFailedError], str] = {
+    SymbolNotFoundError: "Symbol not found",
+    DataUnavailableError: "No data for these experts",
+    InsufficientHistoryError: "Insufficient history",
+    AllExpertsFailedError: "All experts failed",
 }
 
 
@@ -61,7 +47,8 @@ class ResearchFailureProblem(ProblemDetail, ResearchResponseBody):
 def install_research_failure_handler(app: FastAPI) -> None:
     async def on_all_failed(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, AllExpertsFailedError)
-        status, title = next(v for cls, v in ALL_FAILED_STATUS.items() if isinstance(exc, cls))
+        status = status_of_code(exc.code)
+        title = next(v for cls, v in ALL_FAILED_TITLE.items() if isinstance(exc, cls))
         report = log.error if status >= 500 else log.info
         report("research_failed", path=request.url.path, code=exc.code, error=str(exc))
         problem = ProblemDetail(
