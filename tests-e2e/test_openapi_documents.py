@@ -17,7 +17,7 @@ import debate.main
 import judge.main
 import research.main
 from coordinator.settings import Settings as CoordinatorSettings
-from debate.container import Settings as DebateSettings
+from debate.settings import Settings as DebateSettings
 from judge.settings import JudgeSettings
 from research.settings import Settings as ResearchSettings
 

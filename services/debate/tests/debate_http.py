@@ -8,8 +8,9 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI
 
-from debate.container import DebateContainer, Settings
+from debate.container import DebateContainer
 from debate.main import create_app
+from debate.settings import Settings
 
 
 def rules_settings(**overrides: object) -> Settings:

@@ -14,8 +14,9 @@ from contract_testkit import chat_completion, mock_chat, mock_llm_http_client
 from debate_fakes import BEAR_JSON, BULK_SENTINELS, BULL_JSON, RESOLUTION_JSON, raw_research_results
 from debate_http import debate_client
 
-from debate.container import Settings, build_container
+from debate.container import build_container
 from debate.infrastructure.adapters.llm_adapter import LLMAdapter
+from debate.settings import Settings
 
 URL = "/api/v1/debate/run"
 Handler = Callable[[httpx2.Request], httpx2.Response]
@@ -156,4 +157,4 @@ async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
     assert response.status_code == 200, response.text
     engine = response.json()["engine"]
     assert engine["kind"] == "rules"
-    assert engine["fallback_reason"].startswith("llm engine failed (llm_unavailable)")
+    assert engine["fallback_reason"].startswith("llm_unavailable: ")

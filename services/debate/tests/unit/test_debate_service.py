@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from contract_testkit import DEBATE_FIELDS
@@ -18,11 +19,12 @@ from debate_fakes import (
 )
 
 from debate.application.dtos.debate_outcome_dto import DebateOutcomeDTO
-from debate.application.services.debate_service import DebateService
+from debate.application.services.debate_service import Debate, DebateService
 from debate.domain.exceptions import LLMOutputParseError
 from debate.domain.model.enums import DebateDirection
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.engine import EngineInfo
+from shared_contracts.llm.fallback import RulesFallback
 
 RULES = EngineInfo(kind="rules")
 
@@ -133,6 +135,10 @@ async def test_resolution_failure_propagates_after_both_advocates_answered() -> 
     assert len(bear.inputs) == 1
 
 
+def _falling_back_to(rules: DebateService) -> Callable[[Debate], Debate]:
+    return lambda debate: RulesFallback(debate, rules.run)
+
+
 async def test_fallback_answers_with_the_fallback_engine_and_says_why() -> None:
     fallback = DebateService(
         FakeBullAgent(bull_argument("规则多头")), FakeBearAgent(bear_argument()), FakeResolutionAgent(), RULES
@@ -142,8 +148,7 @@ async def test_fallback_answers_with_the_fallback_engine_and_says_why() -> None:
         FakeBearAgent(),
         FakeResolutionAgent(),
         EngineInfo(kind="llm", model="m1"),
-        fallback=fallback,
-        fallback_on=(LLMOutputParseError,),
+        fallback=_falling_back_to(fallback),
     )
 
     outcome = await primary.run(debate_input())
@@ -166,20 +171,14 @@ async def test_without_fallback_an_engine_error_is_never_swallowed() -> None:
         await primary.run(debate_input())
 
 
-async def test_fallback_does_not_catch_errors_outside_fallback_on() -> None:
+async def test_fallback_does_not_catch_errors_other_than_llm_failures() -> None:
     fallback = DebateService(FakeBullAgent(), FakeBearAgent(), FakeResolutionAgent(), RULES)
     primary = DebateService(
         FakeBullAgent(error=KeyError("bug")),
         FakeBearAgent(),
         FakeResolutionAgent(),
         EngineInfo(kind="llm", model="m1"),
-        fallback=fallback,
-        fallback_on=(LLMOutputParseError,),
+        fallback=_falling_back_to(fallback),
     )
     with pytest.raises(KeyError):
         await primary.run(debate_input())
-
-
-def test_fallback_on_without_a_fallback_is_a_wiring_error() -> None:
-    with pytest.raises(ValueError, match="fallback"):
-        DebateService(FakeBullAgent(), FakeBearAgent(), FakeResolutionAgent(), RULES, fallback_on=(ValueError,))

@@ -8,9 +8,10 @@ import pytest
 from debate_fakes import raw_research_results, scripted_llm
 
 import debate
-from debate.api.routes import routers
-from debate.container import Settings, build_container
+from debate.api.routes import ROUTERS
+from debate.container import build_container
 from debate.domain.dtos.debate_input import DebateInput
+from debate.domain.exceptions import LLMOutputParseError
 from debate.infrastructure.adapters.bear_advocate_agent_adapter import BearAdvocateAgentAdapter
 from debate.infrastructure.adapters.bull_advocate_agent_adapter import BullAdvocateAgentAdapter
 from debate.infrastructure.adapters.llm_adapter import LLMAdapter
@@ -19,6 +20,7 @@ from debate.infrastructure.rules.advocates import RulesBearAdvocateAgent, RulesB
 from debate.infrastructure.rules.resolution import RulesResolutionAgent
 from debate.main import create_app
 from debate.presentation.rest import debate_router
+from debate.settings import Settings
 from shared_contracts.projection import project_expert_results
 
 PACKAGE = Path(debate.__file__).parent
@@ -38,7 +40,7 @@ def test_the_module_has_the_four_layers_and_a_composition_root() -> None:
 
 
 def test_the_debate_router_is_registered_in_api_routes() -> None:
-    assert debate_router.router in routers()
+    assert debate_router.router in ROUTERS
     app = create_app(Settings.model_validate({"analysis_engine": "rules", "log_json": False}))
     assert "post" in app.openapi()["paths"]["/api/v1/debate/run"]
 
@@ -46,15 +48,14 @@ def test_the_debate_router_is_registered_in_api_routes() -> None:
 async def test_container_wires_llm_adapter_into_the_three_agent_adapters_and_the_service() -> None:
     container = build_container(Settings.model_validate(LLM))
     service = container.debate_service
-    assert isinstance(container.llm, LLMAdapter)
     # constructor injection: each agent adapter holds the one LLMAdapter, the service holds the agents
     bull, bear, resolution = service._bull, service._bear, service._resolution
     assert isinstance(bull, BullAdvocateAgentAdapter)
     assert isinstance(bear, BearAdvocateAgentAdapter)
     assert isinstance(resolution, ResolutionAgentAdapter)
-    assert bull._llm is bear._llm is resolution._llm is container.llm
+    assert isinstance(bull._llm, LLMAdapter)
+    assert bull._llm is bear._llm is resolution._llm
     assert service.engine.model_dump() == {"kind": "llm", "model": "m", "fallback_reason": None}
-    assert service._fallback is None
     await container.aclose()
 
 
@@ -73,7 +74,7 @@ def test_container_picks_the_rules_engine_without_an_llm(monkeypatch: pytest.Mon
         monkeypatch.delenv(variable, raising=False)
     container = build_container(Settings.model_validate({"analysis_engine": "auto", "log_json": False}))
     service = container.debate_service
-    assert container.llm is None
+    assert container.chat is None
     assert isinstance(service._bull, RulesBullAdvocateAgent)
     assert isinstance(service._bear, RulesBearAdvocateAgent)
     assert isinstance(service._resolution, RulesResolutionAgent)
@@ -81,11 +82,16 @@ def test_container_picks_the_rules_engine_without_an_llm(monkeypatch: pytest.Mon
 
 
 async def test_container_wires_the_rules_fallback_only_when_asked() -> None:
-    container = build_container(Settings.model_validate({**LLM, "llm_fallback_to_rules": True}))
-    fallback = container.debate_service._fallback
-    assert fallback is not None
-    assert fallback.engine.kind == "rules"
-    await container.aclose()
+    the_input = DebateInput(symbol="AAPL", expert_summaries=project_expert_results(raw_research_results()))
+    failing = scripted_llm()
+    failing.answers["BULL ADVOCATE"] = "no JSON here"
+    with_fallback = build_container(Settings.model_validate({**LLM, "llm_fallback_to_rules": True}), llm=failing)
+    outcome = await with_fallback.debate_service.run(the_input)
+    assert outcome.engine.kind == "rules"
+    assert (outcome.engine.fallback_reason or "").startswith("llm_output_invalid: ")
+    without = build_container(Settings.model_validate(LLM), llm=failing)
+    with pytest.raises(LLMOutputParseError):
+        await without.debate_service.run(the_input)
 
 
 def test_bad_configuration_fails_at_start_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from debate.presentation.rest import debate_router
+from debate.presentation.rest.debate_router import router as debate_router
 
-
-def routers() -> list[APIRouter]:
-    return [debate_router.router]
+ROUTERS: list[APIRouter] = [debate_router]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import structlog
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from debate.application.services.debate_service import DebateService
 from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
+from debate.presentation.rest.dependencies import DebateServiceDep
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 
 log = structlog.get_logger(__name__)
@@ -32,9 +32,8 @@ def _problem(description: str) -> dict[str, Any]:
         504: _problem("the LLM endpoint timed out"),
     },
 )
-async def run_debate(body: DebateRunRequest, request: Request) -> DebateOutcome:
+async def run_debate(body: DebateRunRequest, service: DebateServiceDep) -> DebateOutcome:
     debate_input = to_debate_input(body)
-    service = cast(DebateService, request.app.state.debate_service)
     outcome = await service.run(debate_input)
     log.info(
         "debate_done",

@@ -1,0 +1,22 @@
+"""What the routes take from the container (``app.state.container``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from debate.application.services.debate_service import DebateService
+from debate.container import DebateContainer
+
+
+def get_container(request: Request) -> DebateContainer:
+    container: DebateContainer = request.app.state.container
+    return container
+
+
+def get_debate_service(container: Annotated[DebateContainer, Depends(get_container)]) -> DebateService:
+    return container.debate_service
+
+
+DebateServiceDep = Annotated[DebateService, Depends(get_debate_service)]
