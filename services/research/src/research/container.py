@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -52,6 +53,11 @@ class ResearchContainer:
     experts: ExpertDispatcher
     engine: EngineInfo
     chat: OpenAICompatibleChat | None = None
+
+    async def readiness(self) -> dict[str, str]:
+        symbols = await self.provider.available_symbols()
+        data = "ok" if symbols is None or symbols else "the offline snapshot has no symbols"
+        return {"market_data": data, "engine": "ok"}
 
     async def aclose(self) -> None:
         if self.chat is not None:
@@ -122,3 +128,13 @@ def build_container(
     )
     engine = EngineInfo(kind="llm", model=chat.model) if chat else EngineInfo(kind="rules")
     return ResearchContainer(settings=settings, provider=provider, experts=experts, engine=engine, chat=chat)
+
+
+@asynccontextmanager
+async def open_container(settings: Settings) -> AsyncIterator[ResearchContainer]:
+    """The container built from settings (the offline snapshot read once), closed on exit."""
+    container = build_container(settings)
+    try:
+        yield container
+    finally:
+        await container.aclose()

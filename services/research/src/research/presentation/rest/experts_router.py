@@ -6,12 +6,10 @@ import time
 from typing import Annotated, Any
 
 import structlog
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path
 from pydantic import WithJsonSchema
 
-from research.application.expert_dispatcher import ExpertDispatcher
-from research.domain.ports.market_data import IMarketDataProvider
-from shared_contracts.engine import EngineInfo
+from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
 from shared_contracts.research import ExpertCatalog, ExpertDescriptor, ExpertOptionSpec, ExpertRunRequest
 
@@ -42,12 +40,6 @@ _DESCRIPTIONS: dict[ExpertType, tuple[str, str]] = {
 }
 
 
-def _experts(request: Request) -> ExpertDispatcher:
-    """The container the lifespan put on ``app.state`` (presentation does not import the container)."""
-    experts: ExpertDispatcher = request.app.state.container.experts
-    return experts
-
-
 def _options(expert: ExpertType) -> list[ExpertOptionSpec]:
     """Each option as the JSON its caller writes: types, bounds and defaults from the model's JSON schema."""
     properties: dict[str, dict[str, Any]] = EXPERT_OPTION_MODELS[expert].model_json_schema()["properties"]
@@ -70,9 +62,7 @@ def _json_type(schema: dict[str, Any]) -> str:
 
 
 @router.get("/experts", response_model=ExpertCatalog, summary="The five experts, their options and defaults")
-async def list_experts(request: Request) -> ExpertCatalog:
-    provider: IMarketDataProvider = request.app.state.container.provider
-    engine: EngineInfo = request.app.state.container.engine
+async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCatalog:
     experts = [
         ExpertDescriptor(name=e.value, title=_DESCRIPTIONS[e][0], description=_DESCRIPTIONS[e][1], options=_options(e))
         for e in ExpertType
@@ -100,10 +90,10 @@ async def run_expert(
         str, WithJsonSchema({"type": "string", "enum": [e.value for e in ExpertType]}), Path(description="The expert.")
     ],
     body: ExpertRunRequest,
-    request: Request,
+    experts: ExpertDispatcherDep,
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    result = await _experts(request).run(expert_type, body.symbol, body.options, body.analysis_date)
+    result = await experts.run(expert_type, body.symbol, body.options, body.analysis_date)
     log.info(
         "expert_done",
         expert=expert_type,

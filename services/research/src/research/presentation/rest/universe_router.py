@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from research.domain.model.market_data import DateSpan as Span
-from research.domain.ports.market_data import IMarketDataProvider
+from research.presentation.rest.dependencies import MarketDataDep
 from shared_contracts.research import DateSpan, Universe, UniverseSymbol
 
 router = APIRouter(prefix="/api/v1/research", tags=["research"])
@@ -16,8 +16,7 @@ def _span(span: Span | None) -> DateSpan | None:
 
 
 @router.get("/universe", response_model=Universe, summary="The symbols that can be analysed, and their data")
-async def universe(request: Request) -> Universe:
-    provider: IMarketDataProvider = request.app.state.container.provider
+async def universe(provider: MarketDataDep) -> Universe:
     coverage = await provider.universe()
     if coverage is None:
         return Universe(data_provider=provider.name, open_ended=True, count=0, symbols=[])

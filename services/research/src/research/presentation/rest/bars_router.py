@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import WithJsonSchema
 
 from research.domain.exceptions import InvalidDateError, InvalidDateRangeError
 from research.domain.model.symbol import Symbol
-from research.domain.ports.market_data import IMarketDataProvider
+from research.presentation.rest.dependencies import MarketDataDep
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, is_iso_date
 from shared_contracts.research import PriceBar, PriceBars
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
@@ -39,11 +39,10 @@ def _day(name: str, value: str | None) -> date | None:
 )
 async def bars(
     symbol: Annotated[str, WithJsonSchema(SYMBOL_JSON_SCHEMA)],
-    request: Request,
+    provider: MarketDataDep,
     start: Annotated[str | None, _DAY, Query(description="First day (ISO), inclusive.")] = None,
     end: Annotated[str | None, _DAY, Query(description="Last day (ISO), inclusive; not before start.")] = None,
 ) -> PriceBars:
-    provider: IMarketDataProvider = request.app.state.container.provider
     parsed = Symbol.parse(symbol)
     first, last = _day("start", start), _day("end", end)
     if first and last and first > last:

@@ -1,0 +1,37 @@
+"""What the routes take from the container (``app.state.container``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from research.application.expert_dispatcher import ExpertDispatcher
+from research.container import ResearchContainer
+from research.domain.ports.market_data import IMarketDataProvider
+from shared_contracts.engine import EngineInfo
+
+
+def get_container(request: Request) -> ResearchContainer:
+    container: ResearchContainer = request.app.state.container
+    return container
+
+
+ContainerDep = Annotated[ResearchContainer, Depends(get_container)]
+
+
+def get_expert_dispatcher(container: ContainerDep) -> ExpertDispatcher:
+    return container.experts
+
+
+def get_market_data(container: ContainerDep) -> IMarketDataProvider:
+    return container.provider
+
+
+def get_engine(container: ContainerDep) -> EngineInfo:
+    return container.engine
+
+
+ExpertDispatcherDep = Annotated[ExpertDispatcher, Depends(get_expert_dispatcher)]
+MarketDataDep = Annotated[IMarketDataProvider, Depends(get_market_data)]
+EngineDep = Annotated[EngineInfo, Depends(get_engine)]
