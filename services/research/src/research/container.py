@@ -11,13 +11,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from research.application.catalyst_detective_service import CatalystDetectiveService
-from research.application.expert_dispatcher import ExpertDispatcher
-from research.application.financial_auditor_service import FinancialAuditorService
-from research.application.macro_intelligence_service import MacroIntelligenceService
 from research.application.point_in_time_data import PointInTimeData
-from research.application.technical_analyst_service import TechnicalAnalystService
-from research.application.valuation_modeler_service import ValuationModelerService
+from research.application.services.catalyst_detective_service import CatalystDetectiveService
+from research.application.services.expert_dispatcher import ExpertDispatcher
+from research.application.services.financial_auditor_service import FinancialAuditorService
+from research.application.services.macro_intelligence_service import MacroIntelligenceService
+from research.application.services.technical_analyst_service import TechnicalAnalystService
+from research.application.services.valuation_modeler_service import ValuationModelerService
 from research.domain.model.verdicts import (
     CatalystVerdict,
     FinancialVerdict,

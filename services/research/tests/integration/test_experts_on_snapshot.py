@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 from pydantic import BaseModel
 
-from research.application.dtos import CatalystDetectiveAgentResult
+from research.application.dtos.catalyst_detective_agent_result import CatalystDetectiveAgentResult
 from research.container import ResearchContainer, build_container
 from research.domain.exceptions import DataUnavailableError
 from research.domain.model.market_data import PriceHistory

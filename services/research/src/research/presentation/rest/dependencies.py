@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from research.application.expert_dispatcher import ExpertDispatcher
+from research.application.services.expert_dispatcher import ExpertDispatcher
 from research.container import ResearchContainer
 from research.domain.ports.market_data import IMarketDataProvider
 from shared_contracts.engine import EngineInfo

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any, TypeVar
 
-from research.application.dtos import CatalystDetectiveAgentResult
+from research.application.dtos.catalyst_detective_agent_result import CatalystDetectiveAgentResult
 from research.application.point_in_time_data import PointInTimeData
 from research.application.result_audit import audit_fields
 from research.domain.analysis.catalyst import CatalystFacts
