@@ -28,9 +28,8 @@ from research.domain.model.verdicts import (
 from research.domain.ports.agents import ExpertAgent
 from research.domain.ports.market_data import IMarketDataProvider
 from research.infrastructure.agents.catalyst_detective.rules import RulesCatalystDetectiveAgent
-from research.infrastructure.agents.fallback import FallbackAgent
 from research.infrastructure.agents.financial_auditor.rules import RulesFinancialAuditorAgent
-from research.infrastructure.agents.llm_agent import LLMExpertAgent, catalyst_slots
+from research.infrastructure.agents.llm_agent import FallbackToRulesAgent, LLMExpertAgent, catalyst_slots
 from research.infrastructure.agents.macro_intelligence.rules import RulesMacroIntelligenceAgent
 from research.infrastructure.agents.technical_analyst.rules import RulesTechnicalAnalystAgent
 from research.infrastructure.agents.valuation_modeler.rules import RulesValuationModelerAgent
@@ -93,7 +92,7 @@ def _agent(
     if chat is None:
         return rules
     llm: ExpertAgent[Any, Any] = LLMExpertAgent(chat, expert, model, settings.report_language, **kwargs)
-    return FallbackAgent(llm, rules) if settings.llm_fallback_to_rules else llm
+    return FallbackToRulesAgent(llm, rules) if settings.llm_fallback_to_rules else llm
 
 
 def build_container(

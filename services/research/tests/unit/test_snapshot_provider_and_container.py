@@ -13,8 +13,7 @@ from research_fakes import FakeMarketDataProvider, answering
 from research.container import build_container, build_provider
 from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.symbol import Symbol
-from research.infrastructure.agents.fallback import FallbackAgent
-from research.infrastructure.agents.llm_agent import LLMExpertAgent
+from research.infrastructure.agents.llm_agent import FallbackToRulesAgent, LLMExpertAgent
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
 from research.settings import Settings
 from shared_contracts.service.settings import ConfigurationError, load_settings
@@ -104,4 +103,4 @@ def test_engine_choice_follows_settings() -> None:
     with_fallback = build_container(
         llm_settings.model_copy(update={"llm_fallback_to_rules": True}), provider=provider, chat=chat
     )
-    assert isinstance(with_fallback.experts.macro._agent, FallbackAgent)
+    assert isinstance(with_fallback.experts.macro._agent, FallbackToRulesAgent)

@@ -19,6 +19,7 @@ from research.infrastructure.agents.scoring import Language
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError
+from shared_contracts.llm.fallback import RulesFallback
 from shared_contracts.llm.json_output import parse_model_output
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
 
@@ -71,3 +72,13 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
         return AgentAnswer(verdict, EngineInfo(kind="llm", model=completion.model), user, completion.text)
+
+
+class FallbackToRulesAgent(ExpertAgent[F, V], Generic[F, V]):
+    """The LLM agent, and the rules agent when it fails (``RulesFallback``: ``engine.fallback_reason`` says why)."""
+
+    def __init__(self, llm: ExpertAgent[F, V], rules: ExpertAgent[F, V]) -> None:
+        self._analyse = RulesFallback(llm.analyse, rules.analyse)
+
+    async def analyse(self, facts: F) -> AgentAnswer[V]:
+        return await self._analyse(facts)
