@@ -11,7 +11,8 @@ from debate.domain.model.enums import ArgumentStrength
 
 
 class ArgumentPoint(BaseModel):
-    """One supporting argument, with the experts whose evidence it cites."""
+    """One supporting argument, with the experts whose evidence it cites and, when the advocate knows it (the
+    rules engine does), their own ``confidence``."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -20,13 +21,11 @@ class ArgumentPoint(BaseModel):
     source_experts: list[str] = Field(default_factory=list)
     strength: ArgumentStrength
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
-    """The cited experts' own confidence when the advocate knows it (the rules engine does); else None."""
 
 
 class RiskClaim(BaseModel):
     """A risk the bull side concedes, with the experts who warned of it (empty when not attributed).
-
-    A plain string is accepted and read as an unattributed risk."""
+    A plain string is read as an unattributed risk."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -39,27 +38,24 @@ class RiskClaim(BaseModel):
         return {"risk": value} if isinstance(value, str) else value
 
 
-class BullArgument(BaseModel):
+class _Case(BaseModel):
+    """A side's case. ``considered_experts`` (every expert whose summary the advocate read) and ``panel`` (the
+    evidence it argued from; None for a case built without it, then the resolution reads the points) are set
+    by the adapter, not by a model."""
+
     model_config = ConfigDict(frozen=True)
 
     core_thesis: str = Field(min_length=1)
     supporting_arguments: list[ArgumentPoint]
+
+
+class BullArgument(_Case):
     acknowledged_risks: list[RiskClaim]
     considered_experts: list[str] = Field(default_factory=list)
-    """Every expert whose summary the advocate read (set by the adapter, not by a model)."""
     panel: EvidencePanel | None = None
-    """The evidence the advocate argued from — stances, confidences, coverage, failed experts (set by the
-    adapter, not by a model); None for a case built without it (then the resolution reads the points)."""
 
 
-class BearArgument(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    core_thesis: str = Field(min_length=1)
-    supporting_arguments: list[ArgumentPoint]
+class BearArgument(_Case):
     acknowledged_strengths: list[str]
     considered_experts: list[str] = Field(default_factory=list)
-    """Every expert whose summary the advocate read (set by the adapter, not by a model)."""
     panel: EvidencePanel | None = None
-    """The evidence the advocate argued from — stances, confidences, coverage, failed experts (set by the
-    adapter, not by a model); None for a case built without it (then the resolution reads the points)."""

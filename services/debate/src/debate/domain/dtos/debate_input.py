@@ -14,38 +14,29 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence, coverage_of
-from shared_contracts import debate as debate_contract
+from shared_contracts.debate import EXPERT_NAME_PATTERN as EXPERT_NAME
 from shared_contracts.debate import MAX_DEBATE_EXPERTS, TICKER_PATTERN
 from shared_contracts.experts import Signal, stance_of
 from shared_contracts.projection import ExpertDataQuality, ExpertSummary
 
-__all__ = [
-    "EXPERT_NAME_PATTERN",
-    "MAX_EXPERTS",
-    "SYMBOL_PATTERN",
-    "DebateInput",
-    "ExpertDataQuality",
-    "ExpertSummary",
-]
+__all__ = ["EXPERT_NAME_PATTERN", "MAX_EXPERTS", "SYMBOL_PATTERN", "DebateInput", "ExpertDataQuality", "ExpertSummary"]
 
+# A symbol (600519.SH, AAPL, BRK.B) and the expert names appear in prompts and texts unfenced.
 SYMBOL_PATTERN = re.compile(f"^{TICKER_PATTERN}$")
-"""A ticker-like code (``600519.SH``, ``AAPL``, ``BRK.B``); it appears in prompts and texts unfenced."""
-
-EXPERT_NAME_PATTERN = re.compile(f"^{debate_contract.EXPERT_NAME_PATTERN}$")
-"""Expert names appear in prompts and texts, so they are plain identifiers."""
-
+EXPERT_NAME_PATTERN = re.compile(f"^{EXPERT_NAME}$")
 MAX_EXPERTS = MAX_DEBATE_EXPERTS
 
 
 class DebateInput(BaseModel):
+    """``data_quality``: per answering expert, optional (an expert not listed had all its data);
+    ``failed_experts``: experts asked for that failed (missing evidence, which only lowers confidence)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     symbol: str = Field(min_length=1)
     expert_summaries: dict[str, ExpertSummary] = Field(min_length=1, max_length=MAX_EXPERTS)
     data_quality: dict[str, ExpertDataQuality] = Field(default_factory=dict)
-    """Per answering expert (optional; an expert not listed had all its data)."""
     failed_experts: list[str] = Field(default_factory=list, max_length=MAX_EXPERTS)
-    """Experts asked for that failed (optional): missing evidence, which only lowers confidence."""
 
     @field_validator("symbol")
     @classmethod

@@ -44,10 +44,8 @@ class ExpertEvidence(BaseModel):
 class EvidencePanel(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    experts: dict[str, ExpertEvidence]
-    """Every answering expert, in input order."""
-    failed_experts: list[str] = Field(default_factory=list)
-    """Experts asked for that gave no result: missing evidence."""
+    experts: dict[str, ExpertEvidence]  # every answering expert, in input order
+    failed_experts: list[str] = Field(default_factory=list)  # asked for, gave no result: missing evidence
 
     @property
     def asked(self) -> int:

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from shared_contracts.experts import Signal
 
-class DebateDirection(StrEnum):
-    """The resolution's overall direction."""
-
-    BULLISH = "BULLISH"
-    BEARISH = "BEARISH"
-    NEUTRAL = "NEUTRAL"
+DebateDirection = Signal  # the resolution's overall direction: the experts' BULLISH / BEARISH / NEUTRAL
 
 
 class RiskLevel(StrEnum):
@@ -21,9 +17,4 @@ class RiskLevel(StrEnum):
     LOW = "LOW"
 
 
-class ArgumentStrength(StrEnum):
-    """How strongly the cited evidence supports an argument."""
-
-    HIGH = "HIGH"
-    MEDIUM = "MEDIUM"
-    LOW = "LOW"
+ArgumentStrength = RiskLevel  # how strongly the cited evidence supports an argument: HIGH / MEDIUM / LOW

@@ -1,11 +1,11 @@
-"""What the three LLM agent adapters share: load system.md + user.md, fill the slots, call
-ILLMPort.generate(prompt, system_message, temperature), parse the JSON answer; and what the two
+"""What the three LLM agent adapters share: the prompts of ``agents/<agent>/prompts/`` filled,
+``ILLMPort.generate(prompt, system_message, temperature)`` called, the JSON answer parsed; and what the two
 advocates share on top (``AdvocateAgent``): the expert summaries in, the cited experts checked."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import structlog
 from pydantic import BaseModel
@@ -28,30 +28,31 @@ log = structlog.get_logger(__name__)
 
 
 class PromptedAgent:
-    """``agent`` names the prompts folder ``infrastructure/agents/<agent>/prompts/``."""
+    agent: ClassVar[str]  # names the prompts folder infrastructure/agents/<agent>/prompts/
+    temperature: ClassVar[float]
 
-    def __init__(self, llm: ILLMPort, *, agent: str, temperature: float, language: Literal["zh", "en"]) -> None:
+    def __init__(self, llm: ILLMPort, language: Literal["zh", "en"] = "zh") -> None:
         self._llm = llm
-        self._agent = agent
-        self._temperature = temperature
         self._language = language
-        self._template = PromptTemplate.load(PROMPTS_ROOT / agent / "prompts")
+        self._template = PromptTemplate.load(PROMPTS_ROOT / self.agent / "prompts")
 
     async def _ask(self, model: type[M], **slots: str) -> tuple[M, str]:
-        """Return the parsed answer and the raw text (for further validation)."""
+        """The parsed answer and the raw text (for further validation)."""
         system, user = self._template.render(language=LANGUAGE_NAMES[self._language], **slots)
         try:
-            raw = await self._llm.generate(user, system, self._temperature)
+            raw = await self._llm.generate(user, system, self.temperature)
         except LLMJSONError as exc:  # cut off at its length limit
-            raise refused_output(exc, agent=self._agent) from exc
-        log.info("agent_answered", agent=self._agent, chars=len(raw))
-        return parse_agent_output(raw, model, agent=self._agent), raw
+            raise refused_output(exc, agent=self.agent) from exc
+        log.info("agent_answered", agent=self.agent, chars=len(raw))
+        return parse_agent_output(raw, model, agent=self.agent), raw
 
 
 class AdvocateAgent(PromptedAgent):
-    async def _argue(self, model: type[A], input: DebateInput) -> tuple[A, list[ArgumentPoint], list[str]]:
-        """Ask with the expert summaries; every argument must cite only experts that were heard.
-        Returns the answer, its supporting arguments and the experts heard."""
+    temperature = 0.4
+
+    async def _argue(self, model: type[A], input: DebateInput) -> tuple[A, dict[str, Any]]:
+        """Ask with the expert summaries; every argument must cite only experts that were heard. Returns the
+        answer and the fields both cases share (thesis, arguments, experts heard, evidence panel)."""
         experts = list(input.expert_summaries)
         output, raw = await self._ask(
             model,
@@ -60,6 +61,9 @@ class AdvocateAgent(PromptedAgent):
             expert_summaries=expert_summaries_block(input),
             failed_experts=failed_experts_line(input.panel()),
         )
-        cited = [p.source_experts for p in output.supporting_arguments]
-        check_sources(cited, experts, agent=self._agent, raw_output=raw)
-        return output, [ArgumentPoint(**p.model_dump()) for p in output.supporting_arguments], experts
+        check_sources(
+            [p.source_experts for p in output.supporting_arguments], experts, agent=self.agent, raw_output=raw
+        )
+        points = [ArgumentPoint(**p.model_dump()) for p in output.supporting_arguments]
+        case = {"core_thesis": output.core_thesis, "supporting_arguments": points, "considered_experts": experts}
+        return output, {**case, "panel": input.panel()}

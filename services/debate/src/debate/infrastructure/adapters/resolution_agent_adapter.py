@@ -1,5 +1,5 @@
-"""ResolutionAgentAdapter: cross-examination and conflict resolution by an LLM
-(prompts in agents/resolution/prompts); a lower temperature than the advocates, to converge.
+"""ResolutionAgentAdapter: cross-examination and conflict resolution by an LLM (prompts in
+agents/resolution/prompts).
 
 The model is given the evidence panel (each expert's stance, confidence, data coverage; the failed experts)
 with the weighing guidance of its system prompt; its ``conflict_resolution`` is followed by the coverage
@@ -7,22 +7,17 @@ sentence, written here from the panel (not by the model)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from debate.domain.dtos.bull_bear_argument import BearArgument, BullArgument
 from debate.domain.dtos.resolution_result import ResolutionResult
-from debate.domain.ports.llm_port import ILLMPort
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
 from debate.infrastructure.adapters.prompted_agent import PromptedAgent
 from debate.infrastructure.agents.prompt_blocks import argument_block, evidence_panel_block
 from debate.infrastructure.rules.texts import coverage_sentence, texts_for
 
-RESOLUTION_TEMPERATURE = 0.2
-
 
 class ResolutionAgentAdapter(PromptedAgent, IResolutionAgentPort):
-    def __init__(self, llm: ILLMPort, language: Literal["zh", "en"] = "zh") -> None:
-        super().__init__(llm, agent="resolution", temperature=RESOLUTION_TEMPERATURE, language=language)
+    agent = "resolution"
+    temperature = 0.2  # lower than the advocates', to converge
 
     async def resolve(self, symbol: str, bull: BullArgument, bear: BearArgument) -> ResolutionResult:
         experts = list(dict.fromkeys([*bull.considered_experts, *bear.considered_experts]))

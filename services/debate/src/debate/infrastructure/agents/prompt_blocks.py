@@ -34,24 +34,14 @@ def failed_experts_line(panel: EvidencePanel) -> str:
 
 
 def expert_summaries_block(debate_input: DebateInput) -> str:
-    blocks = []
     panel = debate_input.panel()
-    for name, summary in debate_input.expert_summaries.items():
-        blocks.append(
-            "\n".join(
-                [
-                    f"### {name}",
-                    f"- signal: {summary.signal} (reads as {debate_input.stance(name).value})",
-                    f"- confidence: {summary.confidence:.2f}",
-                    _coverage_line(panel, name),
-                    "- reasoning:",
-                    fence_untrusted(f"{name} reasoning", summary.reasoning, REASONING_MAX_CHARS),
-                    "- risk_warning:",
-                    fence_untrusted(f"{name} risk_warning", summary.risk_warning or "(none)", RISK_WARNING_MAX_CHARS),
-                ]
-            )
-        )
-    return "\n\n".join(blocks)
+    return "\n\n".join(
+        f"### {name}\n- signal: {summary.signal} (reads as {debate_input.stance(name).value})\n"
+        f"- confidence: {summary.confidence:.2f}\n{_coverage_line(panel, name)}\n- reasoning:\n"
+        f"{fence_untrusted(f'{name} reasoning', summary.reasoning, REASONING_MAX_CHARS)}\n- risk_warning:\n"
+        + fence_untrusted(f"{name} risk_warning", summary.risk_warning or "(none)", RISK_WARNING_MAX_CHARS)
+        for name, summary in debate_input.expert_summaries.items()
+    )
 
 
 def evidence_panel_block(panel: EvidencePanel) -> str:
