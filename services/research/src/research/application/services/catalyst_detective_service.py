@@ -4,13 +4,12 @@ news published by then when the provider has it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from datetime import date
 from typing import Any, TypeVar
 
 from research.application.dtos.catalyst_detective_agent_result import CatalystDetectiveAgentResult
-from research.application.point_in_time_data import PointInTimeData
-from research.application.result_audit import audit_fields
+from research.application.services.expert_service import ExpertService
 from research.domain.analysis.catalyst import CatalystFacts
 from research.domain.analysis.events import (
     WINDOW_BARS,
@@ -23,7 +22,7 @@ from research.domain.analysis.financial import compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.symbol import Symbol
-from research.domain.ports.agents import ICatalystDetectiveAgent
+from research.domain.model.verdicts import CatalystVerdict
 from research.domain.staleness import bars_staleness, report_staleness
 from shared_contracts.research import CatalystItem, CatalystResult
 
@@ -42,14 +41,7 @@ async def _optional(call: Awaitable[T]) -> T | Missing:
         return exc
 
 
-class CatalystDetectiveService:
-    def __init__(
-        self, data: PointInTimeData, agent: ICatalystDetectiveAgent, today: Callable[[], date] = date.today
-    ) -> None:
-        self._data = data
-        self._agent = agent
-        self._today = today
-
+class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
     async def run(self, symbol: str, *, analysis_date: date | None = None) -> CatalystDetectiveAgentResult:
         parsed = Symbol.parse(symbol)
         on = analysis_date or self._today()
@@ -120,15 +112,7 @@ class CatalystDetectiveService:
                 "price_window_bars": WINDOW_BARS,
             },
             data_gaps=list(facts.gaps),
-            **audit_fields(
-                parsed,
-                facts.as_of,
-                self._data.provider,
-                answer,
-                analysis_date=on,
-                inputs_as_of=provenance,
-                staleness=staleness,
-            ),
+            **self._audit(parsed, facts.as_of, on, answer, provenance, staleness),
         )
 
     @staticmethod

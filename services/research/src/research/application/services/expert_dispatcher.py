@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -60,22 +61,14 @@ def resolve_analysis_date(given: date | None, option: date | None, today: Callab
     return resolved
 
 
+@dataclass(frozen=True)
 class ExpertDispatcher:
-    def __init__(
-        self,
-        technical: TechnicalAnalystService,
-        financial: FinancialAuditorService,
-        valuation: ValuationModelerService,
-        macro: MacroIntelligenceService,
-        catalyst: CatalystDetectiveService,
-        today: Callable[[], date] = date.today,
-    ) -> None:
-        self.technical = technical
-        self.financial = financial
-        self.valuation = valuation
-        self.macro = macro
-        self.catalyst = catalyst
-        self._today = today
+    technical: TechnicalAnalystService
+    financial: FinancialAuditorService
+    valuation: ValuationModelerService
+    macro: MacroIntelligenceService
+    catalyst: CatalystDetectiveService
+    today: Callable[[], date] = date.today
 
     async def run(
         self,
@@ -89,7 +82,7 @@ class ExpertDispatcher:
         expert = parse_expert(expert_name)
         parsed = parse_options(expert, options)
         option_date = parsed.analysis_date if isinstance(parsed, TechnicalAnalystOptions) else None
-        on = resolve_analysis_date(analysis_date, option_date, self._today)
+        on = resolve_analysis_date(analysis_date, option_date, self.today)
         if expert is ExpertType.TECHNICAL_ANALYST:
             return await self.technical.run(symbol, on)
         if expert is ExpertType.FINANCIAL_AUDITOR:

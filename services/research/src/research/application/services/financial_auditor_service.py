@@ -3,17 +3,15 @@ annual reports public on the analysis date."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from research.application.point_in_time_data import PointInTimeData
-from research.application.result_audit import audit_fields
+from research.application.services.expert_service import ExpertService
 from research.domain.analysis.financial import FinancialFacts, compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.exceptions import InvalidOptionsError
 from research.domain.model.symbol import Symbol
-from research.domain.ports.agents import IFinancialAuditorAgent
+from research.domain.model.verdicts import FinancialVerdict
 from research.domain.staleness import report_staleness
 from shared_contracts.experts import FINANCIAL_LIMIT_MAX
 from shared_contracts.research import FinancialAuditorResult
@@ -41,38 +39,23 @@ def financial_gaps(facts: FinancialFacts, limit: int) -> list[str]:
     return gaps
 
 
-class FinancialAuditorService:
-    def __init__(
-        self, data: PointInTimeData, agent: IFinancialAuditorAgent, today: Callable[[], date] = date.today
-    ) -> None:
-        self._data = data
-        self._agent = agent
-        self._today = today
-
+class FinancialAuditorService(ExpertService[FinancialFacts, FinancialVerdict]):
     async def run(self, symbol: str, limit: int = 5, *, analysis_date: date | None = None) -> dict[str, Any]:
         parsed = Symbol.parse(symbol)
         if not 1 <= limit <= FINANCIAL_LIMIT_MAX:
             raise InvalidOptionsError(f"limit must be between 1 and {FINANCIAL_LIMIT_MAX}, got {limit}")
-        analysis_date = analysis_date or self._today()
-        dated = await self._data.financials(parsed, limit, analysis_date)
+        on = analysis_date or self._today()
+        dated = await self._data.financials(parsed, limit, on)
         facts = compute_financial_facts(dated.statements)
         answer = await self._agent.analyse(facts)
         figures = facts.dimensions()
         verdict = answer.verdict.model_dump()
         dimensions = [{**d, "figures": figures[d["dimension"]]} for d in verdict.pop("dimension_analyses")]
-        result = FinancialAuditorResult(
-            **audit_fields(
-                parsed,
-                facts.as_of,
-                self._data.provider,
-                answer,
-                analysis_date=analysis_date,
-                inputs_as_of={"financials": dated.provenance()},
-                staleness=report_staleness(facts.as_of, analysis_date),
-            ),
+        stale = report_staleness(facts.as_of, on)
+        return FinancialAuditorResult(
+            **self._audit(parsed, facts.as_of, on, answer, {"financials": dated.provenance()}, stale),
             data_gaps=financial_gaps(facts, limit),
             **verdict,
             dimension_analyses=dimensions,
             financial_indicators=to_jsonable(facts, exclude=frozenset({"symbol"})),
-        )
-        return result.model_dump(mode="json")
+        ).model_dump(mode="json")

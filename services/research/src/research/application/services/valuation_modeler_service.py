@@ -7,19 +7,23 @@ otherwise the latest valuation snapshot taken by that day."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from typing import Any
 
-from research.application.point_in_time_data import ALL_PERIODS, PointInTimeData, report_available_from
-from research.application.result_audit import audit_fields
+from research.application.point_in_time_data import ALL_PERIODS, report_available_from
+from research.application.services.expert_service import ExpertService
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.analysis.valuation import COMPUTED_SOURCE, compute_valuation_facts, computed_snapshot
+from research.domain.analysis.valuation import (
+    COMPUTED_SOURCE,
+    ValuationFacts,
+    compute_valuation_facts,
+    computed_snapshot,
+)
 from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.market_data import MacroData, ValuationData, ValuationSnapshot
 from research.domain.model.symbol import Symbol
-from research.domain.ports.agents import IValuationModelerAgent
+from research.domain.model.verdicts import ValuationVerdictModel
 from research.domain.staleness import valuation_staleness
 from shared_contracts.experts import FINANCIAL_LIMIT_MAX
 from shared_contracts.research import ValuationModelerResult
@@ -30,14 +34,7 @@ COMPUTED_CAVEAT = (
 )
 
 
-class ValuationModelerService:
-    def __init__(
-        self, data: PointInTimeData, agent: IValuationModelerAgent, today: Callable[[], date] = date.today
-    ) -> None:
-        self._data = data
-        self._agent = agent
-        self._today = today
-
+class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictModel]):
     async def _computed(self, symbol: Symbol, on: date) -> ValuationSnapshot | None:
         try:
             history = await self._data.price_history(symbol, on)
@@ -87,9 +84,9 @@ class ValuationModelerService:
 
     async def run(self, symbol: str, *, analysis_date: date | None = None) -> dict[str, Any]:
         parsed = Symbol.parse(symbol)
-        analysis_date = analysis_date or self._today()
-        valuation = await self._valuation(parsed, analysis_date)
-        macro = await self._macro(parsed, analysis_date)
+        on = analysis_date or self._today()
+        valuation = await self._valuation(parsed, on)
+        macro = await self._macro(parsed, on)
         facts = compute_valuation_facts(valuation, macro)
         computed = any(s.source == COMPUTED_SOURCE for s in valuation.snapshots)
         if computed:
@@ -99,19 +96,10 @@ class ValuationModelerService:
         inputs: dict[str, Any] = {"valuation": {"as_of": facts.as_of.isoformat(), "computed": computed}}
         if facts.bond_yield_date is not None:
             inputs["macro"] = {"cgb_10y_yield": facts.bond_yield_date.isoformat()}
-        result = ValuationModelerResult(
-            **audit_fields(
-                parsed,
-                facts.as_of,
-                self._data.provider,
-                answer,
-                analysis_date=analysis_date,
-                inputs_as_of=inputs,
-                staleness=valuation_staleness(facts.as_of, analysis_date),
-            ),
+        return ValuationModelerResult(
+            **self._audit(parsed, facts.as_of, on, answer, inputs, valuation_staleness(facts.as_of, on)),
             data_gaps=list(facts.gaps),
             **answer.verdict.model_dump(),
             estimated_intrinsic_value_range=intrinsic,
             valuation_indicators=to_jsonable(facts, exclude=frozenset({"symbol", "as_of", "intrinsic_value", "gaps"})),
-        )
-        return result.model_dump(mode="json")
+        ).model_dump(mode="json")

@@ -1,0 +1,43 @@
+"""What the five expert use cases share: the point-in-time data, an engine, a clock, and the audit fields
+every result carries (ARCHITECTURE.md, "Expert result shapes")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from research.application.point_in_time_data import PointInTimeData
+from research.domain.model.symbol import Symbol
+from research.domain.model.verdicts import AgentAnswer
+from research.domain.ports.agents import ExpertAgent
+
+F = TypeVar("F")
+V = TypeVar("V", bound=BaseModel)
+
+
+class ExpertService(Generic[F, V]):
+    def __init__(self, data: PointInTimeData, agent: ExpertAgent[F, V], today: Callable[[], date] = date.today) -> None:
+        self._data = data
+        self._agent = agent
+        self._today = today
+
+    def _audit(
+        self, symbol: Symbol, as_of: date, on: date, answer: AgentAnswer[V], inputs: dict[str, Any], stale: list[str]
+    ) -> dict[str, Any]:
+        """Keyword arguments for a ``shared_contracts.research`` result: what was analysed as of which day
+        (``as_of`` never after the analysis date ``on``), from which inputs, by which engine."""
+        assert as_of <= on, f"as_of {as_of} after the analysis date {on}"
+        return {
+            "symbol": str(symbol),
+            "as_of": as_of.isoformat(),
+            "analysis_date": on.isoformat(),
+            "inputs_as_of": inputs,
+            "staleness": stale,
+            "data_source": self._data.name,
+            "engine": answer.engine,
+            "input": answer.input,
+            "output": answer.output,
+        }
