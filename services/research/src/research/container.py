@@ -27,13 +27,13 @@ from research.domain.model.verdicts import (
 )
 from research.domain.ports.agents import ExpertAgent
 from research.domain.ports.market_data import IMarketDataProvider
-from research.infrastructure.agents.catalyst_detective.rules import RulesCatalystDetectiveAgent
-from research.infrastructure.agents.financial_auditor.rules import RulesFinancialAuditorAgent
 from research.infrastructure.agents.llm_agent import FallbackToRulesAgent, LLMExpertAgent, catalyst_slots
-from research.infrastructure.agents.macro_intelligence.rules import RulesMacroIntelligenceAgent
-from research.infrastructure.agents.technical_analyst.rules import RulesTechnicalAnalystAgent
-from research.infrastructure.agents.valuation_modeler.rules import RulesValuationModelerAgent
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
+from research.infrastructure.rules.catalyst_detective import RulesCatalystDetectiveAgent
+from research.infrastructure.rules.financial_auditor import RulesFinancialAuditorAgent
+from research.infrastructure.rules.macro_intelligence import RulesMacroIntelligenceAgent
+from research.infrastructure.rules.technical_analyst import RulesTechnicalAnalystAgent
+from research.infrastructure.rules.valuation_modeler import RulesValuationModelerAgent
 from research.settings import Settings
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client

@@ -12,7 +12,7 @@ from research.domain.analysis.events import detect_financial_events, detect_pric
 from research.domain.analysis.financial import compute_financial_facts
 from research.domain.model.market_data import AnnualFinancials, Bar, FinancialStatements
 from research.domain.model.symbol import Symbol
-from research.infrastructure.agents.scoring import Scorecard
+from research.infrastructure.rules.scoring import Scorecard
 
 
 def test_gap_up_volume_spike_and_new_high_are_detected() -> None:

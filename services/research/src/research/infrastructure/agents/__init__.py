@@ -1,1 +1,0 @@
-"""The analysing engines: an LLM adapter and a rules adapter per expert, and the visible fallback."""

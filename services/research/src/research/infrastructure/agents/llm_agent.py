@@ -15,7 +15,7 @@ from research.domain.analysis.serialize import to_jsonable
 from research.domain.exceptions import LLMOutputParseError
 from research.domain.model.verdicts import AgentAnswer
 from research.domain.ports.agents import ExpertAgent
-from research.infrastructure.agents.scoring import Language
+from research.infrastructure.rules.scoring import Language
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError

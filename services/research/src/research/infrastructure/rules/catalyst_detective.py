@@ -14,7 +14,7 @@ from research.domain.analysis.events import CatalystEvent
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer, CatalystPoint, CatalystVerdict
 from research.domain.ports.agents import ICatalystDetectiveAgent
-from research.infrastructure.agents.scoring import THRESHOLD, Language, num, tr
+from research.infrastructure.rules.scoring import THRESHOLD, Language, num, tr
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import CatalystAssessment
 

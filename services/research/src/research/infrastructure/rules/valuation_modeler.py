@@ -6,7 +6,7 @@ from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.valuation import ValuationFacts
 from research.domain.model.verdicts import AgentAnswer, ValuationVerdictModel
 from research.domain.ports.agents import IValuationModelerAgent
-from research.infrastructure.agents.scoring import Language, Scorecard, num, tr
+from research.infrastructure.rules.scoring import Language, Scorecard, num, tr
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import ValuationVerdict
 

@@ -6,7 +6,7 @@ from research.domain.analysis.financial import FinancialFacts
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer, DimensionAnalysis, FinancialVerdict
 from research.domain.ports.agents import IFinancialAuditorAgent
-from research.infrastructure.agents.scoring import Language, Scorecard, num, tr
+from research.infrastructure.rules.scoring import Language, Scorecard, num, tr
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import Signal
 

@@ -1,1 +1,0 @@
-"""The financial_auditor engines (rules; prompts for the LLM adapter in prompts/)."""
