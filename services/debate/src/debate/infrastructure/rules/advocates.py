@@ -8,12 +8,14 @@ argument names its expert's data coverage when that is below 1; both cases carry
 
 from __future__ import annotations
 
+from typing import Any
+
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument, RiskClaim
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
 from debate.domain.ports.bull_advocate_agent import IBullAdvocateAgentPort
-from debate.infrastructure.rules.scoring import EVIDENCE_CHARS, fmt, snippet, split_risks, strength_of
-from debate.infrastructure.rules.texts import Language, Texts, expert_label, texts_for
+from debate.infrastructure.rules.scoring import EVIDENCE_CHARS, fmt, level_of, snippet, split_risks
+from debate.infrastructure.rules.texts import Language, Texts, expert_label, texts_for, weighted
 from shared_contracts.experts import Signal
 
 
@@ -23,44 +25,47 @@ def _experts_with(debate_input: DebateInput, stance: Signal) -> list[str]:
     return sorted(names, key=lambda n: (-debate_input.expert_summaries[n].confidence, n))
 
 
-def _points(debate_input: DebateInput, experts: list[str], template: str, texts: Texts) -> list[ArgumentPoint]:
+def _case(debate_input: DebateInput, stance: Signal, texts: Texts) -> dict[str, Any]:
+    """What both cases hold: the thesis and one argument per expert of the side's stance."""
+    experts, summaries, panel = _experts_with(debate_input, stance), debate_input.expert_summaries, debate_input.panel()
+    side = {"side": texts.side_names[stance], "stance": texts.stances[stance]}
     points = []
-    panel = debate_input.panel()
     for name in experts:
-        summary = debate_input.expert_summaries[name]
-        coverage = panel.experts[name].coverage
+        summary, coverage = summaries[name], panel.experts[name].coverage
+        argument = texts.point.format(
+            **side,
+            label=expert_label(texts, name),
+            signal=summary.signal,
+            confidence=fmt(summary.confidence),
+            coverage=texts.coverage_note.format(coverage=fmt(coverage)) if coverage < 1.0 else "",
+        )
+        evidence = snippet(summary.reasoning, EVIDENCE_CHARS)
         points.append(
             ArgumentPoint(
-                argument=template.format(
-                    label=expert_label(texts, name),
-                    signal=summary.signal,
-                    confidence=fmt(summary.confidence),
-                    coverage=texts.coverage_note.format(coverage=fmt(coverage)) if coverage < 1.0 else "",
-                ),
-                evidence=snippet(summary.reasoning, EVIDENCE_CHARS),
+                argument=argument,
+                evidence=evidence,
                 source_experts=[name],
-                strength=strength_of(summary.confidence),
+                strength=level_of(summary.confidence),
                 confidence=summary.confidence,
             )
         )
-    return points
-
-
-def _thesis(debate_input: DebateInput, experts: list[str], texts: Texts, template: str, none_template: str) -> str:
-    total = len(debate_input.expert_summaries)
-    if not experts:
-        return none_template.format(symbol=debate_input.symbol, total=total)
-    summaries = debate_input.expert_summaries
-    return template.format(
-        symbol=debate_input.symbol,
-        count=len(experts),
-        total=total,
-        experts=texts.list_sep.join(
-            texts.weighted.format(label=expert_label(texts, n), confidence=fmt(summaries[n].confidence))
-            for n in experts
-        ),
-        total_confidence=fmt(sum(summaries[n].confidence for n in experts)),
-    )
+    total = len(summaries)
+    thesis = texts.thesis_none.format(**side, symbol=debate_input.symbol, total=total)
+    if experts:
+        thesis = texts.thesis.format(
+            **side,
+            symbol=debate_input.symbol,
+            count=len(experts),
+            total=total,
+            experts=texts.list_sep.join(weighted(texts, n, summaries[n].confidence) for n in experts),
+            total_confidence=fmt(sum(summaries[n].confidence for n in experts)),
+        )
+    return {
+        "core_thesis": thesis,
+        "supporting_arguments": points,
+        "considered_experts": list(summaries),
+        "panel": panel,
+    }
 
 
 def _risk_claims(debate_input: DebateInput, texts: Texts) -> list[RiskClaim]:
@@ -85,15 +90,8 @@ class RulesBullAdvocateAgent(IBullAdvocateAgentPort):
         self._texts = texts_for(language)
 
     async def advocate(self, input: DebateInput) -> BullArgument:
-        texts = self._texts
-        bullish = _experts_with(input, Signal.BULLISH)
-        return BullArgument(
-            core_thesis=_thesis(input, bullish, texts, texts.bull_thesis, texts.bull_thesis_none),
-            supporting_arguments=_points(input, bullish, texts.bull_point, texts),
-            acknowledged_risks=_risk_claims(input, texts),
-            considered_experts=list(input.expert_summaries),
-            panel=input.panel(),
-        )
+        case = _case(input, Signal.BULLISH, self._texts)
+        return BullArgument(**case, acknowledged_risks=_risk_claims(input, self._texts))
 
 
 class RulesBearAdvocateAgent(IBearAdvocateAgentPort):
@@ -101,21 +99,14 @@ class RulesBearAdvocateAgent(IBearAdvocateAgentPort):
         self._texts = texts_for(language)
 
     async def advocate(self, input: DebateInput) -> BearArgument:
-        texts = self._texts
-        bearish = _experts_with(input, Signal.BEARISH)
+        texts, summaries = self._texts, input.expert_summaries
         strengths = [
             texts.strength.format(
                 label=expert_label(texts, name),
-                signal=input.expert_summaries[name].signal,
-                confidence=fmt(input.expert_summaries[name].confidence),
-                evidence=snippet(input.expert_summaries[name].reasoning, EVIDENCE_CHARS // 2),
+                signal=summaries[name].signal,
+                confidence=fmt(summaries[name].confidence),
+                evidence=snippet(summaries[name].reasoning, EVIDENCE_CHARS // 2),
             )
             for name in _experts_with(input, Signal.BULLISH)
         ]
-        return BearArgument(
-            core_thesis=_thesis(input, bearish, texts, texts.bear_thesis, texts.bear_thesis_none),
-            supporting_arguments=_points(input, bearish, texts.bear_point, texts),
-            acknowledged_strengths=strengths,
-            considered_experts=list(input.expert_summaries),
-            panel=input.panel(),
-        )
+        return BearArgument(**_case(input, Signal.BEARISH, texts), acknowledged_strengths=strengths)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument, RiskClaim
 from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence
@@ -19,7 +19,7 @@ from debate.infrastructure.rules.scoring import (
     UNKNOWN_CONFIDENCE,
     Weighing,
     fmt,
-    risk_level_of,
+    level_of,
     snippet,
     weigh,
 )
@@ -30,10 +30,11 @@ from debate.infrastructure.rules.texts import (
     expert_label,
     mitigation_for,
     texts_for,
+    weighted,
 )
 from shared_contracts.experts import Signal
 
-_RANK = {RiskLevel.HIGH: 2, RiskLevel.MEDIUM: 1, RiskLevel.LOW: 0}
+_ORDER = list(RiskLevel)  # HIGH first
 
 
 def _weight(point: ArgumentPoint) -> float:
@@ -47,14 +48,12 @@ class _Side:
 
     @classmethod
     def of(cls, points: list[ArgumentPoint]) -> _Side:
-        ranked = sorted(points, key=lambda p: -_weight(p))
-        confidence: dict[str, float] = {}
-        evidence: dict[str, str] = {}
-        for point in ranked:
+        side = cls({}, {})
+        for point in sorted(points, key=lambda p: -_weight(p)):
             for expert in point.source_experts:
-                confidence.setdefault(expert, _weight(point))
-                evidence.setdefault(expert, point.evidence)
-        return cls(confidence, evidence)
+                side.confidence.setdefault(expert, _weight(point))
+                side.evidence.setdefault(expert, point.evidence)
+        return side
 
 
 def _panel_of(bull: BullArgument, bear: BearArgument, bull_side: _Side, bear_side: _Side) -> EvidencePanel:
@@ -71,6 +70,14 @@ def _panel_of(bull: BullArgument, bear: BearArgument, bull_side: _Side, bear_sid
     for expert in [*bull.considered_experts, *bear.considered_experts]:
         experts.setdefault(expert, ExpertEvidence(stance=Signal.NEUTRAL, confidence=UNKNOWN_CONFIDENCE))
     return EvidencePanel(experts=experts)
+
+
+def _belief(evidence: ExpertEvidence | None) -> tuple[float, float]:
+    """How strongly an expert who warned of a risk believes in it, and its conviction (``scoring``)."""
+    if evidence is None or evidence.stance is Signal.NEUTRAL:
+        return UNKNOWN_CONFIDENCE, UNKNOWN_CONFIDENCE
+    belief = evidence.confidence if evidence.stance is Signal.BEARISH else round(1 - evidence.confidence, 6)
+    return belief, evidence.confidence
 
 
 class RulesResolutionAgent(IResolutionAgentPort):
@@ -92,30 +99,16 @@ class RulesResolutionAgent(IResolutionAgentPort):
     def _risk_matrix(self, claims: list[RiskClaim], panel: EvidencePanel) -> list[RiskMatrixItem]:
         items = []
         for claim in claims:
-            beliefs, convictions = [UNKNOWN_CONFIDENCE], [UNKNOWN_CONFIDENCE]
-            if claim.source_experts:
-                beliefs, convictions = [], []
-                for expert in claim.source_experts:
-                    evidence = panel.experts.get(expert)
-                    if evidence is not None and evidence.stance is Signal.BEARISH:
-                        beliefs.append(evidence.confidence)
-                        convictions.append(evidence.confidence)
-                    elif evidence is not None and evidence.stance is Signal.BULLISH:
-                        beliefs.append(round(1 - evidence.confidence, 6))
-                        convictions.append(evidence.confidence)
-                    else:
-                        beliefs.append(UNKNOWN_CONFIDENCE)
-                        convictions.append(UNKNOWN_CONFIDENCE)
-            source = claim.source_experts[0] if claim.source_experts else None
+            beliefs = [_belief(panel.experts.get(e)) for e in claim.source_experts] or [_belief(None)]
             items.append(
                 RiskMatrixItem(
                     risk=claim.risk,
-                    probability=risk_level_of(max(beliefs)),
-                    impact=risk_level_of(max(convictions)),
-                    mitigation=mitigation_for(self._texts, source),
+                    probability=level_of(max(belief for belief, _ in beliefs)),
+                    impact=level_of(max(conviction for _, conviction in beliefs)),
+                    mitigation=mitigation_for(self._texts, claim.source_experts[0] if claim.source_experts else None),
                 )
             )
-        return sorted(items, key=lambda i: (-_RANK[i.probability], -_RANK[i.impact]))
+        return sorted(items, key=lambda i: (_ORDER.index(i.probability), _ORDER.index(i.impact)))
 
     def _disagreements(self, bull: _Side, bear: _Side) -> list[str]:
         texts = self._texts
@@ -135,48 +128,18 @@ class RulesResolutionAgent(IResolutionAgentPort):
         return lines[:MAX_DISAGREEMENTS]
 
     def _explain(self, panel: EvidencePanel, weighing: Weighing) -> str:
+        """The tally, the coverage and the verdict, with every number of the formula."""
         texts = self._texts
-        tally = texts.tally.format(
-            bull=_listing(texts, panel, Signal.BULLISH),
-            bull_total=fmt(weighing.bull),
-            bear=_listing(texts, panel, Signal.BEARISH),
-            bear_total=fmt(weighing.bear),
-            neutral=_listing(texts, panel, Signal.NEUTRAL),
-            neutral_total=fmt(weighing.neutral),
-            dilution=fmt(NEUTRAL_DILUTION),
-            balance=f"{weighing.balance:+.2f}",
-            leading=texts.side_names[weighing.leading.value],
-            strength=fmt(weighing.strength),
-            score=f"{weighing.score:+.2f}",
-        )
-        verdict = {
-            Signal.BULLISH: texts.verdict_bullish,
-            Signal.BEARISH: texts.verdict_bearish,
-            Signal.NEUTRAL: texts.verdict_neutral,
-        }[Signal(weighing.direction.value)]
-        return texts.sentence_sep.join(
-            [
-                tally,
-                coverage_sentence(texts, panel),
-                verdict.format(
-                    threshold=fmt(DIRECTION_THRESHOLD),
-                    factor=fmt(weighing.missing_factor),
-                    confidence=fmt(weighing.confidence),
-                ),
-            ]
-        )
+        numbers = asdict(weighing) | {"dilution": NEUTRAL_DILUTION, "threshold": DIRECTION_THRESHOLD}
+        experts = {f"{stance.value.lower()}_experts": _listing(texts, panel, stance) for stance in Signal}
+        tally = texts.tally.format(**numbers, **experts, side=texts.side_names[weighing.leading])
+        verdict = texts.verdicts[weighing.direction].format(**numbers)
+        return texts.sentence_sep.join([tally, coverage_sentence(texts, panel), verdict])
 
 
 def _listing(texts: Texts, panel: EvidencePanel, stance: Signal) -> str:
-    """The experts of one stance, strongest evidence first: "label confidence" or "label confidence×coverage"."""
-    of_stance = [(name, e) for name, e in panel.experts.items() if e.stance is stance]
-    experts = sorted(of_stance, key=lambda item: (-item[1].weight, item[0]))
-    weighted = [
-        texts.weighted.format(label=expert_label(texts, name), confidence=fmt(e.confidence))
-        if e.coverage >= 1.0
-        else texts.weighted_coverage.format(
-            label=expert_label(texts, name), confidence=fmt(e.confidence), coverage=fmt(e.coverage)
-        )
-        for name, e in experts
-    ]
-    return texts.list_sep.join(weighted) or texts.none
+    """The experts of one stance, strongest evidence first."""
+    experts = sorted(
+        ((n, e) for n, e in panel.experts.items() if e.stance is stance), key=lambda i: (-i[1].weight, i[0])
+    )
+    return texts.list_sep.join(weighted(texts, name, e.confidence, e.coverage) for name, e in experts) or texts.none

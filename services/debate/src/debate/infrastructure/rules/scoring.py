@@ -1,6 +1,6 @@
 """The rules engine's numbers, in one place (documented in services/debate/README.md, "Rules engine").
 
-- Strength / level of a confidence c:   HIGH if c ≥ 0.70, MEDIUM if c ≥ 0.40, else LOW.
+- Level (strength, probability, impact) of c:   HIGH if c ≥ 0.70, MEDIUM if c ≥ 0.40, else LOW.
 - Evidence weight of an expert:          w = confidence × coverage (coverage: ``debate.domain.dtos.evidence``);
                                          an argument without an expert's confidence: HIGH 0.80 / MEDIUM 0.55 / LOW 0.30.
 - B, R, U = Σ w of the bullish, bearish and neutral experts.
@@ -30,14 +30,10 @@ from shared_contracts.experts import Signal
 
 HIGH_AT = 0.70
 MEDIUM_AT = 0.40
-DIRECTION_THRESHOLD = 0.20
-"""|net score| at which the debate takes a side."""
-NEUTRAL_DILUTION = 0.15
-"""λ: the share of a neutral expert's evidence weight that enters the balance's denominator."""
-CORROBORATION = 0.50
-"""β: how much each further agreeing expert closes of the leading side's remaining doubt, per unit of weight."""
+DIRECTION_THRESHOLD = 0.20  # |net score| at which the debate takes a side
+NEUTRAL_DILUTION = 0.15  # λ
+CORROBORATION = 0.50  # β
 MISSING_EXPERT_PENALTY = 0.50
-"""The confidence lost when every expert asked for failed, pro rata to the failed share."""
 NEUTRAL_CONFIDENCE_CAP = 0.5
 UNKNOWN_CONFIDENCE = 0.5
 STRENGTH_WEIGHT: dict[ArgumentStrength, float] = {
@@ -105,16 +101,13 @@ def weigh(panel: EvidencePanel) -> Weighing:
     )
 
 
-def strength_of(confidence: float) -> ArgumentStrength:
+def level_of(confidence: float) -> RiskLevel:
+    """An argument's strength, or a risk's probability or impact."""
     if confidence >= HIGH_AT:
-        return ArgumentStrength.HIGH
+        return RiskLevel.HIGH
     if confidence >= MEDIUM_AT:
-        return ArgumentStrength.MEDIUM
-    return ArgumentStrength.LOW
-
-
-def risk_level_of(value: float) -> RiskLevel:
-    return RiskLevel(strength_of(value).value)
+        return RiskLevel.MEDIUM
+    return RiskLevel.LOW
 
 
 def direction_of(score: float) -> DebateDirection:

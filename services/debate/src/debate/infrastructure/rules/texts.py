@@ -22,24 +22,19 @@ class Texts:
     expert_labels: dict[str, str]
     mitigations: dict[str, str]
     mitigation_default: str
-    weighted: str  # "{label} {confidence}"
     weighted_coverage: str  # "{label} {confidence}×{coverage}"
     coverage_note: str  # ", data coverage {coverage}" after an argument
     risk_with_sources: str  # "{risk}（{sources}）"
-    bull_point: str
-    bull_thesis: str
-    bull_thesis_none: str
-    bear_point: str
-    bear_thesis: str
-    bear_thesis_none: str
+    side_names: dict[str, str]  # BULLISH / BEARISH: {side}
+    stances: dict[str, str]  # BULLISH / BEARISH: {stance}
+    point: str
+    thesis: str
+    thesis_none: str
     strength: str
     disagreement: str
     tally: str
-    side_names: dict[str, str]
     coverage: str
-    verdict_bullish: str
-    verdict_bearish: str
-    verdict_neutral: str
+    verdicts: dict[str, str]  # by direction
 
 
 ZH = Texts(
@@ -61,41 +56,34 @@ ZH = Texts(
         "catalyst_detective": "跟踪事件进展，事件落地前控制仓位",
     },
     mitigation_default="持续跟踪该风险，触发时降低仓位",
-    weighted="{label} {confidence}",
     weighted_coverage="{label} {confidence}×{coverage}",
     coverage_note="，数据覆盖 {coverage}",
     risk_with_sources="{risk}（{sources}）",
-    bull_point="{label}看多（{signal}），置信度 {confidence}{coverage}",
-    bull_thesis="{symbol} 多头论证：{count}/{total} 位专家看多（{experts}），合计置信度 {total_confidence}。",
-    bull_thesis_none="{symbol} 多头论证：{total} 位专家中无人看多，多头缺乏直接证据。",
-    bear_point="{label}看空（{signal}），置信度 {confidence}{coverage}",
-    bear_thesis="{symbol} 空头论证：{count}/{total} 位专家看空（{experts}），合计置信度 {total_confidence}。",
-    bear_thesis_none="{symbol} 空头论证：{total} 位专家中无人看空，空头缺乏直接证据。",
+    side_names={"BULLISH": "多", "BEARISH": "空"},
+    stances={"BULLISH": "看多", "BEARISH": "看空"},
+    point="{label}{stance}（{signal}），置信度 {confidence}{coverage}",
+    thesis="{symbol} {side}头论证：{count}/{total} 位专家{stance}（{experts}），合计置信度 {total_confidence}。",
+    thesis_none="{symbol} {side}头论证：{total} 位专家中无人{stance}，{side}头缺乏直接证据。",
     strength="{label}看多（{signal}，置信度 {confidence}）：{evidence}",
     disagreement="{bull_label}看多（{bull_confidence}）与{bear_label}看空（{bear_confidence}）相互矛盾：「{bull_evidence}」对「{bear_evidence}」",
     tally=(
-        "证据权重 = 置信度 × 数据覆盖。多方：{bull}，合计 {bull_total}；空方：{bear}，合计 {bear_total}；"
-        "中性：{neutral}，合计 {neutral_total}。"
-        "力量对比 =（多方 − 空方）/（多方 + 空方 + {dilution} × 中性）"
-        "=（{bull_total} − {bear_total}）/（{bull_total} + {bear_total} + {dilution} × {neutral_total}）= {balance}；"
-        "{leading}方强度（同向专家相互印证）= {strength}；净分 = 力量对比 × 强度 = {score}。"
+        "证据权重 = 置信度 × 数据覆盖。多方：{bullish_experts}，合计 {bull:.2f}；"
+        "空方：{bearish_experts}，合计 {bear:.2f}；中性：{neutral_experts}，合计 {neutral:.2f}。"
+        "力量对比 =（多方 − 空方）/（多方 + 空方 + {dilution:.2f} × 中性）"
+        "=（{bull:.2f} − {bear:.2f}）/（{bull:.2f} + {bear:.2f} + {dilution:.2f} × {neutral:.2f}）= {balance:+.2f}；"
+        "{side}方强度（同向专家相互印证）= {strength:.2f}；净分 = 力量对比 × 强度 = {score:+.2f}。"
     ),
-    side_names={"BULLISH": "多", "BEARISH": "空"},
     coverage=(
         "覆盖：{answered}/{asked} 位专家给出结果（失败：{failed}），证据占比 {share}%（数据覆盖之和 / 所问专家数）。"
     ),
-    verdict_bullish=(
-        "净分 ≥ +{threshold}，多方胜出：中性专家只削弱而不抵消同向证据；"
-        "置信度 = |净分| × 缺失系数 {factor} = {confidence}。"
-    ),
-    verdict_bearish=(
-        "净分 ≤ −{threshold}，空方胜出：中性专家只削弱而不抵消同向证据；"
-        "置信度 = |净分| × 缺失系数 {factor} = {confidence}。"
-    ),
-    verdict_neutral=(
-        "净分介于 −{threshold} 与 +{threshold} 之间，双方均未形成优势，判定中性；"
-        "置信度 = 0.5 ×（1 − |净分| / {threshold}）× 缺失系数 {factor} = {confidence}。"
-    ),
+    verdicts={
+        "BULLISH": "净分 ≥ +{threshold:.2f}，多方胜出：中性专家只削弱而不抵消同向证据；"
+        "置信度 = |净分| × 缺失系数 {missing_factor:.2f} = {confidence:.2f}。",
+        "BEARISH": "净分 ≤ −{threshold:.2f}，空方胜出：中性专家只削弱而不抵消同向证据；"
+        "置信度 = |净分| × 缺失系数 {missing_factor:.2f} = {confidence:.2f}。",
+        "NEUTRAL": "净分介于 −{threshold:.2f} 与 +{threshold:.2f} 之间，双方均未形成优势，判定中性；"
+        "置信度 = 0.5 ×（1 − |净分| / {threshold:.2f}）× 缺失系数 {missing_factor:.2f} = {confidence:.2f}。",
+    },
 )
 
 EN = Texts(
@@ -117,54 +105,43 @@ EN = Texts(
         "catalyst_detective": "Follow the event and keep the position small until it resolves",
     },
     mitigation_default="Keep monitoring this risk and reduce the position if it materialises",
-    weighted="{label} {confidence}",
     weighted_coverage="{label} {confidence}x{coverage}",
     coverage_note=", data coverage {coverage}",
     risk_with_sources="{risk} ({sources})",
-    bull_point="{label} is bullish ({signal}), confidence {confidence}{coverage}",
-    bull_thesis=(
-        "{symbol} bull case: {count}/{total} experts are bullish ({experts}), total confidence {total_confidence}."
-    ),
-    bull_thesis_none=(
-        "{symbol} bull case: none of the {total} experts is bullish; the bull side has no direct evidence."
-    ),
-    bear_point="{label} is bearish ({signal}), confidence {confidence}{coverage}",
-    bear_thesis=(
-        "{symbol} bear case: {count}/{total} experts are bearish ({experts}), total confidence {total_confidence}."
-    ),
-    bear_thesis_none=(
-        "{symbol} bear case: none of the {total} experts is bearish; the bear side has no direct evidence."
-    ),
+    side_names={"BULLISH": "bull", "BEARISH": "bear"},
+    stances={"BULLISH": "bullish", "BEARISH": "bearish"},
+    point="{label} is {stance} ({signal}), confidence {confidence}{coverage}",
+    thesis="{symbol} {side} case: {count}/{total} experts are {stance} ({experts}), total confidence "
+    "{total_confidence}.",
+    thesis_none="{symbol} {side} case: none of the {total} experts is {stance}; the {side} side has no direct "
+    "evidence.",
     strength="{label} is bullish ({signal}, confidence {confidence}): {evidence}",
     disagreement=(
         "{bull_label} is bullish ({bull_confidence}) while {bear_label} is bearish ({bear_confidence}): "
         '"{bull_evidence}" versus "{bear_evidence}"'
     ),
     tally=(
-        "Evidence weight = confidence x data coverage. Bull side: {bull}, total {bull_total}; "
-        "bear side: {bear}, total {bear_total}; neutral: {neutral}, total {neutral_total}. "
-        "Balance = (bull - bear) / (bull + bear + {dilution} x neutral) = ({bull_total} - {bear_total}) / "
-        "({bull_total} + {bear_total} + {dilution} x {neutral_total}) = {balance}; strength of the {leading} side "
-        "(agreeing experts corroborate each other) = {strength}; net score = balance x strength = {score}."
+        "Evidence weight = confidence x data coverage. Bull side: {bullish_experts}, total {bull:.2f}; "
+        "bear side: {bearish_experts}, total {bear:.2f}; neutral: {neutral_experts}, total {neutral:.2f}. "
+        "Balance = (bull - bear) / (bull + bear + {dilution:.2f} x neutral) = ({bull:.2f} - {bear:.2f}) / "
+        "({bull:.2f} + {bear:.2f} + {dilution:.2f} x {neutral:.2f}) = {balance:+.2f}; strength of the {side} side "
+        "(agreeing experts corroborate each other) = {strength:.2f}; net score = balance x strength = {score:+.2f}."
     ),
-    side_names={"BULLISH": "bull", "BEARISH": "bear"},
     coverage=(
         "Coverage: {answered} of {asked} experts answered (failed: {failed}), {share} % of the evidence "
         "(sum of data coverage / experts asked)."
     ),
-    verdict_bullish=(
-        "The net score is at least +{threshold}, so the bull side wins: neutral experts temper aligned evidence "
-        "but do not cancel it; confidence = |net score| x missing-evidence factor {factor} = {confidence}."
-    ),
-    verdict_bearish=(
-        "The net score is at most -{threshold}, so the bear side wins: neutral experts temper aligned evidence "
-        "but do not cancel it; confidence = |net score| x missing-evidence factor {factor} = {confidence}."
-    ),
-    verdict_neutral=(
-        "The net score lies between -{threshold} and +{threshold}, so neither side prevails and the direction is "
-        "neutral; confidence = 0.5 x (1 - |net score| / {threshold}) x missing-evidence factor {factor} = "
-        "{confidence}."
-    ),
+    verdicts={
+        "BULLISH": "The net score is at least +{threshold:.2f}, so the bull side wins: neutral experts temper "
+        "aligned evidence but do not cancel it; confidence = |net score| x missing-evidence factor "
+        "{missing_factor:.2f} = {confidence:.2f}.",
+        "BEARISH": "The net score is at most -{threshold:.2f}, so the bear side wins: neutral experts temper "
+        "aligned evidence but do not cancel it; confidence = |net score| x missing-evidence factor "
+        "{missing_factor:.2f} = {confidence:.2f}.",
+        "NEUTRAL": "The net score lies between -{threshold:.2f} and +{threshold:.2f}, so neither side prevails and "
+        "the direction is neutral; confidence = 0.5 x (1 - |net score| / {threshold:.2f}) x missing-evidence "
+        "factor {missing_factor:.2f} = {confidence:.2f}.",
+    },
 )
 
 _TEXTS: dict[str, Texts] = {"zh": ZH, "en": EN}
@@ -176,6 +153,15 @@ def texts_for(language: Language) -> Texts:
 
 def expert_label(texts: Texts, expert: str) -> str:
     return texts.expert_labels.get(expert, expert)
+
+
+def weighted(texts: Texts, expert: str, confidence: float, coverage: float = 1.0) -> str:
+    """ "label confidence", or "label confidence×coverage" when the expert lacked data."""
+    if coverage >= 1.0:
+        return f"{expert_label(texts, expert)} {confidence:.2f}"
+    return texts.weighted_coverage.format(
+        label=expert_label(texts, expert), confidence=f"{confidence:.2f}", coverage=f"{coverage:.2f}"
+    )
 
 
 def mitigation_for(texts: Texts, expert: str | None) -> str:
