@@ -7,31 +7,23 @@ from __future__ import annotations
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument
 from debate.domain.dtos.evidence import EvidencePanel
 from debate.domain.dtos.resolution_result import ResolutionResult
-from shared_contracts.debate import (
-    BearCase,
-    BullCase,
-    DebateCoverage,
-    DebateOutcome,
-    ExpertCoverage,
-    RiskItem,
-    SupportingArgument,
-)
+from shared_contracts import debate as wire
 from shared_contracts.engine import EngineInfo
 
-DebateOutcomeDTO = DebateOutcome
+DebateOutcomeDTO = wire.DebateOutcome
 
 
-def _supporting(points: list[ArgumentPoint]) -> list[SupportingArgument]:
-    return [SupportingArgument.model_validate(point.model_dump(mode="json")) for point in points]
+def _supporting(points: list[ArgumentPoint]) -> list[wire.SupportingArgument]:
+    return [wire.SupportingArgument.model_validate(point.model_dump(mode="json")) for point in points]
 
 
-def _coverage(panel: EvidencePanel) -> DebateCoverage:
-    return DebateCoverage(
+def _coverage(panel: EvidencePanel) -> wire.DebateCoverage:
+    return wire.DebateCoverage(
         experts_asked=panel.asked,
         experts_answered=len(panel.experts),
         failed_experts=list(panel.failed_experts),
         evidence_share=panel.evidence_share,
-        experts={name: ExpertCoverage.model_validate(e.model_dump()) for name, e in panel.experts.items()},
+        experts={name: wire.ExpertCoverage.model_validate(e.model_dump()) for name, e in panel.experts.items()},
     )
 
 
@@ -47,17 +39,17 @@ def build_outcome(
         symbol=symbol,
         direction=resolution.direction.value,
         confidence=resolution.confidence,
-        bull_case=BullCase(
+        bull_case=wire.BullCase(
             core_thesis=bull.core_thesis,
             supporting_arguments=_supporting(bull.supporting_arguments),
             acknowledged_risks=[claim.risk for claim in bull.acknowledged_risks],
         ),
-        bear_case=BearCase(
+        bear_case=wire.BearCase(
             core_thesis=bear.core_thesis,
             supporting_arguments=_supporting(bear.supporting_arguments),
             acknowledged_strengths=list(bear.acknowledged_strengths),
         ),
-        risk_matrix=[RiskItem.model_validate(item.model_dump(mode="json")) for item in resolution.risk_matrix],
+        risk_matrix=[wire.RiskItem.model_validate(item.model_dump(mode="json")) for item in resolution.risk_matrix],
         key_disagreements=list(resolution.key_disagreements),
         conflict_resolution=resolution.conflict_resolution,
         engine=engine,

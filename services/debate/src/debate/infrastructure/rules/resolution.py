@@ -10,19 +10,7 @@ from debate.domain.dtos.resolution_result import ResolutionResult
 from debate.domain.dtos.risk_matrix import RiskMatrixItem
 from debate.domain.model.enums import RiskLevel
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
-from debate.infrastructure.rules.scoring import (
-    DIRECTION_THRESHOLD,
-    MAX_DISAGREEMENTS,
-    NEUTRAL_DILUTION,
-    SNIPPET_CHARS,
-    STRENGTH_WEIGHT,
-    UNKNOWN_CONFIDENCE,
-    Weighing,
-    fmt,
-    level_of,
-    snippet,
-    weigh,
-)
+from debate.infrastructure.rules import scoring
 from debate.infrastructure.rules.texts import (
     Language,
     Texts,
@@ -38,7 +26,7 @@ _ORDER = list(RiskLevel)  # HIGH first
 
 
 def _weight(point: ArgumentPoint) -> float:
-    return point.confidence if point.confidence is not None else STRENGTH_WEIGHT[point.strength]
+    return point.confidence if point.confidence is not None else scoring.STRENGTH_WEIGHT[point.strength]
 
 
 @dataclass(frozen=True)
@@ -68,14 +56,14 @@ def _panel_of(bull: BullArgument, bear: BearArgument, bull_side: _Side, bear_sid
             if expert not in experts or experts[expert].confidence < confidence:
                 experts[expert] = ExpertEvidence(stance=stance, confidence=confidence)
     for expert in [*bull.considered_experts, *bear.considered_experts]:
-        experts.setdefault(expert, ExpertEvidence(stance=Signal.NEUTRAL, confidence=UNKNOWN_CONFIDENCE))
+        experts.setdefault(expert, ExpertEvidence(stance=Signal.NEUTRAL, confidence=scoring.UNKNOWN_CONFIDENCE))
     return EvidencePanel(experts=experts)
 
 
 def _belief(evidence: ExpertEvidence | None) -> tuple[float, float]:
     """How strongly an expert who warned of a risk believes in it, and its conviction (``scoring``)."""
     if evidence is None or evidence.stance is Signal.NEUTRAL:
-        return UNKNOWN_CONFIDENCE, UNKNOWN_CONFIDENCE
+        return scoring.UNKNOWN_CONFIDENCE, scoring.UNKNOWN_CONFIDENCE
     belief = evidence.confidence if evidence.stance is Signal.BEARISH else round(1 - evidence.confidence, 6)
     return belief, evidence.confidence
 
@@ -87,7 +75,7 @@ class RulesResolutionAgent(IResolutionAgentPort):
     async def resolve(self, symbol: str, bull: BullArgument, bear: BearArgument) -> ResolutionResult:
         bull_side, bear_side = _Side.of(bull.supporting_arguments), _Side.of(bear.supporting_arguments)
         panel = _panel_of(bull, bear, bull_side, bear_side)
-        weighing = weigh(panel)
+        weighing = scoring.weigh(panel)
         return ResolutionResult(
             direction=weighing.direction,
             confidence=weighing.confidence,
@@ -103,8 +91,8 @@ class RulesResolutionAgent(IResolutionAgentPort):
             items.append(
                 RiskMatrixItem(
                     risk=claim.risk,
-                    probability=level_of(max(belief for belief, _ in beliefs)),
-                    impact=level_of(max(conviction for _, conviction in beliefs)),
+                    probability=scoring.level_of(max(belief for belief, _ in beliefs)),
+                    impact=scoring.level_of(max(conviction for _, conviction in beliefs)),
                     mitigation=mitigation_for(self._texts, claim.source_experts[0] if claim.source_experts else None),
                 )
             )
@@ -115,22 +103,22 @@ class RulesResolutionAgent(IResolutionAgentPort):
         lines = [
             texts.disagreement.format(
                 bull_label=expert_label(texts, b),
-                bull_confidence=fmt(bull.confidence[b]),
+                bull_confidence=scoring.fmt(bull.confidence[b]),
                 bear_label=expert_label(texts, r),
-                bear_confidence=fmt(bear.confidence[r]),
-                bull_evidence=snippet(bull.evidence[b], SNIPPET_CHARS),
-                bear_evidence=snippet(bear.evidence[r], SNIPPET_CHARS),
+                bear_confidence=scoring.fmt(bear.confidence[r]),
+                bull_evidence=scoring.snippet(bull.evidence[b], scoring.SNIPPET_CHARS),
+                bear_evidence=scoring.snippet(bear.evidence[r], scoring.SNIPPET_CHARS),
             )
             for b in bull.confidence
             for r in bear.confidence
             if b != r
         ]
-        return lines[:MAX_DISAGREEMENTS]
+        return lines[: scoring.MAX_DISAGREEMENTS]
 
-    def _explain(self, panel: EvidencePanel, weighing: Weighing) -> str:
+    def _explain(self, panel: EvidencePanel, weighing: scoring.Weighing) -> str:
         """The tally, the coverage and the verdict, with every number of the formula."""
         texts = self._texts
-        numbers = asdict(weighing) | {"dilution": NEUTRAL_DILUTION, "threshold": DIRECTION_THRESHOLD}
+        numbers = asdict(weighing) | {"dilution": scoring.NEUTRAL_DILUTION, "threshold": scoring.DIRECTION_THRESHOLD}
         experts = {f"{stance.value.lower()}_experts": _listing(texts, panel, stance) for stance in Signal}
         tally = texts.tally.format(**numbers, **experts, side=texts.side_names[weighing.leading])
         verdict = texts.verdicts[weighing.direction].format(**numbers)

@@ -76,9 +76,7 @@ def missing_factor(answered: int, failed: int) -> float:
 
 
 def weigh(panel: EvidencePanel) -> Weighing:
-    by_stance: dict[Signal, list[float]] = {stance: [] for stance in Signal}
-    for evidence in panel.experts.values():
-        by_stance[evidence.stance].append(evidence.weight)
+    by_stance = {stance: [e.weight for e in panel.experts.values() if e.stance is stance] for stance in Signal}
     bull, bear, neutral = (round(sum(by_stance[s]), 6) for s in (Signal.BULLISH, Signal.BEARISH, Signal.NEUTRAL))
     denominator = bull + bear + NEUTRAL_DILUTION * neutral
     balance = round((bull - bear) / denominator, 6) if denominator > 0 else 0.0
@@ -86,19 +84,12 @@ def weigh(panel: EvidencePanel) -> Weighing:
     strength = corroborated(by_stance[leading])
     score = round(balance * strength, 6)
     factor = missing_factor(len(panel.experts), len(panel.failed_experts))
-    direction = direction_of(score)
-    return Weighing(
-        bull=bull,
-        bear=bear,
-        neutral=neutral,
-        balance=balance,
-        leading=leading,
-        strength=strength,
-        score=score,
-        missing_factor=factor,
-        direction=direction,
-        confidence=confidence_of(direction, score, factor),
-    )
+    if abs(score) < DIRECTION_THRESHOLD:
+        direction, confidence = Signal.NEUTRAL, NEUTRAL_CONFIDENCE_CAP * (1 - abs(score) / DIRECTION_THRESHOLD)
+    else:
+        direction, confidence = (Signal.BULLISH if score > 0 else Signal.BEARISH), abs(score)
+    confidence = round(min(1.0, max(0.0, confidence * factor)), 2)
+    return Weighing(bull, bear, neutral, balance, leading, strength, score, factor, direction, confidence)
 
 
 def level_of(confidence: float) -> RiskLevel:
@@ -108,22 +99,6 @@ def level_of(confidence: float) -> RiskLevel:
     if confidence >= MEDIUM_AT:
         return RiskLevel.MEDIUM
     return RiskLevel.LOW
-
-
-def direction_of(score: float) -> DebateDirection:
-    if score >= DIRECTION_THRESHOLD:
-        return DebateDirection.BULLISH
-    if score <= -DIRECTION_THRESHOLD:
-        return DebateDirection.BEARISH
-    return DebateDirection.NEUTRAL
-
-
-def confidence_of(direction: DebateDirection, score: float, factor: float = 1.0) -> float:
-    if direction is DebateDirection.NEUTRAL:
-        value = NEUTRAL_CONFIDENCE_CAP * (1 - abs(score) / DIRECTION_THRESHOLD)
-    else:
-        value = abs(score)
-    return round(min(1.0, max(0.0, value * factor)), 2)
 
 
 def fmt(value: float) -> str:

@@ -9,28 +9,26 @@ from fastapi import APIRouter
 
 from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
 from debate.presentation.rest.dependencies import DebateServiceDep
-from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+from shared_contracts.problems import ProblemDetail
 
 log = structlog.get_logger(__name__)
 
 router = APIRouter(prefix="/api/v1/debate", tags=["debate"])
 
-
-def _problem(description: str) -> dict[str, Any]:
-    return {"model": ProblemDetail, "description": description, "content": {PROBLEM_CONTENT_TYPE: {}}}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ProblemDetail, "description": description}
+    for status, description in {
+        400: "symbol missing/invalid, expert_results empty, or an expert result that cannot be read",
+        500: "an agent's LLM output could not be parsed (llm_output_invalid)",
+        502: "the LLM endpoint refused the call",
+        503: "the LLM endpoint is unavailable",
+        504: "the LLM endpoint timed out",
+    }.items()
+}
 
 
 @router.post(
-    "/run",
-    response_model=DebateOutcome,
-    summary="Run a bull/bear debate on expert results",
-    responses={
-        400: _problem("symbol missing/invalid, expert_results empty, or an expert result that cannot be read"),
-        500: _problem("an agent's LLM output could not be parsed (llm_output_invalid)"),
-        502: _problem("the LLM endpoint refused the call"),
-        503: _problem("the LLM endpoint is unavailable"),
-        504: _problem("the LLM endpoint timed out"),
-    },
+    "/run", response_model=DebateOutcome, summary="Run a bull/bear debate on expert results", responses=_ERRORS
 )
 async def run_debate(body: DebateRunRequest, service: DebateServiceDep) -> DebateOutcome:
     debate_input = to_debate_input(body)

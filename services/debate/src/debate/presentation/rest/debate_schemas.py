@@ -9,29 +9,11 @@ failed experts are ``failed_experts`` together with every failed envelope of ``e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
+from debate.domain import exceptions as errors
 from debate.domain.dtos.debate_input import EXPERT_NAME_PATTERN, MAX_EXPERTS, SYMBOL_PATTERN, DebateInput
-from debate.domain.exceptions import (
-    ExpertResultsEmptyError,
-    InvalidExpertResultError,
-    InvalidSymbolError,
-    NoUsableExpertResultError,
-    SymbolMismatchError,
-    SymbolRequiredError,
-    TooManyExpertsError,
-    UnknownSignalError,
-)
+from shared_contracts import projection
 from shared_contracts.debate import DebateOutcome, DebateRunRequest
 from shared_contracts.experts import stance_of
-from shared_contracts.projection import (
-    ExpertDataQuality,
-    ProjectionError,
-    failed_experts_of,
-    project_data_quality,
-    project_expert_results,
-    symbol_of_result,
-)
 from shared_contracts.symbols import canonical_symbol
 
 __all__ = ["DebateOutcome", "DebateRunRequest", "to_debate_input"]
@@ -40,62 +22,57 @@ __all__ = ["DebateOutcome", "DebateRunRequest", "to_debate_input"]
 def to_debate_input(request: DebateRunRequest) -> DebateInput:
     symbol = (request.symbol or "").strip()
     if not symbol:
-        raise SymbolRequiredError("symbol is required")
+        raise errors.SymbolRequiredError("symbol is required")
     if not SYMBOL_PATTERN.match(symbol):
-        raise InvalidSymbolError(f"symbol {symbol!r} is not a ticker-like code (e.g. 600519.SH, AAPL)")
+        raise errors.InvalidSymbolError(f"symbol {symbol!r} is not a ticker-like code (e.g. 600519.SH, AAPL)")
     symbol = canonical_symbol(symbol)
     results = request.expert_results
     if not results:
-        raise ExpertResultsEmptyError("expert_results must hold at least one expert's result")
+        raise errors.ExpertResultsEmptyError("expert_results must hold at least one expert's result")
     if len(results) > MAX_EXPERTS:
-        raise TooManyExpertsError(f"expert_results holds {len(results)} experts; at most {MAX_EXPERTS}")
+        raise errors.TooManyExpertsError(f"expert_results holds {len(results)} experts; at most {MAX_EXPERTS}")
     for name in results:
-        if not EXPERT_NAME_PATTERN.match(name):
-            raise InvalidExpertResultError(
-                f"expert name {name!r} must be letters, digits, '_' or '-' (at most 64)", expert=name
-            )
+        _check_name("expert name", name)
     for name, value in results.items():
-        about = symbol_of_result(value)
+        about = projection.symbol_of_result(value)
         if about is not None and canonical_symbol(about).upper() != symbol.upper():
-            raise SymbolMismatchError(
+            raise errors.SymbolMismatchError(
                 f"expert_results.{name} is about {about[:40]!r}, not {symbol!r}; debate one symbol's results",
                 expert=name,
             )
     try:
-        summaries = project_expert_results(results)
-        quality = project_data_quality(results)
+        summaries = projection.project_expert_results(results)
+        quality = projection.project_data_quality(results)
         given = request.data_quality or {}
         quality.update(
-            {name: ExpertDataQuality(**counts.model_dump()) for name, counts in given.items() if name in results}
+            {name: projection.ExpertDataQuality(**q.model_dump()) for name, q in given.items() if name in results}
         )
-    except ProjectionError as exc:
-        raise InvalidExpertResultError(f"expert_results.{exc}", expert=exc.expert) from exc
+    except projection.ProjectionError as exc:
+        raise errors.InvalidExpertResultError(f"expert_results.{exc}", expert=exc.expert) from exc
     if not summaries:
-        raise NoUsableExpertResultError("every expert in expert_results failed; there is nothing to debate")
+        raise errors.NoUsableExpertResultError("every expert in expert_results failed; there is nothing to debate")
     for name, summary in summaries.items():
         if stance_of(summary.signal) is None:
-            raise UnknownSignalError(
+            raise errors.UnknownSignalError(
                 f"expert_results.{name}: signal {summary.signal!r} is not a known verdict "
                 "(BULLISH/BEARISH/NEUTRAL, UNDERVALUED/FAIRLY_VALUED/OVERVALUED, FAVORABLE/UNFAVORABLE, "
                 "POSITIVE/NEGATIVE)",
                 expert=name,
             )
-    failed = _failed_experts(request.failed_experts or [], failed_experts_of(results), summaries)
-    return DebateInput(symbol=symbol, expert_summaries=summaries, data_quality=quality, failed_experts=failed)
-
-
-def _failed_experts(named: list[str], envelopes: list[str], summaries: Mapping[str, object]) -> list[str]:
-    """``failed_experts`` and the failed envelopes, once each; none of them may have a result."""
-    failed = list(dict.fromkeys([*named, *envelopes]))
-    for name in failed:
-        if not EXPERT_NAME_PATTERN.match(name):
-            raise InvalidExpertResultError(
-                f"failed expert name {name!r} must be letters, digits, '_' or '-' (at most 64)", expert=name
-            )
+    failed = list(dict.fromkeys([*(request.failed_experts or []), *projection.failed_experts_of(results)]))
+    for name in failed:  # once each, none of them with a result
+        _check_name("failed expert name", name)
         if name in summaries:
-            raise InvalidExpertResultError(
+            raise errors.InvalidExpertResultError(
                 f"failed_experts names {name}, whose result in expert_results succeeded", expert=name
             )
     if len(failed) > MAX_EXPERTS:
-        raise TooManyExpertsError(f"failed_experts holds {len(failed)} experts; at most {MAX_EXPERTS}")
-    return failed
+        raise errors.TooManyExpertsError(f"failed_experts holds {len(failed)} experts; at most {MAX_EXPERTS}")
+    return DebateInput(symbol=symbol, expert_summaries=summaries, data_quality=quality, failed_experts=failed)
+
+
+def _check_name(what: str, name: str) -> None:
+    if not EXPERT_NAME_PATTERN.match(name):
+        raise errors.InvalidExpertResultError(
+            f"{what} {name!r} must be letters, digits, '_' or '-' (at most 64)", expert=name
+        )
