@@ -66,23 +66,23 @@ def test_small_changes_are_not_events() -> None:
 
 def test_scorecard_formula() -> None:
     card = Scorecard()
-    card.add("a", 1, "", {})
-    card.add("b", 1, "", {})
-    card.add("c", -1, "", {}, weight=0.5)
-    card.add("d", None, "", {})  # no data
+    card.add("a", 1, {}, "", "")
+    card.add("b", 1, {}, "", "")
+    card.add("c", -1, {}, "", "", weight=0.5)
+    card.add("d", None, {}, "", "")  # no data
     # s = (1 + 1 - 0.5) / 2.5 = 0.6; coverage = 2.5 / 3.5; confidence = 0.35 + 0.55 · 0.6 · 0.7143 = 0.59
     assert card.normalized == pytest.approx(0.6)
     assert card.coverage == pytest.approx(2.5 / 3.5)
     assert card.direction == 1
     assert card.confidence == 0.59
     thin = Scorecard()
-    thin.add("a", 1, "", {})
-    thin.add("b", None, "", {})
-    thin.add("c", None, "", {})
+    thin.add("a", 1, {}, "", "")
+    thin.add("b", None, {}, "", "")
+    thin.add("c", None, {}, "", "")
     assert thin.normalized == 1.0
     assert thin.direction == 0  # coverage 1/3 < 0.5: no call on so little data
     empty = Scorecard()
-    empty.add("x", None, "", {})
+    empty.add("x", None, {}, "", "")
     assert (empty.normalized, empty.direction, empty.confidence) == (0.0, 0, 0.35)
 
 

@@ -11,11 +11,9 @@ from typing import Any
 
 from research.domain.analysis.catalyst import CatalystFacts
 from research.domain.analysis.events import CatalystEvent
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer, CatalystPoint, CatalystVerdict
 from research.domain.ports.agents import ICatalystDetectiveAgent
-from research.infrastructure.rules.scoring import THRESHOLD, Language, num, tr
-from shared_contracts.engine import EngineInfo
+from research.infrastructure.rules.scoring import THRESHOLD, Language, RulesAgent, num, rules_answer, tr
 from shared_contracts.experts import CatalystAssessment
 
 MIN_DENOMINATOR = 4
@@ -34,43 +32,35 @@ _TITLES = {
 def describe(e: CatalystEvent, lang: Language) -> str:
     g: dict[str, Any] = e.figures
     if e.kind == "earnings_inflection":
+        now, before, swing = num(g["net_profit_yoy_pct"]), num(g["previous_yoy_pct"]), num(g["swing_pts"])
         return tr(
             lang,
-            f"{g['period_end']} 年度净利润同比 {num(g['net_profit_yoy_pct'])}%，上年 "
-            f"{num(g['previous_yoy_pct'])}%，变化 {num(g['swing_pts'])} 个百分点",
-            f"FY {g['period_end']} net profit {num(g['net_profit_yoy_pct'])}% YoY "
-            f"after {num(g['previous_yoy_pct'])}%: a {num(g['swing_pts'])} pt swing",
+            f"{g['period_end']} 年度净利润同比 {now}%，上年 {before}%，变化 {swing} 个百分点",
+            f"FY {g['period_end']} net profit {now}% YoY after {before}%: a {swing} pt swing",
         )
     if e.kind == "dividend_change":
+        dps, previous, change = num(g["dps"], 3), num(g["previous_dps"], 3), num(g["change_pct"])
         return tr(
-            lang,
-            f"每股分红 {num(g['dps'], 3)}，上年 {num(g['previous_dps'], 3)}（{num(g['change_pct'])}%）",
-            f"dividend per share {num(g['dps'], 3)} vs {num(g['previous_dps'], 3)} ({num(g['change_pct'])}%)",
+            lang, f"每股分红 {dps}，上年 {previous}（{change}%）", f"dividend per share {dps} vs {previous} ({change}%)"
         )
     if e.kind == "price_gap":
-        return tr(
-            lang,
-            f"{e.date} 跳空 {num(g['gap_pct'])}%，收盘 {num(g['close'])}",
-            f"{e.date} gap of {num(g['gap_pct'])}%, close {num(g['close'])}",
-        )
+        gap, close = num(g["gap_pct"]), num(g["close"])
+        return tr(lang, f"{e.date} 跳空 {gap}%，收盘 {close}", f"{e.date} gap of {gap}%, close {close}")
     if e.kind == "volume_spike":
+        times, change = num(g["volume_multiple"]), num(g["change_pct"])
         return tr(
             lang,
-            f"{e.date} 成交量为前20日均量的 {num(g['volume_multiple'])} 倍，涨跌 {num(g['change_pct'])}%",
-            f"{e.date} volume {num(g['volume_multiple'])}x the 20-day mean, {num(g['change_pct'])}% on the day",
+            f"{e.date} 成交量为前20日均量的 {times} 倍，涨跌 {change}%",
+            f"{e.date} volume {times}x the 20-day mean, {change}% on the day",
         )
     if e.kind == "52w_high":
-        return tr(
-            lang,
-            f"{e.date} 收盘 {num(g['close'])} 高于前{g['prior_bars']}日最高 {num(g['prior_high'])}",
-            f"{e.date} close {num(g['close'])} above the prior {g['prior_bars']}-day high {num(g['prior_high'])}",
-        )
+        close, bars, prior = num(g["close"]), g["prior_bars"], num(g["prior_high"])
+        zh, en = f"收盘 {close} 高于前{bars}日最高 {prior}", f"close {close} above the prior {bars}-day high {prior}"
+        return f"{e.date} {tr(lang, zh, en)}"
     if e.kind == "52w_low":
-        return tr(
-            lang,
-            f"{e.date} 收盘 {num(g['close'])} 低于前{g['prior_bars']}日最低 {num(g['prior_low'])}",
-            f"{e.date} close {num(g['close'])} below the prior {g['prior_bars']}-day low {num(g['prior_low'])}",
-        )
+        close, bars, prior = num(g["close"]), g["prior_bars"], num(g["prior_low"])
+        zh, en = f"收盘 {close} 低于前{bars}日最低 {prior}", f"close {close} below the prior {bars}-day low {prior}"
+        return f"{e.date} {tr(lang, zh, en)}"
     return e.title or e.kind
 
 
@@ -79,15 +69,12 @@ def _point(e: CatalystEvent, lang: Language) -> CatalystPoint:
     return CatalystPoint(title=tr(lang, zh, en), description=describe(e, lang)[:400], date=e.date.isoformat())
 
 
-class RulesCatalystDetectiveAgent(ICatalystDetectiveAgent):
-    def __init__(self, language: Language = "zh") -> None:
-        self._lang = language
-
+class RulesCatalystDetectiveAgent(RulesAgent, ICatalystDetectiveAgent):
     async def analyse(self, facts: CatalystFacts) -> AgentAnswer[CatalystVerdict]:
         lang = self._lang
         scored = [e for e in facts.events if e.weight > 0]
-        total = sum(e.weight for e in scored)
-        s = facts.net_score / max(MIN_DENOMINATOR, total)
+        denominator = max(MIN_DENOMINATOR, sum(e.weight for e in scored))
+        s = facts.net_score / denominator
         coverage = sum(1 for i in SCORED_INPUTS if i in facts.inputs) / len(SCORED_INPUTS)
         direction = 1 if s >= THRESHOLD else -1 if s <= -THRESHOLD else 0
         assessment = {1: CatalystAssessment.POSITIVE, -1: CatalystAssessment.NEGATIVE, 0: CatalystAssessment.NEUTRAL}[
@@ -95,16 +82,16 @@ class RulesCatalystDetectiveAgent(ICatalystDetectiveAgent):
         ]
         positive = [_point(e, lang) for e in scored if e.polarity > 0][:10]
         negative = [_point(e, lang) for e in scored if e.polarity < 0][:10]
-        news = len(facts.news)
+        counts, net = f"{len(positive)} 个正面、{len(negative)} 个负面", f"{facts.net_score}，标准化 {s:+.2f}"
         summary = tr(
             lang,
-            f"{facts.symbol} 截至 {facts.as_of} 检测到 {len(positive)} 个正面、{len(negative)} 个负面催化事件"
-            f"（加权净分 {facts.net_score}，标准化 {s:+.2f}），判断为{ {1: '正面', -1: '负面', 0: '中性'}[direction] }",
-            f"{facts.symbol} as of {facts.as_of}: {len(positive)} "
-            f"positive and {len(negative)} negative catalyst events "
-            f"(weighted net {facts.net_score}, normalised {s:+.2f}), assessed {assessment.value.lower()}",
+            f"{facts.symbol} 截至 {facts.as_of} 检测到 {counts}催化事件（加权净分 {net}），"
+            f"判断为{ {1: '正面', -1: '负面', 0: '中性'}[direction] }",
+            f"{facts.symbol} as of {facts.as_of}: {len(positive)} positive and {len(negative)} negative catalyst "
+            f"events (weighted net {facts.net_score}, normalised {s:+.2f}), assessed {assessment.value.lower()}",
         )
-        if news:
+        if facts.news:
+            news = len(facts.news)
             summary += tr(
                 lang, f"；另有 {news} 条新闻未参与规则评分", f"; {news} news items are listed but not scored by rules"
             )
@@ -127,8 +114,8 @@ class RulesCatalystDetectiveAgent(ICatalystDetectiveAgent):
                 for e in facts.events
             ],
             "net_score": facts.net_score,
-            "denominator": max(MIN_DENOMINATOR, total),
+            "denominator": denominator,
             "normalized_score": round(s, 4),
             "coverage": coverage,
         }
-        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)
+        return rules_answer(verdict, facts, trace)

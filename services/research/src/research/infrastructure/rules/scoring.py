@@ -11,19 +11,43 @@ Each rule scores one indicator in {-1, 0, +1} (None when its data is missing) wi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from research.domain.analysis.serialize import to_jsonable
+from research.domain.model.verdicts import AgentAnswer
+from shared_contracts.engine import EngineInfo
 
 Language = Literal["zh", "en"]
 THRESHOLD = 0.25
 MIN_COVERAGE = 0.5
+T = TypeVar("T")
+V = TypeVar("V", bound=BaseModel)
 
 
 def tr(language: Language, zh: str, en: str) -> str:
     return zh if language == "zh" else en
 
 
+def joined(language: Language, parts: list[str]) -> str:
+    return ("；" if language == "zh" else "; ").join(parts)
+
+
 def num(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def rules_answer(verdict: V, facts: object, trace: dict[str, Any]) -> AgentAnswer[V]:
+    """A rules engine's answer: its inputs are the facts, its output the trace."""
+    return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)
+
+
+class RulesAgent:
+    """A rules engine writing its narrative in ``language``."""
+
+    def __init__(self, language: Language = "zh") -> None:
+        self._lang = language
 
 
 @dataclass(frozen=True)
@@ -37,10 +61,12 @@ class RuleResult:
 
 @dataclass
 class Scorecard:
+    language: Language = "zh"
     rules: list[RuleResult] = field(default_factory=list)
 
-    def add(self, rule: str, score: int | None, note: str, inputs: dict[str, Any], weight: float = 1.0) -> None:
-        self.rules.append(RuleResult(rule, score, weight, note, inputs))
+    def add(self, rule: str, score: int | None, inputs: dict[str, Any], zh: str, en: str, weight: float = 1.0) -> None:
+        """A scored rule; its note is ``zh`` or ``en`` by the card's language."""
+        self.rules.append(RuleResult(rule, score, weight, tr(self.language, zh, en), inputs))
 
     @property
     def normalized(self) -> float:
@@ -64,11 +90,19 @@ class Scorecard:
     def confidence(self) -> float:
         return round(0.35 + 0.55 * abs(self.normalized) * self.coverage, 2)
 
-    def notes(self) -> list[str]:
-        return [r.note for r in self.rules if r.note]
+    def pick(self, positive: T, negative: T, neutral: T) -> T:
+        """What the direction reads as."""
+        return {1: positive, -1: negative, 0: neutral}[self.direction]
 
-    def trace(self) -> dict[str, Any]:
-        return {
+    def summary(self, zh: str, en: str) -> str:
+        """The head (``zh`` or ``en``), the rule score, then every rule's note."""
+        s = self.normalized
+        head = tr(self.language, f"{zh}（规则得分 {s:+.2f}）：", f"{en} (rule score {s:+.2f}): ")
+        return head + joined(self.language, [r.note for r in self.rules if r.note])
+
+    def answer(self, verdict: V, facts: object, caveats: list[str]) -> AgentAnswer[V]:
+        """The verdict, with the trace (every rule, the arithmetic, ``caveats``: notes on the data)."""
+        trace = {
             "rules": [
                 {"rule": r.rule, "score": r.score, "weight": r.weight, "inputs": r.inputs, "note": r.note}
                 for r in self.rules
@@ -79,4 +113,6 @@ class Scorecard:
             "confidence": self.confidence,
             "formula": "s=Σscore·w/Σw (rules with data); ±0.25 thresholds, neutral below 0.5 coverage; "
             "confidence=0.35+0.55·|s|·coverage",
+            "caveats": caveats,
         }
+        return rules_answer(verdict, facts, trace)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.valuation import ValuationFacts
 from research.domain.model.verdicts import AgentAnswer, ValuationVerdictModel
 from research.domain.ports.agents import IValuationModelerAgent
-from research.infrastructure.rules.scoring import Language, Scorecard, num, tr
-from shared_contracts.engine import EngineInfo
+from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, num, tr
 from shared_contracts.experts import ValuationVerdict
 
 CHEAP_PERCENTILE, DEAR_PERCENTILE = 20.0, 80.0
@@ -25,60 +23,41 @@ def _basis_zh(basis: str | None) -> str:
 
 
 def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
-    card = Scorecard()
+    card = Scorecard(lang)
     p = f.pe_ttm_percentile
-    s = None if p is None else 1 if p <= CHEAP_PERCENTILE else -1 if p >= DEAR_PERCENTILE else 0
     card.add(
         "pe_percentile",
-        s,
-        tr(
-            lang,
-            f"PE(TTM) {num(f.pe_ttm)}，历史分位 {num(p, 1)}%（{_basis_zh(f.pe_percentile_basis)}）",
-            f"PE(TTM) {num(f.pe_ttm)} at the {num(p, 1)}th percentile ({f.pe_percentile_basis or '-'})",
-        ),
+        None if p is None else 1 if p <= CHEAP_PERCENTILE else -1 if p >= DEAR_PERCENTILE else 0,
         {"pe_ttm": f.pe_ttm, "percentile": p},
+        f"PE(TTM) {num(f.pe_ttm)}，历史分位 {num(p, 1)}%（{_basis_zh(f.pe_percentile_basis)}）",
+        f"PE(TTM) {num(f.pe_ttm)} at the {num(p, 1)}th percentile ({f.pe_percentile_basis or '-'})",
     )
-    spread = f.yield_spread_pts
-    s = None if spread is None else 1 if spread >= WIDE_SPREAD else -1 if spread < NARROW_SPREAD else 0
+    spread, bond, bond_day = f.yield_spread_pts, num(f.bond_yield_10y_pct, 3), f.bond_yield_date or "-"
     card.add(
         "earnings_yield_spread",
-        s,
-        tr(
-            lang,
-            f"盈利收益率 {num(f.earnings_yield_pct)}% 对比10年期国债 {num(f.bond_yield_10y_pct, 3)}%（"
-            f"{f.bond_yield_date or '-'}），利差 {num(spread)} 个百分点",
-            f"earnings yield {num(f.earnings_yield_pct)}% against the 10-year yield "
-            f"{num(f.bond_yield_10y_pct, 3)}% ({f.bond_yield_date or '-'}): spread {num(spread)} pts",
-        ),
+        None if spread is None else 1 if spread >= WIDE_SPREAD else -1 if spread < NARROW_SPREAD else 0,
         {"earnings_yield_pct": f.earnings_yield_pct, "bond_yield_10y_pct": f.bond_yield_10y_pct, "spread_pts": spread},
+        f"盈利收益率 {num(f.earnings_yield_pct)}% 对比10年期国债 {bond}%（{bond_day}），利差 {num(spread)} 个百分点",
+        f"earnings yield {num(f.earnings_yield_pct)}% against the 10-year yield {bond}% ({bond_day}): "
+        f"spread {num(spread)} pts",
     )
-    iv = f.intrinsic_value
-    s = None
-    if iv is not None and f.close is not None:
-        s = 1 if f.close < iv.low else -1 if f.close > iv.high else 0
+    iv, close = f.intrinsic_value, f.close
+    low, high = (iv.low, iv.high) if iv else (None, None)
     card.add(
         "price_vs_intrinsic_range",
-        s,
-        tr(
-            lang,
-            f"股价 {num(f.close)}（{f.as_of.isoformat()} 收盘）对比盈利能力价值区间 "
-            f"{num(iv.low if iv else None)}–{num(iv.high if iv else None)}",
-            f"price {num(f.close)} (close of {f.as_of.isoformat()}) against the earnings-power value range "
-            f"{num(iv.low if iv else None)}–{num(iv.high if iv else None)}",
-        ),
-        {"close": f.close, "low": iv.low if iv else None, "high": iv.high if iv else None},
+        None if iv is None or close is None else 1 if close < iv.low else -1 if close > iv.high else 0,
+        {"close": close, "low": low, "high": high},
+        f"股价 {num(close)}（{f.as_of.isoformat()} 收盘）对比盈利能力价值区间 {num(low)}–{num(high)}",
+        f"price {num(close)} (close of {f.as_of.isoformat()}) against the earnings-power value range "
+        f"{num(low)}–{num(high)}",
     )
-    dy, bond = f.dividend_yield_pct, f.bond_yield_10y_pct
-    s = None if dy is None or bond is None else 1 if dy >= bond else -1 if dy < bond / 2 else 0
+    dy, bond_pct = f.dividend_yield_pct, f.bond_yield_10y_pct
     card.add(
         "dividend_yield_vs_bond",
-        s,
-        tr(
-            lang,
-            f"股息率 {num(dy)}% 对比10年期国债 {num(bond, 3)}%",
-            f"dividend yield {num(dy)}% against the 10-year yield {num(bond, 3)}%",
-        ),
-        {"dividend_yield_pct": dy, "bond_yield_10y_pct": bond},
+        None if dy is None or bond_pct is None else 1 if dy >= bond_pct else -1 if dy < bond_pct / 2 else 0,
+        {"dividend_yield_pct": dy, "bond_yield_10y_pct": bond_pct},
+        f"股息率 {num(dy)}% 对比10年期国债 {bond}%",
+        f"dividend yield {num(dy)}% against the 10-year yield {bond}%",
         weight=DIVIDEND_WEIGHT,
     )
     return card
@@ -90,57 +69,29 @@ def risk_factors(f: ValuationFacts, lang: Language) -> list[str]:
     service lists them in ``data_gaps`` and the intrinsic range states its assumptions."""
     risks = []
     if f.pe_ttm is not None and f.pe_ttm <= 0:
-        risks.append(
-            tr(
-                lang,
-                "PE 为负（亏损），估值基于盈利的方法失效",
-                "negative PE (losses): earnings-based methods do not apply",
-            )
-        )
+        zh, en = "PE 为负（亏损），估值基于盈利的方法失效", "negative PE (losses): earnings-based methods do not apply"
+        risks.append(tr(lang, zh, en))
     if f.pe_ttm is not None and f.pe_ttm >= HIGH_PE:
-        risks.append(
-            tr(
-                lang,
-                f"PE {num(f.pe_ttm)} 偏高，对盈利不及预期敏感",
-                f"PE {num(f.pe_ttm)} is high and sensitive to earnings misses",
-            )
-        )
+        pe = num(f.pe_ttm)
+        risks.append(tr(lang, f"PE {pe} 偏高，对盈利不及预期敏感", f"PE {pe} is high and sensitive to earnings misses"))
     return risks
 
 
-def caveats(f: ValuationFacts) -> list[str]:
-    """Notes on the data and the method, not investment risks: the trace carries them (``data_gaps`` holds
-    the data ones), never ``risk_factors``."""
-    notes = list(f.gaps)
-    if f.intrinsic_value is not None:
-        notes.append("the earnings-power value assumes no growth and understates growing firms")
-    return notes
-
-
-class RulesValuationModelerAgent(IValuationModelerAgent):
-    def __init__(self, language: Language = "zh") -> None:
-        self._lang = language
-
+class RulesValuationModelerAgent(RulesAgent, IValuationModelerAgent):
     async def analyse(self, facts: ValuationFacts) -> AgentAnswer[ValuationVerdictModel]:
-        lang = self._lang
-        card = score_valuation(facts, lang)
-        verdict_value = {
-            1: ValuationVerdict.UNDERVALUED,
-            -1: ValuationVerdict.OVERVALUED,
-            0: ValuationVerdict.FAIRLY_VALUED,
-        }[card.direction]
-        head = tr(
-            lang,
-            f"{facts.symbol} 截至 {facts.as_of} "
-            f"估值{ {1: '偏低', -1: '偏高', 0: '合理'}[card.direction] }（规则得分 {card.normalized:+.2f}）：",
-            f"{facts.symbol} as of {facts.as_of} looks "
-            f"{verdict_value.value.lower().replace('_', ' ')} (rule score {card.normalized:+.2f}): ",
-        )
+        card = score_valuation(facts, self._lang)
+        value = card.pick(ValuationVerdict.UNDERVALUED, ValuationVerdict.OVERVALUED, ValuationVerdict.FAIRLY_VALUED)
         verdict = ValuationVerdictModel(
-            valuation_verdict=verdict_value,
+            valuation_verdict=value,
             confidence_score=card.confidence,
-            reasoning_summary=head + ("；" if lang == "zh" else "; ").join(card.notes()),
-            risk_factors=risk_factors(facts, lang),
+            reasoning_summary=card.summary(
+                f"{facts.symbol} 截至 {facts.as_of} 估值{card.pick('偏低', '偏高', '合理')}",
+                f"{facts.symbol} as of {facts.as_of} looks {value.value.lower().replace('_', ' ')}",
+            ),
+            risk_factors=risk_factors(facts, self._lang),
         )
-        trace = {**card.trace(), "caveats": caveats(facts)}
-        return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)
+        # notes on the data and the method, not investment risks (data_gaps holds the data ones)
+        caveats = list(facts.gaps)
+        if facts.intrinsic_value is not None:
+            caveats.append("the earnings-power value assumes no growth and understates growing firms")
+        return card.answer(verdict, facts, caveats)
