@@ -32,7 +32,7 @@ from coordinator.domain.model.session import (
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
-from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
+from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.research_progress import IResearchProgressListener
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
@@ -221,17 +221,14 @@ class FakeExpertGateway(IResearchExpertGateway):
     async def run_expert(
         self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        return (await self.run_expert_detailed(expert_type, symbol, options)).data
-
-    async def run_expert_detailed(
-        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
-    ) -> ExpertRun:
         self.calls.append((expert_type.value, symbol, options))
         if self.barrier is not None:
             await self.barrier.wait()
         if expert_type.value in self.failures:
             raise self.failures[expert_type.value]
-        return ExpertRun(sample_result(expert_type.value, symbol), attempts=self.attempts.get(expert_type.value, 1))
+        if isinstance(options, ExpertOptions):
+            options.attempts = self.attempts.get(expert_type.value, 1)
+        return sample_result(expert_type.value, symbol)
 
     @property
     def called(self) -> list[str]:

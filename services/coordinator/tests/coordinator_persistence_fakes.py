@@ -31,7 +31,7 @@ from coordinator.domain.model.session import ExpertOutcome, ResearchSession, Ses
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
-from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway
+from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
@@ -220,11 +220,6 @@ class GatedExpertGateway(IResearchExpertGateway):
     async def run_expert(
         self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        return (await self.run_expert_detailed(expert_type, symbol, options)).data
-
-    async def run_expert_detailed(
-        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
-    ) -> ExpertRun:
         self.entered.set()
         await self.release.wait()
-        return await self.inner.run_expert_detailed(expert_type, symbol, options)
+        return await self.inner.run_expert(expert_type, symbol, options)

@@ -83,13 +83,14 @@ async def test_catalyst_detective_result_is_a_plain_dict_with_its_nested_result(
 
 
 @respx.mock
-async def test_detailed_run_reports_attempts(adapter: ResearchGatewayAdapter) -> None:
+async def test_the_attempts_a_success_took_are_set_on_the_options(adapter: ResearchGatewayAdapter) -> None:
     respx.post(url("valuation_modeler")).mock(
         side_effect=[httpx.Response(503), httpx.Response(200, json=sample_result("valuation_modeler"))]
     )
-    run = await adapter.run_expert_detailed(ExpertType.VALUATION_MODELER, "600519.SH")
-    assert run.attempts == 2
-    assert run.data["valuation_verdict"] == "UNDERVALUED"
+    options = ExpertOptions()
+    data = await adapter.run_expert(ExpertType.VALUATION_MODELER, "600519.SH", options)
+    assert options.attempts == 2
+    assert data["valuation_verdict"] == "UNDERVALUED"
 
 
 @respx.mock

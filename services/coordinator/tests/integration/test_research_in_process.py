@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import date
-from typing import Any
 
 import httpx
 import pytest
@@ -16,6 +15,7 @@ from coordinator.application.request_validation import validate_command
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import AllExpertsFailedError, InsufficientHistoryError, PeerResponseError
 from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.ports.research_expert_gateway import ExpertOptions
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
@@ -46,12 +46,12 @@ def request(*experts: str) -> ResearchRequest:
 async def test_each_expert_answers_with_a_result_the_debate_projection_reads(
     adapter: ResearchGatewayAdapter, expert: str
 ) -> None:
-    options: dict[str, Any] = request(expert).options[expert]
-    run = await adapter.run_expert_detailed(ExpertType(expert), SYMBOL, options)
-    assert run.attempts == 1
-    assert run.data["symbol"] == SYMBOL
-    assert run.data["engine"]["kind"] == "rules"
-    summary = project_expert_results({expert: run.data})[expert]
+    options = ExpertOptions(request(expert).options[expert])
+    data = await adapter.run_expert(ExpertType(expert), SYMBOL, options)
+    assert options.attempts == 1
+    assert data["symbol"] == SYMBOL
+    assert data["engine"]["kind"] == "rules"
+    summary = project_expert_results({expert: data})[expert]
     assert summary.signal
     assert 0.0 <= summary.confidence <= 1.0
 

@@ -28,7 +28,6 @@ from coordinator_persistence_fakes import (
 
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ResearchSession
-from coordinator.domain.ports.research_expert_gateway import ExpertRun
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 
@@ -220,11 +219,11 @@ class WatchedExperts(FakeExpertGateway):
         super().__init__()
         self.watcher = watcher
 
-    async def run_expert_detailed(
+    async def run_expert(
         self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
-    ) -> ExpertRun:
+    ) -> dict[str, Any]:
         await self.watcher.look(f"expert:{expert_type.value}")
-        return await super().run_expert_detailed(expert_type, symbol, options)
+        return await super().run_expert(expert_type, symbol, options)
 
 
 class WatchedDebate(FakeDebateGateway):

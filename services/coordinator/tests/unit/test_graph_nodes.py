@@ -65,7 +65,7 @@ def test_route_sends_the_pending_experts_with_the_state() -> None:
 
 async def test_debate_node_skips_when_every_expert_failed() -> None:
     debate = FakeDebateGateway()
-    update = await create_debate_node(debate)(state(overall_status="failed"))
+    update = await create_debate_node(debate)(state(overall_status="failed"), {})
     assert update == {"debate_outcome": {}}
     assert debate.calls == []
 
@@ -73,7 +73,7 @@ async def test_debate_node_skips_when_every_expert_failed() -> None:
 async def test_debate_node_writes_the_outcome() -> None:
     debate = FakeDebateGateway()
     results = {"technical_analyst": sample_result("technical_analyst")}
-    update = await create_debate_node(debate)(state(results=results, overall_status="partial"))
+    update = await create_debate_node(debate)(state(results=results, overall_status="partial"), {})
     assert update == {"debate_outcome": debate_outcome()}
     assert debate.calls == [("600519.SH", results)]
 
@@ -81,7 +81,9 @@ async def test_debate_node_writes_the_outcome() -> None:
 async def test_debate_failure_leaves_empty_outcome_and_status_untouched() -> None:
     debate = FakeDebateGateway(error=ValueError("LLM output is not JSON"))
     with structlog.testing.capture_logs() as logs:
-        update = await create_debate_node(debate)(state(results={"technical_analyst": {}}, overall_status="partial"))
+        update = await create_debate_node(debate)(
+            state(results={"technical_analyst": {}}, overall_status="partial"), {}
+        )
     assert update == {"debate_outcome": {}}  # no overall_status key: it stays what it was
     assert {"event": "debate_failed", "error": "LLM output is not JSON", "log_level": "error"} in logs
 
@@ -92,7 +94,7 @@ async def test_judge_node_runs_on_a_debate_outcome() -> None:
     results = {"technical_analyst": sample_result("technical_analyst")}
     options = {"technical_analyst": {"analysis_date": "2026-02-13"}}
     update = await create_judge_node(judge)(
-        state(debate_outcome=outcome, results=results, options=options, analysis_date=date(2026, 2, 13))
+        state(debate_outcome=outcome, results=results, options=options, analysis_date=date(2026, 2, 13)), {}
     )
     assert update["verdict"]["action"] == "BUY"
     # The analysis date bounds the reference price: an analysis of the past is priced in the past.
@@ -105,7 +107,7 @@ async def test_the_judge_is_told_the_researchs_analysis_date_without_a_technical
     judge = FakeJudgeGateway()
     results = {"valuation_modeler": sample_result("valuation_modeler")}
     await create_judge_node(judge)(
-        state(debate_outcome=debate_outcome(), results=results, analysis_date=date(2025, 9, 30))
+        state(debate_outcome=debate_outcome(), results=results, analysis_date=date(2025, 9, 30)), {}
     )
     [(_, _, context)] = judge.calls
     assert context is not None
@@ -115,7 +117,7 @@ async def test_the_judge_is_told_the_researchs_analysis_date_without_a_technical
 async def test_judge_node_tells_the_judge_which_experts_failed() -> None:
     judge = FakeJudgeGateway()
     errors = {"valuation_modeler": "research 404 data_unavailable", "macro_intelligence": "research 503"}
-    await create_judge_node(judge)(state(debate_outcome=debate_outcome(), errors=errors))
+    await create_judge_node(judge)(state(debate_outcome=debate_outcome(), errors=errors), {})
     [(_, _, context)] = judge.calls
     assert context["failed_experts"] == ["macro_intelligence", "valuation_modeler"]
 
@@ -123,7 +125,7 @@ async def test_judge_node_tells_the_judge_which_experts_failed() -> None:
 @pytest.mark.parametrize("empty", [{}, None])
 async def test_judge_node_skips_without_debate_outcome(empty: dict[str, Any] | None) -> None:
     judge = FakeJudgeGateway()
-    update = await create_judge_node(judge)(state(debate_outcome=empty))
+    update = await create_judge_node(judge)(state(debate_outcome=empty), {})
     assert update == {"verdict": {}}
     assert judge.calls == []
 
@@ -131,7 +133,7 @@ async def test_judge_node_skips_without_debate_outcome(empty: dict[str, Any] | N
 async def test_judge_failure_leaves_empty_verdict_and_the_rest_untouched() -> None:
     judge = FakeJudgeGateway(error=RuntimeError("judge 503 llm_unavailable: down"))
     with structlog.testing.capture_logs() as logs:
-        update = await create_judge_node(judge)(state(debate_outcome=debate_outcome(), overall_status="partial"))
+        update = await create_judge_node(judge)(state(debate_outcome=debate_outcome(), overall_status="partial"), {})
     assert update == {"verdict": {}}  # neither overall_status nor debate_outcome is written
     assert {"event": "verdict_failed", "error": "judge 503 llm_unavailable: down", "log_level": "error"} in logs
 
@@ -142,7 +144,7 @@ async def test_an_unexpected_expert_failure_is_recorded_with_secrets_masked() ->
     from coordinator.infrastructure.orchestration.graph_nodes import create_expert_node
 
     leaking = FakeExpertGateway(failures={"technical_analyst": RuntimeError("boom Bearer sk-test-SECRET-123456")})
-    update = await create_expert_node(ExpertType.TECHNICAL_ANALYST, leaking)(state())
+    update = await create_expert_node(ExpertType.TECHNICAL_ANALYST, leaking)(state(), {})
     error = update["errors"]["technical_analyst"]
     assert "sk-test-SECRET-123456" not in error
     assert error.startswith("boom")

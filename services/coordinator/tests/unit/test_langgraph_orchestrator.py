@@ -1,4 +1,4 @@
-"""LangGraphResearchOrchestrator: gateways per request, result conversion, progress reporting and
+"""LangGraphResearchOrchestrator: the graph's shape per request, result conversion, progress reporting and
 what a retry carries."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def request(*experts: ExpertType, **extra: Any) -> ResearchRequest:
 
 @pytest.fixture
 def built_with(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, Any]]:
-    """Records the gateways build_research_graph receives (unwrapping the reporting wrappers)."""
+    """Records the gateways build_research_graph receives."""
     seen: list[tuple[Any, Any, Any]] = []
     real = module.build_research_graph
 

@@ -1,5 +1,5 @@
-"""The research graph is compiled once per shape and reused; each request still gets its own gateways
-(progress reported to its own listener, even when requests interleave)."""
+"""The research graph is compiled once per shape and reused; each request still reports progress to its own
+listener, even when requests interleave."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from coordinator_fakes import FakeDebateGateway, FakeExpertGateway, FakeJudgeGat
 
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.ports.research_expert_gateway import ExpertRun
 from coordinator.infrastructure.orchestration import langgraph_orchestrator as module
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 
@@ -49,11 +48,11 @@ class BarrierExpertGateway(FakeExpertGateway):
         super().__init__()
         self._barrier = barrier
 
-    async def run_expert_detailed(
+    async def run_expert(
         self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
-    ) -> ExpertRun:
+    ) -> dict[str, Any]:
         await self._barrier.wait()
-        return await super().run_expert_detailed(expert_type, symbol, options)
+        return await super().run_expert(expert_type, symbol, options)
 
 
 async def test_interleaved_requests_report_to_their_own_listener() -> None:

@@ -2,9 +2,9 @@
 with ``{symbol, analysis_date?, options}``: the research's analysis date (carried by ``ExpertOptions``)
 goes top-level, beside the expert's own options.
 
-Every expert's reply is checked against its wire model (``shared_contracts.research``) and handed on
-as a plain dict, unchanged: the catalyst detective's nested ``result`` object included, so all five
-results reach the coordinator as ``dict[str, Any]``.
+Every expert's reply is checked against its wire model (``shared_contracts.research``) and handed on as a
+plain dict, unchanged: the catalyst detective's nested ``result`` object included, so all five results reach
+the coordinator as ``dict[str, Any]``. The attempts the call took are set on the ``ExpertOptions``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from coordinator.domain.exceptions import PeerContractError
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.ports.research_expert_gateway import ExpertRun, IResearchExpertGateway, analysis_date_of
+from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway, analysis_date_of
 from coordinator.infrastructure.adapters.peer_http import PeerClient
 from shared_contracts.research import (
     CatalystDetectiveResult,
@@ -41,18 +41,15 @@ class ResearchGatewayAdapter(IResearchExpertGateway):
     async def run_expert(
         self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        return (await self.run_expert_detailed(expert_type, symbol, options)).data
-
-    async def run_expert_detailed(
-        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
-    ) -> ExpertRun:
         expert = ExpertType(expert_type)
         request: dict[str, Any] = {"symbol": symbol}
         if (analysis_date := analysis_date_of(options)) is not None:
             request["analysis_date"] = analysis_date.isoformat()
         request["options"] = dict(options or {})
         body, attempts = await self._research.post_json(f"/api/v1/research/experts/{expert.value}", request)
-        return ExpertRun(self._checked(expert, body, attempts), attempts)
+        if isinstance(options, ExpertOptions):
+            options.attempts = attempts
+        return self._checked(expert, body, attempts)
 
     def _checked(self, expert: ExpertType, body: Any, attempts: int) -> dict[str, Any]:
         service = self._research.service
