@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -39,6 +39,8 @@ from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
 from shared_contracts.service.settings import ConfigurationError
 
+F = TypeVar("F")
+V = TypeVar("V", bound=BaseModel)
 _LIVE_PROVIDERS = {
     "akshare": ("research.infrastructure.data.akshare_provider", "AkshareMarketDataProvider", "akshare"),
     "yfinance": ("research.infrastructure.data.yfinance_provider", "YFinanceMarketDataProvider", "yfinance"),
@@ -61,9 +63,6 @@ class ResearchContainer:
     async def aclose(self) -> None:
         if self.chat is not None:
             await self.chat.aclose()
-        close = getattr(self.provider, "aclose", None)
-        if close is not None:
-            await close()
 
 
 def build_provider(settings: Settings) -> IMarketDataProvider:
@@ -81,20 +80,6 @@ def build_provider(settings: Settings) -> IMarketDataProvider:
     return provider
 
 
-def _agent(
-    rules: ExpertAgent[Any, Any],
-    chat: OpenAICompatibleChat | None,
-    settings: Settings,
-    expert: str,
-    model: type[BaseModel],
-    **kwargs: Any,
-) -> ExpertAgent[Any, Any]:
-    if chat is None:
-        return rules
-    llm: ExpertAgent[Any, Any] = LLMExpertAgent(chat, expert, model, settings.report_language, **kwargs)
-    return FallbackToRulesAgent(llm, rules) if settings.llm_fallback_to_rules else llm
-
-
 def build_container(
     settings: Settings,
     *,
@@ -104,18 +89,21 @@ def build_container(
 ) -> ResearchContainer:
     """Build everything from settings; tests pass a fake ``provider``, a ``chat`` on a mock transport, a clock."""
     provider = provider or build_provider(settings)
-    if settings.uses_llm and chat is None:
-        chat = build_chat_client(settings)
-    if not settings.uses_llm:
-        chat = None
+    chat = (chat or build_chat_client(settings)) if settings.uses_llm else None
     lang = settings.report_language
-    technical = _agent(RulesTechnicalAnalystAgent(lang), chat, settings, "technical_analyst", TechnicalVerdict)
-    financial = _agent(RulesFinancialAuditorAgent(lang), chat, settings, "financial_auditor", FinancialVerdict)
-    valuation = _agent(RulesValuationModelerAgent(lang), chat, settings, "valuation_modeler", ValuationVerdictModel)
-    macro = _agent(RulesMacroIntelligenceAgent(lang), chat, settings, "macro_intelligence", MacroVerdict)
-    catalyst = _agent(
-        RulesCatalystDetectiveAgent(lang), chat, settings, "catalyst_detective", CatalystVerdict, slots=catalyst_slots
-    )
+
+    def agent(rules: ExpertAgent[F, V], expert: str, model: type[V], **slots: Any) -> ExpertAgent[F, V]:
+        """The rules engine, or the LLM (then the rules engine when it fails, if LLM_FALLBACK_TO_RULES)."""
+        if chat is None:
+            return rules
+        llm = LLMExpertAgent(chat, expert, model, lang, **slots)
+        return FallbackToRulesAgent(llm, rules) if settings.llm_fallback_to_rules else llm
+
+    technical = agent(RulesTechnicalAnalystAgent(lang), "technical_analyst", TechnicalVerdict)
+    financial = agent(RulesFinancialAuditorAgent(lang), "financial_auditor", FinancialVerdict)
+    valuation = agent(RulesValuationModelerAgent(lang), "valuation_modeler", ValuationVerdictModel)
+    macro = agent(RulesMacroIntelligenceAgent(lang), "macro_intelligence", MacroVerdict)
+    catalyst = agent(RulesCatalystDetectiveAgent(lang), "catalyst_detective", CatalystVerdict, slots=catalyst_slots)
     data = PointInTimeData(provider)
     experts = ExpertDispatcher(
         TechnicalAnalystService(data, technical, today),

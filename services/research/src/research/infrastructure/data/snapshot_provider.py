@@ -7,23 +7,19 @@ Financials, valuation and macro are read at start; each symbol's bars on first u
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.market_data import (
-    AnnualFinancials,
     Bar,
     DateSpan,
     FinancialStatements,
     MacroData,
-    MacroSeries,
     NewsItem,
     PriceHistory,
     SymbolCoverage,
     ValuationData,
-    ValuationSnapshot,
 )
 from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
@@ -31,14 +27,6 @@ from research.infrastructure.data import snapshot_reader as reader
 
 DEFAULT_SNAPSHOT_DIR = Path(__file__).parent / "snapshot"
 MACRO_SOURCE = "tsvetoslavtsachev/china-macro-dashboard (NBS/PBoC via akshare, DBnomics)"
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    bar_files: dict[str, Path]
-    financials: dict[str, tuple[tuple[AnnualFinancials, ...], tuple[str, ...]]]
-    valuation: dict[str, tuple[ValuationSnapshot, ...]]
-    macro_cn: dict[str, MacroSeries]
 
 
 class OfflineSnapshotProvider(IMarketDataProvider):
@@ -55,18 +43,16 @@ class OfflineSnapshotProvider(IMarketDataProvider):
             return sorted(folder.glob("*.csv")) if folder.is_dir() else []
 
         macro_file = directory / "macro" / "china_macro.csv"
-        self._data = _Snapshot(
-            bar_files={p.stem: p for p in by_symbol("bars")},
-            financials={p.stem: reader.read_financials(p) for p in by_symbol("financials")},
-            valuation={p.stem: reader.read_valuation(p) for p in by_symbol("valuation")},
-            macro_cn=reader.read_macro(macro_file, MACRO_SOURCE) if macro_file.is_file() else {},
-        )
-        self._symbols = sorted(set(self._data.bar_files) | set(self._data.financials) | set(self._data.valuation))
+        self._bar_files = {p.stem: p for p in by_symbol("bars")}
+        self._financials = {p.stem: reader.read_financials(p) for p in by_symbol("financials")}
+        self._valuation = {p.stem: reader.read_valuation(p) for p in by_symbol("valuation")}
+        self._macro_cn = reader.read_macro(macro_file, MACRO_SOURCE) if macro_file.is_file() else {}
+        self._symbols = sorted(set(self._bar_files) | set(self._financials) | set(self._valuation))
         self._bars: dict[str, tuple[Bar, ...]] = {}
 
     def _bars_of(self, key: str) -> tuple[Bar, ...]:
         if key not in self._bars:
-            self._bars[key] = reader.read_bars(self._data.bar_files[key])
+            self._bars[key] = reader.read_bars(self._bar_files[key])
         return self._bars[key]
 
     def _known(self, symbol: Symbol) -> str:
@@ -87,8 +73,8 @@ class OfflineSnapshotProvider(IMarketDataProvider):
 
     async def get_price_history(self, symbol: Symbol, end: date | None = None) -> PriceHistory:
         key = self._known(symbol)
-        if key not in self._data.bar_files:
-            raise self._missing(key, "price bars", dict(self._data.bar_files))
+        if key not in self._bar_files:
+            raise self._missing(key, "price bars", dict(self._bar_files))
         bars = self._bars_of(key)
         if end is not None:
             bars = tuple(b for b in bars if b.date <= end)
@@ -98,9 +84,9 @@ class OfflineSnapshotProvider(IMarketDataProvider):
 
     async def get_financials(self, symbol: Symbol, limit: int) -> FinancialStatements:
         key = self._known(symbol)
-        if key not in self._data.financials:
-            raise self._missing(key, "financial statements", dict(self._data.financials))
-        periods, tags = self._data.financials[key]
+        if key not in self._financials:
+            raise self._missing(key, "financial statements", dict(self._financials))
+        periods, tags = self._financials[key]
         return FinancialStatements(
             symbol=symbol,
             periods=periods[-limit:],
@@ -110,11 +96,11 @@ class OfflineSnapshotProvider(IMarketDataProvider):
 
     async def get_valuation(self, symbol: Symbol) -> ValuationData:
         key = self._known(symbol)
-        if key not in self._data.valuation:
-            raise self._missing(key, "valuation data", dict(self._data.valuation))
+        if key not in self._valuation:
+            raise self._missing(key, "valuation data", dict(self._valuation))
         return ValuationData(
             symbol=symbol,
-            snapshots=self._data.valuation[key],
+            snapshots=self._valuation[key],
             source=f"{self.name}: XianCrag/ValuationStrategy",
         )
 
@@ -122,9 +108,9 @@ class OfflineSnapshotProvider(IMarketDataProvider):
         self._known(symbol)
         if not symbol.market.is_a_share:
             raise DataUnavailableError(f"the offline snapshot has China macro data only, none for {symbol}")
-        if not self._data.macro_cn:
+        if not self._macro_cn:
             raise DataUnavailableError("the offline snapshot has no macro data")
-        return MacroData(region="CN", series=dict(self._data.macro_cn), source=f"{self.name}: {MACRO_SOURCE}")
+        return MacroData(region="CN", series=dict(self._macro_cn), source=f"{self.name}: {MACRO_SOURCE}")
 
     async def get_news(self, symbol: Symbol, limit: int = 20) -> list[NewsItem]:
         self._known(symbol)
@@ -141,9 +127,9 @@ class OfflineSnapshotProvider(IMarketDataProvider):
             SymbolCoverage(
                 symbol=key,
                 market=Symbol.parse(key).market.value,
-                bars=span([b.date for b in self._bars_of(key)] if key in self._data.bar_files else []),
-                financials=span([p.period_end for p in self._data.financials.get(key, ((), ()))[0]]),
-                valuation=span(sorted(s.as_of.date() for s in self._data.valuation.get(key, ()))),
+                bars=span([b.date for b in self._bars_of(key)] if key in self._bar_files else []),
+                financials=span([p.period_end for p in self._financials.get(key, ((), ()))[0]]),
+                valuation=span(sorted(s.as_of.date() for s in self._valuation.get(key, ()))),
             )
             for key in self._symbols
         ]

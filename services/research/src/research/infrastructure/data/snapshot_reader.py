@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
+from dataclasses import fields
 from datetime import date, datetime
 from pathlib import Path
 
@@ -47,25 +48,8 @@ def read_bars(path: Path) -> tuple[Bar, ...]:
     return tuple(sorted(bars, key=lambda b: b.date))
 
 
-_FIN_FIELDS = [
-    "revenue",
-    "net_profit_parent",
-    "net_profit_total",
-    "revenue_yoy_pct",
-    "net_profit_parent_yoy_pct",
-    "roe_pct",
-    "gross_margin_pct",
-    "net_margin_pct",
-    "operating_cash_flow",
-    "total_assets",
-    "total_liabilities",
-    "accounts_receivable",
-    "inventory",
-    "dps",
-    "dividend_total",
-    "payout_ratio_pct",
-    "year_end_close",
-]
+_FIN_FIELDS = [f.name for f in fields(AnnualFinancials) if f.name not in ("period_end", "published_on")]
+"""Every figure of an annual report, as the financials CSV names its columns."""
 
 
 def read_financials(path: Path) -> tuple[tuple[AnnualFinancials, ...], tuple[str, ...]]:
@@ -83,6 +67,9 @@ def read_financials(path: Path) -> tuple[tuple[AnnualFinancials, ...], tuple[str
     return tuple(sorted(periods, key=lambda p: p.period_end)), tuple(tags)
 
 
+_VALUATION_FIELDS = ("close", "pe_ttm", "pe_ttm_percentile", "dividend_yield_pct", "total_mv", "roe_latest_fy_pct")
+
+
 def _timestamp(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
@@ -92,13 +79,8 @@ def read_valuation(path: Path) -> tuple[ValuationSnapshot, ...]:
         ValuationSnapshot(
             as_of=_timestamp(r["as_of"]),
             source=r["source"],
-            close=_num(r["close"]),
-            pe_ttm=_num(r["pe_ttm"]),
-            pe_ttm_percentile=_num(r["pe_ttm_percentile"]),
-            dividend_yield_pct=_num(r["dividend_yield_pct"]),
-            total_mv=_num(r["total_mv"]),
-            roe_latest_fy_pct=_num(r["roe_latest_fy_pct"]),
             roe_fy=int(r["roe_fy"]) if r["roe_fy"] else None,
+            **{f: _num(r[f]) for f in _VALUATION_FIELDS},
         )
         for r in _rows(path)
     ]
