@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from debate.domain.dtos.resolution_result import ResolutionResult
 from debate.infrastructure.agents.output_schemas import BearAdvocateOutput, BullAdvocateOutput
-from judge.infrastructure.adapters.output_parser import JudgeLLMOutput
+from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
 from research.domain.model.verdicts import (
     CatalystVerdict,
     FinancialVerdict,

@@ -12,7 +12,6 @@ from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.domain.ports.judge_agent import IJudgeAgentPort
-from judge.domain.ports.llm import ILLMPort
 from shared_contracts.engine import EngineInfo
 
 
@@ -74,18 +73,6 @@ class SpyJudgeAgent(IJudgeAgentPort):
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
         self.received.append(judge_input)
         return await self.inner.decide(judge_input)
-
-
-class FakeLLM(ILLMPort):
-    """Answers with scripted texts in order; records (prompt, system_message, temperature)."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.calls: list[tuple[str, str | None, float]] = []
-
-    async def generate(self, prompt: str, system_message: str | None, temperature: float) -> str:
-        self.calls.append((prompt, system_message, temperature))
-        return self.answers.pop(0)
 
 
 def llm_answer(**overrides: Any) -> dict[str, Any]:

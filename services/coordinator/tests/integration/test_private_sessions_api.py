@@ -200,7 +200,7 @@ async def test_the_coordinator_calls_its_peers_with_its_service_key_for_the_call
     apps = {
         "research": research_main.create_app(research_settings.Settings(market_data_provider="offline", **peer_auth)),
         "debate": debate_main.create_app(debate_container.Settings(**peer_auth)),
-        "judge": judge_main.create_app(judge_settings.JudgeSettings(**peer_auth)),
+        "judge": judge_main.create_app(judge_settings.Settings(**peer_auth)),
     }
     seen: list[tuple[str, str | None, str | None]] = []
 

@@ -1,76 +1,64 @@
-"""Composition root: builds the judge engine from settings and wires it into ``JudgeService``.
-
-ANALYSIS_ENGINE (EngineSettings.uses_llm) picks the engine:
-- rules: ``RulesJudgeAgent``;
-- llm:   ``JudgeAgentAdapter`` on ``LLMAdapter`` (OpenAI-compatible), wrapped in ``FallbackJudgeAgent``
-         with the rules engine when LLM_FALLBACK_TO_RULES is set.
-Tests pass ``agent=`` (a fake port) or ``llm=`` (a fake/mock-transport LLM) to the same builder."""
+"""Composition root: the rules judge (``RulesJudgeAgent``), or the LLM judge (``JudgeAgentAdapter`` on the
+OpenAI-compatible client) answered by the rules judge when it fails and LLM_FALLBACK_TO_RULES is set; either
+wired into ``JudgeService`` with the guardrail policy."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 import httpx2
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.domain.ports.judge_agent import IJudgeAgentPort
-from judge.domain.ports.llm import ILLMPort
-from judge.infrastructure.adapters.fallback_judge_agent import FallbackJudgeAgent
 from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
-from judge.infrastructure.adapters.llm_adapter import LLMAdapter
 from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
-from judge.settings import JudgeSettings
-from shared_contracts.llm.client import build_chat_client
+from judge.settings import Settings
+from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
+from shared_contracts.llm.fallback import RulesFallback
 
 
 @dataclass
 class JudgeContainer:
-    settings: JudgeSettings
-    agent: IJudgeAgentPort
+    settings: Settings
     judge_service: JudgeService
-    _closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    chat: OpenAICompatibleChat | None = None
+    """The LLM client this container opened (closed by ``aclose``)."""
+
+    async def readiness(self) -> dict[str, str]:
+        return {"judge_service": "ok"}
 
     async def aclose(self) -> None:
-        for close in reversed(self._closers):
-            await close()
-        self._closers.clear()
+        if self.chat is not None:
+            await self.chat.aclose()
 
 
 def build_container(
-    settings: JudgeSettings,
-    *,
-    agent: IJudgeAgentPort | None = None,
-    llm: ILLMPort | None = None,
-    llm_http_client: httpx2.AsyncClient | None = None,
+    settings: Settings, *, agent: IJudgeAgentPort | None = None, llm_http_client: httpx2.AsyncClient | None = None
 ) -> JudgeContainer:
-    closers: list[Callable[[], Awaitable[None]]] = []
-    if agent is None:
-        agent = _build_agent(settings, llm, llm_http_client, closers)
-    policy = GuardrailPolicy(
-        max_position_percent=settings.judge_max_position_percent, language=settings.report_language
-    )
-    return JudgeContainer(settings=settings, agent=agent, judge_service=JudgeService(agent, policy), _closers=closers)
-
-
-def _build_agent(
-    settings: JudgeSettings,
-    llm: ILLMPort | None,
-    http_client: httpx2.AsyncClient | None,
-    closers: list[Callable[[], Awaitable[None]]],
-) -> IJudgeAgentPort:
-    rules = RulesJudgeAgent(max_position_percent=settings.judge_max_position_percent, language=settings.report_language)
+    """``agent`` replaces the engine (tests); ``llm_http_client`` the transport of the real LLM client."""
+    max_position, language = settings.judge_max_position_percent, settings.report_language
+    policy = GuardrailPolicy(max_position_percent=max_position, language=language)
+    if agent is not None:
+        return JudgeContainer(settings, JudgeService(agent, policy))
+    rules = RulesJudgeAgent(max_position_percent=max_position, language=language)
     if not settings.uses_llm:
-        return rules
-    if llm is None:
-        adapter = LLMAdapter(build_chat_client(settings, http_client=http_client))
-        closers.append(adapter.aclose)
-        llm = adapter
-    model = settings.llm_model or "unknown"
-    llm_agent = JudgeAgentAdapter(
-        llm, model=model, max_position_percent=settings.judge_max_position_percent, language=settings.report_language
+        return JudgeContainer(settings, JudgeService(rules, policy))
+    chat = build_chat_client(settings, http_client=llm_http_client)
+    service = JudgeService(
+        JudgeAgentAdapter(chat, max_position_percent=max_position, language=language),
+        policy,
+        fallback=(lambda decide: RulesFallback(decide, rules.decide)) if settings.llm_fallback_to_rules else None,
     )
-    if settings.llm_fallback_to_rules:
-        return FallbackJudgeAgent(llm_agent, rules, primary_model=model)
-    return llm_agent
+    return JudgeContainer(settings, service, chat)
+
+
+@asynccontextmanager
+async def open_container(settings: Settings) -> AsyncIterator[JudgeContainer]:
+    container = build_container(settings)
+    try:
+        yield container
+    finally:
+        await container.aclose()

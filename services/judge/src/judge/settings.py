@@ -1,4 +1,4 @@
-"""JudgeSettings: the environment the judge service reads (README "Configuration")."""
+"""The judge's configuration (environment / .env); every variable is listed in the README."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from pydantic import Field
 from shared_contracts.service.settings import EngineSettings
 
 
-class JudgeSettings(EngineSettings):
+class Settings(EngineSettings):
+    """The engine settings (ANALYSIS_ENGINE, LLM_*, REPORT_LANGUAGE), the service kit's, and the position cap."""
+
     judge_max_position_percent: float = Field(default=30.0, gt=0.0, le=100.0)
     """JUDGE_MAX_POSITION_PERCENT: the largest position any verdict may carry, in percent of the portfolio."""

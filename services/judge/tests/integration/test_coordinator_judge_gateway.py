@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from contract_testkit import VERDICT_FIELDS
-from judge_fakes import FakeJudgeAgent, FakeLLM, SpyJudgeAgent, llm_answer
+from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, SpyJudgeAgent, chat_completion, llm_answer
 
 from judge.container import build_container
 from judge.domain.model.enums import Direction
@@ -22,7 +22,7 @@ from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
 from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
 from judge.main import create_app
-from judge.settings import JudgeSettings
+from judge.settings import Settings
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.engine import EngineInfo
 from shared_contracts.judge import Verdict
@@ -85,7 +85,7 @@ def debate_outcome(**overrides: Any) -> dict[str, Any]:
 class JudgeHarness:
     def __init__(self, agent: IJudgeAgentPort) -> None:
         self.spy = SpyJudgeAgent(agent)
-        settings = JudgeSettings(analysis_engine="rules", log_json=False, _env_file=None)  # type: ignore[call-arg]
+        settings = Settings(analysis_engine="rules", log_json=False, _env_file=None)  # type: ignore[call-arg]
         self.app = create_app(settings, container=build_container(settings, agent=self.spy))
 
     async def run(self) -> AsyncIterator[Any]:
@@ -142,10 +142,11 @@ async def test_the_verdict_comes_back_as_a_dict() -> None:
 
 
 async def test_filtered_debate_details_never_reach_the_llm_prompt() -> None:
-    llm = FakeLLM(json.dumps(llm_answer(), ensure_ascii=False))
-    agent = JudgeAgentAdapter(llm, model="judge-model", max_position_percent=30.0, language="zh")
+    endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(json.dumps(llm_answer(), ensure_ascii=False)))
+    agent = JudgeAgentAdapter(endpoint.chat(), max_position_percent=30.0, language="zh")
     verdict, _harness = await run_verdict(agent, debate_outcome())
-    ((prompt, system, _temperature),) = llm.calls
+    assert len(endpoint.requests) == 1
+    prompt, system = endpoint.messages()["user"], endpoint.messages()["system"]
     for kept in (
         "估值低于内在价值",
         "行业景气度下行",
@@ -157,7 +158,7 @@ async def test_filtered_debate_details_never_reach_the_llm_prompt() -> None:
     ):
         assert kept in prompt
     for dropped in (*FILTERED, "关注监管", "外汇对冲", "valuation_modeler", "probability", "mitigation"):
-        assert dropped not in prompt + (system or "")
+        assert dropped not in prompt + system
     assert verdict["engine"]["kind"] == "llm"
 
 

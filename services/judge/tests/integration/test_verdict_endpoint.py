@@ -16,17 +16,17 @@ from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, SpyJudgeAgent, cha
 from judge.container import JudgeContainer, build_container
 from judge.domain.exceptions import LLMOutputParseError
 from judge.main import create_app
-from judge.settings import JudgeSettings
+from judge.settings import Settings
 from shared_contracts.judge import Verdict
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 LLM_ENV = {"analysis_engine": "llm", "llm_base_url": "http://llm.test/v1", "llm_model": "judge-model"}
 
 
-def settings(**overrides: Any) -> JudgeSettings:
+def settings(**overrides: Any) -> Settings:
     values: dict[str, Any] = {"analysis_engine": "rules", "log_json": False, "_env_file": None}
     values.update(overrides)
-    return JudgeSettings(**values)
+    return Settings(**values)
 
 
 async def open_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
@@ -242,9 +242,8 @@ async def test_lifespan_builds_and_closes_its_own_container() -> None:
     async with app.router.lifespan_context(app):
         built = app.state.container
         assert built.settings.llm_model == "judge-model"
-        assert len(built._closers) == 1  # the OpenAI-compatible client it opened
-    assert app.state.judge_service is None
-    assert built._closers == []
+        assert built.chat is not None  # the OpenAI-compatible client it opened
+    assert built.chat._client.is_closed()
 
 
 @pytest.mark.parametrize(

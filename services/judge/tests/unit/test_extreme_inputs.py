@@ -22,7 +22,7 @@ from judge.domain.dtos.verdict_proposal import LevelProposal
 from judge.domain.model.enums import Action, Direction
 from judge.domain.model.risk import MAX_SELL_TAKE_PROFIT_PERCENT, volatility_from
 from judge.main import create_app
-from judge.settings import JudgeSettings
+from judge.settings import Settings
 from shared_contracts.judge import JUDGE_TICKER_PATTERN
 from shared_contracts.judge import JudgeInput as JudgeInputBody
 
@@ -60,7 +60,7 @@ def test_no_share_count_is_given_for_a_price_too_small_to_count_shares() -> None
 
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(JudgeSettings(analysis_engine="rules", log_json=False, _env_file=None))  # type: ignore[call-arg]
+    app = create_app(Settings(analysis_engine="rules", log_json=False, _env_file=None))  # type: ignore[call-arg]
     transport = httpx.ASGITransport(app=app)
     async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
         yield c

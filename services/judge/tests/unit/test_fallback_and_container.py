@@ -6,15 +6,17 @@ import json
 
 import httpx2
 import pytest
-from judge_fakes import FakeJudgeAgent, FakeLLM, RecordingLLMEndpoint, chat_completion, llm_answer, make_input
+from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, chat_completion, llm_answer, make_input
 
+from judge.application.guardrails import GuardrailPolicy
+from judge.application.services.judge_service import JudgeService
 from judge.container import build_container
 from judge.domain.exceptions import LLMOutputParseError
-from judge.infrastructure.adapters.fallback_judge_agent import FallbackJudgeAgent
-from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
 from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
-from judge.settings import JudgeSettings
+from judge.settings import Settings
+from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError
+from shared_contracts.llm.fallback import RulesFallback
 from shared_contracts.service.settings import ConfigurationError, load_settings
 
 LLM_ENV = {"analysis_engine": "llm", "llm_base_url": "http://llm.test/v1", "llm_model": "judge-model"}
@@ -33,54 +35,57 @@ def rules() -> RulesJudgeAgent:
     return RulesJudgeAgent(max_position_percent=30.0, language="en")
 
 
+def falling_back(agent: FakeJudgeAgent) -> JudgeService:
+    return JudgeService(agent, GuardrailPolicy(language="en"), fallback=lambda d: RulesFallback(d, rules().decide))
+
+
 @pytest.mark.parametrize(
     "error",
     [LLMUnavailableError("down"), LLMTimeoutError("slow"), LLMOutputParseError("not json", raw_output="x")],
 )
 async def test_fallback_answers_with_rules_and_says_why(error: Exception) -> None:
-    agent = FallbackJudgeAgent(FakeJudgeAgent(error=error), rules(), primary_model="judge-model")
-    proposal = await agent.decide(make_input())
-    expected = await rules().decide(make_input())
-    assert proposal.action is expected.action
-    assert proposal.position_percent == expected.position_percent
-    assert proposal.engine.kind == "rules"
-    assert proposal.engine.fallback_reason is not None
-    assert error.code in proposal.engine.fallback_reason
-    assert "judge-model" in proposal.engine.fallback_reason
+    verdict = await falling_back(FakeJudgeAgent(error=error)).run(make_input())
+    expected = await JudgeService(rules(), GuardrailPolicy(language="en")).run(make_input())
+    assert verdict.action is expected.action
+    assert verdict.position_percent == expected.position_percent
+    assert verdict.engine.kind == "rules"
+    assert verdict.engine.fallback_reason is not None
+    assert verdict.engine.fallback_reason.startswith(f"{error.code}: ")
 
 
 async def test_fallback_does_not_hide_bugs() -> None:
-    agent = FallbackJudgeAgent(FakeJudgeAgent(error=RuntimeError("bug")), rules(), primary_model="m")
     with pytest.raises(RuntimeError, match="bug"):
-        await agent.decide(make_input())
+        await falling_back(FakeJudgeAgent(error=RuntimeError("bug"))).run(make_input())
 
 
 async def test_fallback_unused_when_the_llm_answers() -> None:
-    primary = FakeJudgeAgent()
-    proposal = await FallbackJudgeAgent(primary, rules(), primary_model="m").decide(make_input())
-    assert proposal is primary.proposal
+    verdict = await falling_back(FakeJudgeAgent()).run(make_input())
+    assert verdict.engine == EngineInfo(kind="llm", model="fake-model")
 
 
-def test_rules_engine_is_the_default() -> None:
-    container = build_container(JudgeSettings())
-    assert isinstance(container.agent, RulesJudgeAgent)
+async def test_rules_engine_is_the_default() -> None:
+    container = build_container(Settings())
+    assert container.chat is None
+    assert (await container.judge_service.run(make_input())).engine == EngineInfo(kind="rules")
     assert container.judge_service.policy.max_position_percent == 30.0
 
 
-def test_llm_engine_when_configured() -> None:
-    container = build_container(JudgeSettings(**LLM_ENV), llm=FakeLLM())
-    assert isinstance(container.agent, JudgeAgentAdapter)
-
-
-def test_llm_engine_with_fallback_when_asked() -> None:
-    container = build_container(JudgeSettings(**LLM_ENV, llm_fallback_to_rules=True), llm=FakeLLM())
-    assert isinstance(container.agent, FallbackJudgeAgent)
+async def test_llm_engine_when_configured_with_fallback_only_when_asked() -> None:
+    endpoint = RecordingLLMEndpoint(lambda _r: chat_completion("no JSON here"))
+    container = build_container(Settings(**LLM_ENV), llm_http_client=endpoint.client())
+    with pytest.raises(LLMOutputParseError):
+        await container.judge_service.run(make_input())
+    assert endpoint.requests[0]["model"] == "judge-model"
+    fallback = build_container(Settings(**LLM_ENV, llm_fallback_to_rules=True), llm_http_client=endpoint.client())
+    assert (await fallback.judge_service.run(make_input())).engine.kind == "rules"
+    await container.aclose()
+    await fallback.aclose()
 
 
 async def test_container_builds_the_openai_client_and_closes_it() -> None:
     endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(json.dumps(llm_answer())))
     http_client = endpoint.client()
-    container = build_container(JudgeSettings(**LLM_ENV, judge_max_position_percent=10), llm_http_client=http_client)
+    container = build_container(Settings(**LLM_ENV, judge_max_position_percent=10), llm_http_client=http_client)
     verdict = await container.judge_service.run(make_input())
     assert verdict.engine.model == "judge-model"
     assert verdict.position_percent == 10.0
@@ -91,7 +96,7 @@ async def test_container_builds_the_openai_client_and_closes_it() -> None:
 
 async def test_container_falls_back_over_a_failing_endpoint() -> None:
     endpoint = RecordingLLMEndpoint(lambda _r: httpx2.Response(503, json={"error": {"message": "overloaded"}}))
-    settings = JudgeSettings(**LLM_ENV, llm_fallback_to_rules=True, llm_max_retries=0)
+    settings = Settings(**LLM_ENV, llm_fallback_to_rules=True, llm_max_retries=0)
     container = build_container(settings, llm_http_client=endpoint.client())
     verdict = await container.judge_service.run(make_input())
     assert verdict.engine.kind == "rules"
@@ -102,11 +107,11 @@ async def test_container_falls_back_over_a_failing_endpoint() -> None:
 
 def test_max_position_setting_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGE_MAX_POSITION_PERCENT", "12.5")
-    assert load_settings(JudgeSettings).judge_max_position_percent == 12.5
+    assert load_settings(Settings).judge_max_position_percent == 12.5
 
 
 @pytest.mark.parametrize("value", ["0", "150", "lots"])
 def test_bad_max_position_names_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("JUDGE_MAX_POSITION_PERCENT", value)
     with pytest.raises(ConfigurationError, match="JUDGE_MAX_POSITION_PERCENT"):
-        load_settings(JudgeSettings)
+        load_settings(Settings)

@@ -19,7 +19,6 @@ from judge.infrastructure.adapters.judge_agent_adapter import (
     THESIS_MAX_CHARS,
     JudgeAgentAdapter,
 )
-from judge.infrastructure.adapters.llm_adapter import LLMAdapter
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 
@@ -29,8 +28,7 @@ def endpoint_answering(content: str) -> RecordingLLMEndpoint:
 
 def llm_agent(endpoint: RecordingLLMEndpoint, language: str = "zh") -> JudgeAgentAdapter:
     return JudgeAgentAdapter(
-        LLMAdapter(endpoint.chat()),
-        model="judge-model",
+        endpoint.chat(),
         max_position_percent=30.0,
         language=language,  # type: ignore[arg-type]
     )

@@ -3,17 +3,27 @@ and, given the portfolio's value, express the position in whole lots."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from judge.application.dtos.verdict_dto import VerdictDTO
 from judge.application.guardrails import GuardrailPolicy, apply_guardrails
 from judge.application.position_lots import size_in_lots
 from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
+from judge.domain.dtos.verdict_proposal import VerdictProposal
 from judge.domain.ports.judge_agent import IJudgeAgentPort
+
+Decide = Callable[[JudgeInput], Awaitable[VerdictProposal]]
 
 
 class JudgeService:
-    def __init__(self, agent: IJudgeAgentPort, policy: GuardrailPolicy) -> None:
-        self._agent = agent
+    """The engine's failures propagate unchanged, unless ``fallback`` wraps its ``decide``: for
+    LLM_FALLBACK_TO_RULES the container passes ``lambda decide: RulesFallback(decide, rules_agent.decide)``."""
+
+    def __init__(
+        self, agent: IJudgeAgentPort, policy: GuardrailPolicy, *, fallback: Callable[[Decide], Decide] | None = None
+    ) -> None:
+        self._decide = fallback(agent.decide) if fallback else agent.decide
         self._policy = policy
 
     @property
@@ -21,8 +31,7 @@ class JudgeService:
         return self._policy
 
     async def run(self, judge_input: JudgeInput) -> VerdictDTO:
-        """Agent failures (``LLMOutputParseError``, LLM call errors) propagate to the caller unchanged."""
-        proposal = await self._agent.decide(judge_input)
+        proposal = await self._decide(judge_input)
         safe, notes = apply_guardrails(proposal, judge_input, self._policy)
         stop, take = price_levels(safe.action, safe.stop_loss, safe.take_profit, judge_input.reference_price)
         position, shares, entry = safe.position_percent, None, safe.entry_strategy

@@ -1,4 +1,4 @@
-"""JudgeAgentAdapter: the LLM judge engine — prompt files, ``ILLMPort``, pydantic-validated JSON.
+"""JudgeAgentAdapter: the LLM judge engine — prompt files, the OpenAI-compatible chat, pydantic-validated JSON.
 
 Untrusted text (theses, risks, disagreements, the resolution) is fenced and size-capped; numbers are
 formatted by us. The symbol is validated by the domain (a ticker of at most 32 safe characters)."""
@@ -12,6 +12,7 @@ import structlog
 
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
+from judge.domain.exceptions import LLMOutputParseError
 from judge.domain.model.risk import (
     MAX_STOP_ATR,
     MIN_REWARD_RISK,
@@ -22,12 +23,13 @@ from judge.domain.model.risk import (
     stop_bounds,
 )
 from judge.domain.ports.judge_agent import IJudgeAgentPort
-from judge.domain.ports.llm import ILLMPort
-from judge.infrastructure.adapters.output_parser import parse_verdict, refused_output
 from judge.infrastructure.adapters.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
 from judge.infrastructure.adapters.rules.texts import price_text
+from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
 from shared_contracts.engine import EngineInfo
+from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError
+from shared_contracts.llm.json_output import parse_model_output
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
 
 log = structlog.get_logger(__name__)
@@ -44,15 +46,13 @@ _LANGUAGE_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
 class JudgeAgentAdapter(IJudgeAgentPort):
     def __init__(
         self,
-        llm: ILLMPort,
+        chat: OpenAICompatibleChat,
         *,
-        model: str,
         max_position_percent: float,
         language: Literal["zh", "en"],
         prompts: PromptTemplate | None = None,
     ) -> None:
-        self._llm = llm
-        self._model = model
+        self._chat = chat
         self._max_position = max_position_percent
         self._language = language
         self._prompts = prompts or PromptTemplate.load(PROMPTS_DIR)
@@ -97,11 +97,12 @@ class JudgeAgentAdapter(IJudgeAgentPort):
 
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
         system, user = self.render(judge_input)
-        try:
-            text = await self._llm.generate(user, system, TEMPERATURE)
-        except LLMJSONError as exc:  # cut off at its length limit
-            raise refused_output(exc) from exc
-        proposal = parse_verdict(text, EngineInfo(kind="llm", model=self._model))
+        try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
+            completion = await self._chat.complete(user, system, TEMPERATURE)
+            output = parse_model_output(completion.text, JudgeLLMOutput)
+        except LLMJSONError as exc:
+            raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
+        proposal = output.proposal(EngineInfo(kind="llm", model=self._chat.model))
         log.info("judge_llm_verdict", symbol=judge_input.symbol, action=proposal.action.value)
         return proposal
 

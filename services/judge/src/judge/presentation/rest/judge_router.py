@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from judge.application.services.judge_service import JudgeService
+from judge.presentation.rest.dependencies import JudgeServiceDep
 from judge.presentation.rest.judge_schemas import to_judge_input, to_wire_verdict
 from shared_contracts.judge import JudgeInput, Verdict
 from shared_contracts.problems import ProblemDetail
@@ -23,12 +23,7 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 }
 
 
-def judge_service(request: Request) -> JudgeService:
-    service: JudgeService = request.app.state.judge_service
-    return service
-
-
 @router.post("/verdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome")
-async def verdict(body: JudgeInput, request: Request) -> Verdict:
-    result = await judge_service(request).run(to_judge_input(body))
+async def verdict(body: JudgeInput, service: JudgeServiceDep) -> Verdict:
+    result = await service.run(to_judge_input(body))
     return to_wire_verdict(result)

@@ -1,0 +1,22 @@
+"""What the routes take from the container (``app.state.container``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from judge.application.services.judge_service import JudgeService
+from judge.container import JudgeContainer
+
+
+def get_container(request: Request) -> JudgeContainer:
+    container: JudgeContainer = request.app.state.container
+    return container
+
+
+def get_judge_service(container: Annotated[JudgeContainer, Depends(get_container)]) -> JudgeService:
+    return container.judge_service
+
+
+JudgeServiceDep = Annotated[JudgeService, Depends(get_judge_service)]
