@@ -14,7 +14,7 @@ from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
-from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
+from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
 from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
 from shared_contracts.llm.fallback import RulesFallback

@@ -20,7 +20,7 @@ from judge.container import build_container
 from judge.domain.model.enums import Direction
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
-from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
+from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.main import create_app
 from judge.settings import Settings
 from shared_contracts.debate import DebateOutcome

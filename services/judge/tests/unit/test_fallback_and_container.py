@@ -12,7 +12,7 @@ from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.container import build_container
 from judge.domain.exceptions import LLMOutputParseError
-from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
+from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError

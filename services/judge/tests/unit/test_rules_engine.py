@@ -11,8 +11,8 @@ from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
-from judge.infrastructure.adapters.rules import policy
-from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
+from judge.infrastructure.rules import policy
+from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 
 BANDS = {"none": (0.0, 0.0), "small": (0.5, 10.0), "medium": (10.0, 20.0), "large": (20.0, 30.0)}
 

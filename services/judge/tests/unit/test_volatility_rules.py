@@ -23,8 +23,8 @@ from judge.domain.model.risk import (
     TRADING_DAYS_PER_YEAR,
     risk_budget_cap,
 )
-from judge.infrastructure.adapters.rules import policy
-from judge.infrastructure.adapters.rules.rules_judge_agent import RulesJudgeAgent
+from judge.infrastructure.rules import policy
+from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 
 
 def agent(language: str = "zh", max_position: float = 30.0) -> RulesJudgeAgent:

@@ -23,9 +23,9 @@ from judge.domain.model.risk import (
     stop_bounds,
 )
 from judge.domain.ports.judge_agent import IJudgeAgentPort
-from judge.infrastructure.adapters.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
-from judge.infrastructure.adapters.rules.texts import price_text
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
+from judge.infrastructure.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
+from judge.infrastructure.rules.texts import price_text
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError

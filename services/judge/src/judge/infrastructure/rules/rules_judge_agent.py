@@ -19,9 +19,9 @@ from judge.domain.model.risk import (
     is_a_share,
 )
 from judge.domain.ports.judge_agent import IJudgeAgentPort
-from judge.infrastructure.adapters.rules import policy
-from judge.infrastructure.adapters.rules.policy import LevelChoice
-from judge.infrastructure.adapters.rules.texts import Language, excerpt, price_text, text
+from judge.infrastructure.rules import policy
+from judge.infrastructure.rules.policy import LevelChoice
+from judge.infrastructure.rules.texts import Language, excerpt, price_text, text
 from shared_contracts.engine import EngineInfo
 
 MAX_LISTED_RISKS = 5
