@@ -30,7 +30,6 @@ from research.domain.exceptions import (
 )
 from research.domain.model.market_data import (
     AnnualFinancials,
-    Bar,
     FinancialStatements,
     MacroData,
     MacroObservation,
@@ -45,6 +44,7 @@ from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
 from research.infrastructure.data.live_support import (
     call_library,
+    complete_bars,
     import_optional,
     records,
     to_date,
@@ -155,21 +155,12 @@ class AkshareMarketDataProvider(IMarketDataProvider):
         )
         if frame.empty:
             raise SymbolNotFoundError(f"{symbol}: AKShare (Eastmoney) has no daily bars for this symbol")
-        bars: dict[date, Bar] = {}
-        for row in records(frame):
-            day = to_date(row.get("日期"))
-            values = [to_float(row.get(col)) for col in ("开盘", "最高", "最低", "收盘", "成交量")]
-            if day is None or (end is not None and day > end):
-                continue
-            o, h, lo, c, lots = values
-            if o is None or h is None or lo is None or c is None or lots is None:
-                continue  # an incomplete bar is dropped, never patched
-            bars[day] = Bar(day, o, h, lo, c, lots * SHARES_PER_LOT, to_float(row.get("成交额")))
+        columns = ("开盘", "最高", "最低", "收盘", "成交量")
+        rows = ((row.get("日期"), row) for row in records(frame))
+        bars = complete_bars(rows, columns, end, volume_unit=SHARES_PER_LOT, amount="成交额")
         if not bars:
             raise DataUnavailableError(f"{symbol}: AKShare has no complete daily bar on or before {end}")
-        return PriceHistory(
-            symbol, tuple(bars[d] for d in sorted(bars)), source="akshare:stock_zh_a_hist", adjustment="qfq"
-        )
+        return PriceHistory(symbol, bars, source="akshare:stock_zh_a_hist", adjustment="qfq")
 
     # -- financials ------------------------------------------------------------------------------------
 

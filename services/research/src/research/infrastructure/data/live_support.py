@@ -5,7 +5,7 @@
   become ``DataProviderError`` / ``DataProviderTimeoutError`` with a readable message.
 - ``unwrap``: one outcome of ``asyncio.gather(..., return_exceptions=True)``: the value, or its exception raised.
 - ``to_float`` / ``to_date`` / ``to_datetime``: cell conversion; a missing or unparsable cell is None, never
-  a number.
+  a number; ``complete_bars``: rows → daily bars.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import asyncio
 import importlib
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime
 from typing import Any, TypeVar
 
 import pandas as pd
 
 from research.domain.exceptions import DataProviderError, DataProviderTimeoutError, ResearchError
+from research.domain.model.market_data import Bar
 
 T = TypeVar("T")
 
@@ -121,6 +122,26 @@ def to_datetime(value: object) -> datetime | None:
         except ValueError:
             return None
     return None
+
+
+def complete_bars(
+    rows: Iterable[tuple[object, Mapping[Any, Any]]],
+    columns: tuple[str, str, str, str, str],
+    end: date | None,
+    volume_unit: float = 1.0,
+    amount: str | None = None,
+) -> tuple[Bar, ...]:
+    """(day, row) pairs → daily bars up to ``end``, oldest first; ``columns`` name open, high, low, close and
+    volume (in ``volume_unit`` shares). An incomplete bar is dropped, never patched."""
+    bars: dict[date, Bar] = {}
+    for stamp, row in rows:
+        day = to_date(stamp)
+        values = [number for column in columns if (number := to_float(row.get(column))) is not None]
+        if day is None or (end is not None and day > end) or len(values) < len(columns):
+            continue
+        o, h, lo, c, volume = values
+        bars[day] = Bar(day, o, h, lo, c, volume * volume_unit, to_float(row.get(amount)) if amount else None)
+    return tuple(bars[d] for d in sorted(bars))
 
 
 def records(frame: pd.DataFrame) -> list[Mapping[Any, Any]]:

@@ -20,7 +20,6 @@ import structlog
 from research.domain.exceptions import DataProviderError, DataUnavailableError, ResearchError, SymbolNotFoundError
 from research.domain.model.market_data import (
     AnnualFinancials,
-    Bar,
     FinancialStatements,
     MacroData,
     MacroObservation,
@@ -34,6 +33,7 @@ from research.domain.model.symbol import Market, Symbol
 from research.domain.ports.market_data import IMarketDataProvider
 from research.infrastructure.data.live_support import (
     call_library,
+    complete_bars,
     import_optional,
     to_date,
     to_datetime,
@@ -52,6 +52,7 @@ MACRO_YEARS = 5
 _FISCAL_YEAR = (timedelta(days=300), timedelta(days=430))
 """A previous column counts as "the year before" when it ends 300-430 days earlier (for YoY and average equity)."""
 _MARKET_CURRENCY = {Market.US: "USD", Market.HK: "HKD"}
+_NET_INCOME = ("Net Income", "Net Income Common Stockholders")
 
 
 def yahoo_ticker(symbol: Symbol) -> str:
@@ -73,7 +74,7 @@ def _ticker_missing(exc: Exception) -> ResearchError | None:
 
 
 def _cell(frame: pd.DataFrame, label: str, column: Any) -> float | None:
-    if label not in frame.index or column not in frame.columns:
+    if column is None or label not in frame.index or column not in frame.columns:
         return None
     return to_float(frame.at[label, column])
 
@@ -135,20 +136,11 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
         frame = await self._history(ticker)
         if frame.empty:
             raise SymbolNotFoundError(f"{symbol}: Yahoo Finance has no daily bars for {ticker}")
-        bars: dict[date, Bar] = {}
-        for stamp, row in zip(frame.index, frame.to_dict(orient="records"), strict=True):
-            day = to_date(stamp)
-            o, h, lo, c, v = (to_float(row.get(col)) for col in ("Open", "High", "Low", "Close", "Volume"))
-            if day is None or (end is not None and day > end):
-                continue
-            if o is None or h is None or lo is None or c is None or v is None:
-                continue  # an incomplete bar is dropped, never patched
-            bars[day] = Bar(day, o, h, lo, c, v)
+        rows = zip(frame.index, frame.to_dict(orient="records"), strict=True)
+        bars = complete_bars(rows, ("Open", "High", "Low", "Close", "Volume"), end)
         if not bars:
             raise DataUnavailableError(f"{symbol}: Yahoo Finance has no complete daily bar on or before {end}")
-        return PriceHistory(
-            symbol, tuple(bars[d] for d in sorted(bars)), source="yfinance:history", adjustment="adjusted"
-        )
+        return PriceHistory(symbol, bars, source="yfinance:history", adjustment="adjusted")
 
     # -- financials ------------------------------------------------------------------------------------
 
@@ -190,34 +182,23 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
         period_end = to_date(column)
         if period_end is None:
             return None
-        prior = previous
-        if prior is not None:
-            prior_end = to_date(prior)
-            gap = period_end - prior_end if prior_end else None
-            if gap is None or not _FISCAL_YEAR[0] <= gap <= _FISCAL_YEAR[1]:
-                prior = None
-        revenue = _cell(income, "Total Revenue", column)
-        net_parent = _first(income, ("Net Income", "Net Income Common Stockholders"), column)
-        equity = _cell(balance, "Stockholders Equity", column)
-        prior_equity = _cell(balance, "Stockholders Equity", prior) if prior is not None else None
-        prior_revenue = _cell(income, "Total Revenue", prior) if prior is not None else None
-        prior_net = (
-            _first(income, ("Net Income", "Net Income Common Stockholders"), prior) if prior is not None else None
-        )
+        prior_end = to_date(previous)
+        prior = previous if prior_end and _FISCAL_YEAR[0] <= period_end - prior_end <= _FISCAL_YEAR[1] else None
+        revenue, prior_revenue = (_cell(income, "Total Revenue", c) for c in (column, prior))
+        net_parent, prior_net = (_first(income, _NET_INCOME, c) for c in (column, prior))
+        equity, prior_equity = (_cell(balance, "Stockholders Equity", c) for c in (column, prior))
         paid = _cell(cash, "Cash Dividends Paid", column)
         dividend_total = abs(paid) if paid is not None else None
         average_equity = (equity + prior_equity) / 2 if equity is not None and prior_equity is not None else None
+        revenue_yoy = _pct(revenue - prior_revenue, prior_revenue) if revenue is not None and prior_revenue else None
+        profit_yoy = _pct(net_parent - prior_net, abs(prior_net)) if net_parent is not None and prior_net else None
         values = AnnualFinancials(
             period_end=period_end,
             revenue=revenue,
             net_profit_parent=net_parent,
             net_profit_total=_cell(income, "Net Income Including Noncontrolling Interests", column),
-            revenue_yoy_pct=_pct(revenue - prior_revenue, prior_revenue)
-            if revenue is not None and prior_revenue
-            else None,
-            net_profit_parent_yoy_pct=(
-                _pct(net_parent - prior_net, abs(prior_net)) if net_parent is not None and prior_net else None
-            ),
+            revenue_yoy_pct=revenue_yoy,
+            net_profit_parent_yoy_pct=profit_yoy,
             roe_pct=_pct(net_parent, average_equity) if average_equity and average_equity > 0 else None,
             gross_margin_pct=_pct(_cell(income, "Gross Profit", column), revenue),
             net_margin_pct=_pct(net_parent, revenue),
