@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 Language = Literal["zh", "en"]
@@ -220,6 +221,18 @@ _TEXTS: dict[str, dict[Language, str]] = {
 
 def text(language: Language, key: str, **values: object) -> str:
     return _TEXTS[key][language].format(**values)
+
+
+Say = Callable[..., str]
+
+
+def writer(language: Language, **values: object) -> Say:
+    """``say(key, **more)``: the text ``key`` filled with ``values`` and ``more`` (which wins)."""
+
+    def say(key: str, **more: object) -> str:
+        return text(language, key, **(values | more))
+
+    return say
 
 
 def price_text(price: float) -> str:
