@@ -24,7 +24,7 @@ from research.domain.exceptions import DataUnavailableError, InsufficientHistory
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import CatalystVerdict
 from research.domain.staleness import bars_staleness, report_staleness
-from shared_contracts.research import CatalystItem, CatalystResult
+from shared_contracts.research import CatalystResult
 
 T = TypeVar("T")
 FINANCIAL_PERIODS = 3
@@ -51,7 +51,6 @@ class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
             _optional(self._data.news(parsed, NEWS_LIMIT, on)),
         )
         events: list[CatalystEvent] = []
-        inputs: list[str] = []
         gaps: list[str] = []
         provenance: dict[str, Any] = {}
         staleness: list[str] = []
@@ -59,54 +58,38 @@ class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
         if isinstance(history, Missing) or len(history.bars) < 2:
             gaps.append(f"no price bars: {history}" if isinstance(history, Missing) else "too few bars")
         else:
+            last_bar = history.bars[-1].date
             events += detect_price_events(history.bars)
-            inputs.append("bars")
-            dates.append(history.bars[-1].date)
-            provenance["bars"] = history.bars[-1].date.isoformat()
-            staleness += bars_staleness(history.bars[-1].date, on, self._data.name)
+            dates.append(last_bar)
+            provenance["bars"] = last_bar.isoformat()
+            staleness += bars_staleness(last_bar, on, self._data.name)
         if isinstance(dated, Missing):
             gaps.append(f"no annual financials: {dated}")
         else:
-            statements = dated.statements
-            events += detect_financial_events(compute_financial_facts(statements))
-            inputs.append("financials")
-            dates.append(statements.periods[-1].period_end)
+            period_end = dated.statements.periods[-1].period_end
+            events += detect_financial_events(compute_financial_facts(dated.statements))
+            dates.append(period_end)
             provenance["financials"] = dated.provenance()
-            staleness += report_staleness(statements.periods[-1].period_end, on)
+            staleness += report_staleness(period_end, on)
         news_items = [] if isinstance(news, Missing) else news
         if news_items:
             events += news_events(news_items)
-            inputs.append("news")
             dates.append(max(n.published_at.date() for n in news_items))
             provenance["news"] = max(dates).isoformat()
         else:
             gaps.append(f"no news from {self._data.name}")
         if not dates:
             raise self._nothing_to_detect(parsed, on, history, dated)
-        facts = CatalystFacts(
-            symbol=str(parsed),
-            as_of=max(dates),
-            events=tuple(events),
-            news=tuple(news_items),
-            inputs=tuple(inputs),
-            gaps=tuple(g for g in gaps if g),
-        )
+        facts = CatalystFacts(str(parsed), max(dates), tuple(events), tuple(news_items), tuple(provenance), tuple(gaps))
         answer = await self._agent.analyse(facts)
-        verdict = answer.verdict
         is_llm = answer.engine.kind == "llm"
         return CatalystDetectiveAgentResult(
-            result=CatalystResult(
-                catalyst_assessment=verdict.catalyst_assessment,
-                confidence_score=verdict.confidence_score,
-                catalyst_summary=verdict.catalyst_summary,
-                positive_catalysts=[CatalystItem(**p.model_dump()) for p in verdict.positive_catalysts],
-                negative_catalysts=[CatalystItem(**p.model_dump()) for p in verdict.negative_catalysts],
-            ),
+            result=CatalystResult(**answer.verdict.model_dump()),
             raw_llm_output=answer.output if is_llm else None,
             user_prompt=answer.input if is_llm else None,
             catalyst_context={
-                "events": to_jsonable(list(facts.events)),
-                "news": to_jsonable(list(facts.news)),
+                "events": to_jsonable(facts.events),
+                "news": to_jsonable(facts.news),
                 "inputs": list(facts.inputs),
                 "net_score": facts.net_score,
                 "price_window_bars": WINDOW_BARS,
