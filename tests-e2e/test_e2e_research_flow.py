@@ -40,6 +40,7 @@ from e2e_support import (
 from test_deploy_gateway import needs_nginx, running_nginx
 
 from coordinator.infrastructure.adapters.judge_gateway_adapter import evidence_horizon
+from shared_contracts.debate import DebateOutcome
 
 pytestmark = pytest.mark.e2e
 
@@ -430,7 +431,7 @@ def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
         value_range = raw["valuation_modeler"]["estimated_intrinsic_value_range"]
         if value_range.get("low"):
             judge_input |= {"intrinsic_value_low": value_range["low"], "intrinsic_value_high": value_range["high"]}
-        if horizon := evidence_horizon(debate):
+        if horizon := evidence_horizon(DebateOutcome.model_validate(debate)):
             judge_input["evidence_horizon"] = horizon
         verdict = expect(client.post(stack["judge"].url + JUDGE_VERDICT, json=judge_input), 200)
         assert verdict == via_coordinator["verdict"]

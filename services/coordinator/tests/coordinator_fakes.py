@@ -295,11 +295,11 @@ class RecordingListener(IResearchProgressListener):
     async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
         self.events.append(("expert", expert, outcome))
 
-    async def on_debate_finished(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
-        self.events.append(("debate", stage, outcome))
+    async def on_debate_finished(self, stage: StageOutcome) -> None:
+        self.events.append(("debate", stage, stage.data))
 
-    async def on_verdict_finished(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
-        self.events.append(("verdict", stage, verdict))
+    async def on_verdict_finished(self, stage: StageOutcome) -> None:
+        self.events.append(("verdict", stage, stage.data))
 
     def kinds(self) -> list[str]:
         return [e[0] for e in self.events]
@@ -328,13 +328,11 @@ class InMemorySessionRepository(ISessionRepository):
     async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None:
         self._write("record_expert", session_id).expert_outcomes[expert] = outcome
 
-    async def record_debate(self, session_id: str, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
-        s = self._write("record_debate", session_id)
-        s.debate, s.debate_outcome = stage, outcome
+    async def record_debate(self, session_id: str, stage: StageOutcome) -> None:
+        self._write("record_debate", session_id).debate = stage
 
-    async def record_verdict(self, session_id: str, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
-        s = self._write("record_verdict", session_id)
-        s.judge, s.verdict = stage, verdict
+    async def record_verdict(self, session_id: str, stage: StageOutcome) -> None:
+        self._write("record_verdict", session_id).judge = stage
 
     async def finish(self, session_id: str, status: SessionStatus) -> None:
         s = self._write("finish", session_id)

@@ -103,10 +103,8 @@ def judged_session(
         retried_from=retried_from,
         outcomes={TA: technical, MI: ExpertOutcome("success", data=sample_result(MI, symbol))},
     )
-    session.debate = StageOutcome("success")
-    session.debate_outcome = {"direction": "BULLISH"}
-    session.judge = StageOutcome("success")
-    session.verdict = a_verdict(symbol, **verdict_terms)
+    session.debate = StageOutcome("success", data={"direction": "BULLISH"})
+    session.judge = StageOutcome("success", data=a_verdict(symbol, **verdict_terms))
     return session
 
 
@@ -118,14 +116,12 @@ async def store(repository: Any, session: ResearchSession) -> ResearchSession:
         status="running",
         expert_outcomes={},
         debate=StageOutcome(),
-        debate_outcome=None,
         judge=StageOutcome(),
-        verdict=None,
     )
     await repository.create(created)
     for expert, outcome in outcomes.items():
         await repository.record_expert(session.session_id, expert, outcome)
-    await repository.record_debate(session.session_id, session.debate, session.debate_outcome)
-    await repository.record_verdict(session.session_id, session.judge, session.verdict)
+    await repository.record_debate(session.session_id, session.debate)
+    await repository.record_verdict(session.session_id, session.judge)
     await repository.finish(session.session_id, session_status)
     return session

@@ -14,6 +14,7 @@ from coordinator_fakes import debate_outcome, sample_result, verdict
 from coordinator.domain.exceptions import PeerContractError
 from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter, evidence_horizon
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError
+from shared_contracts.debate import DebateOutcome
 from shared_contracts.judge import Verdict
 
 BASE = "http://judge.test"
@@ -77,8 +78,11 @@ async def test_atr_evidence_horizon_and_value_range_reach_the_judge(adapter: Jud
 
 
 def test_evidence_horizon_follows_the_winning_sides_strongest_argument() -> None:
-    def outcome(direction: str, arguments: list[dict[str, object]]) -> dict[str, object]:
-        return {"direction": direction, "bull_case": {"supporting_arguments": arguments}, "bear_case": {}}
+    def outcome(direction: str, arguments: list[dict[str, object]]) -> DebateOutcome:
+        sample = debate_outcome() | {"direction": direction}
+        sample["bull_case"]["supporting_arguments"] = [{"argument": "a", "evidence": "e", **a} for a in arguments]
+        sample["bear_case"]["supporting_arguments"] = []
+        return DebateOutcome.model_validate(sample)
 
     technical = {"source_experts": ["technical_analyst"], "strength": "MEDIUM"}
     financial = {"source_experts": ["financial_auditor"], "strength": "HIGH"}
@@ -186,7 +190,7 @@ async def test_without_the_technical_analyst_no_price_context_is_sent(adapter: J
 async def test_a_debate_outcome_without_a_thesis_is_a_clear_error(adapter: JudgeGatewayAdapter) -> None:
     broken = debate_outcome()
     del broken["bear_case"]
-    with pytest.raises(PeerContractError, match="lacks 'bear_case'"):
+    with pytest.raises(PeerContractError, match=r"the debate outcome breaks its contract \(bear_case: Field required"):
         await adapter.run_verdict("600519.SH", broken)
 
 

@@ -142,8 +142,8 @@ async def test_each_stage_is_committed_as_it_is_recorded(
     await repo.record_expert(
         sid, "macro_intelligence", ExpertOutcome("failed", None, "research 504 peer_timeout", 30000.0, 3)
     )
-    await repo.record_debate(sid, StageOutcome("success", None, 1200.0), {"direction": "BULLISH", "confidence": 0.6})
-    await repo.record_verdict(sid, StageOutcome("failed", "judge 502 llm_output_invalid", 900.0), None)
+    await repo.record_debate(sid, StageOutcome("success", None, 1200.0, {"direction": "BULLISH", "confidence": 0.6}))
+    await repo.record_verdict(sid, StageOutcome("failed", "judge 502 llm_output_invalid", 900.0))
     await repo.finish(sid, "partial")
 
     done = await second_repo.get(sid)
@@ -153,7 +153,7 @@ async def test_each_stage_is_committed_as_it_is_recorded(
         "failed", None, "research 504 peer_timeout", 30000.0, 3
     )
     assert list(done.expert_outcomes) == ["technical_analyst", "macro_intelligence"]
-    assert done.debate == StageOutcome("success", None, 1200.0)
+    assert done.debate == StageOutcome("success", None, 1200.0, {"direction": "BULLISH", "confidence": 0.6})
     assert done.debate_outcome == {"direction": "BULLISH", "confidence": 0.6}
     assert done.judge == StageOutcome("failed", "judge 502 llm_output_invalid", 900.0)
     assert done.verdict is None
@@ -188,8 +188,8 @@ async def test_writes_to_an_unknown_session_raise_not_found(repo: SqlAlchemySess
     sid = "11111111-1111-1111-1111-111111111111"
     calls: dict[str, Any] = {
         "expert": lambda: repo.record_expert(sid, "technical_analyst", ExpertOutcome("success", RAW)),
-        "debate": lambda: repo.record_debate(sid, StageOutcome("success"), {"direction": "BULLISH"}),
-        "verdict": lambda: repo.record_verdict(sid, StageOutcome("failed", "x"), None),
+        "debate": lambda: repo.record_debate(sid, StageOutcome("success", data={"direction": "BULLISH"})),
+        "verdict": lambda: repo.record_verdict(sid, StageOutcome("failed", "x")),
         "finish": lambda: repo.finish(sid, "completed"),
     }
     with pytest.raises(SessionNotFoundError) as caught:

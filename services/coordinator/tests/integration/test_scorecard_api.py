@@ -148,7 +148,6 @@ async def test_before_its_horizon_has_passed_the_outcome_is_pending(rig: Rig) ->
 async def test_a_session_without_a_verdict_has_a_null_outcome_and_asks_for_no_bars(rig: Rig) -> None:
     route = rig.bars(SYMBOL, SERIES)
     session = judged_session(as_of=FRIDAY)
-    session.verdict = None
     session.judge = StageOutcome("failed", error="judge 500 llm_output_invalid: not JSON")
     [session_id] = await rig.stored(session)
 

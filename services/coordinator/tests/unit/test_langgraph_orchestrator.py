@@ -238,14 +238,14 @@ class GatedListener(RecordingListener):
         await super().on_expert_finished(expert, outcome)
         self.marks.append(f"end expert {expert}")
 
-    async def on_debate_finished(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
+    async def on_debate_finished(self, stage: StageOutcome) -> None:
         self.marks.append("start debate")
-        await super().on_debate_finished(stage, outcome)
+        await super().on_debate_finished(stage)
         self.marks.append("end debate")
 
-    async def on_verdict_finished(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
+    async def on_verdict_finished(self, stage: StageOutcome) -> None:
         self.marks.append("start verdict")
-        await super().on_verdict_finished(stage, verdict)
+        await super().on_verdict_finished(stage)
         self.marks.append("end verdict")
 
 

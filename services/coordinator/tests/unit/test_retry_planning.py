@@ -35,18 +35,12 @@ def source(
     skip_debate: bool = False,
 ) -> ResearchSession:
     s = make_session(experts=[TA, MI, FA], options=OPTIONS, status=status, outcomes=outcomes, skip_debate=skip_debate)
-    stage: dict[str, Any] = {
-        "success": StageOutcome("success"),
-        "failed": StageOutcome("failed", "boom"),
-        "pending": StageOutcome(),
-    }
+    stage: dict[str, Any] = {"failed": StageOutcome("failed", "boom"), "pending": StageOutcome()}
     skipped = StageOutcome("skipped")
     return replace(
         s,
-        debate=skipped if skip_debate else stage[debate],
-        debate_outcome=debate_outcome() if debate == "success" and not skip_debate else None,
-        judge=skipped if skip_debate else stage[judge],
-        verdict=verdict() if judge == "success" and not skip_debate else None,
+        debate=skipped if skip_debate else stage.get(debate, StageOutcome("success", data=debate_outcome())),
+        judge=skipped if skip_debate else stage.get(judge, StageOutcome("success", data=verdict())),
     )
 
 

@@ -17,6 +17,7 @@ from coordinator.domain.exceptions import (
     PeerUnavailableError,
 )
 from coordinator.domain.model.outcome import StoredVerdict
+from coordinator.domain.model.session import StageOutcome
 from shared_contracts.errors import InvalidRequestError
 from shared_contracts.scorecard import ScoredCall, action_outcomes, calibration_section
 from shared_contracts.scoring import score_trade
@@ -58,13 +59,13 @@ def test_a_session_stored_without_an_analysis_date_uses_its_technical_option_els
 
 def test_a_session_without_a_verdict_has_none_to_score() -> None:
     session = judged_session(as_of=FRIDAY)
-    assert StoredVerdict.of(replace(session, verdict=None)) is None
+    assert StoredVerdict.of(replace(session, judge=replace(session.judge, data=None))) is None
     assert StoredVerdict.of(replace(session, judge=replace(session.judge, status="failed"))) is None
 
 
 async def test_a_session_without_a_verdict_has_no_outcome_and_fetches_no_bars() -> None:
     bars = FakeBarsGateway()
-    assert await service(bars).outcome_of(replace(judged_session(as_of=FRIDAY), verdict=None)) is None
+    assert await service(bars).outcome_of(replace(judged_session(as_of=FRIDAY), judge=StageOutcome("success"))) is None
     assert bars.calls == []
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
 from coordinator.domain.ports.research_progress import IResearchProgressListener
 from coordinator.domain.ports.session_repository import ISessionRepository
@@ -17,8 +15,8 @@ class SessionProgressRecorder(IResearchProgressListener):
     async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
         await self._sessions.record_expert(self._session_id, expert, outcome)
 
-    async def on_debate_finished(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
-        await self._sessions.record_debate(self._session_id, stage, outcome)
+    async def on_debate_finished(self, stage: StageOutcome) -> None:
+        await self._sessions.record_debate(self._session_id, stage)
 
-    async def on_verdict_finished(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
-        await self._sessions.record_verdict(self._session_id, stage, verdict)
+    async def on_verdict_finished(self, stage: StageOutcome) -> None:
+        await self._sessions.record_verdict(self._session_id, stage)

@@ -115,7 +115,6 @@ class ResearchRetryService:
         )
         if request.carried_debate_outcome is not None:
             session.debate = source.debate
-            session.debate_outcome = request.carried_debate_outcome
         result = await run_in_session(self._orchestrator, self._sessions, session, request)
         if result.overall_status == "failed":
             raise AllExpertsFailedError.for_result(result)

@@ -28,9 +28,12 @@ class ExpertOutcome:
 
 @dataclass(frozen=True)
 class StageOutcome:
+    """The debate's or the judge's outcome; ``data``: the debate outcome or the verdict, when it succeeded."""
+
     status: StageStatus = "pending"
     error: str | None = None
     duration_ms: float | None = None
+    data: dict[str, Any] | None = None
 
 
 @dataclass
@@ -53,12 +56,18 @@ class ResearchSession:
     """The client that asked for the research (its API key's client id); only it (and ``admin``) sees it."""
     expert_outcomes: dict[str, ExpertOutcome] = field(default_factory=dict)
     debate: StageOutcome = field(default_factory=StageOutcome)
-    debate_outcome: dict[str, Any] | None = None
     judge: StageOutcome = field(default_factory=StageOutcome)
-    verdict: dict[str, Any] | None = None
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
     completed_at: datetime | None = None
+
+    @property
+    def debate_outcome(self) -> dict[str, Any] | None:
+        return self.debate.data
+
+    @property
+    def verdict(self) -> dict[str, Any] | None:
+        return self.judge.data
 
     @property
     def failed_experts(self) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
 
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
 
@@ -13,7 +12,7 @@ class IResearchProgressListener(ABC):
     async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None: ...
 
     @abstractmethod
-    async def on_debate_finished(self, stage: StageOutcome, outcome: dict[str, Any] | None) -> None: ...
+    async def on_debate_finished(self, stage: StageOutcome) -> None: ...
 
     @abstractmethod
-    async def on_verdict_finished(self, stage: StageOutcome, verdict: dict[str, Any] | None) -> None: ...
+    async def on_verdict_finished(self, stage: StageOutcome) -> None: ...

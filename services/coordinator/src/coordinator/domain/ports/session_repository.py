@@ -6,7 +6,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
 from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome
@@ -36,10 +35,10 @@ class ISessionRepository(ABC):
     async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None: ...
 
     @abstractmethod
-    async def record_debate(self, session_id: str, stage: StageOutcome, outcome: dict[str, Any] | None) -> None: ...
+    async def record_debate(self, session_id: str, stage: StageOutcome) -> None: ...
 
     @abstractmethod
-    async def record_verdict(self, session_id: str, stage: StageOutcome, verdict: dict[str, Any] | None) -> None: ...
+    async def record_verdict(self, session_id: str, stage: StageOutcome) -> None: ...
 
     @abstractmethod
     async def finish(self, session_id: str, status: SessionStatus) -> None: ...

@@ -4,14 +4,12 @@ The DTO conversion happens here: each successful expert's result is projected to
 (``shared_contracts.projection`` — the spec's mapping table; debug and bulk fields are dropped); its
 counts of ``data_gaps`` and ``staleness`` go beside it in ``data_quality``, so the debate can weigh it by its
 coverage; an expert whose entry is ``None`` failed and is named in ``failed_experts`` (missing evidence).
-The reply is checked against ``DebateOutcome`` and returned as a dict.
+The reply is parsed into ``DebateOutcome`` and returned as its dict (the spec's serialised form).
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from pydantic import ValidationError
 
 from coordinator.domain.exceptions import GatewayError, PeerContractError
 from coordinator.domain.ports.debate_gateway import IDebateGateway
@@ -53,10 +51,4 @@ class DebateGatewayAdapter(IDebateGateway):
         if not body["expert_results"]:
             raise GatewayError(service, "no successful expert result to debate")
         reply, attempts = await self._debate.post_json("/api/v1/debate/run", body)
-        try:
-            return DebateOutcome.model_validate(reply).model_dump(mode="json")
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
-            raise PeerContractError(
-                service, f"{service} reply breaks the DebateOutcome contract ({problems})", attempts=attempts
-            ) from None
+        return self._debate.parsed(DebateOutcome, reply, attempts, "reply (DebateOutcome)").model_dump(mode="json")

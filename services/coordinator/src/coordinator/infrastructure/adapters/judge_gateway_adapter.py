@@ -21,41 +21,39 @@ from pydantic import ValidationError
 from coordinator.domain.exceptions import PeerContractError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
-from coordinator.infrastructure.adapters.peer_http import PeerClient
+from coordinator.infrastructure.adapters.peer_http import PeerClient, problems_of
+from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import is_iso_date
 from shared_contracts.judge import JudgeInput, KeyLevels, Verdict
-
-
-def _problems(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
 
 
 def to_judge_input(
     symbol: str, debate_outcome: Mapping[str, Any], context: Mapping[str, Any] | None = None
 ) -> JudgeInput:
+    """Raises ``PeerContractError`` for a debate outcome that breaks its contract."""
     try:
-        fields: dict[str, Any] = {
-            "symbol": symbol,
-            "direction": debate_outcome["direction"],
-            "confidence": debate_outcome["confidence"],
-            "bull_thesis": debate_outcome["bull_case"]["core_thesis"],
-            "bear_thesis": debate_outcome["bear_case"]["core_thesis"],
-            "risk_factors": [str(item["risk"]) for item in debate_outcome.get("risk_matrix") or []],
-            "key_disagreements": list(debate_outcome.get("key_disagreements") or []),
-            "conflict_resolution": debate_outcome.get("conflict_resolution") or "",
-        }
-    except (KeyError, TypeError) as exc:
-        raise PeerContractError("judge", f"the debate outcome lacks {exc} needed for the judge") from None
-    fields.update(_price_context(context))
-    fields.update(_volatility_context(context, fields))
-    if horizon := evidence_horizon(debate_outcome):
-        fields["evidence_horizon"] = horizon
+        outcome = DebateOutcome.model_validate(debate_outcome)
+    except ValidationError as exc:
+        raise PeerContractError("judge", f"the debate outcome breaks its contract ({problems_of(exc)})") from None
+    fields: dict[str, Any] = {
+        "symbol": symbol,
+        "direction": outcome.direction,
+        "confidence": outcome.confidence,
+        "bull_thesis": outcome.bull_case.core_thesis,
+        "bear_thesis": outcome.bear_case.core_thesis,
+        "risk_factors": [item.risk for item in outcome.risk_matrix],
+        "key_disagreements": outcome.key_disagreements,
+        "conflict_resolution": outcome.conflict_resolution,
+        "evidence_horizon": evidence_horizon(outcome),
+    }
     if failed := list((context or {}).get("failed_experts") or ()):
         fields["failed_experts"] = failed
+    fields.update(_price_context(context))
+    fields.update(_volatility_context(context, fields))
     try:
         return JudgeInput.model_validate(fields)
     except ValidationError as exc:
-        raise PeerContractError("judge", f"cannot build the judge input ({_problems(exc)})") from None
+        raise PeerContractError("judge", f"cannot build the judge input ({problems_of(exc)})") from None
 
 
 def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -89,18 +87,13 @@ months, fundamentals and valuation over quarters."""
 _STRENGTH = {"HIGH": 2, "MEDIUM": 1, "LOW": 0}
 
 
-def evidence_horizon(debate_outcome: Mapping[str, Any]) -> str | None:
+def evidence_horizon(outcome: DebateOutcome) -> str | None:
     """The time scale of the expert behind the winning side's strongest argument (the first of equals); None
     for a NEUTRAL debate or when no argument names an expert."""
-    side = {"BULLISH": "bull_case", "BEARISH": "bear_case"}.get(str(debate_outcome.get("direction")))
-    case = debate_outcome.get(side) if side else None
-    arguments = case.get("supporting_arguments") if isinstance(case, Mapping) else None
-    ranked = sorted(
-        (a for a in arguments or [] if isinstance(a, Mapping)),
-        key=lambda a: -_STRENGTH.get(str(a.get("strength")), 0),
-    )
+    cases = {"BULLISH": outcome.bull_case.supporting_arguments, "BEARISH": outcome.bear_case.supporting_arguments}
+    ranked = sorted(cases.get(outcome.direction, []), key=lambda a: -_STRENGTH.get(a.strength, 0))
     for argument in ranked:
-        for expert in argument.get("source_experts") or []:
+        for expert in argument.source_experts:
             if expert in EVIDENCE_HORIZON:
                 return EVIDENCE_HORIZON[expert]
     return None
@@ -167,10 +160,4 @@ class JudgeGatewayAdapter(IJudgeGateway):
         reply, attempts = await self._judge.post_json(
             "/api/v1/judge/verdict", judge_input.model_dump(mode="json", exclude_none=True, exclude_unset=True)
         )
-        try:
-            return Verdict.model_validate(reply).model_dump(mode="json")
-        except ValidationError as exc:
-            service = self._judge.service
-            raise PeerContractError(
-                service, f"{service} reply breaks the Verdict contract ({_problems(exc)})", attempts=attempts
-            ) from None
+        return self._judge.parsed(Verdict, reply, attempts, "reply (Verdict)").model_dump(mode="json")

@@ -27,12 +27,12 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import structlog
 from httpx_aiohttp import AiohttpTransport
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from coordinator.domain.exceptions import (
@@ -48,6 +48,7 @@ from shared_contracts.service.authentication import caller_headers
 from shared_contracts.service.request_id import outgoing_headers
 
 log = structlog.get_logger(__name__)
+M = TypeVar("M", bound=BaseModel)
 
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
 FINAL_PROBLEM_CODES = frozenset({LLMUpstreamError.code, LLMUnavailableError.code, LLMTimeoutError.code})
@@ -103,6 +104,11 @@ def _problem_code(response: httpx.Response) -> str | None:
     except (ValueError, AttributeError):
         return None
     return code if isinstance(code, str) else None
+
+
+def problems_of(exc: ValidationError) -> str:
+    """The first few validation errors, one ``field.path: message`` each."""
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
 
 
 def _is_transient(exc: BaseException) -> bool:
@@ -209,6 +215,14 @@ class PeerClient:
             return response.json(), attempts
         except ValueError as exc:
             raise PeerContractError(self.service, f"{self.service} replied with non-JSON", attempts=attempts) from exc
+
+    def parsed(self, model: type[M], body: Any, attempts: int, what: str) -> M:
+        """``body`` as ``model``; one that breaks it is a ``PeerContractError`` naming ``what`` and the fields."""
+        try:
+            return model.model_validate(body)
+        except ValidationError as exc:
+            message = f"{self.service} {what} breaks the contract ({problems_of(exc)})"
+            raise PeerContractError(self.service, message, attempts=attempts) from None
 
     async def health(self, timeout_seconds: float) -> str:
         """'ok' when ``GET /healthz`` answers 200, else the reason (for /readyz)."""

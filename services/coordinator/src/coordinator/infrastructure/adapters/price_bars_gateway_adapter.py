@@ -12,8 +12,6 @@ from datetime import date
 from typing import Any
 from urllib.parse import quote
 
-from pydantic import ValidationError
-
 from coordinator.domain.exceptions import PeerContractError
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.infrastructure.adapters.peer_http import PeerClient
@@ -35,13 +33,7 @@ class PriceBarsGatewayAdapter(IPriceBarsGateway):
 
     def _checked(self, symbol: str, body: Any, attempts: int) -> list[DailyBar]:
         service = self._research.service
-        try:
-            reply = PriceBars.model_validate(body)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
-            raise PeerContractError(
-                service, f"{service} bars of {symbol}: the reply breaks the contract ({problems})", attempts=attempts
-            ) from None
+        reply = self._research.parsed(PriceBars, body, attempts, f"bars of {symbol}: the reply")
         bad = next((bar.date for bar in reply.bars if not is_iso_date(bar.date[:10])), None)
         if bad is not None:
             raise PeerContractError(

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from coordinator.domain.exceptions import PeerContractError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway, analysis_date_of
 from coordinator.infrastructure.adapters.peer_http import PeerClient
@@ -49,21 +48,5 @@ class ResearchGatewayAdapter(IResearchExpertGateway):
         body, attempts = await self._research.post_json(f"/api/v1/research/experts/{expert.value}", request)
         if isinstance(options, ExpertOptions):
             options.attempts = attempts
-        return self._checked(expert, body, attempts)
-
-    def _checked(self, expert: ExpertType, body: Any, attempts: int) -> dict[str, Any]:
-        service = self._research.service
-        if not isinstance(body, dict):
-            raise PeerContractError(
-                service,
-                f"{service} {expert.value}: expected a JSON object, got {type(body).__name__}",
-                attempts=attempts,
-            )
-        try:
-            RESULT_MODELS[expert].model_validate(body)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
-            raise PeerContractError(
-                service, f"{service} {expert.value}: result breaks the contract ({problems})", attempts=attempts
-            ) from None
-        return body
+        self._research.parsed(RESULT_MODELS[expert], body, attempts, f"{expert.value}: result")
+        return dict(body)

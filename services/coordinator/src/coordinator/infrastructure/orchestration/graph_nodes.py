@@ -68,15 +68,15 @@ class ProgressRelay:
     def expert(self, expert: str, outcome: ExpertOutcome) -> None:
         self._write("expert", lambda listener: listener.on_expert_finished(expert, outcome))
 
-    def stage(self, stage: Stage, outcome: StageOutcome | None, data: dict[str, Any] | None = None) -> None:
+    def stage(self, stage: Stage, outcome: StageOutcome | None) -> None:
         """``outcome`` None: a retry's carried debate, used but not written (the caller stored it)."""
         self.unreported.discard(stage)
         if outcome is None:
             return
         if stage == "debate":
-            self._write(stage, lambda listener: listener.on_debate_finished(outcome, data))
+            self._write(stage, lambda listener: listener.on_debate_finished(outcome))
         else:
-            self._write(stage, lambda listener: listener.on_verdict_finished(outcome, data))
+            self._write(stage, lambda listener: listener.on_verdict_finished(outcome))
 
     def skip_unreported(self) -> None:
         """The graph is done: the stages that did not run are ``skipped``."""
@@ -198,7 +198,7 @@ def create_debate_node(debate_gateway: IDebateGateway) -> Node:
             return {"debate_outcome": {}}
         duration = _elapsed_ms(started)
         log.info("debate_done", ms=duration, direction=outcome.get("direction"))
-        relay.stage("debate", StageOutcome("success", duration_ms=duration), outcome)
+        relay.stage("debate", StageOutcome("success", duration_ms=duration, data=outcome))
         return {"debate_outcome": outcome}
 
     return debate_node
@@ -228,7 +228,7 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
             return {"verdict": {}}
         duration = _elapsed_ms(started)
         log.info("verdict_done", ms=duration, action=verdict.get("action"))
-        relay.stage("verdict", StageOutcome("success", duration_ms=duration), verdict)
+        relay.stage("verdict", StageOutcome("success", duration_ms=duration, data=verdict))
         return {"verdict": verdict}
 
     return judge_node

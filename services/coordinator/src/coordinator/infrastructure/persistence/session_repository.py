@@ -156,27 +156,11 @@ class SqlAlchemySessionRepository(ISessionRepository):
 
         await self._write(statements)
 
-    async def record_debate(self, session_id: str, stage: StageOutcome, outcome: dict[str, Any] | None) -> None:
-        await self._write(
-            _touching(
-                session_id,
-                debate_status=stage.status,
-                debate_error=stage.error,
-                debate_duration_ms=stage.duration_ms,
-                debate_outcome=outcome,
-            )
-        )
+    async def record_debate(self, session_id: str, stage: StageOutcome) -> None:
+        await self._write(_touching(session_id, **_stage_values("debate", "debate_outcome", stage)))
 
-    async def record_verdict(self, session_id: str, stage: StageOutcome, verdict: dict[str, Any] | None) -> None:
-        await self._write(
-            _touching(
-                session_id,
-                judge_status=stage.status,
-                judge_error=stage.error,
-                judge_duration_ms=stage.duration_ms,
-                verdict=verdict,
-            )
-        )
+    async def record_verdict(self, session_id: str, stage: StageOutcome) -> None:
+        await self._write(_touching(session_id, **_stage_values("judge", "verdict", stage)))
 
     async def finish(self, session_id: str, status: SessionStatus) -> None:
         """A final status is final: a session already ``interrupted`` (by a replica that took this one for
@@ -527,17 +511,20 @@ def _session_values(session: ResearchSession) -> dict[str, Any]:
         "retried_from": session.retried_from,
         "request_id": session.request_id,
         "client_id": session.client_id,
-        "debate_status": session.debate.status,
-        "debate_error": session.debate.error,
-        "debate_duration_ms": session.debate.duration_ms,
-        "debate_outcome": session.debate_outcome,
-        "judge_status": session.judge.status,
-        "judge_error": session.judge.error,
-        "judge_duration_ms": session.judge.duration_ms,
-        "verdict": session.verdict,
+        **_stage_values("debate", "debate_outcome", session.debate),
+        **_stage_values("judge", "verdict", session.judge),
         "created_at": session.created_at,
         "updated_at": session.updated_at,
         "completed_at": session.completed_at,
+    }
+
+
+def _stage_values(stage: str, data_column: str, outcome: StageOutcome) -> dict[str, Any]:
+    return {
+        f"{stage}_status": outcome.status,
+        f"{stage}_error": outcome.error,
+        f"{stage}_duration_ms": outcome.duration_ms,
+        data_column: outcome.data,
     }
 
 
@@ -572,18 +559,9 @@ def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSessio
             )
             for e in ordered
         },
-        debate=StageOutcome(
-            status=row.debate_status,  # type: ignore[arg-type]  # CHECK constraint
-            error=row.debate_error,
-            duration_ms=row.debate_duration_ms,
-        ),
-        debate_outcome=row.debate_outcome,
-        judge=StageOutcome(
-            status=row.judge_status,  # type: ignore[arg-type]  # CHECK constraint
-            error=row.judge_error,
-            duration_ms=row.judge_duration_ms,
-        ),
-        verdict=row.verdict,
+        # the statuses: guarded by CHECK constraints
+        debate=StageOutcome(row.debate_status, row.debate_error, row.debate_duration_ms, row.debate_outcome),  # type: ignore[arg-type]
+        judge=StageOutcome(row.judge_status, row.judge_error, row.judge_duration_ms, row.verdict),  # type: ignore[arg-type]
         created_at=row.created_at,
         updated_at=row.updated_at,
         completed_at=row.completed_at,
