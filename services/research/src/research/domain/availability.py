@@ -27,13 +27,7 @@ A_SHARE_REPORT_DEADLINE = (4, 30)
 US_REPORT_LAG_DAYS = 90
 HK_REPORT_LAG_MONTHS = 4
 
-MID_MONTH_RELEASE_DAY = {
-    "cpi_yoy": 15,
-    "ppi_yoy": 15,
-    "m2_yoy": 15,
-    "tsf_flow": 15,
-    "retail_sales_yoy": 20,
-}
+MID_MONTH_RELEASE_DAY = {"cpi_yoy": 15, "ppi_yoy": 15, "m2_yoy": 15, "tsf_flow": 15, "retail_sales_yoy": 20}
 """Monthly series dated on the 1st of their reference month, released by this day of the next month
 (CPI/PPI about the 10th, money and credit about the 12th-15th, retail sales about the 15th-18th)."""
 MONTH_END_RELEASES = ("pmi_",)

@@ -20,12 +20,7 @@ from research.domain.exceptions import (
     InvalidOptionsError,
     UnknownExpertError,
 )
-from shared_contracts.experts import (
-    EXPERT_OPTION_MODELS,
-    ExpertType,
-    FinancialAuditorOptions,
-    TechnicalAnalystOptions,
-)
+from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType, FinancialAuditorOptions, TechnicalAnalystOptions
 
 
 def parse_expert(name: str) -> ExpertType:
@@ -71,11 +66,7 @@ class ExpertDispatcher:
     today: Callable[[], date] = date.today
 
     async def run(
-        self,
-        expert_name: str,
-        symbol: str,
-        options: dict[str, Any] | None = None,
-        analysis_date: date | None = None,
+        self, expert_name: str, symbol: str, options: dict[str, Any] | None = None, analysis_date: date | None = None
     ) -> dict[str, Any]:
         """Validate the expert, its options and the date (UnknownExpertError, InvalidOptionsError,
         ConflictingAnalysisDateError), then run it as of the research's date."""

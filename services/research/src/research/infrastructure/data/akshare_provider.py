@@ -22,12 +22,7 @@ from typing import Any
 import pandas as pd
 import structlog
 
-from research.domain.exceptions import (
-    DataProviderError,
-    DataUnavailableError,
-    ResearchError,
-    SymbolNotFoundError,
-)
+from research.domain.exceptions import DataProviderError, DataUnavailableError, ResearchError, SymbolNotFoundError
 from research.domain.model.market_data import (
     AnnualFinancials,
     FinancialStatements,

@@ -99,9 +99,7 @@ class OfflineSnapshotProvider(IMarketDataProvider):
         if key not in self._valuation:
             raise self._missing(key, "valuation data", dict(self._valuation))
         return ValuationData(
-            symbol=symbol,
-            snapshots=self._valuation[key],
-            source=f"{self.name}: XianCrag/ValuationStrategy",
+            symbol=symbol, snapshots=self._valuation[key], source=f"{self.name}: XianCrag/ValuationStrategy"
         )
 
     async def get_macro(self, symbol: Symbol) -> MacroData:

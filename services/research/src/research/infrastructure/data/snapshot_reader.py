@@ -8,13 +8,7 @@ from dataclasses import fields
 from datetime import date, datetime
 from pathlib import Path
 
-from research.domain.model.market_data import (
-    AnnualFinancials,
-    Bar,
-    MacroObservation,
-    MacroSeries,
-    ValuationSnapshot,
-)
+from research.domain.model.market_data import AnnualFinancials, Bar, MacroObservation, MacroSeries, ValuationSnapshot
 
 BARS_SOURCE = {
     "AAPL": "2404Shiv/systematic-trading-gapfade (adjusted daily bars)",
