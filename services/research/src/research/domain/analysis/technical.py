@@ -113,7 +113,7 @@ def compute_technical_facts(history: PriceHistory, analysis_date: date | None) -
     prior_volume = float(volume[-6:-1].mean())
     year = slice(-YEAR_BARS, None)
     ma20, ma60 = sma(20), sma(60)
-    levels = _key_levels(last_close, high, low, ma20, ma60, _last(upper), _last(lower), atr)
+    levels = _key_levels(last_close, high, low, (ma20, ma60, _last(upper), _last(lower)), atr)
     return TechnicalFacts(
         symbol=str(history.symbol),
         as_of=bars[-1].date,
@@ -149,18 +149,11 @@ def compute_technical_facts(history: PriceHistory, analysis_date: date | None) -
 
 
 def _key_levels(
-    close: float,
-    high: np.ndarray,
-    low: np.ndarray,
-    ma20: float | None,
-    ma60: float | None,
-    upper: float | None,
-    lower: float | None,
-    atr: float | None,
+    close: float, high: np.ndarray, low: np.ndarray, averages_and_bands: tuple[float | None, ...], atr: float | None
 ) -> KeyLevels:
     h20, l20 = float(high[-20:].max()), float(low[-20:].min())
     h60, l60 = float(high[-60:].max()), float(low[-60:].min())
-    candidates = {round(v, 4) for v in (h20, l20, h60, l60, ma20, ma60, upper, lower) if v is not None}
+    candidates = {round(v, 4) for v in (h20, l20, h60, l60, *averages_and_bands) if v is not None}
     return KeyLevels(
         support=tuple(sorted((v for v in candidates if v < close), reverse=True)),
         resistance=tuple(sorted(v for v in candidates if v > close)),

@@ -25,16 +25,6 @@ SOURCE_DISAGREEMENT = 0.2
 """Dividend yields from two sources more than 20 % apart are reported as a disagreement."""
 
 
-def dividend_sources_disagree(yields: dict[str, float]) -> bool:
-    return len(yields) > 1 and (max(yields.values()) - min(yields.values())) > SOURCE_DISAGREEMENT * max(
-        yields.values()
-    )
-
-
-def by_source(yields: dict[str, float]) -> str:
-    return ", ".join(f"{source} {value}%" for source, value in yields.items())
-
-
 @dataclass(frozen=True)
 class IntrinsicValueRange:
     low: float
@@ -102,8 +92,8 @@ def compute_valuation_facts(data: ValuationData, macro: MacroData | None) -> Val
         dividend_yield = list(yields.values())[-1]
     if pe is None and pb is None and dividend_yield is None:
         raise DataUnavailableError(f"{data.symbol}: the valuation data has no PE, PB or dividend yield")
-    if dividend_sources_disagree(yields):
-        gaps.append(f"dividend yield sources disagree: {by_source(yields)}")
+    if len(yields) > 1 and max(yields.values()) - min(yields.values()) > SOURCE_DISAGREEMENT * max(yields.values()):
+        gaps.append("dividend yield sources disagree: " + ", ".join(f"{src} {value}%" for src, value in yields.items()))
 
     pe_hist = [p.pe_ttm for p in data.history if p.pe_ttm is not None and p.pe_ttm > 0]
     pb_hist = [p.pb for p in data.history if p.pb is not None and p.pb > 0]
