@@ -13,6 +13,7 @@ from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
+from judge.infrastructure.rules.texts import EN, ZH
 
 BANDS = {"none": (0.0, 0.0), "small": (0.5, 10.0), "medium": (10.0, 20.0), "large": (20.0, 30.0)}
 
@@ -250,3 +251,7 @@ async def test_large_prices_are_written_in_full() -> None:
     proposal = await agent("en").decide(judge_input)
     assert "123456.78" in proposal.entry_strategy
     assert "support 117000.5" in proposal.stop_loss.basis
+
+
+def test_every_text_is_written_in_both_languages() -> None:
+    assert ZH.keys() == EN.keys()

@@ -164,13 +164,11 @@ def _side(action: Action) -> str:
 
 def _percent_basis(say: Say, which: str, action: Action, choice: LevelChoice) -> str:
     """The percentage rules' basis (no volatility), which says that it is the fallback."""
+    distance = choice.distance_percent
     if choice.anchor is None:
-        basis = say(f"{which}_percent", distance=choice.distance_percent)
-    else:
-        basis = say(
-            f"{which}_anchor_{_side(action)}", anchor=price_text(choice.anchor), distance=choice.distance_percent
-        )
-    return basis + say("percent_rules")
+        return say("level_percent", distance=distance) + say("percent_rules")
+    anchor = price_text(choice.anchor)
+    return say(f"{which}_anchor_{_side(action)}", anchor=anchor, distance=distance) + say("percent_rules")
 
 
 def _stop_basis(say: Say, action: Action, stop: LevelChoice, volatility: Volatility | None) -> str:
