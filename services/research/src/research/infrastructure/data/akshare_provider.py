@@ -75,6 +75,8 @@ MACRO_YEARS = 5
 """How far back the daily bond-yield series reaches (the macro rules look back 12 months)."""
 _MONTH = re.compile(r"(\d{4})年(\d{1,2})月")
 _CANCELLED = ("取消", "终止", "未通过", "否决")
+Plan = tuple[date | None, date | None, float, float | None]
+"""A dividend plan paying cash: report period, ex-date, cash per share in CNY, total shares."""
 
 
 def _month_start(label: object) -> date | None:
@@ -83,7 +85,7 @@ def _month_start(label: object) -> date | None:
     return date(int(match.group(1)), int(match.group(2)), 1) if match else None
 
 
-def _cash_dividends(frame: pd.DataFrame | None) -> list[tuple[date | None, date | None, float, float | None]]:
+def _cash_dividends(frame: pd.DataFrame | None) -> list[Plan]:
     """(report period, ex-date, cash per share in CNY, total shares) per dividend plan that pays cash."""
     if frame is None:
         return []
@@ -96,6 +98,17 @@ def _cash_dividends(frame: pd.DataFrame | None) -> list[tuple[date | None, date 
             (to_date(row.get("报告期")), to_date(row.get("除权除息日")), per_ten / 10, to_float(row.get("总股本")))
         )
     return plans
+
+
+def _fiscal_year_dividends(plans: list[Plan], year: int) -> tuple[float | None, float | None]:
+    """Cash per share and in total over the plans whose report period falls in ``year`` (interim + final)."""
+    of_year = [(per_share, shares) for period, _, per_share, shares in plans if period and period.year == year]
+    if not of_year:
+        return None, None
+    dps = round(sum(per_share for per_share, _ in of_year), 6)
+    if any(shares is None for _, shares in of_year):
+        return dps, None
+    return dps, sum(per_share * (shares or 0.0) for per_share, shares in of_year)
 
 
 class AkshareMarketDataProvider(IMarketDataProvider):
@@ -190,7 +203,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
         for period_end in sorted(annual)[-limit:] if limit > 0 else []:
             row, bal, cash = annual[period_end], balance_by.get(period_end, {}), cash_by.get(period_end, {})
             net_parent = to_float(row.get("PARENTNETPROFIT"))
-            dps, total = self._fiscal_year_dividends(plans, period_end.year) if dividends is not None else (None, None)
+            dps, total = _fiscal_year_dividends(plans, period_end.year) if dividends is not None else (None, None)
             periods.append(
                 AnnualFinancials(
                     period_end=period_end,
@@ -212,19 +225,6 @@ class AkshareMarketDataProvider(IMarketDataProvider):
                 )
             )
         return FinancialStatements(symbol, tuple(periods), source="akshare:eastmoney", currency="CNY")
-
-    @staticmethod
-    def _fiscal_year_dividends(
-        plans: list[tuple[date | None, date | None, float, float | None]], year: int
-    ) -> tuple[float | None, float | None]:
-        """Cash per share and in total over the plans whose report period falls in ``year`` (interim + final)."""
-        of_year = [(per_share, shares) for period, _, per_share, shares in plans if period and period.year == year]
-        if not of_year:
-            return None, None
-        dps = round(sum(per_share for per_share, _ in of_year), 6)
-        if any(shares is None for _, shares in of_year):
-            return dps, None
-        return dps, sum(per_share * (shares or 0.0) for per_share, shares in of_year)
 
     # -- valuation -------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import TypeVar
 
 from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.market_data import (
@@ -25,6 +26,7 @@ from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
 from research.infrastructure.data import snapshot_reader as reader
 
+T = TypeVar("T")
 DEFAULT_SNAPSHOT_DIR = Path(__file__).parent / "snapshot"
 MACRO_SOURCE = "tsvetoslavtsachev/china-macro-dashboard (NBS/PBoC via akshare, DBnomics)"
 
@@ -65,42 +67,31 @@ class OfflineSnapshotProvider(IMarketDataProvider):
             )
         return key
 
-    def _missing(self, key: str, category: str, have: dict[str, object]) -> DataUnavailableError:
-        return DataUnavailableError(
-            f"the offline snapshot has no {category} for {key}; "
-            f"{category} exist for {', '.join(sorted(have)) or 'none'}"
-        )
+    def _entry(self, symbol: Symbol, category: str, table: dict[str, T]) -> tuple[str, T]:
+        """The symbol's key and its entry in ``table``; ``DataUnavailableError`` naming who has one otherwise."""
+        key = self._known(symbol)
+        if key not in table:
+            raise DataUnavailableError(
+                f"the offline snapshot has no {category} for {key}; "
+                f"{category} exist for {', '.join(sorted(table)) or 'none'}"
+            )
+        return key, table[key]
 
     async def get_price_history(self, symbol: Symbol, end: date | None = None) -> PriceHistory:
-        key = self._known(symbol)
-        if key not in self._bar_files:
-            raise self._missing(key, "price bars", dict(self._bar_files))
-        bars = self._bars_of(key)
-        if end is not None:
-            bars = tuple(b for b in bars if b.date <= end)
+        key, _ = self._entry(symbol, "price bars", self._bar_files)
+        bars = self._bars_of(key) if end is None else tuple(b for b in self._bars_of(key) if b.date <= end)
         source = reader.BARS_SOURCE.get(key, reader.DEFAULT_BARS_SOURCE)
         adjustment = "qfq" if symbol.market.is_a_share else "adjusted"
         return PriceHistory(symbol=symbol, bars=bars, source=f"{self.name}: {source}", adjustment=adjustment)
 
     async def get_financials(self, symbol: Symbol, limit: int) -> FinancialStatements:
-        key = self._known(symbol)
-        if key not in self._financials:
-            raise self._missing(key, "financial statements", dict(self._financials))
-        periods, tags = self._financials[key]
-        return FinancialStatements(
-            symbol=symbol,
-            periods=periods[-limit:],
-            source=f"{self.name}: annual reports ({', '.join(tags)})",
-            currency="CNY",
-        )
+        _, (periods, tags) = self._entry(symbol, "financial statements", self._financials)
+        source = f"{self.name}: annual reports ({', '.join(tags)})"
+        return FinancialStatements(symbol=symbol, periods=periods[-limit:], source=source, currency="CNY")
 
     async def get_valuation(self, symbol: Symbol) -> ValuationData:
-        key = self._known(symbol)
-        if key not in self._valuation:
-            raise self._missing(key, "valuation data", dict(self._valuation))
-        return ValuationData(
-            symbol=symbol, snapshots=self._valuation[key], source=f"{self.name}: XianCrag/ValuationStrategy"
-        )
+        _, snapshots = self._entry(symbol, "valuation data", self._valuation)
+        return ValuationData(symbol=symbol, snapshots=snapshots, source=f"{self.name}: XianCrag/ValuationStrategy")
 
     async def get_macro(self, symbol: Symbol) -> MacroData:
         self._known(symbol)
