@@ -38,21 +38,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from judge.domain.dtos.judge_input import KeyLevels
+from judge.domain.model import risk
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
-from judge.domain.model.risk import (
-    MAX_TAKE_PROFIT_PERCENT,
-    MIN_REWARD_RISK,
-    RISK_BUDGET_PERCENT,
-    Volatility,
-    risk_budget_cap,
-    stop_bounds,
-)
 
-ACTION_THRESHOLD = 0.45
-"""Chosen on the evaluation's in-sample period by activity alone (docs/decisions.md, "Decision policy (issue 28):
-thresholds and calibration"): the highest 0.05 step at which at least 30 % of in-sample verdicts act."""
-SIZING_FLOOR = 0.50
-"""Sizing scales confidence from here: a trade between the action threshold and 0.50 takes the smallest position."""
+ACTION_THRESHOLD = 0.45  # how it was chosen: docs/decisions.md, "Decision policy (issue 28)"
+SIZING_FLOOR = 0.50  # sizing scales confidence from here (below it: the smallest position)
 RISK_DISCOUNT_PER_FACTOR = 0.10
 MAX_RISK_DISCOUNT = 0.50
 POSITION_STEP = 0.5
@@ -68,11 +58,9 @@ STOP_TAKE_BY_RISK: dict[RiskLevel, tuple[float, float]] = {
 LEVEL_BUFFER_PERCENT = 1.0
 MIN_LEVEL_STOP_PERCENT = 2.0
 
-STOP_ATR_MULTIPLE = 2.0
-"""The stop's distance in ATR when no support/resistance lies in the anchor band."""
-ANCHOR_BAND_MIN_ATR = 1.0
+STOP_ATR_MULTIPLE = 2.0  # the stop's distance in ATR when no support/resistance lies in the anchor band
+ANCHOR_BAND_MIN_ATR = 1.0  # a support (long) / resistance (short) this many ATR away anchors the stop
 ANCHOR_BAND_MAX_ATR = 3.0
-"""A support (long) / resistance (short) this many ATR from the reference price anchors the stop."""
 ANCHOR_BUFFER_ATR = 0.25
 """How far beyond the anchoring level the stop goes."""
 MAX_TARGET_REWARD_RISK = 5.0
@@ -125,11 +113,11 @@ def size_by_risk_budget(
 
 def budget_risk(confidence: float, risk_count: int) -> float:
     """The percent of the portfolio this trade may lose at its stop."""
-    return RISK_BUDGET_PERCENT * confidence_scale(confidence) * risk_multiplier(risk_count)
+    return risk.RISK_BUDGET_PERCENT * confidence_scale(confidence) * risk_multiplier(risk_count)
 
 
 def position_limit(stop_percent: float, max_position: float) -> float:
-    return min(max_position, risk_budget_cap(stop_percent))
+    return min(max_position, risk.risk_budget_cap(stop_percent))
 
 
 def horizon(
@@ -155,16 +143,9 @@ def verdict_confidence(confidence: float, disagreements: int) -> float:
     return round(confidence * (1.0 - discount), 4)
 
 
-CONFIDENCE_CALIBRATION: tuple[tuple[float, float], ...] = (
-    (0.4658, 0.3844),
-    (0.5191, 0.3844),
-    (0.5936, 0.3844),
-    (0.6979, 0.3844),
-)
-"""(raw verdict confidence, calibrated) knots fitted on the evaluation's in-sample period (analysis dates before
-2023-10-31; ``python -m evaluation.calibration_fit``, docs/decisions.md): a BUY/SELL reports the in-sample share
-of profitable calls among those with its raw score. Flat at the base rate: in sample, the raw score carried no
-information about whether a call would make money."""
+# (raw verdict confidence, calibrated) knots: a BUY/SELL reports the in-sample share of profitable calls among
+# those with its raw score (``python -m evaluation.calibration_fit``; docs/decisions.md, "Confidence calibration").
+CONFIDENCE_CALIBRATION = ((0.4658, 0.3844), (0.5191, 0.3844), (0.5936, 0.3844), (0.6979, 0.3844))
 
 
 def calibrated_confidence(raw: float) -> float:
@@ -183,13 +164,13 @@ LevelSource = Literal["risk_level", "key_level", "atr", "reward_risk", "valuatio
 
 @dataclass(frozen=True)
 class LevelChoice:
+    """``anchor``: the key level (or valuation bound) the distance was taken from, None for a computed one;
+    ``bounded``: the stop bounds (``domain.model.risk.stop_bounds``) changed the distance."""
+
     distance_percent: float
     anchor: float | None
-    """The key level (or valuation bound) the distance was taken from; None for a computed distance."""
     source: LevelSource = "risk_level"
-    """risk_level / key_level (the percentage rules); atr / key_level / reward_risk / valuation (ATR)."""
     bounded: bool = False
-    """True when the stop bounds (``domain.model.risk.stop_bounds``) changed the distance."""
 
 
 def choose_levels(
@@ -220,7 +201,7 @@ def choose_levels(
 
 
 def atr_stop(
-    action: Action, volatility: Volatility, reference_price: float | None, key_levels: KeyLevels
+    action: Action, volatility: risk.Volatility, reference_price: float | None, key_levels: KeyLevels
 ) -> LevelChoice:
     """``STOP_ATR_MULTIPLE`` ATR, or just beyond a support/resistance in the anchor band (module doc)."""
     atr = volatility.atr_percent
@@ -235,7 +216,7 @@ def atr_stop(
             if away >= ANCHOR_BAND_MIN_ATR:
                 stop = LevelChoice((away + ANCHOR_BUFFER_ATR) * atr, level, "key_level")
                 break
-    low, high = stop_bounds(volatility)
+    low, high = risk.stop_bounds(volatility)
     held = min(max(stop.distance_percent, low), high)
     return stop if held == stop.distance_percent else replace(stop, distance_percent=held, bounded=True)
 
@@ -248,7 +229,7 @@ def atr_take(
     valuation_bounds: tuple[float, ...] = (),
 ) -> LevelChoice:
     """``MIN_REWARD_RISK`` × the stop, or the nearest key level / valuation bound beyond it (module doc)."""
-    floor = min(MIN_REWARD_RISK * stop_percent, MAX_TAKE_PROFIT_PERCENT)
+    floor = min(risk.MIN_REWARD_RISK * stop_percent, risk.MAX_TAKE_PROFIT_PERCENT)
     take = LevelChoice(floor, None, "reward_risk")
     if reference_price is None:
         return take
@@ -257,7 +238,7 @@ def atr_take(
         (key_levels.support if short else key_levels.resistance, "key_level"),
         (valuation_bounds, "valuation"),
     )
-    ceiling = min(MAX_TARGET_REWARD_RISK * stop_percent, MAX_TAKE_PROFIT_PERCENT)
+    ceiling = min(MAX_TARGET_REWARD_RISK * stop_percent, risk.MAX_TAKE_PROFIT_PERCENT)
     candidates: list[tuple[float, LevelSource, float]] = []
     for levels, source in sides:
         for level in levels:

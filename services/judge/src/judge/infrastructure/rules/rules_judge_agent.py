@@ -7,17 +7,9 @@ from __future__ import annotations
 
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
+from judge.domain.model import risk
 from judge.domain.model.enums import Action, RiskLevel, TimeHorizon
-from judge.domain.model.risk import (
-    MAX_STOP_ATR,
-    MAX_STOP_LOSS_PERCENT,
-    MIN_REWARD_RISK,
-    MIN_STOP_ATR,
-    MIN_STOP_LOSS_PERCENT,
-    RISK_BUDGET_PERCENT,
-    Volatility,
-    is_a_share,
-)
+from judge.domain.model.risk import Volatility, is_a_share
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.policy import LevelChoice
@@ -63,15 +55,15 @@ class RulesJudgeAgent(IJudgeAgentPort):
             half=round(position / 2, 2),
             scale=policy.confidence_scale(c),
             mult=policy.risk_multiplier(risks),
-            budget=RISK_BUDGET_PERCENT,
+            budget=risk.RISK_BUDGET_PERCENT,
             stop=stop.distance_percent,
             take=take.distance_percent,
             ratio=take.distance_percent / stop.distance_percent,
-            min_ratio=MIN_REWARD_RISK,
-            min_atr=MIN_STOP_ATR,
-            max_atr=MAX_STOP_ATR,
-            min_pct=MIN_STOP_LOSS_PERCENT,
-            max_pct=MAX_STOP_LOSS_PERCENT,
+            min_ratio=risk.MIN_REWARD_RISK,
+            min_atr=risk.MIN_STOP_ATR,
+            max_atr=risk.MAX_STOP_ATR,
+            min_pct=risk.MIN_STOP_LOSS_PERCENT,
+            max_pct=risk.MAX_STOP_LOSS_PERCENT,
             buffer=policy.ANCHOR_BUFFER_ATR,
             multiple=policy.STOP_ATR_MULTIPLE,
             atr=volatility.atr_percent if volatility else None,
@@ -119,8 +111,12 @@ class RulesJudgeAgent(IJudgeAgentPort):
             sized = self._max_position * policy.confidence_scale(c) * policy.risk_multiplier(risks)
             parts.append(say("reason_position", raw=sized))
         else:
-            risk, limit = policy.budget_risk(c, risks), policy.position_limit(stop.distance_percent, self._max_position)
-            parts.append(say("reason_position_budget", risk=risk, raw=risk / stop.distance_percent * 100, limit=limit))
+            at_risk, limit = (
+                policy.budget_risk(c, risks),
+                policy.position_limit(stop.distance_percent, self._max_position),
+            )
+            raw_position = at_risk / stop.distance_percent * 100
+            parts.append(say("reason_position_budget", risk=at_risk, raw=raw_position, limit=limit))
         if volatility is None:
             levels = {"stop": round(stop.distance_percent, 2), "take": round(take.distance_percent, 2)}
             parts += [say("reason_levels", **levels), say("reason_no_volatility")]
@@ -189,7 +185,7 @@ def _take_basis(say: Say, action: Action, take: LevelChoice, volatility: Volatil
     if volatility is None:
         return _percent_basis(say, "take", action, take)
     if take.anchor is None:
-        return say("take_reward_risk", ratio=MIN_REWARD_RISK, distance=take.distance_percent)
+        return say("take_reward_risk", ratio=risk.MIN_REWARD_RISK, distance=take.distance_percent)
     key = "take_valuation" if take.source == "valuation" else f"take_atr_anchor_{_side(action)}"
     return say(key, anchor=price_text(take.anchor), distance=take.distance_percent)
 
