@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from shared_contracts.experts import Signal
 
-class Direction(StrEnum):
-    """The debate's overall direction (the debate's ``DebateDirection``)."""
-
-    BULLISH = "BULLISH"
-    BEARISH = "BEARISH"
-    NEUTRAL = "NEUTRAL"
+Direction = Signal  # the debate's overall direction: BULLISH / BEARISH / NEUTRAL
 
 
 class Action(StrEnum):
