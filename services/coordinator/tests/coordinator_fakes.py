@@ -472,5 +472,5 @@ def fake_container(
         debate_gateway=debate or FakeDebateGateway(),
         judge_gateway=judge or FakeJudgeGateway(),
         bars_gateway=bars or FakeBarsGateway(),
-        sessions=sessions,
+        sessions=sessions or InMemorySessionRepository(),
     )

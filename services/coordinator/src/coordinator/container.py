@@ -1,9 +1,12 @@
-"""Composition root: builds every adapter from settings and wires the use case. Tests call the same
-builder with fakes (``build_container(settings, research_gateway=FakeGateway(), ...)``)."""
+"""Composition root: ``build_container`` wires every adapter and use case (tests pass fakes through it, e.g.
+``build_container(settings, sessions=InMemorySessionRepository(), research_gateway=FakeGateway())``);
+``open_container`` opens the session store, builds the container, and closes both on exit."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 
 import httpx
@@ -11,7 +14,6 @@ import structlog
 
 from coordinator.application.outcome_service import SessionOutcomeService
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
-from coordinator.application.research_retry_service import ResearchRetryService
 from coordinator.application.session_query_service import SessionQueryService
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
@@ -25,6 +27,8 @@ from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
 from coordinator.infrastructure.adapters.price_bars_gateway_adapter import PriceBarsGatewayAdapter
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+from coordinator.infrastructure.persistence.retention import RetentionPurge
+from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.settings import Settings
 from shared_contracts.redaction import error_text
 
@@ -43,57 +47,48 @@ class CoordinatorContainer:
     bars_gateway: IPriceBarsGateway
     """The research service's bars: sessions' outcomes and the scorecard."""
     orchestrator: IResearchOrchestrationPort
-    sessions: ISessionRepository | None
+    sessions: ISessionRepository
     research_service: ResearchOrchestrationService
-    session_queries: SessionQueryService | None
-    """None without a session store (only in tests): the session routes then answer 503."""
-    retry_service: ResearchRetryService | None
-    outcome_service: SessionOutcomeService | None
-    """Sessions' outcomes and the scorecard; None without a session store."""
+    session_queries: SessionQueryService
+    outcome_service: SessionOutcomeService
     owns_http_client: bool = True
 
     async def readiness(self) -> dict[str, str]:
-        """{dependency: "ok" | reason}: each peer's GET /healthz, and the session store's ping."""
+        """{dependency: "ok" | reason}: each peer's GET /healthz and the session store's ping, side by side
+        (/readyz answers within the one timeout)."""
         timeout = self.settings.readiness_timeout_seconds
-        labels = list(self.peers)
-        checks = [self.peers[name].health(timeout) for name in labels]
-        if self.sessions is not None:  # checked beside the peers: /readyz answers within the one timeout
-            labels.append("database")
-            checks.append(_database_check(self.sessions, timeout))
-        return dict(zip(labels, await asyncio.gather(*checks), strict=True))
+        checks = {name: peer.health(timeout) for name, peer in self.peers.items()}
+        checks["database"] = _database_check(self.sessions, timeout)
+        return dict(zip(checks, await asyncio.gather(*checks.values()), strict=True))
 
     async def aclose(self) -> None:
         if self.owns_http_client:
             await self.http_client.aclose()
 
 
-def _policy(settings: Settings, budget: float) -> CallPolicy:
-    return CallPolicy(
-        budget_seconds=budget,
-        connect_timeout_seconds=settings.connect_timeout_seconds,
-        max_attempts=settings.http_max_attempts,
-        backoff_initial_seconds=settings.http_backoff_seconds,
-        backoff_max_seconds=settings.http_backoff_max_seconds,
-        backoff_jitter_seconds=settings.http_backoff_seconds,
-    )
-
-
 def build_container(
     settings: Settings,
     *,
+    sessions: ISessionRepository,
     http_client: httpx.AsyncClient | None = None,
     research_gateway: IResearchExpertGateway | None = None,
     debate_gateway: IDebateGateway | None = None,
     judge_gateway: IJudgeGateway | None = None,
     bars_gateway: IPriceBarsGateway | None = None,
-    sessions: ISessionRepository | None = None,
 ) -> CoordinatorContainer:
-    owns_client = http_client is None
     client = http_client or peer_http_client(settings.http_max_connections)
     key = settings.service_api_key.get_secret_value() if settings.service_api_key is not None else None
 
     def peer(name: str, url: str, budget: float) -> PeerClient:
-        return PeerClient(name, url, client, _policy(settings, budget), service_key=key)
+        policy = CallPolicy(
+            budget_seconds=budget,
+            connect_timeout_seconds=settings.connect_timeout_seconds,
+            max_attempts=settings.http_max_attempts,
+            backoff_initial_seconds=settings.http_backoff_seconds,
+            backoff_max_seconds=settings.http_backoff_max_seconds,
+            backoff_jitter_seconds=settings.http_backoff_seconds,
+        )
+        return PeerClient(name, url, client, policy, service_key=key)
 
     peers = {
         "research": peer("research", settings.research_service_url, settings.expert_timeout_seconds),
@@ -107,7 +102,7 @@ def build_container(
     bars = bars_gateway or PriceBarsGatewayAdapter(
         peer("research", settings.research_service_url, settings.bars_timeout_seconds)
     )
-    orchestrator = LangGraphResearchOrchestrator(research, debate_gateway=debate, judge_gateway=judge)
+    orchestrator = LangGraphResearchOrchestrator(research, debate, judge)
     return CoordinatorContainer(
         settings=settings,
         http_client=client,
@@ -119,11 +114,32 @@ def build_container(
         orchestrator=orchestrator,
         sessions=sessions,
         research_service=ResearchOrchestrationService(orchestrator, sessions),
-        session_queries=SessionQueryService(sessions) if sessions is not None else None,
-        retry_service=ResearchRetryService(orchestrator, sessions) if sessions is not None else None,
-        outcome_service=SessionOutcomeService(sessions, bars) if sessions is not None else None,
-        owns_http_client=owns_client,
+        session_queries=SessionQueryService(sessions),
+        outcome_service=SessionOutcomeService(sessions, bars),
+        owns_http_client=http_client is None,
     )
+
+
+@asynccontextmanager
+async def open_container(settings: Settings) -> AsyncIterator[CoordinatorContainer]:
+    """Opens the session store (migrated; this coordinator registered, the sessions of coordinators that are
+    gone marked interrupted), purges expired sessions on a schedule, builds the container; closes all on exit."""
+    sessions, close_store = await open_session_store(
+        settings.database_url, lease_seconds=settings.session_lease_seconds
+    )
+    purge = RetentionPurge(
+        sessions,
+        retention_days=settings.session_retention_days,
+        interval_seconds=settings.session_purge_interval_seconds,
+    )
+    try:
+        if settings.session_retention_days:
+            purge.start()
+        async with aclosing(build_container(settings, sessions=sessions)) as container:
+            yield container
+    finally:
+        await purge.stop()
+        await close_store()
 
 
 async def _database_check(sessions: ISessionRepository, seconds: float) -> str:

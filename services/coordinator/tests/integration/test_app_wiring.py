@@ -58,7 +58,7 @@ def test_routes_file_registers_the_coordinator_router() -> None:
 
 
 def test_container_wires_the_three_http_adapters_into_the_orchestrator() -> None:
-    container = build_container(make_settings())
+    container = build_container(make_settings(), sessions=InMemorySessionRepository())
     assert isinstance(container.research_gateway, ResearchGatewayAdapter)
     assert isinstance(container.debate_gateway, DebateGatewayAdapter)
     assert isinstance(container.judge_gateway, JudgeGatewayAdapter)
@@ -141,7 +141,7 @@ async def test_readyz_is_503_naming_the_peer_that_is_down() -> None:
     assert checks["judge"] == "unhealthy: HTTP 503"
 
 
-async def test_readyz_checks_the_session_store_when_wired() -> None:
+async def test_readyz_checks_the_session_store() -> None:
     container = build_container(make_settings(), sessions=InMemorySessionRepository(fail_on="ping"))
     with peers_mocked() as router:
         for base in (RESEARCH, DEBATE, JUDGE):

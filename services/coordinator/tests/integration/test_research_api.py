@@ -102,13 +102,13 @@ async def test_response_contains_the_verdict() -> None:
     assert set(body["verdict"]) >= VERDICT_FIELDS
 
 
-async def test_first_request_has_retry_count_zero_and_no_session_without_persistence() -> None:
+async def test_first_request_has_retry_count_zero() -> None:
     body = (await post({"symbol": "600519.SH", "experts": ["technical_analyst"]})).json()
     assert body["retry_count"] == 0
-    assert body["session_id"] == ""
+    assert UUID.match(body["session_id"])
 
 
-async def test_with_persistence_the_response_has_the_new_session_id() -> None:
+async def test_the_response_has_the_new_session_id() -> None:
     sessions = InMemorySessionRepository()
     response = await post({"symbol": "600519.SH", "experts": ["technical_analyst"]}, sessions=sessions)
     session_id = response.json()["session_id"]
@@ -303,7 +303,7 @@ async def test_an_unexpected_error_is_500_and_logged(capsys: pytest.CaptureFixtu
             raise RuntimeError("a bug in the graph")
 
     container = fake_container()
-    container.research_service = ResearchOrchestrationService(Exploding())
+    container.research_service = ResearchOrchestrationService(Exploding(), container.sessions)
     async with serve(container) as client:
         response = await client.post(PATH, json=VALID, headers={"X-Request-ID": "bug-1"})
     assert response.status_code == 500

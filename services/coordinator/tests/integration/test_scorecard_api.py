@@ -4,7 +4,7 @@ service's bars answered by respx on its URL (the container's client, at the http
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -17,6 +17,7 @@ from coordinator_fakes import (
     FakeDebateGateway,
     FakeExpertGateway,
     FakeJudgeGateway,
+    InMemorySessionRepository,
     fake_container,
     make_settings,
     serve,
@@ -25,7 +26,10 @@ from coordinator_persistence_fakes import SESSIONS, sqlite_url
 from outcome_fakes import LLM_ENGINE, bars_json, flat_bars, judged_session, store, touched
 
 from coordinator.container import build_container
+from coordinator.domain.exceptions import SessionStoreUnavailableError
+from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.session import ResearchSession, StageOutcome
+from coordinator.domain.ports.session_repository import VerdictFilter
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.main import create_app
@@ -282,8 +286,12 @@ async def test_openapi_lists_the_scorecard_its_400_and_the_sessions_outcome(rig:
     assert "outcome" in schema["components"]["schemas"]["SessionDetail"]["properties"]
 
 
-async def test_without_a_session_store_the_scorecard_is_503() -> None:
-    async with serve(fake_container()) as client:
+async def test_a_session_store_that_is_down_makes_the_scorecard_503() -> None:
+    class Down(InMemorySessionRepository):
+        async def list_verdicts(self, where: VerdictFilter, *, limit: int) -> tuple[Sequence[StoredVerdict], int]:
+            raise SessionStoreUnavailableError("The session store is unavailable: ConnectionRefusedError")
+
+    async with serve(fake_container(sessions=Down())) as client:
         response = await client.get(SCORECARD)
     assert response.status_code == 503
     assert response.json()["code"] == "session_store_unavailable"

@@ -6,7 +6,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from coordinator_fakes import FakeOrchestrator
+from coordinator_fakes import FakeOrchestrator, InMemorySessionRepository
 
 from coordinator.application.dtos import ResearchCommand
 from coordinator.application.research_orchestration_service import ResearchOrchestrationService
@@ -27,7 +27,7 @@ TODAY = date(2026, 3, 2)
 
 
 def service(orchestrator: FakeOrchestrator) -> ResearchOrchestrationService:
-    return ResearchOrchestrationService(orchestrator, today=lambda: TODAY)
+    return ResearchOrchestrationService(orchestrator, InMemorySessionRepository(), today=lambda: TODAY)
 
 
 @pytest.mark.parametrize("symbol", [None, "", "   "])

@@ -1,4 +1,4 @@
-"""ResearchOrchestrationService with and without a session repository."""
+"""ResearchOrchestrationService runs every research inside a stored session."""
 
 from __future__ import annotations
 
@@ -25,13 +25,7 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9
 COMMAND = ResearchCommand(symbol="600519.SH", experts=["technical_analyst", "macro_intelligence"], request_id="rid-1")
 
 
-async def test_without_persistence_session_id_is_empty_and_retry_count_zero() -> None:
-    result = await ResearchOrchestrationService(FakeOrchestrator()).execute(COMMAND)
-    assert result.session_id == ""
-    assert result.retry_count == 0
-
-
-async def test_with_persistence_the_session_is_created_before_the_run_and_finished_after() -> None:
+async def test_the_session_is_created_before_the_run_and_finished_after() -> None:
     sessions = InMemorySessionRepository()
     seen_at_run: list[str] = []
 
@@ -84,12 +78,6 @@ async def test_all_experts_failing_finishes_the_session_then_raises_with_the_res
     assert result.overall_status == "failed"
     assert all(i.error == "boom" for i in result.expert_results)
     assert sessions.sessions[result.session_id].status == "failed"
-
-
-async def test_all_experts_failing_without_persistence_raises_too() -> None:
-    with pytest.raises(AllExpertsFailedError) as caught:
-        await ResearchOrchestrationService(FakeOrchestrator("failed")).execute(COMMAND)
-    assert caught.value.result.session_id == ""
 
 
 async def test_a_broken_run_marks_the_session_failed_and_propagates() -> None:

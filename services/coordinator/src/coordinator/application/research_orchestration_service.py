@@ -1,21 +1,46 @@
-"""The research use case: validate, run the orchestration (inside a stored session when a repository
-is wired), and report every expert failing as an error carrying the full result (``AllExpertsFailedError``,
-or the subclass naming the caller's mistake when every expert failed for it)."""
+"""The research use case: a research, or a retry of a stored one, run inside a stored session.
+
+The session is created (``running``) before anything runs, each stage is committed as it finishes, and it is
+finished with the overall status, or ``failed`` (``interrupted`` on cancellation) when the run itself broke.
+Every expert failing is reported after that as an error carrying the full result (``AllExpertsFailedError``,
+or the subclass naming the caller's mistake when every expert failed for it).
+
+A retry re-runs only what failed in its source session (``running`` → 409 ``session_running``):
+
+- some experts failed (or never reported, for an ``interrupted`` session): those experts, with the source's
+  options and analysis date; the successful results are carried; debate and judge run on the merged results;
+- every expert succeeded, the debate failed (or never ran): debate and judge;
+- every expert and the debate succeeded, the verdict failed: the judge only (the debate is carried);
+- everything succeeded: nothing → 409 ``not_retryable``, unless the session was ``interrupted``.
+
+The new session has ``retry_count`` = source + 1 and ``retried_from`` = source; a session is retried at most
+once (the store enforces it: ``RetryAlreadyStartedError``).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import uuid
 from collections.abc import Callable
 from datetime import date
 
 from coordinator.application.dtos import ResearchCommand
-from coordinator.application.recorded_run import run_in_session
 from coordinator.application.request_validation import validate_command
-from coordinator.domain.dtos.research_dtos import ResearchResult
-from coordinator.domain.exceptions import AllExpertsFailedError
-from coordinator.domain.model.session import ResearchSession
+from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.exceptions import (
+    AllExpertsFailedError,
+    SessionNotFoundError,
+    SessionNotRetryableError,
+    SessionRunningError,
+)
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.session import ExpertOutcome, ResearchSession, StageOutcome
+from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
+from coordinator.domain.ports.research_progress import IResearchProgressListener
 from coordinator.domain.ports.session_repository import ISessionRepository
+from shared_contracts.experts import is_iso_date
 
 
 def _new_session_id() -> str:
@@ -26,7 +51,7 @@ class ResearchOrchestrationService:
     def __init__(
         self,
         orchestrator: IResearchOrchestrationPort,
-        sessions: ISessionRepository | None = None,
+        sessions: ISessionRepository,
         *,
         today: Callable[[], date] = date.today,
         new_session_id: Callable[[], str] = _new_session_id,
@@ -37,23 +62,97 @@ class ResearchOrchestrationService:
         self._new_session_id = new_session_id
 
     async def execute(self, command: ResearchCommand) -> ResearchResult:
-        """Raises a ``ResearchRequestError`` (before anything runs) for a bad request, and an
-        ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""
+        """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
         request = validate_command(command, self._today)
-        if self._sessions is None:
-            result = await self._orchestrator.run(request)
-        else:
-            session = ResearchSession(
-                session_id=self._new_session_id(),
-                symbol=request.symbol,
-                experts=[e.value for e in request.experts],
-                options=request.options,
-                skip_debate=request.skip_debate,
-                analysis_date=request.analysis_date,
-                request_id=command.request_id,
-                client_id=command.client_id,
-            )
-            result = await run_in_session(self._orchestrator, self._sessions, session, request)
+        session = ResearchSession(
+            session_id=self._new_session_id(),
+            symbol=request.symbol,
+            experts=[e.value for e in request.experts],
+            options=request.options,
+            skip_debate=request.skip_debate,
+            analysis_date=request.analysis_date,
+            request_id=command.request_id,
+            client_id=command.client_id,
+        )
+        return await self._run(session, request)
+
+    async def retry(self, session_id: str, viewer: Viewer, *, request_id: str | None = None) -> ResearchResult:
+        """Raises ``SessionNotFoundError`` (also for a session ``viewer`` may not see) and a
+        ``SessionConflictError`` (409) before anything runs. The retry belongs to the source's client."""
+        source = await self._sessions.get(session_id)
+        if source is None or not viewer.may_see(source):
+            raise SessionNotFoundError(session_id)
+        request = plan_retry(source, self._today)
+        session = ResearchSession(
+            session_id=self._new_session_id(),
+            symbol=source.symbol,
+            experts=list(source.experts),
+            options=source.options,
+            skip_debate=source.skip_debate,
+            analysis_date=request.analysis_date,
+            retry_count=source.retry_count + 1,
+            retried_from=source.session_id,
+            request_id=request_id,
+            client_id=source.client_id,
+            # What is carried is stored with the new session from its first commit, with its original audit
+            # data (the orchestrator does not report carried stages): the new session tells the whole story.
+            expert_outcomes={e: o for e, o in source.expert_outcomes.items() if e in request.carried_results},
+            debate=source.debate if request.carried_debate_outcome is not None else StageOutcome(),
+        )
+        return await self._run(session, request)
+
+    async def _run(self, session: ResearchSession, request: ResearchRequest) -> ResearchResult:
+        """Raises an ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""
+        await self._sessions.create(session)
+        try:
+            result = await self._orchestrator.run(request, _SessionProgress(self._sessions, session.session_id))
+        except (Exception, asyncio.CancelledError) as exc:
+            with contextlib.suppress(Exception):  # the original error matters more than a failure to record it
+                cancelled = isinstance(exc, asyncio.CancelledError)
+                await self._sessions.finish(session.session_id, "interrupted" if cancelled else "failed")
+            raise
+        await self._sessions.finish(session.session_id, result.overall_status)
+        result = result.model_copy(update={"session_id": session.session_id, "retry_count": session.retry_count})
         if result.overall_status == "failed":
             raise AllExpertsFailedError.for_result(result)
         return result
+
+
+class _SessionProgress(IResearchProgressListener):
+    """Commits each stage to the session as soon as the orchestrator reports it."""
+
+    def __init__(self, sessions: ISessionRepository, session_id: str) -> None:
+        self._sessions = sessions
+        self._session_id = session_id
+
+    async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
+        await self._sessions.record_expert(self._session_id, expert, outcome)
+
+    async def on_debate_finished(self, stage: StageOutcome) -> None:
+        await self._sessions.record_debate(self._session_id, stage)
+
+    async def on_verdict_finished(self, stage: StageOutcome) -> None:
+        await self._sessions.record_verdict(self._session_id, stage)
+
+
+def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) -> ResearchRequest:
+    """The request that re-runs only what failed in ``source``; raises a ``SessionConflictError`` when there
+    is nothing to re-run now. The analysis date is the source's (a session stored before dates were recorded:
+    its technical analyst's ``analysis_date`` option, else today, as such a session's experts had used)."""
+    if source.status == "running":
+        raise SessionRunningError(source.session_id)
+    # A source retried already gets through here: storing the new session raises the precise conflict.
+    if not source.failed_stages and source.status != "interrupted":
+        what = "every expert succeeded" + ("" if source.skip_debate else ", and so did the debate and the verdict")
+        raise SessionNotRetryableError(source.session_id, what)
+    option = source.options.get(ExpertType.TECHNICAL_ANALYST.value, {}).get("analysis_date")
+    fallback = date.fromisoformat(option) if isinstance(option, str) and is_iso_date(option) else today()
+    return ResearchRequest(
+        symbol=source.symbol,
+        experts=[ExpertType(e) for e in source.experts],
+        options=source.options,
+        skip_debate=source.skip_debate,
+        analysis_date=source.analysis_date or fallback,
+        carried_results=source.successful_results,
+        carried_debate_outcome=source.debate_outcome if not source.failed_experts and source.debate_succeeded else None,
+    )

@@ -14,7 +14,6 @@ from coordinator.application.outcome_service import (
     ScorecardQuery,
     SessionOutcomeService,
 )
-from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.viewer import Viewer
 from coordinator.presentation.rest.caller import get_viewer
 from coordinator.presentation.rest.outcome_schemas import to_scorecard
@@ -22,8 +21,6 @@ from shared_contracts.coordinator import Scorecard
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.symbols import SYMBOL_FILTER_PATTERN
-
-_NO_STORE = "This coordinator stores no sessions (no session store is configured)."
 
 
 def _pattern(pattern: str) -> WithJsonSchema:
@@ -48,9 +45,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 def get_outcome_service(request: Request) -> SessionOutcomeService:
-    service: SessionOutcomeService | None = request.app.state.container.outcome_service
-    if service is None:
-        raise SessionStoreUnavailableError(_NO_STORE)
+    service: SessionOutcomeService = request.app.state.container.outcome_service
     return service
 
 

@@ -16,21 +16,21 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from coordinator.application.outcome_service import SessionOutcomeService
-from coordinator.application.research_retry_service import ResearchRetryService
+from coordinator.application.research_orchestration_service import ResearchOrchestrationService
 from coordinator.application.session_query_service import (
     DEFAULT_PAGE_SIZE,
     MAX_OFFSET,
     MAX_PAGE_SIZE,
     SessionQueryService,
 )
-from coordinator.domain.exceptions import SessionNotFoundError, SessionStoreUnavailableError
+from coordinator.domain.exceptions import SessionNotFoundError
 from coordinator.domain.model.outcome import SessionOutcome
 from coordinator.domain.model.session import ResearchSession
 from coordinator.domain.model.viewer import Viewer
 from coordinator.presentation.rest.caller import get_viewer
 from coordinator.presentation.rest.errors import ResearchFailureProblem
 from coordinator.presentation.rest.outcome_schemas import to_outcome_record
-from coordinator.presentation.rest.research_routes import ALL_FAILED_FOR_THE_CALLER
+from coordinator.presentation.rest.research_routes import ALL_FAILED_FOR_THE_CALLER, get_research_service
 from coordinator.presentation.rest.research_schemas import to_response_body
 from coordinator.presentation.rest.scorecard_routes import get_outcome_service
 from shared_contracts.coordinator import (
@@ -44,8 +44,6 @@ from shared_contracts.coordinator import (
 )
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.service.request_id import current_request_id
-
-_NO_STORE = "This coordinator stores no sessions (no session store is configured)."
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["sessions"])
 
@@ -75,16 +73,7 @@ _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 def get_session_queries(request: Request) -> SessionQueryService:
-    service: SessionQueryService | None = request.app.state.container.session_queries
-    if service is None:
-        raise SessionStoreUnavailableError(_NO_STORE)
-    return service
-
-
-def get_retry_service(request: Request) -> ResearchRetryService:
-    service: ResearchRetryService | None = request.app.state.container.retry_service
-    if service is None:
-        raise SessionStoreUnavailableError(_NO_STORE)
+    service: SessionQueryService = request.app.state.container.session_queries
     return service
 
 
@@ -130,7 +119,7 @@ async def get_session(
 )
 async def retry_research(
     session_id: str,
-    service: Annotated[ResearchRetryService, Depends(get_retry_service)],
+    service: Annotated[ResearchOrchestrationService, Depends(get_research_service)],
     viewer: Annotated[Viewer, Depends(get_viewer)],
 ) -> ResearchResponseBody:
     result = await service.retry(canonical_session_id(session_id), viewer, request_id=current_request_id())
