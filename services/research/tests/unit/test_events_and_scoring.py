@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from research_fakes import make_bars
 
-from research.domain.analysis.events import detect_financial_events, detect_price_events, prior_extremes
+from research.domain.analysis.catalyst import detect_financial_events, detect_price_events, prior_extremes
 from research.domain.analysis.financial import compute_financial_facts
 from research.domain.model.market_data import AnnualFinancials, Bar, FinancialStatements
 from research.domain.model.symbol import Symbol

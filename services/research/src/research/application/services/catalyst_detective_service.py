@@ -10,10 +10,10 @@ from typing import Any, TypeVar
 
 from research.application.dtos.catalyst_detective_agent_result import CatalystDetectiveAgentResult
 from research.application.services.expert_service import ExpertService
-from research.domain.analysis.catalyst import CatalystFacts
-from research.domain.analysis.events import (
+from research.domain.analysis.catalyst import (
     WINDOW_BARS,
     CatalystEvent,
+    CatalystFacts,
     detect_financial_events,
     detect_price_events,
     news_events,

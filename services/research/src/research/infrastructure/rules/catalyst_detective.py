@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from research.domain.analysis.catalyst import CatalystFacts
-from research.domain.analysis.events import CatalystEvent
+from research.domain.analysis.catalyst import CatalystEvent, CatalystFacts
 from research.domain.model.verdicts import AgentAnswer, CatalystPoint, CatalystVerdict
 from research.domain.ports.agents import ICatalystDetectiveAgent
 from research.infrastructure.rules.scoring import THRESHOLD, Language, RulesAgent, num, rules_answer, tr
