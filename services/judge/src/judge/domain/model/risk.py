@@ -1,10 +1,10 @@
 """Risk in units of volatility, and the market's trading unit: the numbers both the rules engine and the
-guardrails hold every verdict to (issue 28; README "Rules engine" and "Guardrails").
+guardrails hold every verdict to (README "Rules engine" and "Guardrails").
 
 One *ATR* here is the 14-day average true range as a percent of the reference close. It is the caller's
 ``atr`` (price units) over ``reference_price``; without both, an estimate from ``realised_volatility_pct``
 (annualised, from daily returns): ``ATR_PER_DAILY_SIGMA × realised / √TRADING_DAYS_PER_YEAR``; without
-either, volatility is unknown and the percentage rules of the past apply.
+either, volatility is unknown and the percentage rules apply.
 
 - A stop lies between ``MIN_STOP_ATR`` and ``MAX_STOP_ATR`` ATR from entry (and always inside the
   guardrails' percent bounds, which win when the two disagree: an ATR of 0.1 % cannot make a 0.4 % stop).
@@ -21,31 +21,23 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-MIN_STOP_ATR = 1.0
-"""Closer than one ATR, a day's ordinary range hits the stop."""
-MAX_STOP_ATR = 4.0
-"""Further than four ATR, the stop no longer limits the loss the thesis can cost."""
+MIN_STOP_ATR = 1.0  # closer, a day's ordinary range hits the stop
+MAX_STOP_ATR = 4.0  # further, the stop no longer limits the loss the thesis can cost
 MIN_REWARD_RISK = 2.0
-"""The take-profit is at least this many stop distances from entry."""
 RISK_BUDGET_PERCENT = 1.0
-"""Percent of the portfolio a position may lose if its stop is hit."""
-
-ATR_PER_DAILY_SIGMA = 1.5
-"""ATR(14) / daily standard deviation of close-to-close returns: the median over 3,776 60-day windows of
-the 121 symbols of the offline snapshot is 1.49 (deciles 1.18-1.76); a random walk gives √(8/π) ≈ 1.6."""
+ATR_PER_DAILY_SIGMA = 1.5  # ATR(14) / daily σ of returns (how it was measured: docs/decisions.md, issue 28)
 TRADING_DAYS_PER_YEAR = 252
 
+# The guardrails' percent bounds on the levels; the rules engine keeps inside them. A SELL's take-profit lies
+# below entry, so less than 100 % from it (at 100 % the price is 0).
 MIN_STOP_LOSS_PERCENT = 1.0
 MAX_STOP_LOSS_PERCENT = 30.0
 MIN_TAKE_PROFIT_PERCENT = 1.0
 MAX_TAKE_PROFIT_PERCENT = 200.0
-"""The guardrails' percent bounds on the levels (their defaults); the rules engine keeps inside them."""
 MAX_SELL_TAKE_PROFIT_PERCENT = 95.0
-"""A SELL's take-profit lies below entry, so less than 100 % from it (at 100 % the price is 0)."""
 
 A_SHARE_SUFFIXES = (".SH", ".SZ", ".BJ")
-A_SHARE_LOT = 100
-"""Shanghai, Shenzhen and Beijing buy orders are whole lots of 100 shares."""
+A_SHARE_LOT = 100  # Shanghai, Shenzhen and Beijing buy orders are whole lots of 100 shares
 OTHER_MARKET_LOT = 1
 
 VolatilitySource = Literal["atr", "realised"]

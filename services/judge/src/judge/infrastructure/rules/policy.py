@@ -21,7 +21,7 @@ position   (BUY/SELL) risk = ``RISK_BUDGET_PERCENT`` (1 % of the portfolio) × c
            min(max, ``RISK_BUDGET_PERCENT`` / stop % × 100); rounded down to 0.5 %, at least 0.5 % (or the
            limit, if smaller); HOLD → 0.
 
-Without volatility (the percentage rules, as before issue 28; the level's basis says so):
+Without volatility (the percentage rules; the level's basis says so):
 position   (BUY/SELL) max × clip((confidence − 0.50) / 0.50, 0, 1) × (1 − min(0.10 × risks, 0.50)),
            rounded down to 0.5 %, at least 0.5 % (or max, if smaller); HOLD → 0.
 stop/take  by risk level: LOW 8 % / 20 %, MEDIUM 6 % / 15 %, HIGH 5 % / 10 % from entry. With a reference
