@@ -4,7 +4,7 @@ rules engine answering a failed LLM debate when LLM_FALLBACK_TO_RULES is set; bo
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 
 import httpx2
@@ -67,8 +67,6 @@ def build_container(
 
 @asynccontextmanager
 async def open_container(settings: Settings) -> AsyncIterator[DebateContainer]:
-    container = build_container(settings)
-    try:
+    """The container built from ``settings``, closed on exit."""
+    async with aclosing(build_container(settings)) as container:
         yield container
-    finally:
-        await container.aclose()

@@ -5,7 +5,7 @@ wired into ``JudgeService`` with the guardrail policy."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 
 import httpx2
@@ -57,8 +57,6 @@ def build_container(
 
 @asynccontextmanager
 async def open_container(settings: Settings) -> AsyncIterator[JudgeContainer]:
-    container = build_container(settings)
-    try:
+    """The container built from ``settings``, closed on exit."""
+    async with aclosing(build_container(settings)) as container:
         yield container
-    finally:
-        await container.aclose()
