@@ -60,6 +60,11 @@ def public_macro(data: MacroData, on: date) -> MacroData:
     return replace(data, series=series)
 
 
+def _not_yet(message: str, first_is: str, first: date | None) -> InsufficientHistoryError:
+    """Nothing public on the day; ``first``: the day something is (``earliest_usable_date``), when the data has one."""
+    return InsufficientHistoryError(f"{message}; {first_is} {first.isoformat()}" if first else message, first)
+
+
 class PointInTimeData:
     def __init__(self, provider: IMarketDataProvider) -> None:
         self.provider = provider
@@ -74,11 +79,7 @@ class PointInTimeData:
         public = tuple(b for b in history.bars if rules.bar_available_from(b.date) <= on)
         if not public:
             first = history.bars[0].date if history.bars else None
-            raise InsufficientHistoryError(
-                f"{symbol}: no daily bar on or before {on.isoformat()}"
-                + (f"; the first is {first.isoformat()}" if first else ""),
-                earliest_usable_date=first,
-            )
+            raise _not_yet(f"{symbol}: no daily bar on or before {on.isoformat()}", "the first is", first)
         return replace(history, bars=public)
 
     async def full_price_history(self, symbol: Symbol) -> PriceHistory:
@@ -92,11 +93,8 @@ class PointInTimeData:
         public = [(p, day) for p, day in dated if day <= on][-limit:]
         if not public:
             first = min((day for _, day in dated), default=None)
-            raise InsufficientHistoryError(
-                f"{symbol}: no annual report was public on {on.isoformat()}"
-                + (f"; the first becomes public on {first.isoformat()}" if first else ""),
-                earliest_usable_date=first,
-            )
+            message = f"{symbol}: no annual report was public on {on.isoformat()}"
+            raise _not_yet(message, "the first becomes public on", first)
         return DatedStatements(
             statements=replace(statements, periods=tuple(p for p, _ in public)),
             available_from=tuple(day for _, day in public),
@@ -122,16 +120,12 @@ class PointInTimeData:
         public = public_macro(data, on)
         if not public.series:
             releases = [
-                rules.macro_release(name, s.frequency, s.observations[0].date)
-                for name, s in data.series.items()
+                rules.macro_release(n, s.frequency, s.observations[0].date)
+                for n, s in data.series.items()
                 if s.observations
             ]
-            first = min(releases, default=None)
-            raise InsufficientHistoryError(
-                f"no {data.region} macro figure was released by {on.isoformat()}"
-                + (f"; the first is released on {first.isoformat()}" if first else ""),
-                earliest_usable_date=first,
-            )
+            message = f"no {data.region} macro figure was released by {on.isoformat()}"
+            raise _not_yet(message, "the first is released on", min(releases, default=None))
         return public
 
     async def news(self, symbol: Symbol, limit: int, on: date) -> list[NewsItem]:
