@@ -13,15 +13,7 @@ import structlog
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
 from judge.domain.exceptions import LLMOutputParseError
-from judge.domain.model.risk import (
-    MAX_STOP_ATR,
-    MIN_REWARD_RISK,
-    MIN_STOP_ATR,
-    RISK_BUDGET_PERCENT,
-    is_a_share,
-    risk_budget_cap,
-    stop_bounds,
-)
+from judge.domain.model import risk
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
 from judge.infrastructure.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
@@ -50,12 +42,11 @@ class JudgeAgentAdapter(IJudgeAgentPort):
         *,
         max_position_percent: float,
         language: Literal["zh", "en"],
-        prompts: PromptTemplate | None = None,
     ) -> None:
         self._chat = chat
         self._max_position = max_position_percent
         self._language = language
-        self._prompts = prompts or PromptTemplate.load(PROMPTS_DIR)
+        self._prompts = PromptTemplate.load(PROMPTS_DIR)
 
     def render(self, judge_input: JudgeInput) -> tuple[str, str]:
         """(system, user) prompts for this input."""
@@ -87,10 +78,10 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             intrinsic_value_range=_valuation(judge_input),
             evidence_horizon=judge_input.evidence_horizon.value if judge_input.evidence_horizon else "not provided",
             risk_limits=_risk_limits(judge_input),
-            min_stop_atr=f"{MIN_STOP_ATR:g}",
-            max_stop_atr=f"{MAX_STOP_ATR:g}",
-            min_reward_risk=f"{MIN_REWARD_RISK:g}",
-            risk_budget_percent=f"{RISK_BUDGET_PERCENT:g}",
+            min_stop_atr=f"{risk.MIN_STOP_ATR:g}",
+            max_stop_atr=f"{risk.MAX_STOP_ATR:g}",
+            min_reward_risk=f"{risk.MIN_REWARD_RISK:g}",
+            risk_budget_percent=f"{risk.RISK_BUDGET_PERCENT:g}",
             stop_atr_multiple=f"{STOP_ATR_MULTIPLE:g}",
             anchor_band_atr=f"{ANCHOR_BAND_MIN_ATR:g} to {ANCHOR_BAND_MAX_ATR:g}",
         )
@@ -128,7 +119,7 @@ def _reference(judge_input: JudgeInput) -> str:
 
 
 def _market(symbol: str) -> str:
-    if is_a_share(symbol):
+    if risk.is_a_share(symbol):
         return "A-share (SELL means exit or avoid, not a short; buy orders in lots of 100 shares)"
     return "not an A-share (a SELL may be a sale of the holding or a short)"
 
@@ -159,13 +150,13 @@ def _risk_limits(judge_input: JudgeInput) -> str:
     if volatility is None:
         return "Volatility is unknown: no ATR bounds apply; set the levels from the risks and key levels."
     atr = volatility.atr_percent
-    low, high = stop_bounds(volatility)
+    low, high = risk.stop_bounds(volatility)
     usual = min(max(STOP_ATR_MULTIPLE * atr, low), high)
     how = "ATR over the reference price" if volatility.source == "atr" else "estimated from realised volatility"
     return (
         f"Risk limits: one ATR = {atr:.2f}% of the price ({how}). stop_loss_percent between {low:.2f} and "
-        f"{high:.2f} ({MIN_STOP_ATR:g}-{MAX_STOP_ATR:g} ATR; usually {usual:.2f}, {STOP_ATR_MULTIPLE:g} ATR). "
-        f"take_profit_percent at least {MIN_REWARD_RISK:g} × stop_loss_percent. position_percent at most "
-        f"{RISK_BUDGET_PERCENT:g} / stop_loss_percent × 100 (e.g. {risk_budget_cap(usual):g} with a {usual:.2f}% "
-        "stop)."
+        f"{high:.2f} ({risk.MIN_STOP_ATR:g}-{risk.MAX_STOP_ATR:g} ATR; usually {usual:.2f}, "
+        f"{STOP_ATR_MULTIPLE:g} ATR). take_profit_percent at least {risk.MIN_REWARD_RISK:g} × stop_loss_percent. "
+        f"position_percent at most {risk.RISK_BUDGET_PERCENT:g} / stop_loss_percent × 100 "
+        f"(e.g. {risk.risk_budget_cap(usual):g} with a {usual:.2f}% stop)."
     )
