@@ -18,7 +18,7 @@ import judge.main
 import research.main
 from coordinator.settings import Settings as CoordinatorSettings
 from debate.settings import Settings as DebateSettings
-from judge.settings import JudgeSettings
+from judge.settings import Settings as JudgeSettings
 from research.settings import Settings as ResearchSettings
 
 PROBLEM = "application/problem+json"
