@@ -1,4 +1,5 @@
-"""The analysing engines: one port per expert, each with an LLM adapter and a rules adapter.
+"""The analysing engines: one port per expert, ``ExpertAgent[<expert's facts>, <expert's verdict>]`` (e.g.
+``ExpertAgent[TechnicalFacts, TechnicalVerdict]``), each with an LLM adapter and a rules adapter.
 
 An agent receives the facts (indicators computed from the data) and returns an ``AgentAnswer``: the
 verdict (headline fields), the engine that produced it, what it was given and what it said.
@@ -9,23 +10,11 @@ LLM adapters raise ``LLMOutputParseError`` for output that is not the promised J
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Generic, TypeAlias, TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from research.domain.analysis.catalyst import CatalystFacts
-from research.domain.analysis.financial import FinancialFacts
-from research.domain.analysis.macro import MacroFacts
-from research.domain.analysis.technical import TechnicalFacts
-from research.domain.analysis.valuation import ValuationFacts
-from research.domain.model.verdicts import (
-    AgentAnswer,
-    CatalystVerdict,
-    FinancialVerdict,
-    MacroVerdict,
-    TechnicalVerdict,
-    ValuationVerdictModel,
-)
+from research.domain.model.verdicts import AgentAnswer
 
 F = TypeVar("F")
 V = TypeVar("V", bound=BaseModel)
@@ -34,10 +23,3 @@ V = TypeVar("V", bound=BaseModel)
 class ExpertAgent(ABC, Generic[F, V]):
     @abstractmethod
     async def analyse(self, facts: F) -> AgentAnswer[V]: ...
-
-
-ITechnicalAnalystAgent: TypeAlias = ExpertAgent[TechnicalFacts, TechnicalVerdict]
-IFinancialAuditorAgent: TypeAlias = ExpertAgent[FinancialFacts, FinancialVerdict]
-IValuationModelerAgent: TypeAlias = ExpertAgent[ValuationFacts, ValuationVerdictModel]
-IMacroIntelligenceAgent: TypeAlias = ExpertAgent[MacroFacts, MacroVerdict]
-ICatalystDetectiveAgent: TypeAlias = ExpertAgent[CatalystFacts, CatalystVerdict]

@@ -11,7 +11,7 @@ from typing import Any
 
 from research.domain.analysis.catalyst import CatalystEvent, CatalystFacts
 from research.domain.model.verdicts import AgentAnswer, CatalystPoint, CatalystVerdict
-from research.domain.ports.agents import ICatalystDetectiveAgent
+from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import THRESHOLD, Language, RulesAgent, num, rules_answer, tr
 from shared_contracts.experts import CatalystAssessment
 
@@ -68,7 +68,7 @@ def _point(e: CatalystEvent, lang: Language) -> CatalystPoint:
     return CatalystPoint(title=tr(lang, zh, en), description=describe(e, lang)[:400], date=e.date.isoformat())
 
 
-class RulesCatalystDetectiveAgent(RulesAgent, ICatalystDetectiveAgent):
+class RulesCatalystDetectiveAgent(RulesAgent, ExpertAgent[CatalystFacts, CatalystVerdict]):
     async def analyse(self, facts: CatalystFacts) -> AgentAnswer[CatalystVerdict]:
         lang = self._lang
         scored = [e for e in facts.events if e.weight > 0]

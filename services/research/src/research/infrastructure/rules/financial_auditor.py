@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from research.domain.analysis.financial import FinancialFacts, Latest
 from research.domain.model.verdicts import AgentAnswer, DimensionAnalysis, FinancialVerdict
-from research.domain.ports.agents import IFinancialAuditorAgent
+from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, joined, num
 from shared_contracts.experts import Signal
 
@@ -117,7 +117,7 @@ def caveats(f: FinancialFacts) -> list[str]:
     return notes
 
 
-class RulesFinancialAuditorAgent(RulesAgent, IFinancialAuditorAgent):
+class RulesFinancialAuditorAgent(RulesAgent, ExpertAgent[FinancialFacts, FinancialVerdict]):
     async def analyse(self, facts: FinancialFacts) -> AgentAnswer[FinancialVerdict]:
         card = score_financial(facts, self._lang)
         signal = card.pick(Signal.BULLISH, Signal.BEARISH, Signal.NEUTRAL)

@@ -6,7 +6,7 @@ from typing import Any
 
 from research.domain.analysis.macro import MacroFacts, SeriesSummary, ten_year_yield
 from research.domain.model.verdicts import AgentAnswer, MacroVerdict
-from research.domain.ports.agents import IMacroIntelligenceAgent
+from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, num, tr
 from shared_contracts.experts import MacroEnvironment
 
@@ -91,7 +91,7 @@ def key_risks(f: MacroFacts, lang: Language) -> list[str]:
     return risks[:10]
 
 
-class RulesMacroIntelligenceAgent(RulesAgent, IMacroIntelligenceAgent):
+class RulesMacroIntelligenceAgent(RulesAgent, ExpertAgent[MacroFacts, MacroVerdict]):
     async def analyse(self, facts: MacroFacts) -> AgentAnswer[MacroVerdict]:
         card = score_macro(facts, self._lang)
         env = card.pick(MacroEnvironment.FAVORABLE, MacroEnvironment.UNFAVORABLE, MacroEnvironment.NEUTRAL)

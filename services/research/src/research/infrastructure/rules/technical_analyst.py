@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from research.domain.analysis.technical import TechnicalFacts
 from research.domain.model.verdicts import AgentAnswer, TechnicalVerdict
-from research.domain.ports.agents import ITechnicalAnalystAgent
+from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, joined, num, tr
 from shared_contracts.experts import Signal
 
@@ -101,7 +101,7 @@ def risk_text(f: TechnicalFacts, lang: Language) -> str:
     return joined(lang, risks)
 
 
-class RulesTechnicalAnalystAgent(RulesAgent, ITechnicalAnalystAgent):
+class RulesTechnicalAnalystAgent(RulesAgent, ExpertAgent[TechnicalFacts, TechnicalVerdict]):
     async def analyse(self, facts: TechnicalFacts) -> AgentAnswer[TechnicalVerdict]:
         card = score_technical(facts, self._lang)
         signal = card.pick(Signal.BULLISH, Signal.BEARISH, Signal.NEUTRAL)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from research.domain.analysis.valuation import ValuationFacts
 from research.domain.model.verdicts import AgentAnswer, ValuationVerdictModel
-from research.domain.ports.agents import IValuationModelerAgent
+from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, num, tr
 from shared_contracts.experts import ValuationVerdict
 
@@ -77,7 +77,7 @@ def risk_factors(f: ValuationFacts, lang: Language) -> list[str]:
     return risks
 
 
-class RulesValuationModelerAgent(RulesAgent, IValuationModelerAgent):
+class RulesValuationModelerAgent(RulesAgent, ExpertAgent[ValuationFacts, ValuationVerdictModel]):
     async def analyse(self, facts: ValuationFacts) -> AgentAnswer[ValuationVerdictModel]:
         card = score_valuation(facts, self._lang)
         value = card.pick(ValuationVerdict.UNDERVALUED, ValuationVerdict.OVERVALUED, ValuationVerdict.FAIRLY_VALUED)
