@@ -54,8 +54,8 @@ async def one_session(repo: SqlAlchemySessionRepository, timings: dict[str, list
     else:
         for expert in EXPERTS:
             await timed("record_expert", repo.record_expert(sid, expert, outcome))
-    await timed("record_debate", repo.record_debate(sid, StageOutcome("success", None, 5.0), {"outcome": DATA}))
-    await timed("record_verdict", repo.record_verdict(sid, StageOutcome("success", None, 5.0), {"action": "BUY"}))
+    await timed("record_debate", repo.record_debate(sid, StageOutcome("success", None, 5.0, {"outcome": DATA})))
+    await timed("record_verdict", repo.record_verdict(sid, StageOutcome("success", None, 5.0, {"action": "BUY"})))
     await timed("finish", repo.finish(sid, "completed"))
 
 
@@ -80,10 +80,7 @@ async def main(sessions: int) -> None:
             url = f"sqlite+aiosqlite:///{Path(folder) / label.split()[0]}.db"
             await run_migrations(url)
             engine = build_engine(url)
-            repo = SqlAlchemySessionRepository(engine)
-            if on_aiosqlite:
-                await repo.close()
-                repo._writes = AsyncEngineWrites(engine)
+            repo = SqlAlchemySessionRepository(engine, writes=AsyncEngineWrites(engine) if on_aiosqlite else None)
             try:
                 await measure(label, repo, sessions)
             finally:

@@ -23,14 +23,16 @@ from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.session import utcnow
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.instances import (
+    INSTANCES,
     InstanceIdentity,
     InstanceLease,
     InstanceRecord,
+    SqlAlchemyInstanceStore,
     is_alive,
     process_started,
 )
 from coordinator.infrastructure.persistence.migrate import alembic_config, run_migrations
-from coordinator.infrastructure.persistence.session_repository import INSTANCES, SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 
 
@@ -40,6 +42,12 @@ async def store(fresh_url: str) -> AsyncIterator[SqlAlchemySessionRepository]:
     await run_migrations(fresh_url)
     async with repository_on(fresh_url) as repository:
         yield repository
+
+
+@pytest.fixture
+def instances(store: SqlAlchemySessionRepository) -> SqlAlchemyInstanceStore:
+    """The instance rows of the same database, written through the same writer."""
+    return SqlAlchemyInstanceStore(store._engine, store._writes)
 
 
 def dead_pid() -> int:
@@ -91,18 +99,20 @@ async def test_a_coordinator_starting_leaves_a_live_replicas_sessions_running(fr
 
 
 @needs_proc
-async def test_a_dead_coordinator_on_this_machine_is_known_at_once(store: SqlAlchemySessionRepository) -> None:
+async def test_a_dead_coordinator_on_this_machine_is_known_at_once(
+    store: SqlAlchemySessionRepository, instances: SqlAlchemyInstanceStore
+) -> None:
     crashed = replace(InstanceIdentity.of_this_process(), pid=dead_pid())
     reused = replace(InstanceIdentity.of_this_process(), process_started=(HERE.process_started or 0) + 1)
     for identity in (crashed, reused):  # its pid is free, or now another process's
-        await store.register_instance(identity)  # heartbeat just now: only the process check can tell
+        await instances.register_instance(identity)  # heartbeat just now: only the process check can tell
     orphans = [await session_owned_by(store, i.instance_id) for i in (crashed, reused)]
 
-    lease = InstanceLease(store, lease_seconds=3600)
+    lease = InstanceLease(instances, store, lease_seconds=3600)
     assert await lease.start() == 2
     await lease.stop()
     assert [await status(store, s) for s in orphans] == ["interrupted", "interrupted"]
-    assert [r.identity.instance_id for r in await store.instances()] == []  # forgotten, and ours released
+    assert [r.identity.instance_id for r in await instances.instances()] == []  # forgotten, and ours released
 
 
 def elsewhere(n: int) -> InstanceIdentity:
@@ -121,13 +131,14 @@ async def heartbeat_ago(store: SqlAlchemySessionRepository, instance_id: str, se
 
 async def test_a_coordinator_elsewhere_is_gone_when_its_heartbeat_is_older_than_the_lease(
     store: SqlAlchemySessionRepository,
+    instances: SqlAlchemyInstanceStore,
 ) -> None:
     silent, renewing = elsewhere(1), elsewhere(2)
-    await store.register_instance(silent)
-    await store.register_instance(renewing)
+    await instances.register_instance(silent)
+    await instances.register_instance(renewing)
     silent_session = await session_owned_by(store, silent.instance_id)
     renewing_session = await session_owned_by(store, renewing.instance_id)
-    lease = InstanceLease(store, lease_seconds=30)
+    lease = InstanceLease(instances, store, lease_seconds=30)
 
     await heartbeat_ago(store, silent.instance_id, 29)
     await heartbeat_ago(store, renewing.instance_id, 1)
@@ -138,11 +149,13 @@ async def test_a_coordinator_elsewhere_is_gone_when_its_heartbeat_is_older_than_
     assert await status(store, renewing_session) == "running"
 
 
-async def test_a_running_coordinator_sweeps_at_every_renewal(store: SqlAlchemySessionRepository) -> None:
+async def test_a_running_coordinator_sweeps_at_every_renewal(
+    store: SqlAlchemySessionRepository, instances: SqlAlchemyInstanceStore
+) -> None:
     gone = elsewhere(1)
-    await store.register_instance(gone)
+    await instances.register_instance(gone)
     orphan = await session_owned_by(store, gone.instance_id)
-    lease = InstanceLease(store, lease_seconds=1.5)
+    lease = InstanceLease(instances, store, lease_seconds=1.5)
     await lease.start()
     try:
         assert await status(store, orphan) == "running"  # its heartbeat is fresh at our start
@@ -152,14 +165,16 @@ async def test_a_running_coordinator_sweeps_at_every_renewal(store: SqlAlchemySe
         await lease.stop()
 
 
-async def test_sessions_without_a_registered_owner_are_orphans(store: SqlAlchemySessionRepository) -> None:
+async def test_sessions_without_a_registered_owner_are_orphans(
+    store: SqlAlchemySessionRepository, instances: SqlAlchemyInstanceStore
+) -> None:
     legacy = await session_owned_by(store, None)  # written before instances were recorded
     unknown = await session_owned_by(store, "no-such-instance")
     finished = make_session(status="partial")
     store.owner = None
     await store.create(finished)
 
-    assert await store.interrupt_orphaned_sessions([]) == 2
+    assert await instances.interrupt_orphaned_sessions([]) == 2
     assert [await status(store, s) for s in (legacy, unknown, finished.session_id)] == [
         "interrupted",
         "interrupted",
@@ -181,14 +196,16 @@ async def test_shutting_down_interrupts_only_this_coordinators_running_sessions(
         await close_theirs()
 
 
-async def test_a_coordinator_swept_while_stalled_registers_again(store: SqlAlchemySessionRepository) -> None:
-    lease = InstanceLease(store, lease_seconds=1.2)
+async def test_a_coordinator_swept_while_stalled_registers_again(
+    store: SqlAlchemySessionRepository, instances: SqlAlchemyInstanceStore
+) -> None:
+    lease = InstanceLease(instances, store, lease_seconds=1.2)
     await lease.start()
     try:
-        await store.interrupt_orphaned_sessions([lease.instance_id])  # another replica took it for gone
+        await instances.interrupt_orphaned_sessions([lease.instance_id])  # another replica took it for gone
 
         async def registered() -> bool:
-            return lease.instance_id in [r.identity.instance_id for r in await store.instances()]
+            return lease.instance_id in [r.identity.instance_id for r in await instances.instances()]
 
         await wait_until(registered, True)  # at its next renewal
     finally:
@@ -196,23 +213,23 @@ async def test_a_coordinator_swept_while_stalled_registers_again(store: SqlAlche
 
 
 async def test_after_an_outage_no_one_is_judged_by_heartbeat_for_a_lease(
-    store: SqlAlchemySessionRepository, monkeypatch: pytest.MonkeyPatch
+    store: SqlAlchemySessionRepository, instances: SqlAlchemyInstanceStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     other = elsewhere(1)
-    await store.register_instance(other)
+    await instances.register_instance(other)
     theirs = await session_owned_by(store, other.instance_id)
     await heartbeat_ago(store, other.instance_id, 60)  # it could not renew during the outage either
-    lease = InstanceLease(store, lease_seconds=0.5)
-    await store.register_instance(lease.identity)
-    reachable = store.renew_instance
+    lease = InstanceLease(instances, store, lease_seconds=0.5)
+    await instances.register_instance(lease.identity)
+    reachable = instances.renew_instance
 
     async def refused(instance_id: str) -> bool:
         raise SessionStoreUnavailableError("The session store is unavailable: connection refused")
 
-    monkeypatch.setattr(store, "renew_instance", refused)
+    monkeypatch.setattr(instances, "renew_instance", refused)
     with pytest.raises(SessionStoreUnavailableError):
         await lease.renew()
-    monkeypatch.setattr(store, "renew_instance", reachable)
+    monkeypatch.setattr(instances, "renew_instance", reachable)
     await lease.renew()
     assert await status(store, theirs) == "running"  # its heartbeat says nothing yet
     await asyncio.sleep(0.6)  # a whole lease of reaching the store, and it still has not renewed
@@ -221,10 +238,10 @@ async def test_after_an_outage_no_one_is_judged_by_heartbeat_for_a_lease(
 
 
 async def test_a_final_status_the_store_refused_is_written_at_the_next_renewal(
-    store: SqlAlchemySessionRepository, monkeypatch: pytest.MonkeyPatch
+    store: SqlAlchemySessionRepository, instances: SqlAlchemyInstanceStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lease = InstanceLease(store, lease_seconds=30)
-    await store.register_instance(lease.identity)
+    lease = InstanceLease(instances, store, lease_seconds=30)
+    await instances.register_instance(lease.identity)
     session_id = await session_owned_by(store, lease.instance_id)
     reachable = store._writes.run
 
@@ -243,9 +260,9 @@ async def test_a_final_status_the_store_refused_is_written_at_the_next_renewal(
     assert await store.write_unwritten_finishes() == 0
 
 
-async def test_a_final_status_is_final(store: SqlAlchemySessionRepository) -> None:
+async def test_a_final_status_is_final(store: SqlAlchemySessionRepository, instances: SqlAlchemyInstanceStore) -> None:
     session_id = await session_owned_by(store, None)
-    assert await store.interrupt_orphaned_sessions([]) == 1
+    assert await instances.interrupt_orphaned_sessions([]) == 1
     await store.finish(session_id, "completed")  # its coordinator was alive after all, and finished
     found = await store.get(session_id)
     assert found is not None

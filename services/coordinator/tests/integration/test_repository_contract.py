@@ -25,6 +25,7 @@ from sqlalchemy import text
 from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
+from coordinator.infrastructure.persistence.instances import SqlAlchemyInstanceStore
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 
@@ -254,9 +255,10 @@ async def test_running_sessions_of_a_gone_coordinator_become_interrupted(repo: S
     await repo.create(done)
 
     assert repo.owner is not None
-    assert await repo.interrupt_orphaned_sessions([]) == 0  # its coordinator (this one) is registered
-    assert await repo.interrupt_orphaned_sessions([repo.owner]) == 1  # taken for gone
-    assert await repo.interrupt_orphaned_sessions([]) == 0
+    instances = SqlAlchemyInstanceStore(repo._engine, repo._writes)
+    assert await instances.interrupt_orphaned_sessions([]) == 0  # its coordinator (this one) is registered
+    assert await instances.interrupt_orphaned_sessions([repo.owner]) == 1  # taken for gone
+    assert await instances.interrupt_orphaned_sessions([]) == 0
 
     got_running, got_done = await repo.get(running.session_id), await repo.get(done.session_id)
     assert got_running is not None

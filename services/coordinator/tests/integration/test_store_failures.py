@@ -18,8 +18,9 @@ from coordinator.infrastructure.persistence import engine as engine_module
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.instances import InstanceLease
 from coordinator.infrastructure.persistence.migrate import run_migrations
-from coordinator.infrastructure.persistence.session_repository import STORE_ERRORS, SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
+from coordinator.infrastructure.persistence.write_transactions import STORE_ERRORS
 from shared_contracts.service.logging import configure_logging, flush_logs
 
 

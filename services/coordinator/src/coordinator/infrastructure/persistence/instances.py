@@ -31,15 +31,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Protocol
 
 import structlog
+from sqlalchemy import ColumnElement, Connection, Table, delete, insert, or_, select, update
 
 from coordinator.domain.model.session import utcnow
+from coordinator.infrastructure.persistence.session_repository import SESSIONS, SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.tables import CoordinatorInstanceRow
+from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
 
 log = structlog.get_logger(__name__)
 
 DEFAULT_LEASE_SECONDS = 30.0
+INSTANCES: Table = CoordinatorInstanceRow.__table__  # type: ignore[assignment]  # a declarative class's table
 
 
 def _read(path: str) -> str | None:
@@ -113,23 +117,96 @@ def is_alive(record: InstanceRecord, *, here: InstanceIdentity, lease: timedelta
     return now - record.heartbeat_at < lease
 
 
-class InstanceStore(Protocol):
-    """What the lease needs of the sessions store (``SqlAlchemySessionRepository`` provides it)."""
+class SqlAlchemyInstanceStore(SqlAlchemyStore):
+    """The ``coordinator_instances`` rows, and the sessions they own."""
 
-    async def register_instance(self, identity: InstanceIdentity) -> None: ...
-    async def renew_instance(self, instance_id: str) -> bool: ...
-    async def instances(self) -> Sequence[InstanceRecord]: ...
-    async def interrupt_orphaned_sessions(self, gone: Sequence[str]) -> int: ...
-    async def release_instance(self, instance_id: str) -> int: ...
-    async def write_unwritten_finishes(self) -> int: ...
+    async def register_instance(self, identity: InstanceIdentity) -> None:
+        now = utcnow()
+        values = {
+            "instance_id": identity.instance_id,
+            "hostname": identity.hostname,
+            "boot_id": identity.boot_id,
+            "pid_namespace": identity.pid_namespace,
+            "pid": identity.pid,
+            "process_started": identity.process_started,
+            "started_at": now,
+            "heartbeat_at": now,
+        }
+
+        def statements(conn: Connection) -> None:
+            conn.execute(insert(INSTANCES), values)
+
+        await self._write(statements)
+
+    async def renew_instance(self, instance_id: str) -> bool:
+        """False when the row is gone (another replica swept it)."""
+
+        def statements(conn: Connection) -> bool:
+            renewed = update(INSTANCES).where(INSTANCES.c.instance_id == instance_id).values(heartbeat_at=utcnow())
+            return bool(conn.execute(renewed).rowcount)
+
+        return await self._write(statements)
+
+    async def instances(self) -> Sequence[InstanceRecord]:
+        async with self._transaction() as db:
+            rows = (await db.scalars(select(CoordinatorInstanceRow))).all()
+        return [
+            InstanceRecord(
+                InstanceIdentity(r.instance_id, r.hostname, r.boot_id, r.pid_namespace, r.pid, r.process_started),
+                r.heartbeat_at,
+            )
+            for r in rows
+        ]
+
+    async def interrupt_orphaned_sessions(self, gone: Sequence[str]) -> int:
+        """Forget the instances in ``gone``; every ``running`` session whose owner is not a registered instance
+        (gone, shut down, or never recorded) becomes ``interrupted``. Returns how many."""
+        now = utcnow()
+        orphaned = or_(SESSIONS.c.owner.is_(None), SESSIONS.c.owner.not_in(select(INSTANCES.c.instance_id)))
+
+        def statements(conn: Connection) -> int:
+            if gone:
+                conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id.in_(gone)))
+            return _interrupt(conn, orphaned, now)
+
+        return await self._write(statements)
+
+    async def release_instance(self, instance_id: str) -> int:
+        """At shutdown: this instance's sessions still ``running`` become ``interrupted``, and its row goes."""
+        now = utcnow()
+
+        def statements(conn: Connection) -> int:
+            interrupted = _interrupt(conn, SESSIONS.c.owner == instance_id, now)
+            conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id == instance_id))
+            return interrupted
+
+        return await self._write(statements)
+
+
+def _interrupt(conn: Connection, owned: ColumnElement[bool], now: datetime) -> int:
+    """The ``running`` sessions matching ``owned`` become ``interrupted``; returns how many."""
+    result = conn.execute(
+        update(SESSIONS)
+        .where(SESSIONS.c.status == "running", owned)
+        .values(status="interrupted", completed_at=now, updated_at=now)
+    )
+    return int(result.rowcount or 0)
 
 
 class InstanceLease:
-    """This coordinator's row in ``coordinator_instances``: registered, renewed, and released."""
+    """This coordinator's row in ``coordinator_instances``: registered, renewed, and released. Each renewal also
+    writes the final statuses ``sessions`` could not write (the store was down)."""
 
-    def __init__(self, store: InstanceStore, lease_seconds: float, identity: InstanceIdentity | None = None) -> None:
+    def __init__(
+        self,
+        store: SqlAlchemyInstanceStore,
+        sessions: SqlAlchemySessionRepository,
+        lease_seconds: float,
+        identity: InstanceIdentity | None = None,
+    ) -> None:
         self.identity = identity or InstanceIdentity.of_this_process()
         self._store = store
+        self._sessions = sessions
         self._lease = timedelta(seconds=lease_seconds)
         self._task: asyncio.Task[None] | None = None
         # Since when the store has answered this coordinator without a break (None: it did not, last time).
@@ -171,7 +248,7 @@ class InstanceLease:
             raise
         if self._store_reached_since is None:
             self._store_reached_since = utcnow()
-        written = await self._store.write_unwritten_finishes()
+        written = await self._sessions.write_unwritten_finishes()
         if written:
             log.info("unwritten_session_statuses_written", count=written)
         interrupted = await self.sweep()

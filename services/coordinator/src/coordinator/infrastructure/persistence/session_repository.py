@@ -4,122 +4,50 @@ method returns.
 Writes are SQLAlchemy Core statements (a stage's write is a statement or two, and the ORM's unit of work
 cost several times the statements' own time), run by ``write_transactions``: on a SQLite file, on a
 thread of their own; otherwise through the async engine. Reads go through the async engine and the ORM
-(sessions are loaded with their expert rows)."""
+(sessions are loaded with their expert rows). The coordinators' instance rows: ``instances``."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    Insert,
-    Select,
-    Table,
-    Update,
-    and_,
-    bindparam,
-    delete,
-    exists,
-    func,
-    insert,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import ColumnElement, Connection, Insert, Select, Table, Update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import aliased, selectinload
+from sqlalchemy.sql.expression import and_, bindparam, delete, exists, func, insert, or_, select, update
 
-from coordinator.domain.exceptions import (
-    RetryAlreadyStartedError,
-    SessionNotFoundError,
-    SessionStoreUnavailableError,
-)
+from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError, SessionStoreUnavailableError
 from coordinator.domain.model.outcome import TECHNICAL, StoredVerdict, iso_day
-from coordinator.domain.model.session import (
-    ExpertOutcome,
-    ResearchSession,
-    SessionStatus,
-    StageOutcome,
-    utcnow,
-)
+from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome, utcnow
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
-from coordinator.infrastructure.persistence.instances import InstanceIdentity, InstanceRecord
-from coordinator.infrastructure.persistence.tables import CoordinatorInstanceRow, ExpertRow, SessionRow
-from coordinator.infrastructure.persistence.write_transactions import (
-    Statements,
-    T,
-    write_transactions_for,
-)
+from coordinator.infrastructure.persistence.tables import ExpertRow, SessionRow
+from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore, Statements, WriteTransactions
 from shared_contracts.experts import is_iso_date
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
-INSTANCES: Table = CoordinatorInstanceRow.__table__  # type: ignore[assignment]
-STORE_ERRORS = (OperationalError, InterfaceError, OSError)
-# What else the driver reports for a database that cannot serve us now (asyncpg's errors SQLAlchemy maps to
-# no subclass): SQLSTATE classes 08 connection, 28 authorization, 3D no such database, 53 resources (too many
-# connections), 57 operator intervention (shutting down, not accepting connections yet), and 55000 "database
-# does not allow connections".
-UNAVAILABLE_SQLSTATE_CLASSES = ("08", "28", "3D", "53", "57")
-UNAVAILABLE_SQLSTATES = frozenset({"55000"})
-
-
-def is_store_unavailable(exc: BaseException) -> bool:
-    if isinstance(exc, STORE_ERRORS):
-        return True
-    state = getattr(exc.orig, "sqlstate", None) if isinstance(exc, DBAPIError) else None
-    return isinstance(state, str) and (state[:2] in UNAVAILABLE_SQLSTATE_CLASSES or state in UNAVAILABLE_SQLSTATES)
-
-
 # The write path's statements are built once and executed with parameters: building a statement and its
 # cache key on every write cost more than executing it (~160 µs against ~60 µs on SQLite).
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
 
 
-class SqlAlchemySessionRepository(ISessionRepository):
-    """Call ``close()`` before disposing of the engine. ``owner``: the coordinator instance whose sessions
-    this repository creates (``instances.InstanceLease``), stored with each."""
+class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
+    """``owner``: the coordinator instance whose sessions this repository creates (``instances.InstanceLease``),
+    stored with each."""
 
-    def __init__(self, engine: AsyncEngine, owner: str | None = None) -> None:
+    def __init__(self, engine: AsyncEngine, owner: str | None = None, writes: WriteTransactions | None = None) -> None:
+        super().__init__(engine, writes)
         self.owner = owner
-        self._engine = engine
-        self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
-        self._writes = write_transactions_for(engine)
         self._upsert_expert = _expert_upsert(engine.dialect.name)
         # Sessions whose final status could not be written (the store was down): written when it answers
         # again (``write_unwritten_finishes``, called by the instance lease), so none stays ``running``.
         self._unwritten_finishes: dict[str, tuple[SessionStatus, datetime]] = {}
-
-    async def close(self) -> None:
-        await self._writes.close()
-
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[AsyncSession]:
-        """A read transaction through the ORM."""
-        try:
-            async with self._sessionmaker.begin() as db:
-                yield db
-        except (*STORE_ERRORS, DBAPIError) as exc:
-            if not is_store_unavailable(exc):
-                raise
-            raise _unavailable(exc) from exc
-
-    async def _write(self, statements: Statements[T]) -> T:
-        try:
-            return await self._writes.run(statements)
-        except (*STORE_ERRORS, DBAPIError) as exc:
-            if not is_store_unavailable(exc):
-                raise
-            raise _unavailable(exc) from exc
 
     async def create(self, session: ResearchSession) -> None:
         values = {**_session_values(session), "owner": self.owner}
@@ -289,86 +217,6 @@ class SqlAlchemySessionRepository(ISessionRepository):
 
         return await self._write(statements)
 
-    # ------------------------------------------------------------- coordinator instances (the lease)
-
-    async def register_instance(self, identity: InstanceIdentity) -> None:
-        now = utcnow()
-        values = {
-            "instance_id": identity.instance_id,
-            "hostname": identity.hostname,
-            "boot_id": identity.boot_id,
-            "pid_namespace": identity.pid_namespace,
-            "pid": identity.pid,
-            "process_started": identity.process_started,
-            "started_at": now,
-            "heartbeat_at": now,
-        }
-
-        def statements(conn: Connection) -> None:
-            conn.execute(insert(INSTANCES), values)
-
-        await self._write(statements)
-
-    async def renew_instance(self, instance_id: str) -> bool:
-        """False when the row is gone (another replica swept it)."""
-
-        def statements(conn: Connection) -> bool:
-            result = conn.execute(
-                update(INSTANCES).where(INSTANCES.c.instance_id == instance_id).values(heartbeat_at=utcnow())
-            )
-            return bool(result.rowcount)
-
-        return await self._write(statements)
-
-    async def instances(self) -> Sequence[InstanceRecord]:
-        async with self._transaction() as db:
-            rows = (await db.scalars(select(CoordinatorInstanceRow))).all()
-        return [
-            InstanceRecord(
-                InstanceIdentity(r.instance_id, r.hostname, r.boot_id, r.pid_namespace, r.pid, r.process_started),
-                r.heartbeat_at,
-            )
-            for r in rows
-        ]
-
-    async def interrupt_orphaned_sessions(self, gone: Sequence[str]) -> int:
-        """Forget the instances in ``gone``; every ``running`` session whose owner is not a registered
-        instance (gone, shut down, or never recorded) becomes ``interrupted``. Returns how many."""
-
-        now = utcnow()
-
-        def statements(conn: Connection) -> int:
-            if gone:
-                conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id.in_(gone)))
-            registered = select(INSTANCES.c.instance_id)
-            result = conn.execute(
-                update(SESSIONS)
-                .where(
-                    SESSIONS.c.status == "running",
-                    or_(SESSIONS.c.owner.is_(None), SESSIONS.c.owner.not_in(registered)),
-                )
-                .values(status="interrupted", completed_at=now, updated_at=now)
-            )
-            return int(result.rowcount or 0)
-
-        return await self._write(statements)
-
-    async def release_instance(self, instance_id: str) -> int:
-        """At shutdown: this instance's sessions still ``running`` become ``interrupted``, and its row goes."""
-
-        now = utcnow()
-
-        def statements(conn: Connection) -> int:
-            result = conn.execute(
-                update(SESSIONS)
-                .where(SESSIONS.c.status == "running", SESSIONS.c.owner == instance_id)
-                .values(status="interrupted", completed_at=now, updated_at=now)
-            )
-            conn.execute(delete(INSTANCES).where(INSTANCES.c.instance_id == instance_id))
-            return int(result.rowcount or 0)
-
-        return await self._write(statements)
-
     async def ping(self) -> None:
         async with self._transaction() as db:
             await db.execute(select(SessionRow.session_id).limit(1))
@@ -412,13 +260,6 @@ def _finishing(session_id: str, status: SessionStatus, at: datetime) -> Statemen
             raise SessionNotFoundError(session_id)
 
     return statements
-
-
-def _unavailable(exc: Exception) -> SessionStoreUnavailableError:
-    """Names the driver's error, never the statement or its parameters (SQLAlchemy's message has both)."""
-    cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-    reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
-    return SessionStoreUnavailableError(f"The session store is unavailable: {type(cause).__name__}: {reason}"[:300])
 
 
 def _touching(session_id: str, **values: Any) -> Statements[None]:

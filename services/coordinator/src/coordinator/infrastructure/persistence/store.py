@@ -13,9 +13,11 @@ from coordinator.infrastructure.persistence.instances import (
     DEFAULT_LEASE_SECONDS,
     InstanceIdentity,
     InstanceLease,
+    SqlAlchemyInstanceStore,
 )
 from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.write_transactions import write_transactions_for
 
 log = structlog.get_logger(__name__)
 
@@ -49,9 +51,9 @@ async def open_session_store(
 
     try:
         await run_migrations(engine)
-        identity = InstanceIdentity.of_this_process()
-        repository = SqlAlchemySessionRepository(engine, owner=identity.instance_id)
-        lease = InstanceLease(repository, lease_seconds, identity)
+        identity, writes = InstanceIdentity.of_this_process(), write_transactions_for(engine)
+        repository = SqlAlchemySessionRepository(engine, identity.instance_id, writes)
+        lease = InstanceLease(SqlAlchemyInstanceStore(engine, writes), repository, lease_seconds, identity)
         interrupted = await lease.start()
     except Exception as exc:
         with contextlib.suppress(Exception):  # the original error is the one to see

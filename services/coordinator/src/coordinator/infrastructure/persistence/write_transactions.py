@@ -1,5 +1,7 @@
-"""How the session repository runs a write: a function of a synchronous ``Connection`` that executes a
-stage's statements, run as one transaction and committed before the awaiting coroutine resumes.
+"""How the store is read and written (``SqlAlchemyStore``, the base of the session repository and the instance
+store). A write is a function of a synchronous ``Connection`` that executes a stage's statements, run as one
+transaction and committed before the awaiting coroutine resumes. A database that cannot serve now is a
+``SessionStoreUnavailableError`` (503).
 
 Two runners share that shape, so the statements are written once:
 
@@ -21,22 +23,74 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from sqlalchemy import URL, Connection, Engine, create_engine, event
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from coordinator.infrastructure.persistence.engine import (
-    SQLITE_BUSY_TIMEOUT_S,
-    is_sqlite_memory,
-    sqlite_pragmas,
-)
+from coordinator.domain.exceptions import SessionStoreUnavailableError
+from coordinator.infrastructure.persistence.engine import SQLITE_BUSY_TIMEOUT_S, is_sqlite_memory, sqlite_pragmas
 
 T = TypeVar("T")
 Statements = Callable[[Connection], T]
+STORE_ERRORS = (OperationalError, InterfaceError, OSError)
+# What else the driver reports for a database that cannot serve us now (asyncpg's errors SQLAlchemy maps to
+# no subclass): SQLSTATE classes 08 connection, 28 authorization, 3D no such database, 53 resources (too many
+# connections), 57 operator intervention (shutting down, not accepting connections yet), and 55000 "database
+# does not allow connections".
+UNAVAILABLE_SQLSTATE_CLASSES = ("08", "28", "3D", "53", "57")
+UNAVAILABLE_SQLSTATES = frozenset({"55000"})
+
+
+def is_store_unavailable(exc: BaseException) -> bool:
+    if isinstance(exc, STORE_ERRORS):
+        return True
+    state = getattr(exc.orig, "sqlstate", None) if isinstance(exc, DBAPIError) else None
+    return isinstance(state, str) and (state[:2] in UNAVAILABLE_SQLSTATE_CLASSES or state in UNAVAILABLE_SQLSTATES)
+
+
+def _unavailable(exc: Exception) -> SessionStoreUnavailableError:
+    """Names the driver's error, never the statement or its parameters (SQLAlchemy's message has both)."""
+    cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    return SessionStoreUnavailableError(f"The session store is unavailable: {type(cause).__name__}: {reason}"[:300])
+
+
+class SqlAlchemyStore:
+    """Reads through the async engine and the ORM, writes through ``writes`` (shared by the stores of one
+    database; by default its own). Call ``close()`` before disposing of the engine."""
+
+    def __init__(self, engine: AsyncEngine, writes: WriteTransactions | None = None) -> None:
+        self._engine = engine
+        self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+        self._writes = writes or write_transactions_for(engine)
+
+    async def close(self) -> None:
+        await self._writes.close()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncSession]:
+        """A read transaction through the ORM."""
+        try:
+            async with self._sessionmaker.begin() as db:
+                yield db
+        except (*STORE_ERRORS, DBAPIError) as exc:
+            if not is_store_unavailable(exc):
+                raise
+            raise _unavailable(exc) from exc
+
+    async def _write(self, statements: Statements[T]) -> T:
+        try:
+            return await self._writes.run(statements)
+        except (*STORE_ERRORS, DBAPIError) as exc:
+            if not is_store_unavailable(exc):
+                raise
+            raise _unavailable(exc) from exc
 
 
 class WriteTransactions(Protocol):
