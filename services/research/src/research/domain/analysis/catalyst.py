@@ -77,12 +77,11 @@ def detect_price_events(bars: tuple[Bar, ...] | list[Bar]) -> list[CatalystEvent
     for i in range(start, len(bars)):
         bar, prev = bars[i], bars[i - 1]
         change = rnd(pct_change(bar.close, prev.close), 2)
-        if bar.low > prev.high * (1 + GAP_PCT / 100):
-            gap = rnd(pct_change(bar.low, prev.high), 2)
-            found["price_gap"].append(CatalystEvent("price_gap", 1, bar.date, {"gap_pct": gap, "close": bar.close}))
-        elif bar.high < prev.low * (1 - GAP_PCT / 100):
-            gap = rnd(pct_change(bar.high, prev.low), 2)
-            found["price_gap"].append(CatalystEvent("price_gap", -1, bar.date, {"gap_pct": gap, "close": bar.close}))
+        gap_up = bar.low > prev.high * (1 + GAP_PCT / 100)
+        if gap_up or bar.high < prev.low * (1 - GAP_PCT / 100):
+            gap = rnd(pct_change(bar.low, prev.high) if gap_up else pct_change(bar.high, prev.low), 2)
+            event = CatalystEvent("price_gap", 1 if gap_up else -1, bar.date, {"gap_pct": gap, "close": bar.close})
+            found["price_gap"].append(event)
         if i >= VOLUME_BASE:
             base = sum(volumes[i - VOLUME_BASE : i]) / VOLUME_BASE
             if base > 0 and bar.volume >= VOLUME_SPIKE * base:
@@ -138,23 +137,15 @@ def detect_financial_events(facts: FinancialFacts) -> list[CatalystEvent]:
     if last.net_profit_yoy_pct is not None and prev.net_profit_yoy_pct is not None:
         now, before = last.net_profit_yoy_pct, prev.net_profit_yoy_pct
         swing = now - before
-        figures = {"period_end": last.period_end.isoformat(), "net_profit_yoy_pct": now, "previous_yoy_pct": before}
-        if before < 0 <= now or (swing >= EARNINGS_SWING_PTS and now > 0):
-            events.append(
-                CatalystEvent("earnings_inflection", 1, last.period_end, {**figures, "swing_pts": rnd(swing, 2)})
-            )
-        elif now < 0 <= before or (swing <= -EARNINGS_SWING_PTS and before > 0):
-            events.append(
-                CatalystEvent("earnings_inflection", -1, last.period_end, {**figures, "swing_pts": rnd(swing, 2)})
-            )
+        up = before < 0 <= now or (swing >= EARNINGS_SWING_PTS and now > 0)
+        if up or now < 0 <= before or (swing <= -EARNINGS_SWING_PTS and before > 0):
+            figures = {"period_end": last.period_end.isoformat(), "net_profit_yoy_pct": now, "previous_yoy_pct": before}
+            figures["swing_pts"] = rnd(swing, 2)
+            events.append(CatalystEvent("earnings_inflection", 1 if up else -1, last.period_end, figures))
     if last.dps is not None and prev.dps and prev.dps > 0 and abs(last.dps / prev.dps - 1) * 100 >= DIVIDEND_CHANGE_PCT:
         change = rnd(pct_change(last.dps, prev.dps), 2)
-        figures = {
-            "period_end": last.period_end.isoformat(),
-            "dps": last.dps,
-            "previous_dps": prev.dps,
-            "change_pct": change,
-        }
+        figures = {"period_end": last.period_end.isoformat(), "dps": last.dps, "previous_dps": prev.dps}
+        figures["change_pct"] = change
         events.append(CatalystEvent("dividend_change", 1 if last.dps > prev.dps else -1, last.period_end, figures))
     return events
 

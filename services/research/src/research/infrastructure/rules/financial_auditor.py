@@ -113,8 +113,7 @@ def caveats(f: FinancialFacts) -> list[str]:
         )
     if f.net_profit_basis == "total":
         notes.append("net profit includes minority interests")
-    notes.append("annual report figures lag the share price")
-    return notes
+    return [*notes, "annual report figures lag the share price"]
 
 
 class RulesFinancialAuditorAgent(RulesAgent, ExpertAgent[FinancialFacts, FinancialVerdict]):

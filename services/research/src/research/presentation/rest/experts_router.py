@@ -94,11 +94,6 @@ async def run_expert(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     result = await experts.run(expert_type, body.symbol, body.options, body.analysis_date)
-    log.info(
-        "expert_done",
-        expert=expert_type,
-        symbol=body.symbol,
-        engine=result["engine"]["kind"],
-        ms=round((time.perf_counter() - started) * 1000, 1),
-    )
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    log.info("expert_done", expert=expert_type, symbol=body.symbol, engine=result["engine"]["kind"], ms=ms)
     return result
