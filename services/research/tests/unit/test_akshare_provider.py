@@ -20,9 +20,26 @@ from research.domain.exceptions import (
     SymbolNotFoundError,
 )
 from research.domain.model.symbol import Symbol
-from research.infrastructure.data.akshare_provider import AKSHARE_FUNCTIONS, AkshareMarketDataProvider
+from research.infrastructure.data.akshare_provider import AkshareMarketDataProvider
 from research.infrastructure.data.live_support import OptionalDependencyMissingError
 
+AKSHARE_FUNCTIONS = (
+    "stock_zh_a_hist",
+    "stock_financial_analysis_indicator_em",
+    "stock_balance_sheet_by_yearly_em",
+    "stock_cash_flow_sheet_by_yearly_em",
+    "stock_fhps_detail_em",
+    "stock_value_em",
+    "macro_china_cpi",
+    "macro_china_ppi",
+    "macro_china_money_supply",
+    "macro_china_pmi",
+    "macro_china_lpr",
+    "bond_zh_us_rate",
+    "macro_china_consumer_goods_retail",
+    "stock_news_em",
+)
+"""Every akshare function the adapter calls (the module docstring lists them with their columns)."""
 RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "live" / "akshare"
 MOUTAI = Symbol.parse("600519.SH")
 

@@ -20,8 +20,10 @@ from research.domain.exceptions import (
 )
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.live_support import OptionalDependencyMissingError
-from research.infrastructure.data.yfinance_provider import TICKER_ATTRIBUTES, YFinanceMarketDataProvider, yahoo_ticker
+from research.infrastructure.data.yfinance_provider import YFinanceMarketDataProvider, yahoo_ticker
 
+TICKER_ATTRIBUTES = ("history", "income_stmt", "balance_sheet", "cashflow", "dividends", "info", "get_news")
+"""Every ``yfinance.Ticker`` member the adapter uses."""
 RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "live" / "yfinance"
 AAPL = Symbol.parse("AAPL")
 NEW_YORK = "America/New_York"

@@ -50,24 +50,6 @@ from research.infrastructure.data.live_support import (
 
 log = structlog.get_logger(__name__)
 
-AKSHARE_FUNCTIONS = (
-    "stock_zh_a_hist",
-    "stock_financial_analysis_indicator_em",
-    "stock_balance_sheet_by_yearly_em",
-    "stock_cash_flow_sheet_by_yearly_em",
-    "stock_fhps_detail_em",
-    "stock_value_em",
-    "macro_china_cpi",
-    "macro_china_ppi",
-    "macro_china_money_supply",
-    "macro_china_pmi",
-    "macro_china_lpr",
-    "bond_zh_us_rate",
-    "macro_china_consumer_goods_retail",
-    "stock_news_em",
-)
-"""Every akshare function this adapter calls (a test checks they exist in the installed akshare)."""
-
 CHINA_TZ = timezone(timedelta(hours=8))
 SHARES_PER_LOT = 100
 """Eastmoney reports A-share volume in lots (手) of 100 shares."""

@@ -44,8 +44,6 @@ from research.infrastructure.data.live_support import (
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
-TICKER_ATTRIBUTES = ("history", "income_stmt", "balance_sheet", "cashflow", "dividends", "info", "get_news")
-"""Every ``yfinance.Ticker`` member this adapter uses (a test checks they exist in the installed yfinance)."""
 US_10Y_TICKER = "^TNX"
 """CBOE 10-year Treasury yield index; Yahoo quotes it in percent (4.25 = 4.25 %)."""
 MACRO_YEARS = 5
