@@ -27,18 +27,10 @@ def _num(text: str | None) -> float | None:
 
 
 def read_bars(path: Path) -> tuple[Bar, ...]:
-    bars = [
-        Bar(
-            date=date.fromisoformat(r["date"]),
-            open=float(r["open"]),
-            high=float(r["high"]),
-            low=float(r["low"]),
-            close=float(r["close"]),
-            volume=float(r["volume"]),
-            amount=_num(r.get("amount")),
-        )
-        for r in _rows(path)
-    ]
+    bars = []
+    for r in _rows(path):
+        o, h, lo, c, volume = (float(r[f]) for f in ("open", "high", "low", "close", "volume"))
+        bars.append(Bar(date.fromisoformat(r["date"]), o, h, lo, c, volume, _num(r.get("amount"))))
     return tuple(sorted(bars, key=lambda b: b.date))
 
 

@@ -101,13 +101,8 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
 
     async def _call(self, ticker: str, what: str, fn: Callable[[Any], T]) -> T:
         """``fn(Ticker(ticker))`` in a worker thread (the Ticker is built there too: it may touch the network)."""
-        return await call_library(
-            "yfinance",
-            f"Ticker({ticker!r}).{what}",
-            lambda: fn(self._yf.Ticker(ticker)),
-            self._timeout,
-            _ticker_missing,
-        )
+        call = f"Ticker({ticker!r}).{what}"
+        return await call_library("yfinance", call, lambda: fn(self._yf.Ticker(ticker)), self._timeout, _ticker_missing)
 
     async def _frame(self, ticker: str, attribute: str) -> pd.DataFrame:
         result = await self._call(ticker, attribute, lambda t: getattr(t, attribute))
