@@ -231,8 +231,9 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
         dividend_yield = to_float(info.get("dividendYield"))
         if dividend_yield is None and (trailing := to_float(info.get("trailingAnnualDividendYield"))) is not None:
             dividend_yield = trailing * 100  # this one is still a fraction
+        stamp = to_float(info.get("regularMarketTime"))
         snapshot = ValuationSnapshot(
-            as_of=self._quote_time(info),
+            as_of=datetime.fromtimestamp(stamp, tz=UTC) if stamp is not None else datetime.now(UTC),
             source="yfinance:info",
             close=close,
             pe_ttm=to_float(info.get("trailingPE")),
@@ -243,13 +244,6 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
         if all(v is None for v in (snapshot.close, snapshot.pe_ttm, snapshot.pb, snapshot.total_mv)):
             raise DataUnavailableError(f"{symbol}: Yahoo Finance has no quote or valuation for {ticker}")
         return ValuationData(symbol, (snapshot,), history=(), source="yfinance:info")
-
-    @staticmethod
-    def _quote_time(info: Mapping[str, Any]) -> datetime:
-        stamp = to_float(info.get("regularMarketTime"))
-        if stamp is not None:
-            return datetime.fromtimestamp(stamp, tz=UTC)
-        return datetime.now(UTC)
 
     # -- macro -----------------------------------------------------------------------------------------
 
@@ -269,13 +263,8 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
                 observed[day] = number
         if not observed:
             raise DataUnavailableError(f"Yahoo Finance returned no {US_10Y_TICKER} observations")
-        series = MacroSeries(
-            "ust_10y_yield",
-            "pct",
-            "daily",
-            tuple(MacroObservation(d, observed[d]) for d in sorted(observed)),
-            source=f"yfinance:{US_10Y_TICKER}",
-        )
+        observations = tuple(MacroObservation(d, observed[d]) for d in sorted(observed))
+        series = MacroSeries("ust_10y_yield", "pct", "daily", observations, source=f"yfinance:{US_10Y_TICKER}")
         return MacroData(region="US", series={series.indicator: series}, source="yfinance")
 
     # -- news ------------------------------------------------------------------------------------------
@@ -300,12 +289,8 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
         if not title or published is None:
             return None
         provider = story.get("provider")
-        url = None
-        for key in ("canonicalUrl", "clickThroughUrl"):
-            link = story.get(key)
-            if isinstance(link, Mapping) and link.get("url"):
-                url = str(link["url"])
-                break
+        links = (story.get(key) for key in ("canonicalUrl", "clickThroughUrl"))
+        url = next((str(link["url"]) for link in links if isinstance(link, Mapping) and link.get("url")), None)
         return NewsItem(
             published_at=published if published.tzinfo else published.replace(tzinfo=UTC),
             title=title,
