@@ -265,16 +265,14 @@ class AkshareMarketDataProvider(IMarketDataProvider):
             ("cgb_10y_yield", "bond_zh_us_rate", {"start_date": start}, "日期", "中国国债收益率10年", "pct", "daily"),
             ("retail_sales_yoy", "macro_china_consumer_goods_retail", {}, "月份", "同比增长", "pct", "monthly"),
         ]
-        calls = {(fn, tuple(sorted(kw.items()))): kw for _, fn, kw, *_ in plan}
-        outcomes = await asyncio.gather(
-            *(self._frame(fn, **kw) for (fn, _), kw in calls.items()), return_exceptions=True
-        )
+        calls = {fn: kw for _, fn, kw, *_ in plan}  # one call per function (PMI and LPR feed two series each)
+        outcomes = await asyncio.gather(*(self._frame(fn, **kw) for fn, kw in calls.items()), return_exceptions=True)
         frames = dict(zip(calls, outcomes, strict=True))
 
         series: dict[str, MacroSeries] = {}
         failures: list[BaseException] = []
-        for indicator, fn, kw, date_col, value_col, unit, frequency in plan:
-            frame = frames[(fn, tuple(sorted(kw.items())))]
+        for indicator, fn, _, date_col, value_col, unit, frequency in plan:
+            frame = frames[fn]
             if isinstance(frame, BaseException):
                 if not isinstance(frame, ResearchError):
                     raise frame
