@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import httpx
 import structlog
 
-from coordinator.application.outcome_service import SessionOutcomeService
-from coordinator.application.research_orchestration_service import ResearchOrchestrationService
-from coordinator.application.session_query_service import SessionQueryService
+from coordinator.application.services.outcome_service import SessionOutcomeService
+from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.session_query_service import SessionQueryService
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway

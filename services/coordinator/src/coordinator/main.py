@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from coordinator.api.routes import routers
+from coordinator.api.routes import ROUTERS
 from coordinator.container import CoordinatorContainer, open_container
 from coordinator.presentation.rest.errors import install_research_failure_handler
 from coordinator.settings import Settings
@@ -21,7 +21,7 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
         description="Fans a research request out to the selected experts in parallel (LangGraph Send), "
         "then runs the debate and the judge. It only orchestrates.",
         settings=settings,
-        routers=routers(),
+        routers=ROUTERS,
         lifespan=container_lifespan(container, lambda: open_container(settings)),
         readiness=container_readiness(CoordinatorContainer.readiness),
         accepted_scopes=("research", "admin"),

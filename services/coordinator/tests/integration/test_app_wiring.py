@@ -14,7 +14,7 @@ import pytest
 import respx
 from coordinator_fakes import InMemorySessionRepository, debate_outcome, make_settings, sample_result, serve, verdict
 
-from coordinator.api.routes import routers
+from coordinator.api.routes import ROUTERS
 from coordinator.container import build_container
 from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
 from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
@@ -53,7 +53,7 @@ def mock_peers(router: respx.MockRouter) -> dict[str, respx.Route]:
 
 
 def test_routes_file_registers_the_coordinator_router() -> None:
-    paths = {route.path for router in routers() for route in router.routes}  # type: ignore[attr-defined]
+    paths = {route.path for router in ROUTERS for route in router.routes}  # type: ignore[attr-defined]
     assert "/api/v1/coordinator/research" in paths
 
 

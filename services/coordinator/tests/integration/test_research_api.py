@@ -20,7 +20,7 @@ from coordinator_fakes import (
     serve,
 )
 
-from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.research_progress import IResearchProgressListener

@@ -10,8 +10,8 @@ from datetime import date
 import httpx
 import pytest
 
-from coordinator.application.dtos import ResearchCommand
-from coordinator.application.request_validation import validate_command
+from coordinator.application.dtos.research_command import ResearchCommand
+from coordinator.application.services.request_validation import validate_command
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import AllExpertsFailedError, InsufficientHistoryError, PeerResponseError
 from coordinator.domain.model.enums import ExpertType

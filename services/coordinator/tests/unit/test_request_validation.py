@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from coordinator_fakes import FakeOrchestrator, InMemorySessionRepository
 
-from coordinator.application.dtos import ResearchCommand
-from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.dtos.research_command import ResearchCommand
+from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.domain.exceptions import (
     ConflictingAnalysisDateError,
     DuplicateExpertError,

@@ -13,8 +13,8 @@ from coordinator_fakes import (
     InMemorySessionRepository,
 )
 
-from coordinator.application.dtos import ResearchCommand
-from coordinator.application.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.dtos.research_command import ResearchCommand
+from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import AllExpertsFailedError
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort

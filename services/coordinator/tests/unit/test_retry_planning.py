@@ -9,7 +9,7 @@ import pytest
 from coordinator_fakes import debate_outcome, sample_result, verdict
 from coordinator_persistence_fakes import make_session
 
-from coordinator.application.research_orchestration_service import plan_retry
+from coordinator.application.services.research_orchestration_service import plan_retry
 from coordinator.domain.exceptions import SessionNotRetryableError, SessionRunningError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from coordinator.application.outcome_service import ENGINE_FILTER_PATTERN, MAX_ENGINE_LENGTH, ScorecardQuery
+from coordinator.application.dtos.scorecard import ENGINE_FILTER_PATTERN, MAX_ENGINE_LENGTH, ScorecardQuery
 from coordinator.domain.exceptions import ScorecardEngineError
 
 ENGINES = [

@@ -10,7 +10,8 @@ import pytest
 from coordinator_fakes import FakeBarsGateway, InMemorySessionRepository
 from outcome_fakes import LLM_ENGINE, TA, flat_bars, judged_session, touched
 
-from coordinator.application.outcome_service import LOOKBACK_DAYS, ScorecardQuery, SessionOutcomeService
+from coordinator.application.dtos.scorecard import ScorecardQuery
+from coordinator.application.services.outcome_service import LOOKBACK_DAYS, SessionOutcomeService
 from coordinator.domain.exceptions import (
     PeerResponseError,
     PeerTimeoutError,
@@ -184,7 +185,7 @@ async def test_the_scorecard_scores_each_research_once_with_one_bars_call_per_sy
     assert len(bars.calls) == len(starts) == 2  # once per symbol, from a month before its earliest entry day
     assert starts == {SYMBOL: FRIDAY - timedelta(days=LOOKBACK_DAYS), "000001.SZ": FRIDAY - timedelta(LOOKBACK_DAYS)}
     assert (card.sessions, card.matching, card.truncated) == (4, 4, False)  # the retried source left out
-    assert card.statuses == {"scored": 4, "pending": 0, "not_scorable": 0, "unavailable": 0}
+    assert (card.scored, card.pending, card.not_scorable, card.unavailable) == (4, 0, 0, 0)
     assert card.actions == {"BUY": 3, "SELL": 0, "HOLD": 1}
     assert card.as_of == max(series[-1].day, flat_bars(FRIDAY, 60)[-1].day)
     # the report's own sections, over the same outcomes
@@ -209,7 +210,7 @@ async def test_the_scorecard_counts_unavailable_bars_apart_and_names_the_symbol(
         failures={"000001.SZ": PeerUnavailableError("research", "research unreachable (3 attempts)")},
     )
     card = await service(bars, await _repository(ok, down)).scorecard(ScorecardQuery())
-    assert card.statuses == {"scored": 0, "pending": 1, "not_scorable": 0, "unavailable": 1}
+    assert (card.scored, card.pending, card.not_scorable, card.unavailable) == (0, 1, 0, 1)
     assert card.per_action["BUY"]["count"] == 1  # the unavailable one is not an outcome
     assert card.unavailable_symbols == {"000001.SZ": "research unreachable (3 attempts)"}
 

@@ -7,7 +7,7 @@ import pytest
 from coordinator_fakes import InMemorySessionRepository
 from coordinator_persistence_fakes import make_session
 
-from coordinator.application.session_query_service import MAX_PAGE_SIZE, SessionQueryService
+from coordinator.application.services.session_query_service import MAX_PAGE_SIZE, SessionQueryService
 from coordinator.domain.exceptions import SessionNotFoundError
 from coordinator.domain.model.viewer import Viewer
 

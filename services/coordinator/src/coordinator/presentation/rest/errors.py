@@ -6,6 +6,8 @@ or, when every expert failed for a mistake of the caller, 404 ``symbol_not_found
 
 from __future__ import annotations
 
+from typing import Any
+
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -42,6 +44,22 @@ class ResearchFailureProblem(ProblemDetail, ResearchResponseBody):
         default=None,
         description="insufficient_history only: the earliest day one of the experts could work from, when known.",
     )
+
+
+ALL_FAILED_FOR_THE_CALLER: dict[int | str, dict[str, Any]] = {
+    404: {
+        "model": ResearchFailureProblem,
+        "description": "Every expert failed because the research service has no data for the symbol (`code` "
+        "symbol_not_found; the body also carries the full research response with each expert's error).",
+    },
+    422: {
+        "model": ResearchFailureProblem,
+        "description": "Every expert failed because too little data was public on the analysis date (`code` "
+        "insufficient_history; `earliest_usable_date`: the earliest day one of them could work from, when known; "
+        "the body also carries the full research response with each expert's error).",
+    },
+}
+"""Every expert failed for the same client-side reason: answered as that mistake, not as a 500."""
 
 
 def install_research_failure_handler(app: FastAPI) -> None:

@@ -3,7 +3,7 @@ result becomes the spec's response body (``expert_results`` keyed by expert name
 
 from __future__ import annotations
 
-from coordinator.application.dtos import ResearchCommand
+from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.domain.dtos.research_dtos import ResearchResult
 from shared_contracts.coordinator import ExpertResultEnvelope, ResearchRequestBody, ResearchResponseBody
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from coordinator.application.dtos.session_page import SessionPageView
 from coordinator.domain.exceptions import SessionNotFoundError
 from coordinator.domain.model.session import ResearchSession, SessionStatus
 from coordinator.domain.model.viewer import Viewer
@@ -14,14 +13,6 @@ DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_OFFSET = 2**63 - 1
 """The largest offset SQLite and PostgreSQL take (a signed 64-bit integer); a larger one is a client mistake."""
-
-
-@dataclass(frozen=True)
-class SessionPageView:
-    items: list[ResearchSession]
-    total: int
-    limit: int
-    offset: int
 
 
 class SessionQueryService:

@@ -13,35 +13,20 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 
-from coordinator.application.outcome_service import SessionOutcomeService
-from coordinator.application.research_orchestration_service import ResearchOrchestrationService
-from coordinator.application.session_query_service import (
-    DEFAULT_PAGE_SIZE,
-    MAX_OFFSET,
-    MAX_PAGE_SIZE,
-    SessionQueryService,
-)
+from coordinator.application.services.session_query_service import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE
 from coordinator.domain.exceptions import SessionNotFoundError
-from coordinator.domain.model.outcome import SessionOutcome
-from coordinator.domain.model.session import ResearchSession
-from coordinator.domain.model.viewer import Viewer
-from coordinator.presentation.rest.caller import get_viewer
-from coordinator.presentation.rest.errors import ResearchFailureProblem
-from coordinator.presentation.rest.outcome_schemas import to_outcome_record
-from coordinator.presentation.rest.research_routes import ALL_FAILED_FOR_THE_CALLER, get_research_service
-from coordinator.presentation.rest.research_schemas import to_response_body
-from coordinator.presentation.rest.scorecard_routes import get_outcome_service
-from shared_contracts.coordinator import (
-    ExpertOutcomeRecord,
-    ResearchResponseBody,
-    SessionDetail,
-    SessionPage,
-    SessionStatus,
-    SessionSummary,
-    StageRecord,
+from coordinator.presentation.rest.dependencies import (
+    OutcomeServiceDep,
+    ResearchServiceDep,
+    SessionQueriesDep,
+    ViewerDep,
 )
+from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, ResearchFailureProblem
+from coordinator.presentation.rest.research_schemas import to_response_body
+from coordinator.presentation.rest.session_schemas import to_detail, to_summary
+from shared_contracts.coordinator import ResearchResponseBody, SessionDetail, SessionPage, SessionStatus
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.service.request_id import current_request_id
 
@@ -72,15 +57,10 @@ _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def get_session_queries(request: Request) -> SessionQueryService:
-    service: SessionQueryService = request.app.state.container.session_queries
-    return service
-
-
 @router.get("/sessions", response_model=SessionPage, summary="Research sessions, newest first")
 async def list_sessions(
-    queries: Annotated[SessionQueryService, Depends(get_session_queries)],
-    viewer: Annotated[Viewer, Depends(get_viewer)],
+    queries: SessionQueriesDep,
+    viewer: ViewerDep,
     symbol: Annotated[str | None, Query(description="Only this symbol (case-insensitive).")] = None,
     status: Annotated[SessionStatus | None, Query(description="Only sessions with this status.")] = None,
     limit: Annotated[
@@ -102,10 +82,7 @@ async def list_sessions(
     "how it did (outcome)",
 )
 async def get_session(
-    session_id: str,
-    queries: Annotated[SessionQueryService, Depends(get_session_queries)],
-    outcomes: Annotated[SessionOutcomeService, Depends(get_outcome_service)],
-    viewer: Annotated[Viewer, Depends(get_viewer)],
+    session_id: str, queries: SessionQueriesDep, outcomes: OutcomeServiceDep, viewer: ViewerDep
 ) -> SessionDetail:
     session = await queries.get_session(canonical_session_id(session_id), viewer)
     return to_detail(session, await outcomes.outcome_of(session))
@@ -117,11 +94,7 @@ async def get_session(
     responses=_RETRY_RESPONSES,
     summary="Retry a session: re-run only what failed, keep what succeeded (a new session)",
 )
-async def retry_research(
-    session_id: str,
-    service: Annotated[ResearchOrchestrationService, Depends(get_research_service)],
-    viewer: Annotated[Viewer, Depends(get_viewer)],
-) -> ResearchResponseBody:
+async def retry_research(session_id: str, service: ResearchServiceDep, viewer: ViewerDep) -> ResearchResponseBody:
     result = await service.retry(canonical_session_id(session_id), viewer, request_id=current_request_id())
     return to_response_body(result)
 
@@ -133,49 +106,3 @@ def canonical_session_id(raw: str) -> str:
         return str(uuid.UUID(raw))
     except ValueError:
         raise SessionNotFoundError(raw) from None
-
-
-def to_summary(session: ResearchSession) -> SessionSummary:
-    return SessionSummary(
-        session_id=session.session_id,
-        symbol=session.symbol,
-        analysis_date=session.analysis_date,
-        experts=list(session.experts),
-        status=session.status,
-        retry_count=session.retry_count,
-        retried_from=session.retried_from,
-        retried_by=session.retried_by,
-        stages_to_retry=session.stages_to_retry,
-        created_at=session.created_at,
-        updated_at=session.updated_at,
-    )
-
-
-def to_detail(session: ResearchSession, outcome: SessionOutcome | None = None) -> SessionDetail:
-    return SessionDetail(
-        **to_summary(session).model_dump(),
-        request={
-            "symbol": session.symbol,
-            "analysis_date": session.analysis_date.isoformat() if session.analysis_date is not None else None,
-            "experts": list(session.experts),
-            "options": session.options,
-            "skip_debate": session.skip_debate,
-        },
-        request_id=session.request_id,
-        expert_results={
-            expert: ExpertOutcomeRecord(
-                status=o.status, data=o.data, error=o.error, duration_ms=o.duration_ms, attempts=o.attempts
-            )
-            for expert, o in session.expert_outcomes.items()
-        },
-        debate=StageRecord(
-            status=session.debate.status, error=session.debate.error, duration_ms=session.debate.duration_ms
-        ),
-        debate_outcome=session.debate_outcome,
-        judge=StageRecord(
-            status=session.judge.status, error=session.judge.error, duration_ms=session.judge.duration_ms
-        ),
-        verdict=session.verdict,
-        completed_at=session.completed_at,
-        outcome=to_outcome_record(outcome),
-    )

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from coordinator.application.dtos import ResearchCommand
+from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import (
     AnalysisDateInFutureError,

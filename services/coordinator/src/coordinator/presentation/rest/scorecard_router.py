@@ -5,18 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import WithJsonSchema
 
-from coordinator.application.outcome_service import (
-    ENGINE_FILTER_PATTERN,
-    MAX_SCORECARD_SESSIONS,
-    ScorecardQuery,
-    SessionOutcomeService,
-)
-from coordinator.domain.model.viewer import Viewer
-from coordinator.presentation.rest.caller import get_viewer
-from coordinator.presentation.rest.outcome_schemas import to_scorecard
+from coordinator.application.dtos.scorecard import ENGINE_FILTER_PATTERN, ScorecardQuery
+from coordinator.application.services.outcome_service import MAX_SCORECARD_SESSIONS
+from coordinator.presentation.rest.dependencies import OutcomeServiceDep, ViewerDep
 from shared_contracts.coordinator import Scorecard
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA
 from shared_contracts.problems import ProblemDetail
@@ -44,11 +38,6 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def get_outcome_service(request: Request) -> SessionOutcomeService:
-    service: SessionOutcomeService = request.app.state.container.outcome_service
-    return service
-
-
 @router.get(
     "/scorecard",
     response_model=Scorecard,
@@ -60,8 +49,8 @@ def get_outcome_service(request: Request) -> SessionOutcomeService:
     "holding period has not ended is `pending`; one whose bars could not be fetched is `unavailable`.",
 )
 async def scorecard(
-    service: Annotated[SessionOutcomeService, Depends(get_outcome_service)],
-    viewer: Annotated[Viewer, Depends(get_viewer)],
+    service: OutcomeServiceDep,
+    viewer: ViewerDep,
     symbol: Annotated[
         str | None, _pattern(SYMBOL_FILTER_PATTERN), Query(description="Only this symbol (600519.SH, 0700.HK, AAPL).")
     ] = None,
@@ -76,4 +65,4 @@ async def scorecard(
     ] = None,
 ) -> Scorecard:
     query = ScorecardQuery.parse(symbol=symbol, engine=engine, start=start, end=end, client_id=viewer.only_client)
-    return to_scorecard(await service.scorecard(query))
+    return await service.scorecard(query)

@@ -25,8 +25,8 @@ import uuid
 from collections.abc import Callable
 from datetime import date
 
-from coordinator.application.dtos import ResearchCommand
-from coordinator.application.request_validation import validate_command
+from coordinator.application.dtos.research_command import ResearchCommand
+from coordinator.application.services.request_validation import validate_command
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,

@@ -1,0 +1,47 @@
+"""What the routes take from the request: the container's use cases (``app.state.container``) and the viewer."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from coordinator.application.services.outcome_service import SessionOutcomeService
+from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.session_query_service import SessionQueryService
+from coordinator.container import CoordinatorContainer
+from coordinator.domain.model.viewer import Viewer
+from shared_contracts.service.authentication import client_of
+
+
+def get_container(request: Request) -> CoordinatorContainer:
+    container: CoordinatorContainer = request.app.state.container
+    return container
+
+
+ContainerDep = Annotated[CoordinatorContainer, Depends(get_container)]
+
+
+def get_research_service(container: ContainerDep) -> ResearchOrchestrationService:
+    return container.research_service
+
+
+def get_session_queries(container: ContainerDep) -> SessionQueryService:
+    return container.session_queries
+
+
+def get_outcome_service(container: ContainerDep) -> SessionOutcomeService:
+    return container.outcome_service
+
+
+def get_viewer(request: Request) -> Viewer:
+    """The caller's own sessions, or every client's for an ``admin`` key (``AUTH_MODE=none``: the local user,
+    who sees all)."""
+    client = client_of(request)
+    return Viewer(client.audit_id, sees_all=client.is_admin)
+
+
+ResearchServiceDep = Annotated[ResearchOrchestrationService, Depends(get_research_service)]
+SessionQueriesDep = Annotated[SessionQueryService, Depends(get_session_queries)]
+OutcomeServiceDep = Annotated[SessionOutcomeService, Depends(get_outcome_service)]
+ViewerDep = Annotated[Viewer, Depends(get_viewer)]
