@@ -123,6 +123,7 @@ def compute_financial_facts(statements: FinancialStatements) -> FinancialFacts:
     roes = [r.roe_pct for r in rows if r.roe_pct is not None]
     debt_ratios = [r.debt_ratio_pct for r in rows if r.debt_ratio_pct is not None]
     no_gross_margin = all(r.gross_margin_pct is None for r in rows)
+    bank_like = no_gross_margin and bool(debt_ratios) and debt_ratios[-1] >= FINANCIAL_INSTITUTION_DEBT_RATIO
     return FinancialFacts(
         symbol=str(statements.symbol),
         currency=statements.currency,
@@ -130,9 +131,7 @@ def compute_financial_facts(statements: FinancialStatements) -> FinancialFacts:
         periods=tuple(rows),
         revenue_cagr_pct=rnd(_cagr(rows), 2),
         avg_roe_pct=rnd(sum(roes) / len(roes), 2) if roes else None,
-        financial_institution_like=bool(debt_ratios)
-        and debt_ratios[-1] >= FINANCIAL_INSTITUTION_DEBT_RATIO
-        and no_gross_margin,
+        financial_institution_like=bank_like,
     )
 
 

@@ -56,9 +56,7 @@ def summarise_series(series: MacroSeries) -> SeriesSummary | None:
     twelve = _value_before(series, add_months(last.date, -12))
     change_6m = rnd(last.value - six, 3) if six is not None else None
     band = FLAT_BAND.get(series.indicator, DEFAULT_FLAT_BAND)
-    trend = None
-    if change_6m is not None:
-        trend = "rising" if change_6m > band else "falling" if change_6m < -band else "flat"
+    trend = None if change_6m is None else "rising" if change_6m > band else "falling" if change_6m < -band else "flat"
     return SeriesSummary(
         indicator=series.indicator,
         unit=series.unit,
