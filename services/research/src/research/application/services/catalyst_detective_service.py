@@ -101,14 +101,10 @@ class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
     @staticmethod
     def _nothing_to_detect(symbol: Symbol, on: date, history: object, dated: object) -> Exception:
         """Insufficient history when a later day would have bars or a report; no data of either kind otherwise."""
-        later = [
-            e.earliest_usable_date
-            for e in (history, dated)
-            if isinstance(e, InsufficientHistoryError) and e.earliest_usable_date is not None
-        ]
-        if later:
-            return InsufficientHistoryError(
-                f"{symbol}: neither price bars nor an annual report public on {on.isoformat()} to detect catalysts in",
-                earliest_usable_date=min(later),
+        later = [e.earliest_usable_date for e in (history, dated) if isinstance(e, InsufficientHistoryError)]
+        if first := min((day for day in later if day is not None), default=None):
+            message = (
+                f"{symbol}: neither price bars nor an annual report public on {on.isoformat()} to detect catalysts in"
             )
+            return InsufficientHistoryError(message, earliest_usable_date=first)
         return DataUnavailableError(f"{symbol}: neither price bars nor financial statements to detect catalysts in")

@@ -113,9 +113,7 @@ def to_date(value: object) -> date | None:
 def to_datetime(value: object) -> datetime | None:
     """A datetime from a datetime / pandas Timestamp or ISO-8601 text (``2025-06-19 10:32:00``, ``...T12:00:00Z``)."""
     if isinstance(value, datetime):
-        if pd.isna(value):
-            return None
-        return value.to_pydatetime() if isinstance(value, pd.Timestamp) else value
+        return None if pd.isna(value) else value.to_pydatetime() if isinstance(value, pd.Timestamp) else value
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value.strip())
