@@ -5,8 +5,8 @@ coordinator in front of them; malformed model output and LLM faults end as the d
 Every test installs its script and clears the server's call log first, then counts the calls per role
 (``GET /_control/calls``). The research/debate/judge openai SDKs do not retry (``LLM_MAX_RETRIES=0``), so a
 role's count is exactly what the services asked for; the coordinator itself retries a peer's 502/503/504
-and an unparseable model output (``llm_output_invalid``, research's 502, the debate's and the judge's 500:
-another sample may parse) (``HTTP_MAX_ATTEMPTS``, 3), never another 500, nor an LLM failure the peer's SDK
+and an unparseable model output (``llm_output_invalid``, a 500 in every service: another sample may
+parse) (``HTTP_MAX_ATTEMPTS``, 3), never another 500, nor an LLM failure the peer's SDK
 retries (``llm_unavailable``, ``llm_timeout``) or that would fail again (``llm_upstream_error``).
 
 The last test kills the coordinator (SIGKILL) mid-session and restarts it on the same database: the
@@ -150,13 +150,13 @@ def test_an_experts_malformed_output_fails_that_expert_only(
 
     assert body["overall_status"] == "partial"
     assert errors(body).keys() == {expert}
-    assert errors(body)[expert].startswith("research 502 llm_output_invalid:")
+    assert errors(body)[expert].startswith("research 500 llm_output_invalid:")
     assert why in errors(body)[expert]
     for other in set(ALL_EXPERTS) - {expert}:
         assert body["expert_results"][other]["data"]["engine"] == LLM_ENGINE
     assert body["debate_outcome"] is not None
     assert body["verdict"] is not None
-    # 502 is transient for the coordinator: the expert was asked ATTEMPTS times, as the session records.
+    # llm_output_invalid is resampled by the coordinator: the expert was asked ATTEMPTS times, as the session records.
     calls = fake_llm.calls_by_role()
     assert calls[expert] == ATTEMPTS
     assert all(calls[role] == 1 for role in replies.ROLES if role != expert)
