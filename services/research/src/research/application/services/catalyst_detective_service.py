@@ -4,12 +4,11 @@ news published by then when the provider has it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any
 
 from research.application.dtos.catalyst_detective_agent_result import CatalystDetectiveAgentResult
-from research.application.services.expert_service import ExpertService
+from research.application.services.expert_service import ExpertService, Missing, optional
 from research.domain.analysis.catalyst import (
     WINDOW_BARS,
     CatalystEvent,
@@ -26,19 +25,8 @@ from research.domain.model.verdicts import CatalystVerdict
 from research.domain.staleness import bars_staleness, report_staleness
 from shared_contracts.research import CatalystResult
 
-T = TypeVar("T")
 FINANCIAL_PERIODS = 3
 NEWS_LIMIT = 20
-
-
-Missing = DataUnavailableError | InsufficientHistoryError
-
-
-async def _optional(call: Awaitable[T]) -> T | Missing:
-    try:
-        return await call
-    except (DataUnavailableError, InsufficientHistoryError) as exc:
-        return exc
 
 
 class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
@@ -46,9 +34,9 @@ class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
         parsed = Symbol.parse(symbol)
         on = analysis_date or self._today()
         history, dated, news = await asyncio.gather(
-            _optional(self._data.price_history(parsed, on)),
-            _optional(self._data.financials(parsed, FINANCIAL_PERIODS, on)),
-            _optional(self._data.news(parsed, NEWS_LIMIT, on)),
+            optional(self._data.price_history(parsed, on)),
+            optional(self._data.financials(parsed, FINANCIAL_PERIODS, on)),
+            optional(self._data.news(parsed, NEWS_LIMIT, on)),
         )
         events: list[CatalystEvent] = []
         gaps: list[str] = []

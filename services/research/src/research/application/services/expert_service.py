@@ -3,19 +3,31 @@ every result carries (ARCHITECTURE.md, "Expert result shapes")."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from research.application.point_in_time_data import PointInTimeData
+from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import AgentAnswer
 from research.domain.ports.agents import ExpertAgent
 
 F = TypeVar("F")
 V = TypeVar("V", bound=BaseModel)
+T = TypeVar("T")
+Missing = DataUnavailableError | InsufficientHistoryError
+"""An input the data does not have (at all, or yet on the analysis day)."""
+
+
+async def optional(call: Awaitable[T]) -> T | Missing:
+    """The input, or why it is missing: for an expert that can do without it."""
+    try:
+        return await call
+    except (DataUnavailableError, InsufficientHistoryError) as exc:
+        return exc
 
 
 class ExpertService(Generic[F, V]):

@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 
 from research.application.point_in_time_data import ALL_PERIODS, report_available_from
-from research.application.services.expert_service import ExpertService
+from research.application.services.expert_service import ExpertService, Missing, optional
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.valuation import (
     COMPUTED_SOURCE,
@@ -21,7 +21,7 @@ from research.domain.analysis.valuation import (
     computed_snapshot,
 )
 from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
-from research.domain.model.market_data import MacroData, ValuationData, ValuationSnapshot
+from research.domain.model.market_data import ValuationData, ValuationSnapshot
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import ValuationVerdictModel
 from research.domain.staleness import valuation_staleness
@@ -43,12 +43,6 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
             return None
         last = history.bars[-1]
         return computed_snapshot(last.date, last.close, dated.statements.periods)
-
-    async def _macro(self, symbol: Symbol, on: date) -> MacroData | None:
-        try:
-            return await self._data.macro(symbol, on)
-        except (DataUnavailableError, InsufficientHistoryError):
-            return None
 
     async def _first_computable(self, symbol: Symbol) -> date | None:
         """The first day a report with a DPS is public and a bar exists: multiples can be computed from then."""
@@ -86,8 +80,8 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
         parsed = Symbol.parse(symbol)
         on = analysis_date or self._today()
         valuation = await self._valuation(parsed, on)
-        macro = await self._macro(parsed, on)
-        facts = compute_valuation_facts(valuation, macro)
+        macro = await optional(self._data.macro(parsed, on))
+        facts = compute_valuation_facts(valuation, None if isinstance(macro, Missing) else macro)
         computed = any(s.source == COMPUTED_SOURCE for s in valuation.snapshots)
         if computed:
             facts = replace(facts, gaps=(COMPUTED_CAVEAT, *facts.gaps))

@@ -155,13 +155,9 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
         currency = str(info.get("financialCurrency") or info.get("currency") or _MARKET_CURRENCY[symbol.market])
 
         columns = sorted(income.columns, key=lambda c: pd.Timestamp(c))
-        periods: list[AnnualFinancials] = []
-        previous: Any = None
-        for column in columns:
-            period = self._annual(income, balance, cash, dividends, column, previous)
-            previous = column
-            if period is not None:
-                periods.append(period)
+        pairs = zip([None, *columns], columns, strict=False)  # (the column before, the column)
+        annual = (self._annual(income, balance, cash, dividends, column, prior) for prior, column in pairs)
+        periods = [period for period in annual if period is not None]
         if not periods:
             raise DataUnavailableError(f"{symbol}: Yahoo Finance's annual statements for {ticker} are empty")
         return FinancialStatements(
