@@ -31,8 +31,7 @@ NEWS_LIMIT = 20
 
 class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
     async def run(self, symbol: str, *, analysis_date: date | None = None) -> CatalystDetectiveAgentResult:
-        parsed = Symbol.parse(symbol)
-        on = analysis_date or self._today()
+        parsed, on = self._start(symbol, analysis_date)
         history, dated, news = await asyncio.gather(
             optional(self._data.price_history(parsed, on)),
             optional(self._data.financials(parsed, FINANCIAL_PERIODS, on)),

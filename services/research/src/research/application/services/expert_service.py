@@ -36,6 +36,10 @@ class ExpertService(Generic[F, V]):
         self._agent = agent
         self._today = today
 
+    def _start(self, symbol: str, analysis_date: date | None) -> tuple[Symbol, date]:
+        """The parsed symbol and the analysis date (today when None)."""
+        return Symbol.parse(symbol), analysis_date or self._today()
+
     def _audit(
         self, symbol: Symbol, as_of: date, on: date, answer: AgentAnswer[V], inputs: dict[str, Any], stale: list[str]
     ) -> dict[str, Any]:

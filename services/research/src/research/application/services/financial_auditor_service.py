@@ -10,7 +10,6 @@ from research.application.services.expert_service import ExpertService
 from research.domain.analysis.financial import FinancialFacts, compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.exceptions import InvalidOptionsError
-from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import FinancialVerdict
 from research.domain.staleness import report_staleness
 from shared_contracts.experts import FINANCIAL_LIMIT_MAX
@@ -41,10 +40,9 @@ def financial_gaps(facts: FinancialFacts, limit: int) -> list[str]:
 
 class FinancialAuditorService(ExpertService[FinancialFacts, FinancialVerdict]):
     async def run(self, symbol: str, limit: int = 5, *, analysis_date: date | None = None) -> dict[str, Any]:
-        parsed = Symbol.parse(symbol)
+        parsed, on = self._start(symbol, analysis_date)
         if not 1 <= limit <= FINANCIAL_LIMIT_MAX:
             raise InvalidOptionsError(f"limit must be between 1 and {FINANCIAL_LIMIT_MAX}, got {limit}")
-        on = analysis_date or self._today()
         dated = await self._data.financials(parsed, limit, on)
         facts = compute_financial_facts(dated.statements)
         answer = await self._agent.analyse(facts)

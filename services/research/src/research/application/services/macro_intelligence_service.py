@@ -9,7 +9,6 @@ from typing import Any
 from research.application.services.expert_service import ExpertService
 from research.domain.analysis.macro import MacroFacts, compute_macro_facts
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import MacroVerdict
 from research.domain.staleness import macro_staleness
 from shared_contracts.research import MacroIntelligenceResult
@@ -17,8 +16,7 @@ from shared_contracts.research import MacroIntelligenceResult
 
 class MacroIntelligenceService(ExpertService[MacroFacts, MacroVerdict]):
     async def run(self, symbol: str, *, analysis_date: date | None = None) -> dict[str, Any]:
-        parsed = Symbol.parse(symbol)
-        on = analysis_date or self._today()
+        parsed, on = self._start(symbol, analysis_date)
         macro = await self._data.macro(parsed, on)
         facts = compute_macro_facts(macro)
         answer = await self._agent.analyse(facts)

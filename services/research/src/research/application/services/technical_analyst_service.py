@@ -9,7 +9,6 @@ from research.application.services.expert_service import ExpertService
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.technical import MIN_BARS, YEAR_BARS, TechnicalFacts, compute_technical_facts
 from research.domain.exceptions import InsufficientHistoryError
-from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import TechnicalVerdict
 from research.domain.staleness import bars_staleness
 from shared_contracts.research import TechnicalAnalystResult
@@ -18,8 +17,7 @@ from shared_contracts.research import TechnicalAnalystResult
 class TechnicalAnalystService(ExpertService[TechnicalFacts, TechnicalVerdict]):
     async def run(self, ticker: str, analysis_date: date | None = None) -> dict[str, Any]:
         """Analyse the last trading day on or before ``analysis_date`` (today when None, as the spec says)."""
-        symbol = Symbol.parse(ticker)
-        on = analysis_date or self._today()
+        symbol, on = self._start(ticker, analysis_date)
         try:
             facts = compute_technical_facts(await self._data.price_history(symbol, on), on)
         except InsufficientHistoryError as exc:

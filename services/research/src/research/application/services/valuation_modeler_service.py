@@ -77,8 +77,7 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
         )
 
     async def run(self, symbol: str, *, analysis_date: date | None = None) -> dict[str, Any]:
-        parsed = Symbol.parse(symbol)
-        on = analysis_date or self._today()
+        parsed, on = self._start(symbol, analysis_date)
         valuation = await self._valuation(parsed, on)
         macro = await optional(self._data.macro(parsed, on))
         facts = compute_valuation_facts(valuation, None if isinstance(macro, Missing) else macro)
