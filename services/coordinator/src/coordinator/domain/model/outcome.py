@@ -40,6 +40,11 @@ def iso_day(value: Any) -> date | None:
     return None
 
 
+def technical_option_date(options: Any) -> date | None:
+    """The technical analyst's ``analysis_date`` option among a session's ``options``, when it has one."""
+    return iso_day(_mapping(_mapping(options).get(TECHNICAL)).get("analysis_date"))
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
@@ -71,14 +76,15 @@ class StoredVerdict:
             return None
         technical = session.expert_outcomes.get(TECHNICAL)
         as_of = technical.data.get("as_of") if technical and technical.status == "success" and technical.data else None
+        option_date = technical_option_date(session.options)
         return cls(
-            session_id=session.session_id,
-            symbol=session.symbol,
-            verdict=session.verdict,
-            analysis_date=session.analysis_date,
-            technical_as_of=iso_day(as_of),
-            technical_option_date=iso_day(_mapping(session.options.get(TECHNICAL)).get("analysis_date")),
-            created_at=session.created_at,
+            session.session_id,
+            session.symbol,
+            session.verdict,
+            session.analysis_date,
+            iso_day(as_of),
+            option_date,
+            session.created_at,
         )
 
     @property
@@ -109,27 +115,6 @@ class StoredVerdict:
 
 
 @dataclass(frozen=True)
-class VerdictTerms:
-    """What of a verdict is scored."""
-
-    action: str
-    time_horizon: str
-    stop_percent: float
-    """``stop_loss.percent_from_entry`` (signed; only its size is used)."""
-    take_profit_percent: float
-
-    @classmethod
-    def of(cls, verdict: Mapping[str, Any]) -> VerdictTerms | None:
-        """None when the verdict lacks its action, horizon, stop or take-profit."""
-        action, horizon = verdict.get("action"), verdict.get("time_horizon")
-        stop = _number(_mapping(verdict.get("stop_loss")).get("percent_from_entry"))
-        target = _number(_mapping(verdict.get("take_profit")).get("percent_from_entry"))
-        if not isinstance(action, str) or not isinstance(horizon, str) or stop is None or target is None:
-            return None
-        return cls(action, horizon, stop, target)
-
-
-@dataclass(frozen=True)
 class SessionOutcome:
     """How a session's verdict did. ``trade`` is the scoring's result (None when ``unavailable``); ``entry_day``
     the day of the entry close when a bar was found, else the rule's entry day."""
@@ -146,17 +131,20 @@ class SessionOutcome:
 
 
 def score_verdict(stored: StoredVerdict, bars: Sequence[DailyBar]) -> SessionOutcome:
-    """The outcome of ``stored`` on ``bars`` (oldest first; those of its symbol)."""
-    terms = VerdictTerms.of(stored.verdict)
-    if terms is None:
+    """The outcome of ``stored`` on ``bars`` (oldest first; those of its symbol): its action and horizon, the
+    size of its stop (``stop_loss.percent_from_entry``) and of its take-profit scored on them."""
+    horizon = stored.verdict.get("time_horizon")
+    stop = _number(_mapping(stored.verdict.get("stop_loss")).get("percent_from_entry"))
+    target = _number(_mapping(stored.verdict.get("take_profit")).get("percent_from_entry"))
+    if stored.action is None or not isinstance(horizon, str) or stop is None or target is None:
         return not_scorable(stored, "the verdict lacks its action, time horizon, stop loss or take profit")
     trade = score_trade(
         bars,
         entry_day=stored.entry_day,
-        action=terms.action,
-        time_horizon=terms.time_horizon,
-        stop_percent=terms.stop_percent,
-        take_profit_percent=terms.take_profit_percent,
+        action=stored.action,
+        time_horizon=horizon,
+        stop_percent=stop,
+        take_profit_percent=target,
         allow_short=ALLOW_SHORT,
         analysis_day=stored.research_day,
     )

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import socket
 import uuid
@@ -83,15 +84,8 @@ class InstanceIdentity:
 
     @classmethod
     def of_this_process(cls) -> InstanceIdentity:
-        pid = os.getpid()
-        return cls(
-            instance_id=str(uuid.uuid4()),
-            hostname=socket.gethostname(),
-            boot_id=_read("/proc/sys/kernel/random/boot_id"),
-            pid_namespace=_pid_namespace(),
-            pid=pid,
-            process_started=process_started(pid),
-        )
+        pid, boot_id = os.getpid(), _read("/proc/sys/kernel/random/boot_id")
+        return cls(str(uuid.uuid4()), socket.gethostname(), boot_id, _pid_namespace(), pid, process_started(pid))
 
     def shares_pids_with(self, other: InstanceIdentity) -> bool:
         """Whether ``other.pid`` names the same process here (same boot, same PID namespace)."""
@@ -122,21 +116,8 @@ class SqlAlchemyInstanceStore(SqlAlchemyStore):
 
     async def register_instance(self, identity: InstanceIdentity) -> None:
         now = utcnow()
-        values = {
-            "instance_id": identity.instance_id,
-            "hostname": identity.hostname,
-            "boot_id": identity.boot_id,
-            "pid_namespace": identity.pid_namespace,
-            "pid": identity.pid,
-            "process_started": identity.process_started,
-            "started_at": now,
-            "heartbeat_at": now,
-        }
-
-        def statements(conn: Connection) -> None:
-            conn.execute(insert(INSTANCES), values)
-
-        await self._write(statements)
+        values = {**dataclasses.asdict(identity), "started_at": now, "heartbeat_at": now}
+        await self._write(lambda conn: conn.execute(insert(INSTANCES), values))
 
     async def renew_instance(self, instance_id: str) -> bool:
         """False when the row is gone (another replica swept it)."""

@@ -22,7 +22,7 @@ from sqlalchemy.orm import aliased, selectinload
 from sqlalchemy.sql.expression import and_, bindparam, delete, exists, func, insert, or_, select, update
 
 from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError, SessionStoreUnavailableError
-from coordinator.domain.model.outcome import TECHNICAL, StoredVerdict, iso_day
+from coordinator.domain.model.outcome import TECHNICAL, StoredVerdict, iso_day, technical_option_date
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome, utcnow
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.infrastructure.persistence.tables import ExpertRow, SessionRow
@@ -103,12 +103,11 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
 
     async def write_unwritten_finishes(self) -> int:
         """Write the final statuses the store refused earlier; returns how many were written."""
-        written = 0
-        for session_id, (status, completed_at) in list(self._unwritten_finishes.items()):
+        unwritten = list(self._unwritten_finishes.items())
+        for session_id, (status, completed_at) in unwritten:
             await self._write(_finishing(session_id, status, completed_at))
             del self._unwritten_finishes[session_id]
-            written += 1
-        return written
+        return len(unwritten)
 
     async def get(self, session_id: str) -> ResearchSession | None:
         async with self._transaction() as db:
@@ -156,24 +155,13 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
         technical = aliased(ExpertRow)
         as_of = technical.data["as_of"].as_string()
         filters = _verdict_filters(where)
+        columns = (SessionRow.session_id, SessionRow.symbol, SessionRow.verdict, SessionRow.analysis_date)
+        succeeded = and_(
+            technical.session_id == SessionRow.session_id, technical.expert == TECHNICAL, technical.status == "success"
+        )
         rows = (
-            select(
-                SessionRow.session_id,
-                SessionRow.symbol,
-                SessionRow.verdict,
-                SessionRow.analysis_date,
-                SessionRow.options,
-                SessionRow.created_at,
-                as_of,
-            )
-            .outerjoin(
-                technical,
-                and_(
-                    technical.session_id == SessionRow.session_id,
-                    technical.expert == TECHNICAL,
-                    technical.status == "success",
-                ),
-            )
+            select(*columns, SessionRow.options, SessionRow.created_at, as_of)
+            .outerjoin(technical, succeeded)
             .where(*filters)
             .order_by(SessionRow.created_at.desc(), SessionRow.session_id.desc())
             .limit(limit)
@@ -182,16 +170,8 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
             total = await db.scalar(select(func.count()).select_from(SessionRow).where(*filters))
             found = (await db.execute(rows)).all()
         verdicts = [
-            StoredVerdict(
-                session_id=session_id,
-                symbol=symbol,
-                verdict=verdict,
-                analysis_date=_day(analysis_date),
-                technical_as_of=iso_day(technical_as_of),
-                technical_option_date=iso_day(_option_date(options)),
-                created_at=created_at,
-            )
-            for session_id, symbol, verdict, analysis_date, options, created_at, technical_as_of in found
+            StoredVerdict(session_id, symbol, verdict, _day(day), iso_day(as_of), technical_option_date(options), at)
+            for session_id, symbol, verdict, day, options, at, as_of in found
         ]
         return verdicts, int(total or 0)
 
@@ -312,11 +292,6 @@ def _verdict_filters(where: VerdictFilter) -> list[ColumnElement[bool]]:
     return filters
 
 
-def _option_date(options: Any) -> Any:
-    technical = options.get(TECHNICAL) if isinstance(options, dict) else None
-    return technical.get("analysis_date") if isinstance(technical, dict) else None
-
-
 def _expert_upsert(dialect: str) -> Any:
     """INSERT of an expert's row that replaces a row already recorded for that expert (both backends
     speak ``ON CONFLICT``)."""
@@ -326,37 +301,25 @@ def _expert_upsert(dialect: str) -> Any:
     return statement.on_conflict_do_update(index_elements=[EXPERTS.c.session_id, EXPERTS.c.expert], set_=replaced)
 
 
+_SESSION_FIELDS: tuple[str, ...] = ("session_id", "symbol", "skip_debate", "status", "retry_count", "retried_from")
+_SESSION_FIELDS += ("request_id", "client_id", "created_at", "updated_at", "completed_at")
+"""What is stored as it is, in the column of its name (experts' and stages' columns apart)."""
+_EXPERT_FIELDS = ("status", "data", "error", "duration_ms", "attempts")
+
+
 def _expert_values(session_id: str, expert: str, outcome: ExpertOutcome) -> dict[str, Any]:
-    return {
-        "session_id": session_id,
-        "expert": expert,
-        "status": outcome.status,
-        "data": outcome.data,
-        "error": outcome.error,
-        "duration_ms": outcome.duration_ms,
-        "attempts": outcome.attempts,
-        "recorded_at": utcnow(),
-    }
+    fields = {name: getattr(outcome, name) for name in _EXPERT_FIELDS}
+    return {"session_id": session_id, "expert": expert, **fields, "recorded_at": utcnow()}
 
 
 def _session_values(session: ResearchSession) -> dict[str, Any]:
     return {
-        "session_id": session.session_id,
-        "symbol": session.symbol,
+        **{name: getattr(session, name) for name in _SESSION_FIELDS},
         "experts": list(session.experts),
         "options": {k: dict(v) for k, v in session.options.items()},
-        "skip_debate": session.skip_debate,
         "analysis_date": session.analysis_date.isoformat() if session.analysis_date is not None else None,
-        "status": session.status,
-        "retry_count": session.retry_count,
-        "retried_from": session.retried_from,
-        "request_id": session.request_id,
-        "client_id": session.client_id,
         **_stage_values("debate", "debate_outcome", session.debate),
         **_stage_values("judge", "verdict", session.judge),
-        "created_at": session.created_at,
-        "updated_at": session.updated_at,
-        "completed_at": session.completed_at,
     }
 
 
@@ -375,35 +338,16 @@ def _day(text: str | None) -> date | None:
 
 
 def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSession:
+    """Statuses are read as stored: CHECK constraints guard them."""
     by_expert = {r.expert: r for r in row.expert_rows}
     ordered = [e for e in row.experts if e in by_expert] + [e for e in by_expert if e not in row.experts]
     return ResearchSession(
-        session_id=row.session_id,
-        symbol=row.symbol,
+        **{name: getattr(row, name) for name in _SESSION_FIELDS},
         experts=list(row.experts),
         options=dict(row.options),
-        skip_debate=row.skip_debate,
         analysis_date=_day(row.analysis_date),
-        status=row.status,  # type: ignore[arg-type]  # guarded by a CHECK constraint
-        retry_count=row.retry_count,
-        retried_from=row.retried_from,
         retried_by=retried_by,
-        request_id=row.request_id,
-        client_id=row.client_id,
-        expert_outcomes={
-            e: ExpertOutcome(
-                status=by_expert[e].status,  # type: ignore[arg-type]  # CHECK constraint
-                data=by_expert[e].data,
-                error=by_expert[e].error,
-                duration_ms=by_expert[e].duration_ms,
-                attempts=by_expert[e].attempts,
-            )
-            for e in ordered
-        },
-        # the statuses: guarded by CHECK constraints
+        expert_outcomes={e: ExpertOutcome(*(getattr(by_expert[e], name) for name in _EXPERT_FIELDS)) for e in ordered},
         debate=StageOutcome(row.debate_status, row.debate_error, row.debate_duration_ms, row.debate_outcome),  # type: ignore[arg-type]
         judge=StageOutcome(row.judge_status, row.judge_error, row.judge_duration_ms, row.verdict),  # type: ignore[arg-type]
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        completed_at=row.completed_at,
     )
