@@ -38,8 +38,8 @@ DEBATE_NODE = "debate_node"
 JUDGE_NODE = "judge_node"
 PROGRESS = "progress"
 CARRIED_DEBATE_OUTCOME = "carried_debate_outcome"
-_RANK = {"expert": 0, "debate": 1, "verdict": 2}
 Stage = Literal["debate", "verdict"]
+Write = Callable[[IResearchProgressListener], Awaitable[None]]
 
 
 class Node(Protocol):
@@ -55,7 +55,7 @@ class ProgressRelay:
 
     def __init__(self, listener: IResearchProgressListener | None = None) -> None:
         self._listener = listener
-        self._writes: list[tuple[int, asyncio.Task[None]]] = []
+        self._writes: list[tuple[int, asyncio.Task[None]]] = []  # (stage order, write)
         self.failure: Exception | None = None
         self.unreported: set[Stage] = {"debate", "verdict"}
 
@@ -66,17 +66,15 @@ class ProgressRelay:
         return relay or ProgressRelay()
 
     def expert(self, expert: str, outcome: ExpertOutcome) -> None:
-        self._write("expert", lambda listener: listener.on_expert_finished(expert, outcome))
+        self._write(0, lambda listener: listener.on_expert_finished(expert, outcome))
 
     def stage(self, stage: Stage, outcome: StageOutcome | None) -> None:
         """``outcome`` None: a retry's carried debate, used but not written (the caller stored it)."""
         self.unreported.discard(stage)
-        if outcome is None:
-            return
-        if stage == "debate":
-            self._write(stage, lambda listener: listener.on_debate_finished(outcome))
-        else:
-            self._write(stage, lambda listener: listener.on_verdict_finished(outcome))
+        if outcome is not None and stage == "debate":
+            self._write(1, lambda listener: listener.on_debate_finished(outcome))
+        elif outcome is not None:
+            self._write(2, lambda listener: listener.on_verdict_finished(outcome))
 
     def skip_unreported(self) -> None:
         """The graph is done: the stages that did not run are ``skipped``."""
@@ -88,23 +86,20 @@ class ProgressRelay:
         if self._writes:
             await asyncio.wait([task for _, task in self._writes])
 
-    def _write(self, stage: str, call: Callable[[IResearchProgressListener], Awaitable[None]]) -> None:
+    def _write(self, order: int, write: Write) -> None:
         if self._listener is not None:
-            earlier = [task for rank, task in self._writes if rank < _RANK[stage]]
-            self._writes.append((_RANK[stage], asyncio.create_task(self._after(earlier, self._listener, call))))
+            earlier = [task for before, task in self._writes if before < order]
+            self._writes.append((order, asyncio.create_task(self._after(earlier, self._listener, write))))
 
     async def _after(
-        self,
-        earlier: list[asyncio.Task[None]],
-        listener: IResearchProgressListener,
-        call: Callable[[IResearchProgressListener], Awaitable[None]],
+        self, earlier: list[asyncio.Task[None]], listener: IResearchProgressListener, write: Write
     ) -> None:
         if earlier:
             await asyncio.wait(earlier)
         if self.failure is not None:
             return  # a stage after one the listener could not store: what is stored stays a prefix
         try:
-            await call(listener)
+            await write(listener)
         except Exception as exc:
             log.error("progress_listener_failed", error=error_text(exc))
             self.failure = self.failure or exc
@@ -122,9 +117,7 @@ def route_to_experts(state: ResearchGraphState) -> list[Send] | str:
     """One ``Send`` per selected expert that has no result yet (a retry carries the others'); with none
     left to run, straight to the aggregator."""
     pending = [e for e in state["selected_experts"] if e not in (state.get("results") or {})]
-    if not pending:
-        return AGGREGATOR_NODE
-    return [Send(expert_node_name(e), state) for e in pending]
+    return [Send(expert_node_name(e), state) for e in pending] if pending else AGGREGATOR_NODE
 
 
 def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway) -> Node:
@@ -137,21 +130,15 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
         try:
             result = await gateway.run_expert(expert_type, state["symbol"], options)
         except Exception as exc:
-            error = error_text(exc)
+            error, attempts = error_text(exc), exc.attempts if isinstance(exc, GatewayError) else 1
             log.warning("expert_failed", expert=name, error=error)
-            attempts = exc.attempts if isinstance(exc, GatewayError) else 1
-            ProgressRelay.of(config).expert(
-                name, ExpertOutcome("failed", error=error, duration_ms=_elapsed_ms(started), attempts=attempts)
-            )
-            update: dict[str, Any] = {"errors": {name: error}}
-            if (failure := _failure_of(exc)) is not None:
-                update["failures"] = {name: failure}
-            return update
-        duration, attempts = _elapsed_ms(started), options.attempts
-        log.info("expert_done", expert=name, ms=duration, attempts=attempts)
-        ProgressRelay.of(config).expert(
-            name, ExpertOutcome("success", data=result, duration_ms=duration, attempts=attempts)
-        )
+            failed = ExpertOutcome("failed", error=error, duration_ms=_elapsed_ms(started), attempts=attempts)
+            ProgressRelay.of(config).expert(name, failed)
+            failure = _failure_of(exc)
+            return {"errors": {name: error}} | ({"failures": {name: failure}} if failure is not None else {})
+        duration = _elapsed_ms(started)
+        log.info("expert_done", expert=name, ms=duration, attempts=options.attempts)
+        ProgressRelay.of(config).expert(name, ExpertOutcome("success", result, None, duration, options.attempts))
         return {"results": {name: result}}
 
     expert_node.__name__ = expert_node_name(expert_type)
@@ -177,28 +164,40 @@ async def aggregator_node(state: ResearchGraphState) -> dict[str, Any]:
     return {"overall_status": status}
 
 
+async def _stage(
+    stage: Stage, config: RunnableConfig, call: Callable[[], Awaitable[dict[str, Any]]], shown: str
+) -> dict[str, Any]:
+    """Runs the debate or the judge and reports its outcome; an empty dict when it failed. ``shown``: the
+    field of the answer its log line names."""
+    started = time.perf_counter()
+    try:
+        data = await call()
+    except Exception as exc:
+        log.error(f"{stage}_failed", error=error_text(exc))
+        failed = StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started))
+        ProgressRelay.of(config).stage(stage, failed)
+        return {}
+    duration = _elapsed_ms(started)
+    log.info(f"{stage}_done", ms=duration, **{shown: data.get(shown)})
+    ProgressRelay.of(config).stage(stage, StageOutcome("success", duration_ms=duration, data=data))
+    return data
+
+
 def create_debate_node(debate_gateway: IDebateGateway) -> Node:
-    """Skipped when every expert failed; a retry's carried debate outcome is used instead of a new debate."""
+    """Skipped when every expert failed; a retry's carried debate outcome is used instead of a new debate. An
+    expert asked for that failed is sent as None (missing evidence)."""
 
     async def debate_node(state: ResearchGraphState, config: RunnableConfig) -> dict[str, Any]:
         if state.get("overall_status") == "failed":
             log.info("debate_skipped", reason="no expert succeeded")
             return {"debate_outcome": {}}
-        relay = ProgressRelay.of(config)
         if carried := config.get("configurable", {}).get(CARRIED_DEBATE_OUTCOME):
-            relay.stage("debate", None)
+            ProgressRelay.of(config).stage("debate", None)
             return {"debate_outcome": carried}
-        started = time.perf_counter()
-        try:
-            failed = dict.fromkeys(state.get("errors") or {})  # None: asked for, failed (missing evidence)
-            outcome = await debate_gateway.run_debate(state["symbol"], {**failed, **state["results"]})
-        except Exception as exc:
-            log.error("debate_failed", error=error_text(exc))
-            relay.stage("debate", StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started)))
-            return {"debate_outcome": {}}
-        duration = _elapsed_ms(started)
-        log.info("debate_done", ms=duration, direction=outcome.get("direction"))
-        relay.stage("debate", StageOutcome("success", duration_ms=duration, data=outcome))
+        results = {**dict.fromkeys(state.get("errors") or {}), **state["results"]}
+        outcome = await _stage(
+            "debate", config, lambda: debate_gateway.run_debate(state["symbol"], results), "direction"
+        )
         return {"debate_outcome": outcome}
 
     return debate_node
@@ -212,23 +211,18 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
         if not debate_outcome:
             log.info("verdict_skipped", reason="no debate outcome")
             return {"verdict": {}}
-        relay = ProgressRelay.of(config)
         analysis_date = state.get("analysis_date")
         context = {
             "expert_results": state.get("results") or {},
             "analysis_date": analysis_date.isoformat() if analysis_date is not None else None,
             "failed_experts": sorted(state.get("errors") or {}),
         }
-        started = time.perf_counter()
-        try:
-            verdict = await judge_gateway.run_verdict(state["symbol"], debate_outcome, context=context)
-        except Exception as exc:
-            log.error("verdict_failed", error=error_text(exc))
-            relay.stage("verdict", StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started)))
-            return {"verdict": {}}
-        duration = _elapsed_ms(started)
-        log.info("verdict_done", ms=duration, action=verdict.get("action"))
-        relay.stage("verdict", StageOutcome("success", duration_ms=duration, data=verdict))
+        verdict = await _stage(
+            "verdict",
+            config,
+            lambda: judge_gateway.run_verdict(state["symbol"], debate_outcome, context=context),
+            "action",
+        )
         return {"verdict": verdict}
 
     return judge_node
