@@ -83,5 +83,4 @@ class ExpertDispatcher:
             return await self.valuation.run(symbol, analysis_date=on)
         if expert is ExpertType.MACRO_INTELLIGENCE:
             return await self.macro.run(symbol, analysis_date=on)
-        result = await self.catalyst.run(symbol, analysis_date=on)
-        return result.model_dump(mode="json")
+        return (await self.catalyst.run(symbol, analysis_date=on)).model_dump(mode="json")

@@ -26,9 +26,8 @@ class TechnicalAnalystService(ExpertService[TechnicalFacts, TechnicalVerdict]):
             when = f"; {MIN_BARS} bars are first public on {earliest.isoformat()}" if earliest else ""
             raise InsufficientHistoryError(f"{exc}{when}", earliest_usable_date=earliest) from None
         answer = await self._agent.analyse(facts)
-        gaps = []
-        if facts.bars_used < YEAR_BARS:
-            gaps.append(f"only {facts.bars_used} bars: no MA250 and a 52-week range over {facts.window_52w_bars} bars")
+        short = f"only {facts.bars_used} bars: no MA250 and a 52-week range over {facts.window_52w_bars} bars"
+        gaps = [short] if facts.bars_used < YEAR_BARS else []
         stale = bars_staleness(facts.as_of, on, self._data.name)
         return TechnicalAnalystResult(
             **self._audit(symbol, facts.as_of, on, answer, {"bars": facts.as_of.isoformat()}, stale),

@@ -41,7 +41,6 @@ from research.infrastructure.data.live_support import (
     call_library,
     complete_bars,
     import_optional,
-    records,
     to_date,
     to_datetime,
     to_float,
@@ -72,7 +71,7 @@ def _cash_dividends(frame: pd.DataFrame | None) -> list[Plan]:
     if frame is None:
         return []
     plans = []
-    for row in records(frame):
+    for row in frame.to_dict(orient="records"):
         per_ten = to_float(row.get("现金分红-现金分红比例"))
         if per_ten is None or per_ten <= 0 or any(word in str(row.get("方案进度") or "") for word in _CANCELLED):
             continue
@@ -146,7 +145,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
         if frame.empty:
             raise SymbolNotFoundError(f"{symbol}: AKShare (Eastmoney) has no daily bars for this symbol")
         columns = ("开盘", "最高", "最低", "收盘", "成交量")
-        rows = ((row.get("日期"), row) for row in records(frame))
+        rows = ((row.get("日期"), row) for row in frame.to_dict(orient="records"))
         bars = complete_bars(rows, columns, end, volume_unit=SHARES_PER_LOT, amount="成交额")
         if not bars:
             raise DataUnavailableError(f"{symbol}: AKShare has no complete daily bar on or before {end}")
@@ -173,13 +172,13 @@ class AkshareMarketDataProvider(IMarketDataProvider):
 
         annual = {
             d: row
-            for row in records(indicators)
+            for row in indicators.to_dict(orient="records")
             if (d := to_date(row.get("REPORT_DATE"))) and (d.month, d.day) == (12, 31)
         }
         if not annual:
             raise DataUnavailableError(f"{symbol}: AKShare (Eastmoney) has no annual report for this symbol")
-        balance_by = {to_date(row.get("REPORT_DATE")): row for row in records(balance)}
-        cash_by = {to_date(row.get("REPORT_DATE")): row for row in records(cash_flow)}
+        balance_by = {to_date(row.get("REPORT_DATE")): row for row in balance.to_dict(orient="records")}
+        cash_by = {to_date(row.get("REPORT_DATE")): row for row in cash_flow.to_dict(orient="records")}
         plans = _cash_dividends(dividends)
         periods = []
         for period_end in sorted(annual)[-limit:] if limit > 0 else []:
@@ -224,7 +223,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
             return round(paid / close * 100, 4)
 
         points: dict[date, tuple[ValuationPoint, Mapping[Any, Any]]] = {}
-        for row in records(frame):
+        for row in frame.to_dict(orient="records"):
             day = to_date(row.get("数据日期"))
             if day is None:
                 continue
@@ -281,7 +280,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
                 continue
             parse = _month_start if frequency == "monthly" else to_date
             observed: dict[date, float] = {}
-            for row in records(frame):
+            for row in frame.to_dict(orient="records"):
                 day, value = parse(row.get(date_col)), to_float(row.get(value_col))
                 if day is not None and value is not None:
                     observed[day] = value
@@ -300,7 +299,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
         code = self._a_share(symbol)
         frame = await self._frame("stock_news_em", symbol=code)
         items = []
-        for row in records(frame):
+        for row in frame.to_dict(orient="records"):
             title = str(row.get("新闻标题") or "").strip()
             when = to_datetime(row.get("发布时间"))
             if not title or when is None:
@@ -314,8 +313,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
                     url=str(row.get("新闻链接") or "").strip() or None,
                 )
             )
-        items.sort(key=lambda item: item.published_at, reverse=True)
-        return items[: max(limit, 0)]
+        return sorted(items, key=lambda item: item.published_at, reverse=True)[: max(limit, 0)]
 
     async def available_symbols(self) -> list[str] | None:
         return None

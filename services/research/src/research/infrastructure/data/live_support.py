@@ -140,8 +140,3 @@ def complete_bars(
         o, h, lo, c, volume = values
         bars[day] = Bar(day, o, h, lo, c, volume * volume_unit, to_float(row.get(amount)) if amount else None)
     return tuple(bars[d] for d in sorted(bars))
-
-
-def records(frame: pd.DataFrame) -> list[Mapping[Any, Any]]:
-    """The rows of a DataFrame as mappings (a column the frame lacks reads as missing via ``.get``)."""
-    return list(frame.to_dict(orient="records"))

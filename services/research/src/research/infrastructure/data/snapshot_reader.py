@@ -56,14 +56,10 @@ def read_financials(path: Path) -> tuple[tuple[AnnualFinancials, ...], tuple[str
 _VALUATION_FIELDS = ("close", "pe_ttm", "pe_ttm_percentile", "dividend_yield_pct", "total_mv", "roe_latest_fy_pct")
 
 
-def _timestamp(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def read_valuation(path: Path) -> tuple[ValuationSnapshot, ...]:
     snapshots = [
         ValuationSnapshot(
-            as_of=_timestamp(r["as_of"]),
+            as_of=datetime.fromisoformat(r["as_of"].replace("Z", "+00:00")),
             source=r["source"],
             roe_fy=int(r["roe_fy"]) if r["roe_fy"] else None,
             **{f: _num(r[f]) for f in _VALUATION_FIELDS},

@@ -270,8 +270,7 @@ class YFinanceMarketDataProvider(IMarketDataProvider):
         count = max(limit, 1)
         raw = await self._call(ticker, f"get_news(count={count})", lambda t: t.get_news(count=count))
         items = [item for entry in (raw or []) if isinstance(entry, Mapping) and (item := self._news_item(entry))]
-        items.sort(key=lambda item: item.published_at, reverse=True)
-        return items[: max(limit, 0)]
+        return sorted(items, key=lambda item: item.published_at, reverse=True)[: max(limit, 0)]
 
     @staticmethod
     def _news_item(entry: Mapping[str, Any]) -> NewsItem | None:
