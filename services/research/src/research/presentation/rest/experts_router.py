@@ -15,6 +15,10 @@ from shared_contracts.research import ExpertCatalog, ExpertDescriptor, ExpertOpt
 
 log = structlog.get_logger(__name__)
 router = APIRouter(prefix="/api/v1/research", tags=["research"])
+ExpertName = Annotated[
+    str, WithJsonSchema({"type": "string", "enum": [e.value for e in ExpertType]}), Path(description="The expert.")
+]
+"""Checked by the dispatcher (expert_not_found), documented as the enum of experts."""
 
 _DESCRIPTIONS: dict[ExpertType, tuple[str, str]] = {
     ExpertType.TECHNICAL_ANALYST: (
@@ -85,13 +89,7 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
         504: {"description": "a live data source or the LLM endpoint timed out"},
     },
 )
-async def run_expert(
-    expert_type: Annotated[
-        str, WithJsonSchema({"type": "string", "enum": [e.value for e in ExpertType]}), Path(description="The expert.")
-    ],
-    body: ExpertRunRequest,
-    experts: ExpertDispatcherDep,
-) -> dict[str, Any]:
+async def run_expert(expert_type: ExpertName, body: ExpertRunRequest, experts: ExpertDispatcherDep) -> dict[str, Any]:
     started = time.perf_counter()
     result = await experts.run(expert_type, body.symbol, body.options, body.analysis_date)
     ms = round((time.perf_counter() - started) * 1000, 1)
