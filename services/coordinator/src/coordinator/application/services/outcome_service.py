@@ -112,12 +112,9 @@ class SessionOutcomeService:
         start = entry_day - timedelta(days=LOOKBACK_DAYS) if entry_day > date.min + timedelta(LOOKBACK_DAYS) else None
         try:
             return _Series(await self._bars.bars(symbol, start=start))
-        except PeerResponseError as exc:
-            if exc.status == 404:
-                return _Series([], missing=str(exc))
-            return _Series([], unavailable=str(exc))
-        except GatewayError as exc:
-            return _Series([], unavailable=str(exc))
+        except GatewayError as exc:  # a 404: research has no bars for the symbol
+            missing = isinstance(exc, PeerResponseError) and exc.status == 404
+            return _Series([], missing=str(exc)) if missing else _Series([], unavailable=str(exc))
 
 
 def _outcome(stored: StoredVerdict, series: _Series) -> SessionOutcome:

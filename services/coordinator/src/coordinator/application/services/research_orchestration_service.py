@@ -24,6 +24,7 @@ import contextlib
 import uuid
 from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.request_validation import validate_command
@@ -64,17 +65,9 @@ class ResearchOrchestrationService:
     async def execute(self, command: ResearchCommand) -> ResearchResult:
         """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
         request = validate_command(command, self._today)
-        session = ResearchSession(
-            session_id=self._new_session_id(),
-            symbol=request.symbol,
-            experts=[e.value for e in request.experts],
-            options=request.options,
-            skip_debate=request.skip_debate,
-            analysis_date=request.analysis_date,
-            request_id=command.request_id,
-            client_id=command.client_id,
+        return await self._run(
+            self._session(request, request_id=command.request_id, client_id=command.client_id), request
         )
-        return await self._run(session, request)
 
     async def retry(self, session_id: str, viewer: Viewer, *, request_id: str | None = None) -> ResearchResult:
         """Raises ``SessionNotFoundError`` (also for a session ``viewer`` may not see) and a
@@ -83,13 +76,8 @@ class ResearchOrchestrationService:
         if source is None or not viewer.may_see(source):
             raise SessionNotFoundError(session_id)
         request = plan_retry(source, self._today)
-        session = ResearchSession(
-            session_id=self._new_session_id(),
-            symbol=source.symbol,
-            experts=list(source.experts),
-            options=source.options,
-            skip_debate=source.skip_debate,
-            analysis_date=request.analysis_date,
+        session = self._session(
+            request,
             retry_count=source.retry_count + 1,
             retried_from=source.session_id,
             request_id=request_id,
@@ -100,6 +88,19 @@ class ResearchOrchestrationService:
             debate=source.debate if request.carried_debate_outcome is not None else StageOutcome(),
         )
         return await self._run(session, request)
+
+    def _session(self, request: ResearchRequest, **recorded: Any) -> ResearchSession:
+        """A new session for ``request``, with what else is ``recorded`` of it."""
+        experts = [e.value for e in request.experts]
+        return ResearchSession(
+            self._new_session_id(),
+            request.symbol,
+            experts,
+            request.options,
+            request.skip_debate,
+            request.analysis_date,
+            **recorded,
+        )
 
     async def _run(self, session: ResearchSession, request: ResearchRequest) -> ResearchResult:
         """Raises an ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import ValidationError
 
@@ -60,18 +60,17 @@ def _price_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
     """reference_price / reference_date / key_levels from the technical analyst's close, its ``as_of`` and
     ``key_technical_levels.{support,resistance}``; without a usable technical close, reference_price /
     reference_date from the valuation modeler's; nothing after ``context["analysis_date"]``."""
-    results = (context or {}).get("expert_results") or {}
-    analysis_date = (context or {}).get("analysis_date")
-    technical = results.get(ExpertType.TECHNICAL_ANALYST.value)
+    results, analysis_date = _mapping(_mapping(context).get("expert_results")), _mapping(context).get("analysis_date")
+    technical = _mapping(results.get(ExpertType.TECHNICAL_ANALYST.value))
     found = _close_of(technical, "technical_indicators", analysis_date)
     if not found:
-        return _close_of(results.get(ExpertType.VALUATION_MODELER.value), "valuation_indicators", analysis_date)
-    assert isinstance(technical, Mapping)  # it reported the close
-    levels = technical.get("key_technical_levels")
-    if isinstance(levels, Mapping):
-        support, resistance = _numbers(levels.get("support")), _numbers(levels.get("resistance"))
-        if support or resistance:
-            found["key_levels"] = KeyLevels(support=support, resistance=resistance)
+        return _close_of(
+            _mapping(results.get(ExpertType.VALUATION_MODELER.value)), "valuation_indicators", analysis_date
+        )
+    levels = _mapping(technical.get("key_technical_levels"))
+    support, resistance = _numbers(levels.get("support")), _numbers(levels.get("resistance"))
+    if support or resistance:
+        found["key_levels"] = KeyLevels(support=support, resistance=resistance)
     return found
 
 
@@ -103,37 +102,35 @@ def _volatility_context(context: Mapping[str, Any] | None, fields: Mapping[str, 
     """``atr`` and ``realised_volatility_pct`` (the technical analyst's ATR(14) and 60-day volatility, when the
     verdict is priced on its close) and the valuation modeler's intrinsic value range, for stops in units of
     volatility and the take-profit."""
-    results = (context or {}).get("expert_results") or {}
-    found: dict[str, Any] = {}
-    technical = results.get(ExpertType.TECHNICAL_ANALYST.value)
-    if isinstance(technical, Mapping) and fields.get("reference_date") == technical.get("as_of"):
-        indicators = technical.get("technical_indicators")
-        indicators = indicators if isinstance(indicators, Mapping) else {}
+    results = _mapping(_mapping(context).get("expert_results"))
+    technical, found = _mapping(results.get(ExpertType.TECHNICAL_ANALYST.value)), {}
+    if technical and fields.get("reference_date") == technical.get("as_of"):
+        indicators = _mapping(technical.get("technical_indicators"))
         for wire, name in (("atr", "atr14"), ("realised_volatility_pct", "volatility_60d_pct")):
-            value = indicators.get(name)
-            if isinstance(value, int | float) and _positive(value):
+            if _positive(value := indicators.get(name)):
                 found[wire] = float(value)
-    valuation = results.get(ExpertType.VALUATION_MODELER.value)
-    value_range = valuation.get("estimated_intrinsic_value_range") if isinstance(valuation, Mapping) else None
-    if isinstance(value_range, Mapping):
-        low, high = value_range.get("low"), value_range.get("high")
-        if isinstance(low, int | float) and isinstance(high, int | float) and _positive(low) and low <= high:
-            found["intrinsic_value_low"], found["intrinsic_value_high"] = float(low), float(high)
+    valuation = _mapping(results.get(ExpertType.VALUATION_MODELER.value))
+    value_range = _mapping(valuation.get("estimated_intrinsic_value_range"))
+    low, high = value_range.get("low"), value_range.get("high")
+    if _positive(low) and _positive(high) and low <= high:
+        found["intrinsic_value_low"], found["intrinsic_value_high"] = float(low), float(high)
     return found
 
 
-def _positive(value: Any) -> bool:
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _positive(value: Any) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
-def _close_of(result: Any, indicators: str, analysis_date: Any) -> dict[str, Any]:
+def _close_of(result: Mapping[str, Any], indicators: str, analysis_date: Any) -> dict[str, Any]:
     """An expert's close (``result[indicators]["close"]``) as reference_price, its ``as_of`` as
     reference_date when that is an ISO day; nothing when there is no positive close or its day is after
     the analysis date (a close undated is taken undated)."""
-    if not isinstance(result, Mapping) or not isinstance(result.get(indicators), Mapping):
-        return {}
-    close = result[indicators].get("close")
-    if not (isinstance(close, int | float) and not isinstance(close, bool) and math.isfinite(close) and close > 0):
+    close = _mapping(result.get(indicators)).get("close")
+    if not _positive(close):
         return {}
     day = result["as_of"] if is_iso_date(result.get("as_of")) else None
     if day is None:

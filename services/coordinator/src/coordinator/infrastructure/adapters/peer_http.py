@@ -82,14 +82,8 @@ class ServiceResponseError(PeerResponseError):
         except (ValueError, ValidationError):
             code = "http_error"
             detail = response.text.strip()[:300] or response.reason_phrase
-        return cls(
-            service,
-            response.status_code,
-            _said_by_peer(code),
-            _said_by_peer(detail),
-            attempts=attempts,
-            extensions=extensions,
-        )
+        code, detail = _said_by_peer(code), _said_by_peer(detail)
+        return cls(service, response.status_code, code, detail, attempts=attempts, extensions=extensions)
 
 
 class _TransientStatus(Exception):
