@@ -54,11 +54,7 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     if _TECHNICAL in options:
         options[_TECHNICAL][_DATE_OPTION] = analysis_date.isoformat()
     return ResearchRequest(
-        symbol=symbol,
-        experts=experts,
-        options=options,
-        skip_debate=command.skip_debate,
-        analysis_date=analysis_date,
+        symbol=symbol, experts=experts, options=options, skip_debate=command.skip_debate, analysis_date=analysis_date
     )
 
 

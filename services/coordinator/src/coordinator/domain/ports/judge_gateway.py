@@ -9,10 +9,7 @@ from typing import Any
 class IJudgeGateway(ABC):
     @abstractmethod
     async def run_verdict(
-        self,
-        symbol: str,
-        debate_outcome: dict[str, Any],
-        context: dict[str, Any] | None = None,
+        self, symbol: str, debate_outcome: dict[str, Any], context: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         """``debate_outcome``: the graph state's debate outcome. ``context`` (optional):
         ``{"expert_results": {...}, "analysis_date": "YYYY-MM-DD" | None, "failed_experts": [...]}``, from

@@ -32,10 +32,7 @@ def analysis_date_of(options: dict[str, Any] | None) -> date | None:
 class IResearchExpertGateway(ABC):
     @abstractmethod
     async def run_expert(
-        self,
-        expert_type: ExpertType,
-        symbol: str,
-        options: dict[str, Any] | None = None,
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         """Run one expert and return its result. ``options`` may be an ``ExpertOptions`` (the research's analysis
         date in, the attempts made out). Raises ``GatewayError`` on failure."""

@@ -48,13 +48,7 @@ class ISessionRepository(ABC):
 
     @abstractmethod
     async def list(
-        self,
-        *,
-        symbol: str | None,
-        status: SessionStatus | None,
-        limit: int,
-        offset: int,
-        client_id: str | None = None,
+        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int, client_id: str | None = None
     ) -> tuple[list[ResearchSession], int]:
         """Newest first; returns (page, total matching); only ``client_id``'s sessions unless it is None."""
 

@@ -15,12 +15,7 @@ from coordinator.domain.exceptions import GatewayError, PeerContractError
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.infrastructure.adapters.peer_http import PeerClient
 from shared_contracts.debate import DebateOutcome
-from shared_contracts.projection import (
-    ProjectionError,
-    failed_experts_of,
-    project_data_quality,
-    project_expert_results,
-)
+from shared_contracts.projection import ProjectionError, failed_experts_of, project_data_quality, project_expert_results
 
 
 def debate_request_body(symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:

@@ -35,12 +35,7 @@ from httpx_aiohttp import AiohttpTransport
 from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from coordinator.domain.exceptions import (
-    PeerContractError,
-    PeerResponseError,
-    PeerTimeoutError,
-    PeerUnavailableError,
-)
+from coordinator.domain.exceptions import PeerContractError, PeerResponseError, PeerTimeoutError, PeerUnavailableError
 from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
@@ -122,12 +117,7 @@ class PeerClient:
     """One peer service (``service`` names it in errors and logs) over a shared ``httpx.AsyncClient``."""
 
     def __init__(
-        self,
-        service: str,
-        base_url: str,
-        client: httpx.AsyncClient,
-        policy: CallPolicy,
-        service_key: str | None = None,
+        self, service: str, base_url: str, client: httpx.AsyncClient, policy: CallPolicy, service_key: str | None = None
     ) -> None:
         """``service_key``: the coordinator's own API key, sent to the peer with the caller's client id."""
         self.service = service

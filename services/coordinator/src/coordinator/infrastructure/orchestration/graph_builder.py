@@ -28,11 +28,7 @@ from coordinator.infrastructure.orchestration.graph_nodes import (
 from coordinator.infrastructure.orchestration.graph_state import ResearchGraphState
 
 
-def build_research_graph(
-    gateway: IResearchExpertGateway,
-    debate_gateway: Any = None,
-    judge_gateway: Any = None,
-) -> Any:
+def build_research_graph(gateway: IResearchExpertGateway, debate_gateway: Any = None, judge_gateway: Any = None) -> Any:
     graph = StateGraph(ResearchGraphState)
     expert_nodes = [expert_node_name(e) for e in ExpertType]
     for expert in ExpertType:

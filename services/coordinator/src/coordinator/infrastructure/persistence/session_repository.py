@@ -118,13 +118,7 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
             return _to_domain(row, retried_by)
 
     async def list(
-        self,
-        *,
-        symbol: str | None,
-        status: SessionStatus | None,
-        limit: int,
-        offset: int,
-        client_id: str | None = None,
+        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int, client_id: str | None = None
     ) -> tuple[list[ResearchSession], int]:
         """Newest first (ties broken by id, so pages are stable); returns (page, total matching).
         ``symbol`` matches case-insensitively."""

@@ -33,7 +33,7 @@ from shared_contracts.service.request_id import current_request_id
 router = APIRouter(prefix="/api/v1/coordinator", tags=["sessions"])
 
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"model": ProblemDetail, "description": "No such session (`code` session_not_found)."},
+    404: {"model": ProblemDetail, "description": "No such session (`code` session_not_found)."}
 }
 _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: {
