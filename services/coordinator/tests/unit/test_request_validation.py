@@ -16,11 +16,10 @@ from coordinator.domain.exceptions import (
     ExpertsEmptyError,
     InvalidOptionsError,
     ResearchRequestError,
-    SymbolRequiredError,
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
-from shared_contracts.errors import InvalidRequestError
+from shared_contracts.errors import InvalidRequestError, SymbolRequiredError
 from shared_contracts.problems import PROBLEM_STATUS
 
 TODAY = date(2026, 3, 2)

@@ -1,33 +1,32 @@
 """The coordinator's errors, each with a stable ``code`` (its HTTP status: ``PROBLEM_STATUS``):
 
-InvalidRequestError (shared_contracts.errors, with SymbolRequiredError and InvalidSymbolError)
-├── ResearchRequestError             400  a client mistake in the research request (itself: invalid_request,
-│   │                                     e.g. a top-level analysis_date that is not a YYYY-MM-DD day)
-│   ├── ExpertsEmptyError            experts_empty     experts missing or []
-│   ├── UnknownExpertError           unknown_expert    a name that is not an ExpertType value
-│   ├── DuplicateExpertError         duplicate_expert  an expert listed twice
-│   ├── InvalidOptionsError          invalid_options   options for an expert not requested, unknown
-│   │                                                  option names, malformed values
-│   └── ConflictingAnalysisDateError conflicting_analysis_date  analysis_date and
-│                                                      options.technical_analyst.analysis_date differ
-├── ScorecardQueryError              400  a bad scorecard filter (itself: invalid_request)
-│   ├── ScorecardEngineError         invalid_engine    engine too long or not printable ASCII
-│   ├── ScorecardDateError           invalid_date      start or end not a YYYY-MM-DD day
-│   └── ScorecardDateRangeError      invalid_date_range  start after end
-├── AllExpertsFailedError            500  all_experts_failed (carries the full result)
-│   ├── SymbolNotFoundError          404  symbol_not_found      every expert: research has no data for it
-│   ├── DataUnavailableError         404  data_unavailable      every expert: no data of its kind (or the symbol)
-│   └── InsufficientHistoryError     422  insufficient_history  every expert: too little data public on
-│                                         the analysis date (carries the earliest usable date, when known)
-└── GatewayError                     a call to a peer service failed (never reaches HTTP as such:
-    │                                the graph nodes record it as that stage's error)
-    ├── PeerResponseError            peer_error        the peer answered non-2xx (its problem detail,
-    │                                                  extension members included)
-    ├── PeerTimeoutError             peer_timeout      the call's time budget ran out
-    ├── PeerUnavailableError         peer_unavailable  connection refused/reset, DNS, ...
-    └── PeerContractError            peer_contract     a body that breaks the wire contract
-
-Gateway errors carry ``service`` and ``attempts`` (how many HTTP attempts were made).
+InvalidRequestError (shared_contracts.errors, with SymbolRequiredError and InvalidSymbolError)   400
+├── ResearchRequestError           invalid_request (e.g. an analysis_date that is not a YYYY-MM-DD day)
+│   ├── ExpertsEmptyError          experts_empty
+│   ├── UnknownExpertError         unknown_expert
+│   ├── DuplicateExpertError       duplicate_expert
+│   ├── InvalidOptionsError        invalid_options (options of an expert not requested, unknown or malformed)
+│   ├── ConflictingAnalysisDateError  conflicting_analysis_date (with options.technical_analyst.analysis_date)
+│   └── AnalysisDateInFutureError  analysis_date_in_future
+└── ScorecardQueryError            invalid_request: ScorecardEngineError invalid_engine, ScorecardDateError
+                                   invalid_date, ScorecardDateRangeError invalid_date_range
+CoordinatorError
+├── AllExpertsFailedError          500 all_experts_failed (carries the full result); when every expert failed
+│   │                              for the caller's mistake, as research said:
+│   ├── SymbolNotFoundError        404 symbol_not_found
+│   ├── DataUnavailableError       404 data_unavailable
+│   └── InsufficientHistoryError   422 insufficient_history (with the earliest usable date, when known)
+├── GatewayError                   a peer call failed, with ``service`` and ``attempts`` (recorded as that
+│   │                              stage's error, never answered as such)
+│   ├── PeerResponseError          peer_error: a non-2xx reply (its problem detail and extension members)
+│   ├── PeerTimeoutError           peer_timeout
+│   ├── PeerUnavailableError       peer_unavailable (connection refused/reset, DNS, ...)
+│   └── PeerContractError          peer_contract: a body that breaks the wire contract
+└── SessionError
+    ├── SessionNotFoundError       404 session_not_found
+    ├── SessionConflictError       409: SessionRunningError session_running, SessionNotRetryableError
+    │                              not_retryable, RetryAlreadyStartedError retry_in_progress | already_retried
+    └── SessionStoreUnavailableError  503 session_store_unavailable
 """
 
 from __future__ import annotations
@@ -36,9 +35,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from shared_contracts.errors import InvalidRequestError, InvalidSymbolError, ServiceError, SymbolRequiredError
-
-__all__ = ["InvalidSymbolError", "SymbolRequiredError"]
+from shared_contracts.errors import InvalidRequestError, ServiceError
 
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
@@ -193,19 +190,6 @@ class PeerUnavailableError(GatewayError):
 
 class PeerContractError(GatewayError):
     code = "peer_contract"
-
-
-# --- sessions: history, audit and retry ---------------------------------------------------------
-#
-# CoordinatorError
-# └── SessionError
-#     ├── SessionNotFoundError           404 session_not_found
-#     ├── SessionConflictError           409 (nothing to retry, or not now)
-#     │   ├── SessionRunningError        409 session_running (still in flight; retry once it has ended)
-#     │   ├── SessionNotRetryableError   409 not_retryable (completed, and debate and verdict succeeded)
-#     │   └── RetryAlreadyStartedError   409 retry_in_progress | already_retried (a session is retried
-#     │                                      at most once, enforced by the store; retry the newest one)
-#     └── SessionStoreUnavailableError   503 session_store_unavailable (the database cannot be reached)
 
 
 class SessionError(CoordinatorError):

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from coordinator.domain.exceptions import (
-    InvalidSymbolError,
     ScorecardDateError,
     ScorecardDateRangeError,
     ScorecardEngineError,
 )
 from coordinator.domain.ports.session_repository import VerdictFilter
+from shared_contracts.errors import InvalidSymbolError
 from shared_contracts.experts import is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 

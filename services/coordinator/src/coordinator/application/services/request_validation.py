@@ -24,12 +24,11 @@ from coordinator.domain.exceptions import (
     DuplicateExpertError,
     ExpertsEmptyError,
     InvalidOptionsError,
-    InvalidSymbolError,
     ResearchRequestError,
-    SymbolRequiredError,
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
+from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 

@@ -1,10 +1,10 @@
 """``ISessionRepository`` on SQLAlchemy 2: every write is one short transaction, committed before the
 method returns.
 
-Writes are SQLAlchemy Core statements (a stage's write is a statement or two, and the ORM's unit of work
-cost several times the statements' own time), run by ``write_transactions``: on a SQLite file, on a
-thread of their own; otherwise through the async engine. Reads go through the async engine and the ORM
-(sessions are loaded with their expert rows). The coordinators' instance rows: ``instances``."""
+Writes are SQLAlchemy Core statements (a stage's write is a statement or two), run by ``write_transactions``:
+on a SQLite file, on a thread of their own; otherwise through the async engine. Reads go through the async
+engine and the ORM (sessions are loaded with their expert rows). The coordinators' instance rows: ``instances``.
+"""
 
 from __future__ import annotations
 
@@ -31,8 +31,7 @@ from shared_contracts.experts import is_iso_date
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
-# The write path's statements are built once and executed with parameters: building a statement and its
-# cache key on every write cost more than executing it (~160 µs against ~60 µs on SQLite).
+# The write path's statements are built once and executed with parameters.
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
 

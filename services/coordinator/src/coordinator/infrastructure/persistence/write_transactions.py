@@ -9,13 +9,11 @@ Two runners share that shape, so the statements are written once:
   (``AsyncConnection.run_sync``). On SQLite an ``asyncio.Lock`` orders this process's writers: a second
   SQLite writer would otherwise wait in SQLite's busy handler, which sleeps in steps of up to 100 ms.
 - ``SqliteWriterThread`` (a SQLite file): the function runs on a thread of its own with the standard
-  library's driver. Through aiosqlite every begin, statement and commit is a separate hand-off to its
-  thread and back, which cost several times the statements themselves (benchmarks/README.md). One thread
-  also orders the writes, as the lock does. Writes asked for while a transaction is committing are
-  committed together in the next one (group commit: the five experts of a research finish within a
-  millisecond or two of each other); each caller still resumes only after its write is committed, and
-  when a group's transaction fails, its writes are run again one by one, so a failing write fails only
-  its own caller.
+  library's driver (through aiosqlite every begin, statement and commit would be a hand-off to its thread
+  and back); the one thread also orders the writes. Writes asked for while a transaction is committing are
+  committed together in the next one (group commit); each caller still resumes only after its write is
+  committed, and when a group's transaction fails its writes are run again one by one, so a failing write
+  fails only its own caller.
 """
 
 from __future__ import annotations
