@@ -44,8 +44,6 @@ class CoordinatorContainer:
     research_gateway: IResearchExpertGateway
     debate_gateway: IDebateGateway
     judge_gateway: IJudgeGateway
-    bars_gateway: IPriceBarsGateway
-    """The research service's bars: sessions' outcomes and the scorecard."""
     orchestrator: IResearchOrchestrationPort
     sessions: ISessionRepository
     research_service: ResearchOrchestrationService
@@ -110,7 +108,6 @@ def build_container(
         research_gateway=research,
         debate_gateway=debate,
         judge_gateway=judge,
-        bars_gateway=bars,
         orchestrator=orchestrator,
         sessions=sessions,
         research_service=ResearchOrchestrationService(orchestrator, sessions),

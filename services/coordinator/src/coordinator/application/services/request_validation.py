@@ -60,11 +60,9 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
 def _experts(names: list[str] | None) -> list[ExpertType]:
     if not names:
         raise ExpertsEmptyError(f"experts must list at least one of: {_KNOWN}")
-    unknown = list(dict.fromkeys(n for n in names if n not in _VALUES))
-    if unknown:
+    if unknown := list(dict.fromkeys(n for n in names if n not in _VALUES)):
         raise UnknownExpertError(f"unknown expert(s) {_listing(unknown)}; known: {_KNOWN}")
-    duplicates = sorted(n for n, count in Counter(names).items() if count > 1)
-    if duplicates:
+    if duplicates := sorted(n for n, count in Counter(names).items() if count > 1):
         raise DuplicateExpertError(f"expert(s) listed more than once: {', '.join(duplicates)}")
     return [ExpertType(n) for n in names]
 
@@ -103,9 +101,7 @@ def _resolved_date(given: date | None, technical_option: str | None, today: Call
 
 
 def _options(experts: list[ExpertType], given: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    selected = {e.value for e in experts}
-    stray = sorted(set(given) - selected)
-    if stray:
+    if stray := sorted(set(given) - {e.value for e in experts}):
         raise InvalidOptionsError(f"options given for expert(s) not requested: {', '.join(stray)}")
     resolved: dict[str, dict[str, Any]] = {}
     for expert in experts:
@@ -113,9 +109,9 @@ def _options(experts: list[ExpertType], given: dict[str, dict[str, Any]]) -> dic
         try:
             model = EXPERT_OPTION_MODELS[expert].model_validate(raw)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"options.{expert.value}.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
-            )
-            raise InvalidOptionsError(problems) from None
+            where = f"options.{expert.value}"
+            raise InvalidOptionsError(
+                "; ".join(f"{where}.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            ) from None
         resolved[expert.value] = model.model_dump(mode="json")
     return resolved

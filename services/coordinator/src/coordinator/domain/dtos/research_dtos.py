@@ -61,7 +61,7 @@ class ResearchResult(BaseModel):
     debate_outcome: dict[str, Any] | None = None
     verdict: dict[str, Any] | None = None
     session_id: str = ""
-    """Empty when no session repository is wired."""
+    """The stored session's id."""
     retry_count: int = 0
 
 

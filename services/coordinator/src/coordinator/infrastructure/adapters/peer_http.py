@@ -135,10 +135,8 @@ class PeerClient:
 
     async def post_json(self, path: str, body: dict[str, Any]) -> tuple[Any, int]:
         """POST ``body``; return (the decoded JSON reply, attempts made)."""
-        url = self._url(path)
-        return await self._call(
-            url, lambda: self._client.post(url, json=body, headers=self._headers(), timeout=self._timeout)
-        )
+        url, headers = self._url(path), self._headers()
+        return await self._call(url, lambda: self._client.post(url, json=body, headers=headers, timeout=self._timeout))
 
     async def get_json(self, path: str, params: Mapping[str, str] | None = None) -> tuple[Any, int]:
         """GET ``path`` with the query ``params``; return (the decoded JSON reply, attempts made). The URL is
@@ -181,11 +179,8 @@ class PeerClient:
         except (TimeoutError, httpx.TimeoutException) as exc:
             if isinstance(exc, httpx.ConnectTimeout):
                 raise self._unavailable(url, exc, attempts) from exc
-            raise PeerTimeoutError(
-                self.service,
-                f"{self.service} timed out after {policy.budget_seconds:g}s ({_attempts(attempts)})",
-                attempts=attempts,
-            ) from exc
+            message = f"{self.service} timed out after {policy.budget_seconds:g}s ({_attempts(attempts)})"
+            raise PeerTimeoutError(self.service, message, attempts=attempts) from exc
         except _TransientStatus as exc:
             raise ServiceResponseError.from_response(self.service, exc.response, attempts=attempts) from None
         except httpx.HTTPError as exc:
@@ -207,12 +202,11 @@ class PeerClient:
 
     async def health(self, timeout_seconds: float) -> str:
         """'ok' when ``GET /healthz`` answers 200, else the reason (for /readyz)."""
+        url = f"{self.base_url}/healthz"
         try:
-            response = await self._client.get(
-                f"{self.base_url}/healthz", headers=outgoing_headers(), timeout=timeout_seconds
-            )
+            response = await self._client.get(url, headers=outgoing_headers(), timeout=timeout_seconds)
         except httpx.HTTPError as exc:
-            log.debug("peer_health_failed", peer=self.service, url=f"{self.base_url}/healthz", error=str(exc))
+            log.debug("peer_health_failed", peer=self.service, url=url, error=str(exc))
             return f"unreachable: {describe_connection_failure(exc)}"
         return "ok" if response.status_code == 200 else f"unhealthy: HTTP {response.status_code}"
 
@@ -220,20 +214,14 @@ class PeerClient:
         """Names the peer and what happened (``research unreachable: connection refused (ConnectionRefusedError)
         (3 attempts)``); the URL and the HTTP client's own message (which names the host) only in a DEBUG line."""
         log.debug("peer_unreachable", peer=self.service, url=str(url), error=str(exc) or type(exc).__name__)
-        reason = describe_connection_failure(exc)
-        return PeerUnavailableError(
-            self.service, f"{self.service} unreachable: {reason} ({_attempts(attempts)})", attempts=attempts
-        )
+        message = f"{self.service} unreachable: {describe_connection_failure(exc)} ({_attempts(attempts)})"
+        return PeerUnavailableError(self.service, message, attempts=attempts)
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
-        log.warning(
-            "peer_retry",
-            peer=self.service,
-            attempt=state.attempt_number,
-            error=describe_connection_failure(exc) if isinstance(exc, httpx.HTTPError) else str(exc),
-            wait_s=round(state.upcoming_sleep, 3),
-        )
+        error = describe_connection_failure(exc) if isinstance(exc, httpx.HTTPError) else str(exc)
+        wait = round(state.upcoming_sleep, 3)
+        log.warning("peer_retry", peer=self.service, attempt=state.attempt_number, error=error, wait_s=wait)
 
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s'\"<>()\[\]]+", re.IGNORECASE)
