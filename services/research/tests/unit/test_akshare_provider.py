@@ -40,6 +40,7 @@ AKSHARE_FUNCTIONS = (
     "stock_news_em",
 )
 """Every akshare function the adapter calls (the module docstring lists them with their columns)."""
+MACRO_FUNCTIONS = tuple(name for name in AKSHARE_FUNCTIONS if name.startswith("macro_") or name == "bond_zh_us_rate")
 RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "live" / "akshare"
 MOUTAI = Symbol.parse("600519.SH")
 
@@ -103,18 +104,7 @@ def moutai_responses() -> dict[str, Response]:
         "stock_fhps_detail_em": recording("stock_fhps_detail_em", "600519"),
         "stock_value_em": recording("stock_value_em", "600519"),
         "stock_news_em": recording("stock_news_em", "600519"),
-        **{
-            name: recording(name)
-            for name in (
-                "macro_china_cpi",
-                "macro_china_ppi",
-                "macro_china_money_supply",
-                "macro_china_pmi",
-                "macro_china_lpr",
-                "bond_zh_us_rate",
-                "macro_china_consumer_goods_retail",
-            )
-        },
+        **{name: recording(name) for name in MACRO_FUNCTIONS},
     }
 
 
@@ -373,9 +363,7 @@ async def test_one_failing_macro_source_leaves_the_others() -> None:
 
 async def test_all_macro_sources_failing_is_a_provider_error() -> None:
     broken = ConnectionError("unreachable")
-    responses = moutai_responses() | {
-        name: broken for name in AKSHARE_FUNCTIONS if name.startswith("macro_") or name == "bond_zh_us_rate"
-    }
+    responses = moutai_responses() | dict.fromkeys(MACRO_FUNCTIONS, broken)
     with pytest.raises(DataProviderError, match="unreachable"):
         await provider(responses).get_macro(MOUTAI)
 
