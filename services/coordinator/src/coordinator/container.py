@@ -121,22 +121,17 @@ def build_container(
 async def open_container(settings: Settings) -> AsyncIterator[CoordinatorContainer]:
     """Opens the session store (migrated; this coordinator registered, the sessions of coordinators that are
     gone marked interrupted), purges expired sessions on a schedule, builds the container; closes all on exit."""
-    sessions, close_store = await open_session_store(
-        settings.database_url, lease_seconds=settings.session_lease_seconds
-    )
-    purge = RetentionPurge(
-        sessions,
-        retention_days=settings.session_retention_days,
-        interval_seconds=settings.session_purge_interval_seconds,
-    )
+    sessions, close = await open_session_store(settings.database_url, lease_seconds=settings.session_lease_seconds)
+    days, every = settings.session_retention_days, settings.session_purge_interval_seconds
+    purge = RetentionPurge(sessions, retention_days=days, interval_seconds=every)
     try:
-        if settings.session_retention_days:
+        if days:
             purge.start()
         async with aclosing(build_container(settings, sessions=sessions)) as container:
             yield container
     finally:
         await purge.stop()
-        await close_store()
+        await close()
 
 
 async def _database_check(sessions: ISessionRepository, seconds: float) -> str:

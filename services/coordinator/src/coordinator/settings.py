@@ -19,33 +19,18 @@ class Settings(ServiceSettings):
     expert_timeout_seconds: float = Field(default=120.0, gt=0, description="One expert call, retries included.")
     debate_timeout_seconds: float = Field(default=180.0, gt=0, description="The debate call, retries included.")
     judge_timeout_seconds: float = Field(default=90.0, gt=0, description="The judge call, retries included.")
-    bars_timeout_seconds: float = Field(
-        default=15.0, gt=0, description="One bars call to research (outcomes, scorecard), retries included."
-    )
+    bars_timeout_seconds: float = Field(default=15.0, gt=0, description="One bars call to research, retries included.")
     connect_timeout_seconds: float = Field(default=5.0, gt=0)
     http_max_attempts: int = Field(default=3, ge=1, le=3, description="Attempts per call (transient failures).")
     http_backoff_seconds: float = Field(default=0.5, ge=0, description="First retry wait; doubles, with jitter.")
     http_backoff_max_seconds: float = Field(default=4.0, ge=0)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
-    session_lease_seconds: float = Field(
-        default=DEFAULT_LEASE_SECONDS,
-        ge=1.0,
-        le=86_400.0,
-        description="A coordinator renews its registration every third of this; one elsewhere (another node "
-        "or container) that has not for this long is taken as gone, and its running sessions become interrupted.",
-    )
-    service_api_key: SecretStr | None = Field(
-        default=None,
-        description="The coordinator's own key for research/debate/judge (scope service there); needed when "
-        "AUTH_MODE=api_key.",
-    )
-    session_retention_days: int = Field(
-        default=180, ge=0, description="Finished sessions older than this are deleted; 0 keeps them forever."
-    )
+    # Renewed every third of it; a coordinator elsewhere silent this long is gone (its sessions: interrupted).
+    session_lease_seconds: float = Field(default=DEFAULT_LEASE_SECONDS, ge=1.0, le=86_400.0)
+    service_api_key: SecretStr | None = None  # our key (scope service) for the peers; needed with AUTH_MODE=api_key
+    session_retention_days: int = Field(default=180, ge=0, description="Finished sessions older are deleted; 0: kept.")
     session_purge_interval_seconds: float = Field(default=3600.0, ge=1.0, description="How often the purge runs.")
-    http_max_connections: int = Field(
-        default=200, ge=1, description="Open connections to all peers together; calls beyond it wait for one."
-    )
+    http_max_connections: int = Field(default=200, ge=1, description="Open connections to all peers together.")
 
     @field_validator("research_service_url", "debate_service_url", "judge_service_url")
     @classmethod

@@ -40,6 +40,8 @@ from shared_contracts.errors import InvalidRequestError, ServiceError
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
 
+Extensions = Mapping[str, Any] | None
+
 
 class CoordinatorError(ServiceError):
     code = "internal_error"
@@ -171,7 +173,7 @@ class PeerResponseError(GatewayError):
         detail: str,
         *,
         attempts: int = 1,
-        extensions: Mapping[str, Any] | None = None,
+        extensions: Extensions = None,
     ) -> None:
         super().__init__(service, f"{service} {status} {peer_code}: {detail}", attempts=attempts)
         self.status = status

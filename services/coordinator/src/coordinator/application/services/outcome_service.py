@@ -44,17 +44,11 @@ class _Series:
 
 class SessionOutcomeService:
     def __init__(
-        self,
-        sessions: ISessionRepository,
-        bars: IPriceBarsGateway,
-        *,
-        max_sessions: int = MAX_SCORECARD_SESSIONS,
-        concurrency: int = BARS_CONCURRENCY,
+        self, sessions: ISessionRepository, bars: IPriceBarsGateway, *, max_sessions: int = MAX_SCORECARD_SESSIONS
     ) -> None:
         self._sessions = sessions
         self._bars = bars
         self._max_sessions = max_sessions
-        self._concurrency = concurrency
 
     async def outcome_of(self, session: ResearchSession) -> SessionOutcome | None:
         """None for a session without a verdict; ``unavailable`` when the bars cannot be had now."""
@@ -99,7 +93,7 @@ class SessionOutcomeService:
         for verdict in verdicts:
             day = verdict.entry_day
             earliest[verdict.symbol] = min(day, earliest.get(verdict.symbol, day))
-        limit = asyncio.Semaphore(self._concurrency)
+        limit = asyncio.Semaphore(BARS_CONCURRENCY)
 
         async def one(symbol: str, day: date) -> _Series:
             async with limit:

@@ -65,9 +65,8 @@ class ResearchOrchestrationService:
     async def execute(self, command: ResearchCommand) -> ResearchResult:
         """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
         request = validate_command(command, self._today)
-        return await self._run(
-            self._session(request, request_id=command.request_id, client_id=command.client_id), request
-        )
+        session = self._session(request, request_id=command.request_id, client_id=command.client_id)
+        return await self._run(session, request)
 
     async def retry(self, session_id: str, viewer: Viewer, *, request_id: str | None = None) -> ResearchResult:
         """Raises ``SessionNotFoundError`` (also for a session ``viewer`` may not see) and a
@@ -91,16 +90,8 @@ class ResearchOrchestrationService:
 
     def _session(self, request: ResearchRequest, **recorded: Any) -> ResearchSession:
         """A new session for ``request``, with what else is ``recorded`` of it."""
-        experts = [e.value for e in request.experts]
-        return ResearchSession(
-            self._new_session_id(),
-            request.symbol,
-            experts,
-            request.options,
-            request.skip_debate,
-            request.analysis_date,
-            **recorded,
-        )
+        asked = (request.symbol, [e.value for e in request.experts], request.options, request.skip_debate)
+        return ResearchSession(self._new_session_id(), *asked, request.analysis_date, **recorded)
 
     async def _run(self, session: ResearchSession, request: ResearchRequest) -> ResearchResult:
         """Raises an ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""

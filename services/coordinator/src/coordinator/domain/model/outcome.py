@@ -76,16 +76,8 @@ class StoredVerdict:
             return None
         technical = session.expert_outcomes.get(TECHNICAL)
         as_of = technical.data.get("as_of") if technical and technical.status == "success" and technical.data else None
-        option_date = technical_option_date(session.options)
-        return cls(
-            session.session_id,
-            session.symbol,
-            session.verdict,
-            session.analysis_date,
-            iso_day(as_of),
-            option_date,
-            session.created_at,
-        )
+        days = (session.analysis_date, iso_day(as_of), technical_option_date(session.options))
+        return cls(session.session_id, session.symbol, session.verdict, *days, session.created_at)
 
     @property
     def research_day(self) -> date:

@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from datetime import date
+from functools import partial
 from typing import Any, Literal, Protocol
 
 import structlog
@@ -195,10 +196,8 @@ def create_debate_node(debate_gateway: IDebateGateway) -> Node:
             ProgressRelay.of(config).stage("debate", None)
             return {"debate_outcome": carried}
         results = {**dict.fromkeys(state.get("errors") or {}), **state["results"]}
-        outcome = await _stage(
-            "debate", config, lambda: debate_gateway.run_debate(state["symbol"], results), "direction"
-        )
-        return {"debate_outcome": outcome}
+        run = partial(debate_gateway.run_debate, state["symbol"], results)
+        return {"debate_outcome": await _stage("debate", config, run, "direction")}
 
     return debate_node
 
@@ -217,12 +216,7 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
             "analysis_date": analysis_date.isoformat() if analysis_date is not None else None,
             "failed_experts": sorted(state.get("errors") or {}),
         }
-        verdict = await _stage(
-            "verdict",
-            config,
-            lambda: judge_gateway.run_verdict(state["symbol"], debate_outcome, context=context),
-            "action",
-        )
-        return {"verdict": verdict}
+        run = partial(judge_gateway.run_verdict, state["symbol"], debate_outcome, context=context)
+        return {"verdict": await _stage("verdict", config, run, "action")}
 
     return judge_node

@@ -34,7 +34,7 @@ async def open_session_store(
 
     Returns the repository and the coroutine function that closes it: this instance's sessions still
     running become ``interrupted``, its registration is removed, and the engine is disposed of."""
-    engine = build_engine(database_url)
+    engine, where = build_engine(database_url), describe(database_url)
     repository: SqlAlchemySessionRepository | None = None
     lease: InstanceLease | None = None
 
@@ -43,7 +43,7 @@ async def open_session_store(
             if lease is not None:
                 await lease.stop()
         except Exception as exc:  # the store is down at shutdown: its sessions are swept by the next start
-            log.warning("session_store_release_failed", database=describe(database_url), error=_reason(exc))
+            log.warning("session_store_release_failed", database=where, error=_reason(exc))
         finally:
             if repository is not None:
                 await repository.close()
@@ -58,21 +58,14 @@ async def open_session_store(
     except Exception as exc:
         with contextlib.suppress(Exception):  # the original error is the one to see
             await close()
-        where = describe(database_url)
         log.error("session_store_unusable_at_start", database=where, error=_reason(exc))
-        raise SessionStoreUnavailableError(
-            f"The session store (DATABASE_URL={where}) is not usable: {_reason(exc)}"
-        ) from exc
+        message = f"The session store (DATABASE_URL={where}) is not usable: {_reason(exc)}"
+        raise SessionStoreUnavailableError(message) from exc
     except BaseException:
         with contextlib.suppress(Exception):
             await close()
         raise
-    log.info(
-        "session_store_opened",
-        database=describe(database_url),
-        instance=lease.instance_id,
-        interrupted_sessions=interrupted,
-    )
+    log.info("session_store_opened", database=where, instance=lease.instance_id, interrupted_sessions=interrupted)
     return repository, close
 
 

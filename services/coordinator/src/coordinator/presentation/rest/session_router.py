@@ -25,7 +25,7 @@ from coordinator.presentation.rest.dependencies import (
 )
 from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, ResearchFailureProblem
 from coordinator.presentation.rest.research_schemas import to_response_body
-from coordinator.presentation.rest.session_schemas import to_detail, to_summary
+from coordinator.presentation.rest.session_schemas import to_detail
 from shared_contracts.coordinator import ResearchResponseBody, SessionDetail, SessionPage, SessionStatus
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.service.request_id import current_request_id
@@ -69,9 +69,7 @@ async def list_sessions(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Sessions to skip.")] = 0,
 ) -> SessionPage:
     page = await queries.list_sessions(viewer, symbol=symbol, status=status, limit=limit, offset=offset)
-    return SessionPage(
-        items=[to_summary(s) for s in page.items], total=page.total, limit=page.limit, offset=page.offset
-    )
+    return SessionPage.model_validate(page, from_attributes=True)
 
 
 @router.get(
