@@ -84,7 +84,8 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
             "description": "insufficient_history: too little data public on the analysis date "
             "(`earliest_usable_date` says from when there is enough)"
         },
-        502: {"description": "a live data source failed, or the LLM's answer is not the promised JSON"},
+        500: {"description": "llm_output_invalid: the LLM's answer is not the promised JSON"},
+        502: {"description": "a live data source or the LLM endpoint refused the call"},
         503: {"description": "the LLM endpoint is unavailable"},
         504: {"description": "a live data source or the LLM endpoint timed out"},
     },
