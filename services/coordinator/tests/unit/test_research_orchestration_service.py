@@ -51,8 +51,8 @@ async def test_the_session_is_created_before_the_run_and_finished_after() -> Non
 async def test_each_stage_is_committed_as_it_finishes() -> None:
     sessions = InMemorySessionRepository()
     orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway())
-    result = await ResearchOrchestrationService(orchestrator, sessions, new_session_id=lambda: "s-1").execute(COMMAND)
-    assert result.session_id == "s-1"
+    result = await ResearchOrchestrationService(orchestrator, sessions).execute(COMMAND)
+    assert list(sessions.sessions) == [result.session_id]
     assert [op for op, _ in sessions.log] == [
         "create",
         "record_expert",
@@ -61,7 +61,7 @@ async def test_each_stage_is_committed_as_it_finishes() -> None:
         "record_verdict",
         "finish",
     ]
-    stored = sessions.sessions["s-1"]
+    stored = sessions.sessions[result.session_id]
     assert stored.debate.status == "success"
     assert stored.debate_outcome is not None
     assert stored.judge.status == "success"
@@ -89,8 +89,9 @@ async def test_a_broken_run_marks_the_session_failed_and_propagates() -> None:
 
     sessions = InMemorySessionRepository()
     with pytest.raises(RuntimeError, match="graph bug"):
-        await ResearchOrchestrationService(Exploding(), sessions, new_session_id=lambda: "s-2").execute(COMMAND)
-    assert sessions.sessions["s-2"].status == "failed"
+        await ResearchOrchestrationService(Exploding(), sessions).execute(COMMAND)
+    [stored] = sessions.sessions.values()
+    assert stored.status == "failed"
 
 
 async def test_a_store_down_at_create_runs_nothing() -> None:

@@ -40,8 +40,6 @@ from shared_contracts.errors import InvalidRequestError, ServiceError
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
 
-Extensions = Mapping[str, Any] | None
-
 
 class CoordinatorError(ServiceError):
     code = "internal_error"
@@ -173,7 +171,7 @@ class PeerResponseError(GatewayError):
         detail: str,
         *,
         attempts: int = 1,
-        extensions: Extensions = None,
+        extensions: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(service, f"{service} {status} {peer_code}: {detail}", attempts=attempts)
         self.status = status

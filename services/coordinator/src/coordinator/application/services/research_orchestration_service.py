@@ -44,10 +44,6 @@ from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.experts import is_iso_date
 
 
-def _new_session_id() -> str:
-    return str(uuid.uuid4())
-
-
 class ResearchOrchestrationService:
     def __init__(
         self,
@@ -55,12 +51,10 @@ class ResearchOrchestrationService:
         sessions: ISessionRepository,
         *,
         today: Callable[[], date] = date.today,
-        new_session_id: Callable[[], str] = _new_session_id,
     ) -> None:
         self._orchestrator = orchestrator
         self._sessions = sessions
         self._today = today
-        self._new_session_id = new_session_id
 
     async def execute(self, command: ResearchCommand) -> ResearchResult:
         """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
@@ -91,7 +85,7 @@ class ResearchOrchestrationService:
     def _session(self, request: ResearchRequest, **recorded: Any) -> ResearchSession:
         """A new session for ``request``, with what else is ``recorded`` of it."""
         asked = (request.symbol, [e.value for e in request.experts], request.options, request.skip_debate)
-        return ResearchSession(self._new_session_id(), *asked, request.analysis_date, **recorded)
+        return ResearchSession(str(uuid.uuid4()), *asked, request.analysis_date, **recorded)
 
     async def _run(self, session: ResearchSession, request: ResearchRequest) -> ResearchResult:
         """Raises an ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""

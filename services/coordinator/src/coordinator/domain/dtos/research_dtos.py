@@ -68,6 +68,4 @@ class ResearchResult(BaseModel):
 def overall_status_of(selected: list[str], succeeded: set[str]) -> OverallStatus:
     """completed: every selected expert succeeded; partial: some did; failed: none did."""
     done = [e for e in selected if e in succeeded]
-    if not done:
-        return "failed"
-    return "completed" if len(done) == len(selected) else "partial"
+    return "failed" if not done else "completed" if len(done) == len(selected) else "partial"

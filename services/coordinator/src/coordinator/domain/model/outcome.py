@@ -35,9 +35,7 @@ TECHNICAL = ExpertType.TECHNICAL_ANALYST.value
 
 def iso_day(value: Any) -> date | None:
     """The day a stored ``YYYY-MM-DD`` (optionally followed by a time) names; None for anything else."""
-    if isinstance(value, str) and is_iso_date(value[:10]):
-        return date.fromisoformat(value[:10])
-    return None
+    return date.fromisoformat(value[:10]) if isinstance(value, str) and is_iso_date(value[:10]) else None
 
 
 def technical_option_date(options: Any) -> date | None:

@@ -40,12 +40,8 @@ def is_sqlite_memory(url: URL) -> bool:
 def build_engine(database_url: str | URL) -> AsyncEngine:
     url = normalize_database_url(database_url)
     if url.get_backend_name() != "sqlite":
-        return create_async_engine(
-            url,
-            pool_pre_ping=True,
-            pool_timeout=POOL_WAIT_TIMEOUT_S,
-            connect_args={"timeout": POSTGRES_CONNECT_TIMEOUT_S, "command_timeout": POSTGRES_COMMAND_TIMEOUT_S},
-        )
+        timeouts = {"timeout": POSTGRES_CONNECT_TIMEOUT_S, "command_timeout": POSTGRES_COMMAND_TIMEOUT_S}
+        return create_async_engine(url, pool_pre_ping=True, pool_timeout=POOL_WAIT_TIMEOUT_S, connect_args=timeouts)
     kwargs: dict[str, Any] = {"connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_S}}
     if is_sqlite_memory(url):
         # One shared connection, or every connection would see its own empty database.

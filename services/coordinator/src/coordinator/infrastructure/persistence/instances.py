@@ -56,11 +56,8 @@ def _read(path: str) -> str | None:
 
 def process_started(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks since boot, /proc), or None: no such process, or no /proc."""
-    stat = _read(f"/proc/{pid}/stat")
-    if stat is None:
-        return None
-    try:
-        return int(stat.rsplit(")", 1)[1].split()[19])
+    try:  # no such process (or no /proc): nothing to split
+        return int((_read(f"/proc/{pid}/stat") or "").rsplit(")", 1)[1].split()[19])
     except (IndexError, ValueError):
         return None
 
@@ -131,13 +128,8 @@ class SqlAlchemyInstanceStore(SqlAlchemyStore):
     async def instances(self) -> Sequence[InstanceRecord]:
         async with self._transaction() as db:
             rows = (await db.scalars(select(CoordinatorInstanceRow))).all()
-        return [
-            InstanceRecord(
-                InstanceIdentity(r.instance_id, r.hostname, r.boot_id, r.pid_namespace, r.pid, r.process_started),
-                r.heartbeat_at,
-            )
-            for r in rows
-        ]
+        names = [field.name for field in dataclasses.fields(InstanceIdentity)]
+        return [InstanceRecord(InstanceIdentity(*(getattr(r, n) for n in names)), r.heartbeat_at) for r in rows]
 
     async def interrupt_orphaned_sessions(self, gone: Sequence[str]) -> int:
         """Forget the instances in ``gone``; every ``running`` session whose owner is not a registered instance

@@ -120,10 +120,8 @@ class _QueuedWrite(Generic[T]):
 
 class SqliteWriterThread:
     def __init__(self, url: URL) -> None:
-        self._engine: Engine = create_engine(
-            url.set(drivername="sqlite+pysqlite"),
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
-        )
+        connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False}
+        self._engine: Engine = create_engine(url.set(drivername="sqlite+pysqlite"), connect_args=connect_args)
         event.listen(self._engine, "connect", sqlite_pragmas)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-writes")
         self._queued: list[_QueuedWrite[Any]] = []
