@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapp
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, Protocol, TypeVar
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import Response
 
 from shared_contracts.service.api_keys import SCOPES
 from shared_contracts.service.heap import startup_heap_frozen
@@ -17,6 +18,8 @@ from shared_contracts.service.problems import UnexpectedErrorMiddleware, install
 from shared_contracts.service.request_id import RequestIdMiddleware
 from shared_contracts.service.security import install_security
 from shared_contracts.service.settings import ServiceSettings
+
+ExceptionHandler = Callable[[Request, Exception], Awaitable[Response]]
 
 
 def create_service_app(
@@ -30,8 +33,10 @@ def create_service_app(
     readiness: ReadinessCheck | None = None,
     accepted_scopes: Collection[str] = SCOPES,
     quota_path: str | None = None,
+    exception_handlers: Mapping[type[Exception], ExceptionHandler] | None = None,
 ) -> FastAPI:
-    """``accepted_scopes`` and ``quota_path``: see ``security.install_security``."""
+    """``accepted_scopes`` and ``quota_path``: see ``security.install_security``. ``exception_handlers`` answer
+    an error otherwise than with its problem detail (they win over it: looked up along the exception's MRO)."""
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(
         title=title,
@@ -46,6 +51,8 @@ def create_service_app(
     install_security(app, settings, accepted_scopes=accepted_scopes, quota_path=quota_path)
     app.add_middleware(RequestIdMiddleware)
     install_problem_handlers(app)
+    for exc_class, handler in (exception_handlers or {}).items():
+        app.add_exception_handler(exc_class, handler)
     install_observability(app, service, readiness)
     for router in routers:
         app.include_router(router)

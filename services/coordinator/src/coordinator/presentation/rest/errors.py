@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import structlog
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
@@ -23,6 +23,7 @@ from coordinator.presentation.rest.research_schemas import to_response_body
 from shared_contracts.coordinator import ResearchResponseBody
 from shared_contracts.experts import IsoDate
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
+from shared_contracts.service.app_factory import ExceptionHandler
 from shared_contracts.service.request_id import current_request_id
 
 log = structlog.get_logger(__name__)
@@ -62,19 +63,20 @@ ALL_FAILED_FOR_THE_CALLER: dict[int | str, dict[str, Any]] = {
 """Every expert failed for the same client-side reason: answered as that mistake, not as a 500."""
 
 
-def install_research_failure_handler(app: FastAPI) -> None:
-    async def on_all_failed(request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, AllExpertsFailedError)
-        status = status_of_code(exc.code)
-        title = next(v for cls, v in ALL_FAILED_TITLE.items() if isinstance(exc, cls))
-        report = log.error if status >= 500 else log.info
-        report("research_failed", path=request.url.path, code=exc.code, error=str(exc))
-        problem = ProblemDetail(
-            title=title, status=status, detail=str(exc), code=exc.code, request_id=current_request_id()
-        ).model_dump(exclude_none=True)
-        if isinstance(exc, InsufficientHistoryError) and exc.earliest_usable_date is not None:
-            problem["earliest_usable_date"] = exc.earliest_usable_date.isoformat()
-        body = to_response_body(exc.result).model_dump(mode="json")  # nulls kept: the full response contract
-        return JSONResponse({**problem, **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
+async def research_failure_response(request: Request, exc: Exception) -> JSONResponse:
+    """The problem of an ``AllExpertsFailedError`` plus the full research response body."""
+    assert isinstance(exc, AllExpertsFailedError)
+    status = status_of_code(exc.code)
+    title = next(v for cls, v in ALL_FAILED_TITLE.items() if isinstance(exc, cls))
+    report = log.error if status >= 500 else log.info
+    report("research_failed", path=request.url.path, code=exc.code, error=str(exc))
+    problem = ProblemDetail(
+        title=title, status=status, detail=str(exc), code=exc.code, request_id=current_request_id()
+    ).model_dump(exclude_none=True)
+    if isinstance(exc, InsufficientHistoryError) and exc.earliest_usable_date is not None:
+        problem["earliest_usable_date"] = exc.earliest_usable_date.isoformat()
+    body = to_response_body(exc.result).model_dump(mode="json")  # nulls kept: the full response contract
+    return JSONResponse({**problem, **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
 
-    app.add_exception_handler(AllExpertsFailedError, on_all_failed)
+
+EXCEPTION_HANDLERS: dict[type[Exception], ExceptionHandler] = {AllExpertsFailedError: research_failure_response}
