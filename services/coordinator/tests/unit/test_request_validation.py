@@ -15,7 +15,6 @@ from coordinator.domain.exceptions import (
     DuplicateExpertError,
     ExpertsEmptyError,
     InvalidOptionsError,
-    ResearchRequestError,
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
@@ -201,7 +200,7 @@ async def test_a_date_after_today_is_refused_before_anything_runs(where: str) ->
         if where == "top_level"
         else {"options": {"technical_analyst": {"analysis_date": future}}}
     )
-    with pytest.raises(ResearchRequestError) as caught:
+    with pytest.raises(InvalidRequestError) as caught:
         await service(orchestrator).execute(ResearchCommand(symbol="600519.SH", experts=["technical_analyst"], **dated))
     assert caught.value.code == "analysis_date_in_future"
     assert orchestrator.requests == []
@@ -210,7 +209,7 @@ async def test_a_date_after_today_is_refused_before_anything_runs(where: str) ->
 @pytest.mark.parametrize("given", ["2025-02-30", "30/09/2025", "20250930", "", "2025-9-30", "２０２５-09-30"])
 async def test_a_top_level_date_that_is_no_iso_day_is_an_invalid_request(given: str) -> None:
     orchestrator = FakeOrchestrator()
-    with pytest.raises(ResearchRequestError) as caught:
+    with pytest.raises(InvalidRequestError) as caught:
         await service(orchestrator).execute(
             ResearchCommand(symbol="600519.SH", experts=["macro_intelligence"], analysis_date=given)
         )

@@ -5,11 +5,9 @@ InvalidRequestError (shared_contracts.errors, with SymbolRequiredError and Inval
 │   ├── ExpertsEmptyError          experts_empty
 │   ├── UnknownExpertError         unknown_expert
 │   ├── DuplicateExpertError       duplicate_expert
-│   ├── InvalidOptionsError        invalid_options (options of an expert not requested, unknown or malformed)
-│   ├── ConflictingAnalysisDateError  conflicting_analysis_date (with options.technical_analyst.analysis_date)
-│   └── AnalysisDateInFutureError  analysis_date_in_future
-└── ScorecardQueryError            invalid_request: ScorecardEngineError invalid_engine, ScorecardDateError
-                                   invalid_date, ScorecardDateRangeError invalid_date_range
+│   (shared: InvalidOptionsError, ConflictingAnalysisDateError, AnalysisDateInFutureError)
+└── ScorecardQueryError            invalid_request: ScorecardEngineError invalid_engine
+                                   (shared: InvalidDateError, InvalidDateRangeError for start/end)
 CoordinatorError
 ├── AllExpertsFailedError          500 all_experts_failed (carries the full result); when every expert failed
 │   │                              for the caller's mistake, as research said:
@@ -35,7 +33,23 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from shared_contracts.errors import InvalidRequestError, ServiceError
+from shared_contracts.errors import (
+    AnalysisDateInFutureError,
+    ConflictingAnalysisDateError,
+    InvalidDateError,
+    InvalidDateRangeError,
+    InvalidOptionsError,
+    InvalidRequestError,
+    ServiceError,
+)
+
+__all__ = [
+    "AnalysisDateInFutureError",
+    "ConflictingAnalysisDateError",
+    "InvalidDateError",
+    "InvalidDateRangeError",
+    "InvalidOptionsError",
+]
 
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
@@ -61,32 +75,12 @@ class DuplicateExpertError(ResearchRequestError):
     code = "duplicate_expert"
 
 
-class InvalidOptionsError(ResearchRequestError):
-    code = "invalid_options"
-
-
-class ConflictingAnalysisDateError(ResearchRequestError):
-    code = "conflicting_analysis_date"
-
-
-class AnalysisDateInFutureError(ResearchRequestError):
-    code = "analysis_date_in_future"
-
-
 class ScorecardQueryError(InvalidRequestError):
     code = "invalid_request"
 
 
 class ScorecardEngineError(ScorecardQueryError):
     code = "invalid_engine"
-
-
-class ScorecardDateError(ScorecardQueryError):
-    code = "invalid_date"
-
-
-class ScorecardDateRangeError(ScorecardQueryError):
-    code = "invalid_date_range"
 
 
 class AllExpertsFailedError(CoordinatorError):

@@ -22,6 +22,11 @@ from __future__ import annotations
 from datetime import date
 
 from shared_contracts.errors import (
+    AnalysisDateInFutureError,
+    ConflictingAnalysisDateError,
+    InvalidDateError,
+    InvalidDateRangeError,
+    InvalidOptionsError,
     InvalidRequestError,
     InvalidSymbolError,
     LLMOutputParseError,
@@ -29,31 +34,21 @@ from shared_contracts.errors import (
     SymbolRequiredError,
 )
 
-__all__ = ["InvalidRequestError", "InvalidSymbolError", "LLMOutputParseError", "SymbolRequiredError"]
+__all__ = [
+    "AnalysisDateInFutureError",
+    "ConflictingAnalysisDateError",
+    "InvalidDateError",
+    "InvalidDateRangeError",
+    "InvalidOptionsError",
+    "InvalidRequestError",
+    "InvalidSymbolError",
+    "LLMOutputParseError",
+    "SymbolRequiredError",
+]
 
 
 class ResearchError(ServiceError):
     code = "internal_error"
-
-
-class InvalidOptionsError(InvalidRequestError):
-    code = "invalid_options"
-
-
-class InvalidDateError(InvalidRequestError):
-    code = "invalid_date"
-
-
-class InvalidDateRangeError(InvalidRequestError):
-    code = "invalid_date_range"
-
-
-class ConflictingAnalysisDateError(InvalidRequestError):
-    code = "conflicting_analysis_date"
-
-
-class AnalysisDateInFutureError(InvalidRequestError):
-    code = "analysis_date_in_future"
 
 
 class NotFoundError(ResearchError):

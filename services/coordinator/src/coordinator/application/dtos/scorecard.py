@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from coordinator.domain.exceptions import (
-    ScorecardDateError,
-    ScorecardDateRangeError,
+    InvalidDateError,
+    InvalidDateRangeError,
     ScorecardEngineError,
 )
 from coordinator.domain.ports.session_repository import VerdictFilter
@@ -46,7 +46,7 @@ class ScorecardQuery(VerdictFilter):
             raise ScorecardEngineError(f"engine must be 'rules' or an LLM model name ({limit})")
         first, last = _day("start", start), _day("end", end)
         if first is not None and last is not None and first > last:
-            raise ScorecardDateRangeError(f"start {first.isoformat()} is after end {last.isoformat()}")
+            raise InvalidDateRangeError(f"start {first.isoformat()} is after end {last.isoformat()}")
         return cls(symbol=wanted, engine=named, client_id=client_id, start=first, end=last)
 
 
@@ -55,5 +55,5 @@ def _day(name: str, value: str | None) -> date | None:
         return None
     text = value.strip()
     if not is_iso_date(text):
-        raise ScorecardDateError(f"{name} must be a YYYY-MM-DD day (got {text[:40]!r})")
+        raise InvalidDateError(f"{name} must be a YYYY-MM-DD day (got {text[:40]!r})")
     return date.fromisoformat(text)

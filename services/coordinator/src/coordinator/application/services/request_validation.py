@@ -19,8 +19,6 @@ from pydantic import ValidationError
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import (
-    AnalysisDateInFutureError,
-    ConflictingAnalysisDateError,
     DuplicateExpertError,
     ExpertsEmptyError,
     InvalidOptionsError,
@@ -28,7 +26,7 @@ from coordinator.domain.exceptions import (
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
-from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
+from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError, resolve_analysis_date
 from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
@@ -49,7 +47,13 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     experts = _experts(command.experts)
     given_date = _analysis_date(command.analysis_date)
     options = _options(experts, command.options or {})
-    analysis_date = _resolved_date(given_date, options.get(_TECHNICAL, {}).get(_DATE_OPTION), today)
+    option = options.get(_TECHNICAL, {}).get(_DATE_OPTION)
+    analysis_date = resolve_analysis_date(
+        given_date,
+        date.fromisoformat(option) if option is not None else None,
+        today(),
+        option_name="options.technical_analyst.analysis_date",
+    )
     if _TECHNICAL in options:
         options[_TECHNICAL][_DATE_OPTION] = analysis_date.isoformat()
     return ResearchRequest(
@@ -80,24 +84,6 @@ def _analysis_date(value: str | None) -> date | None:
         shown = str(value)[:40]
         raise ResearchRequestError(f"analysis_date: must be a YYYY-MM-DD string naming a real day (got {shown!r})")
     return date.fromisoformat(value)
-
-
-def _resolved_date(given: date | None, technical_option: str | None, today: Callable[[], date]) -> date:
-    """The top-level date, else the technical analyst's option (validated ISO text), else today; never after
-    today (a research is made as of a day that has happened)."""
-    option = date.fromisoformat(technical_option) if technical_option is not None else None
-    if given is not None and option is not None and given != option:
-        raise ConflictingAnalysisDateError(
-            f"analysis_date {given.isoformat()} and options.technical_analyst.analysis_date "
-            f"{option.isoformat()} differ; give one date (or the same in both)"
-        )
-    resolved, now = given or option or today(), today()
-    if resolved > now:
-        raise AnalysisDateInFutureError(
-            f"analysis_date {resolved.isoformat()} is after today ({now.isoformat()}): a research is made as of "
-            "a day that has happened"
-        )
-    return resolved
 
 
 def _options(experts: list[ExpertType], given: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

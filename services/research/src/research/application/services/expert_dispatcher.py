@@ -15,11 +15,10 @@ from research.application.services.macro_intelligence_service import MacroIntell
 from research.application.services.technical_analyst_service import TechnicalAnalystService
 from research.application.services.valuation_modeler_service import ValuationModelerService
 from research.domain.exceptions import (
-    AnalysisDateInFutureError,
-    ConflictingAnalysisDateError,
     InvalidOptionsError,
     UnknownExpertError,
 )
+from shared_contracts.errors import resolve_analysis_date
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType, FinancialAuditorOptions, TechnicalAnalystOptions
 
 
@@ -39,23 +38,6 @@ def parse_options(expert: ExpertType, options: dict[str, Any] | None) -> BaseMod
         raise InvalidOptionsError(f"invalid options for {expert.value}: {where}") from None
 
 
-def resolve_analysis_date(given: date | None, option: date | None, today: Callable[[], date]) -> date:
-    """The research's one date: ``analysis_date``, else the technical analyst's option, else today; never later
-    than today."""
-    if given is not None and option is not None and given != option:
-        raise ConflictingAnalysisDateError(
-            f"analysis_date {given.isoformat()} and options.analysis_date {option.isoformat()} differ; "
-            "give one, or the same date in both"
-        )
-    resolved, now = given or option or today(), today()
-    if resolved > now:
-        raise AnalysisDateInFutureError(
-            f"analysis_date {resolved.isoformat()} is after today ({now.isoformat()}): a research is made as of "
-            "a day that has happened"
-        )
-    return resolved
-
-
 @dataclass(frozen=True)
 class ExpertDispatcher:
     technical: TechnicalAnalystService
@@ -73,7 +55,7 @@ class ExpertDispatcher:
         expert = parse_expert(expert_name)
         parsed = parse_options(expert, options)
         option_date = parsed.analysis_date if isinstance(parsed, TechnicalAnalystOptions) else None
-        on = resolve_analysis_date(analysis_date, option_date, self.today)
+        on = resolve_analysis_date(analysis_date, option_date, self.today(), option_name="options.analysis_date")
         if expert is ExpertType.TECHNICAL_ANALYST:
             return await self.technical.run(symbol, on)
         if expert is ExpertType.FINANCIAL_AUDITOR:
