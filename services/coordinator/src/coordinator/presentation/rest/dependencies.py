@@ -1,4 +1,5 @@
-"""What the routes take from the request: the container's use cases (``app.state.container``) and the viewer."""
+"""What the routes take from the request: the container's use cases (``app.state.container``) and the viewer.
+Each dependency is a coroutine: FastAPI runs a plain function in its thread pool, a hop per request."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from coordinator.domain.model.viewer import Viewer
 from shared_contracts.service.authentication import client_of
 
 
-def get_container(request: Request) -> CoordinatorContainer:
+async def get_container(request: Request) -> CoordinatorContainer:
     container: CoordinatorContainer = request.app.state.container
     return container
 
@@ -22,19 +23,19 @@ def get_container(request: Request) -> CoordinatorContainer:
 ContainerDep = Annotated[CoordinatorContainer, Depends(get_container)]
 
 
-def get_research_service(container: ContainerDep) -> ResearchOrchestrationService:
+async def get_research_service(container: ContainerDep) -> ResearchOrchestrationService:
     return container.research_service
 
 
-def get_session_queries(container: ContainerDep) -> SessionQueryService:
+async def get_session_queries(container: ContainerDep) -> SessionQueryService:
     return container.session_queries
 
 
-def get_outcome_service(container: ContainerDep) -> SessionOutcomeService:
+async def get_outcome_service(container: ContainerDep) -> SessionOutcomeService:
     return container.outcome_service
 
 
-def get_viewer(request: Request) -> Viewer:
+async def get_viewer(request: Request) -> Viewer:
     """The caller's own sessions, or every client's for an ``admin`` key (``AUTH_MODE=none``: the local user,
     who sees all)."""
     client = client_of(request)

@@ -1,4 +1,5 @@
-"""What the routes take from the container (``app.state.container``)."""
+"""What the routes take from the container (``app.state.container``).
+Each dependency is a coroutine: FastAPI runs a plain function in its thread pool, a hop per request."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from judge.application.services.judge_service import JudgeService
 from judge.container import JudgeContainer
 
 
-def get_container(request: Request) -> JudgeContainer:
+async def get_container(request: Request) -> JudgeContainer:
     container: JudgeContainer = request.app.state.container
     return container
 
 
-def get_judge_service(container: Annotated[JudgeContainer, Depends(get_container)]) -> JudgeService:
+async def get_judge_service(container: Annotated[JudgeContainer, Depends(get_container)]) -> JudgeService:
     return container.judge_service
 
 

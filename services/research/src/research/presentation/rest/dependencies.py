@@ -1,4 +1,5 @@
-"""What the routes take from the container (``app.state.container``)."""
+"""What the routes take from the container (``app.state.container``).
+Each dependency is a coroutine: FastAPI runs a plain function in its thread pool, a hop per request."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from research.domain.ports.market_data import IMarketDataProvider
 from shared_contracts.engine import EngineInfo
 
 
-def get_container(request: Request) -> ResearchContainer:
+async def get_container(request: Request) -> ResearchContainer:
     container: ResearchContainer = request.app.state.container
     return container
 
@@ -20,15 +21,15 @@ def get_container(request: Request) -> ResearchContainer:
 ContainerDep = Annotated[ResearchContainer, Depends(get_container)]
 
 
-def get_expert_dispatcher(container: ContainerDep) -> ExpertDispatcher:
+async def get_expert_dispatcher(container: ContainerDep) -> ExpertDispatcher:
     return container.experts
 
 
-def get_market_data(container: ContainerDep) -> IMarketDataProvider:
+async def get_market_data(container: ContainerDep) -> IMarketDataProvider:
     return container.provider
 
 
-def get_engine(container: ContainerDep) -> EngineInfo:
+async def get_engine(container: ContainerDep) -> EngineInfo:
     return container.engine
 
 
