@@ -10,15 +10,14 @@ from coordinator_fakes import FakeOrchestrator, InMemorySessionRepository
 
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
-from coordinator.domain.exceptions import (
-    ConflictingAnalysisDateError,
-    DuplicateExpertError,
-    ExpertsEmptyError,
-    InvalidOptionsError,
-    UnknownExpertError,
-)
+from coordinator.domain.exceptions import DuplicateExpertError, ExpertsEmptyError, UnknownExpertError
 from coordinator.domain.model.enums import ExpertType
-from shared_contracts.errors import InvalidRequestError, SymbolRequiredError
+from shared_contracts.errors import (
+    ConflictingAnalysisDateError,
+    InvalidOptionsError,
+    InvalidRequestError,
+    SymbolRequiredError,
+)
 from shared_contracts.problems import PROBLEM_STATUS
 
 TODAY = date(2026, 3, 2)

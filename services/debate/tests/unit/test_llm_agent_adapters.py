@@ -8,12 +8,12 @@ import pytest
 from debate_fakes import BULK_SENTINELS, ScriptedLLM, bear_argument, bull_argument, raw_research_results, scripted_llm
 
 from debate.domain.dtos.debate_input import DebateInput
-from debate.domain.exceptions import LLMOutputParseError
 from debate.infrastructure.adapters.bear_advocate_agent_adapter import BearAdvocateAgentAdapter
 from debate.infrastructure.adapters.bull_advocate_agent_adapter import BullAdvocateAgentAdapter
 from debate.infrastructure.adapters.prompted_agent import PROMPTS_ROOT
 from debate.infrastructure.adapters.resolution_agent_adapter import ResolutionAgentAdapter
 from debate.infrastructure.agents.prompt_blocks import REASONING_MAX_CHARS
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.projection import project_data_quality, project_expert_results
 
 

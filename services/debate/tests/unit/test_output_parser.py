@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from debate.domain.dtos.resolution_result import ResolutionResult
-from debate.domain.exceptions import LLMOutputParseError
 from debate.infrastructure.agents.output_parser import check_sources, parse_agent_output
 from debate.infrastructure.agents.output_schemas import BullAdvocateOutput
+from shared_contracts.errors import LLMOutputParseError
 
 VALID_RESOLUTION = (
     '{"direction": "BEARISH", "confidence": 0.35, '

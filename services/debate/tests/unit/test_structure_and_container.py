@@ -11,7 +11,6 @@ import debate
 from debate.api.routes import ROUTERS
 from debate.container import build_container
 from debate.domain.dtos.debate_input import DebateInput
-from debate.domain.exceptions import LLMOutputParseError
 from debate.infrastructure.adapters.bear_advocate_agent_adapter import BearAdvocateAgentAdapter
 from debate.infrastructure.adapters.bull_advocate_agent_adapter import BullAdvocateAgentAdapter
 from debate.infrastructure.adapters.llm_adapter import LLMAdapter
@@ -21,6 +20,7 @@ from debate.infrastructure.rules.resolution import RulesResolutionAgent
 from debate.main import create_app
 from debate.presentation.rest import debate_router
 from debate.settings import Settings
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.projection import project_expert_results
 
 PACKAGE = Path(debate.__file__).parent

@@ -14,9 +14,9 @@ from fastapi import FastAPI
 from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, SpyJudgeAgent, chat_completion, llm_answer, wire_body
 
 from judge.container import JudgeContainer, build_container
-from judge.domain.exceptions import LLMOutputParseError
 from judge.main import create_app
 from judge.settings import Settings
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.judge import Verdict
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 

@@ -7,11 +7,12 @@ import pytest
 from judge_fakes import make_input
 
 from judge.domain.dtos.judge_input import KeyLevels
-from judge.domain.exceptions import InvalidJudgeInputError, InvalidSymbolError, SymbolRequiredError
+from judge.domain.exceptions import InvalidJudgeInputError
 from judge.domain.model.enums import Action, Direction, TimeHorizon, opposes
 from judge.domain.model.risk import is_a_share, lot_size
 from shared_contracts import debate as wire_debate
 from shared_contracts import judge as wire_judge
+from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 
 
 def test_enums_equal_the_published_vocabularies() -> None:

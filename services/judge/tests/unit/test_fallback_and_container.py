@@ -11,10 +11,10 @@ from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, chat_completion, l
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.container import build_container
-from judge.domain.exceptions import LLMOutputParseError
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
 from shared_contracts.engine import EngineInfo
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError
 from shared_contracts.llm.fallback import RulesFallback
 from shared_contracts.service.settings import ConfigurationError, load_settings

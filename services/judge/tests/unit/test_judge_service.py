@@ -11,8 +11,9 @@ from judge.application.dtos.verdict_dto import VerdictDTO
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
-from judge.domain.exceptions import ContradictoryVerdictError, LLMOutputParseError
+from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model.enums import Action, Direction, TimeHorizon
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError
 
 

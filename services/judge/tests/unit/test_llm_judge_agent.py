@@ -12,13 +12,13 @@ from judge_fakes import RecordingLLMEndpoint, chat_completion, llm_answer, make_
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.judge_input import KeyLevels
-from judge.domain.exceptions import LLMOutputParseError
 from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.infrastructure.adapters.judge_agent_adapter import (
     LIST_MAX_ITEMS,
     THESIS_MAX_CHARS,
     JudgeAgentAdapter,
 )
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 

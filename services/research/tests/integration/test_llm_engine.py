@@ -15,13 +15,13 @@ from contract_testkit import RecordingLLMEndpoint, chat_completion
 from research_fakes import FakeMarketDataProvider, answering, make_bars
 
 from research.container import build_container
-from research.domain.exceptions import LLMOutputParseError
 from research.domain.model.market_data import NewsItem
 from research.domain.ports.market_data import IMarketDataProvider
 from research.infrastructure.agents.llm_agent import NEWS_MAX_CHARS
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.main import create_app
 from research.settings import Settings
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.experts import ExpertType
 from shared_contracts.research import (
     CatalystDetectiveResult,

@@ -34,22 +34,9 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from shared_contracts.errors import (
-    AnalysisDateInFutureError,
-    ConflictingAnalysisDateError,
-    InvalidDateError,
-    InvalidDateRangeError,
-    InvalidOptionsError,
     InvalidRequestError,
     ServiceError,
 )
-
-__all__ = [
-    "AnalysisDateInFutureError",
-    "ConflictingAnalysisDateError",
-    "InvalidDateError",
-    "InvalidDateRangeError",
-    "InvalidOptionsError",
-]
 
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult

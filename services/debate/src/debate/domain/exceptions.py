@@ -21,12 +21,7 @@ from typing import Any
 
 from shared_contracts.errors import (
     InvalidRequestError,
-    InvalidSymbolError,
-    LLMOutputParseError,
-    SymbolRequiredError,
 )
-
-__all__ = ["InvalidSymbolError", "LLMOutputParseError", "SymbolRequiredError"]
 
 
 class InvalidDebateInputError(InvalidRequestError):

@@ -17,13 +17,8 @@ from __future__ import annotations
 
 from shared_contracts.errors import (
     InvalidRequestError,
-    InvalidSymbolError,
-    LLMOutputParseError,
     ServiceError,
-    SymbolRequiredError,
 )
-
-__all__ = ["InvalidSymbolError", "LLMOutputParseError", "SymbolRequiredError"]
 
 
 class InvalidJudgeInputError(InvalidRequestError):

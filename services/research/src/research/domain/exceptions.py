@@ -22,29 +22,8 @@ from __future__ import annotations
 from datetime import date
 
 from shared_contracts.errors import (
-    AnalysisDateInFutureError,
-    ConflictingAnalysisDateError,
-    InvalidDateError,
-    InvalidDateRangeError,
-    InvalidOptionsError,
-    InvalidRequestError,
-    InvalidSymbolError,
-    LLMOutputParseError,
     ServiceError,
-    SymbolRequiredError,
 )
-
-__all__ = [
-    "AnalysisDateInFutureError",
-    "ConflictingAnalysisDateError",
-    "InvalidDateError",
-    "InvalidDateRangeError",
-    "InvalidOptionsError",
-    "InvalidRequestError",
-    "InvalidSymbolError",
-    "LLMOutputParseError",
-    "SymbolRequiredError",
-]
 
 
 class ResearchError(ServiceError):

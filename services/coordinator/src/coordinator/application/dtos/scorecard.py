@@ -5,13 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from coordinator.domain.exceptions import (
-    InvalidDateError,
-    InvalidDateRangeError,
-    ScorecardEngineError,
-)
+from coordinator.domain.exceptions import ScorecardEngineError
 from coordinator.domain.ports.session_repository import VerdictFilter
-from shared_contracts.errors import InvalidSymbolError
+from shared_contracts.errors import InvalidDateError, InvalidDateRangeError, InvalidSymbolError
 from shared_contracts.experts import is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 

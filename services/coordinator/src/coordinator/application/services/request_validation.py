@@ -21,12 +21,11 @@ from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import (
     DuplicateExpertError,
     ExpertsEmptyError,
-    InvalidOptionsError,
     ResearchRequestError,
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
-from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError, resolve_analysis_date
+from shared_contracts.errors import InvalidOptionsError, InvalidSymbolError, SymbolRequiredError, resolve_analysis_date
 from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from debate.domain.exceptions import LLMOutputParseError
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.json_output import parse_model_output
 

@@ -13,6 +13,7 @@ from debate.domain import exceptions as errors
 from debate.domain.dtos.debate_input import EXPERT_NAME_PATTERN, MAX_EXPERTS, SYMBOL_PATTERN, DebateInput
 from shared_contracts import projection
 from shared_contracts.debate import DebateOutcome, DebateRunRequest
+from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.experts import stance_of
 from shared_contracts.symbols import canonical_symbol
 
@@ -22,9 +23,9 @@ __all__ = ["DebateOutcome", "DebateRunRequest", "to_debate_input"]
 def to_debate_input(request: DebateRunRequest) -> DebateInput:
     symbol = (request.symbol or "").strip()
     if not symbol:
-        raise errors.SymbolRequiredError("symbol is required")
+        raise SymbolRequiredError("symbol is required")
     if not SYMBOL_PATTERN.match(symbol):
-        raise errors.InvalidSymbolError(f"symbol {symbol!r} is not a ticker-like code (e.g. 600519.SH, AAPL)")
+        raise InvalidSymbolError(f"symbol {symbol!r} is not a ticker-like code (e.g. 600519.SH, AAPL)")
     symbol = canonical_symbol(symbol)
     results = request.expert_results
     if not results:

@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from judge.domain.exceptions import InvalidJudgeInputError, InvalidSymbolError, SymbolRequiredError
+from judge.domain.exceptions import InvalidJudgeInputError
 from judge.domain.model.enums import Direction, TimeHorizon
 from judge.domain.model.risk import Volatility, volatility_from
+from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.judge import JUDGE_TICKER_PATTERN
 
 _SYMBOL = re.compile(f"^{JUDGE_TICKER_PATTERN}$")

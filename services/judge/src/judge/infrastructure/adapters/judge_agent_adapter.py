@@ -12,13 +12,13 @@ import structlog
 
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
-from judge.domain.exceptions import LLMOutputParseError
 from judge.domain.model import risk
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
 from judge.infrastructure.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
 from judge.infrastructure.rules.texts import price_text
 from shared_contracts.engine import EngineInfo
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.json_output import parse_model_output

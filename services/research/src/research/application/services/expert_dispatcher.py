@@ -14,11 +14,8 @@ from research.application.services.financial_auditor_service import FinancialAud
 from research.application.services.macro_intelligence_service import MacroIntelligenceService
 from research.application.services.technical_analyst_service import TechnicalAnalystService
 from research.application.services.valuation_modeler_service import ValuationModelerService
-from research.domain.exceptions import (
-    InvalidOptionsError,
-    UnknownExpertError,
-)
-from shared_contracts.errors import resolve_analysis_date
+from research.domain.exceptions import UnknownExpertError
+from shared_contracts.errors import InvalidOptionsError, resolve_analysis_date
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType, FinancialAuditorOptions, TechnicalAnalystOptions
 
 

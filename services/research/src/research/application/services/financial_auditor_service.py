@@ -9,9 +9,9 @@ from typing import Any
 from research.application.services.expert_service import ExpertService
 from research.domain.analysis.financial import FinancialFacts, compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.exceptions import InvalidOptionsError
 from research.domain.model.verdicts import FinancialVerdict
 from research.domain.staleness import report_staleness
+from shared_contracts.errors import InvalidOptionsError
 from shared_contracts.experts import FINANCIAL_LIMIT_MAX
 from shared_contracts.research import FinancialAuditorResult
 

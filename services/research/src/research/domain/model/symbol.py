@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from research.domain.exceptions import InvalidSymbolError, SymbolRequiredError
+from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.symbols import SymbolSyntaxError, parse_symbol
 
 

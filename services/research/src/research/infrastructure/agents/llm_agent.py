@@ -12,11 +12,11 @@ from pydantic import BaseModel
 
 from research.domain.analysis.catalyst import CatalystFacts
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.exceptions import LLMOutputParseError
 from research.domain.model.verdicts import AgentAnswer
 from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language
 from shared_contracts.engine import EngineInfo
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.fallback import RulesFallback

@@ -9,9 +9,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import WithJsonSchema
 
-from research.domain.exceptions import InvalidDateError, InvalidDateRangeError
 from research.domain.model.symbol import Symbol
 from research.presentation.rest.dependencies import MarketDataDep
+from shared_contracts.errors import InvalidDateError, InvalidDateRangeError
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, is_iso_date
 from shared_contracts.research import PriceBar, PriceBars
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
