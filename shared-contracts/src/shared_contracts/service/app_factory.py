@@ -88,32 +88,19 @@ C = TypeVar("C", bound=Closable)
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
 
-def container_lifespan(
-    given: C | None,
-    open_container: Callable[[], AbstractAsyncContextManager[C]],
-    *,
-    on_start: Callable[[FastAPI, C], None] | None = None,
-    on_stop: Callable[[FastAPI], None] | None = None,
-) -> Lifespan:
+def container_lifespan(given: C | None, open_container: Callable[[], AbstractAsyncContextManager[C]]) -> Lifespan:
     """The lifespan of every service: ``app.state.container`` is the ``given`` container (the caller's, not
-    closed here) or the one ``open_container()`` opens at start-up and closes at shutdown (for a plain
-    container, ``lambda: contextlib.aclosing(build_container(settings))``). ``on_start`` runs once the
-    container is in place; ``on_stop`` at shutdown, before the container is closed. While the app serves,
-    what start-up built is frozen out of the garbage collector's full collections (``heap``)."""
+    closed here) or the one ``open_container()`` opens at start-up and closes at shutdown (``lambda:
+    open_container(settings)``). While the app serves, what start-up built is frozen out of the garbage
+    collector's full collections (``heap``)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
             built = given if given is not None else await stack.enter_async_context(open_container())
             app.state.container = built
-            if on_start is not None:
-                on_start(app, built)
-            try:
-                with startup_heap_frozen():
-                    yield
-            finally:
-                if on_stop is not None:
-                    on_stop(app)
+            with startup_heap_frozen():
+                yield
 
     return lifespan
 
