@@ -55,6 +55,7 @@ PROBLEM_STATUS: dict[str, int] = {
     # 5xx: ours, or an upstream's (data provider, LLM, peer service)
     "internal_error": 500,
     "all_experts_failed": 500,
+    "session_error": 500,
     "llm_output_invalid": 500,  # the debate spec fixes it: an answer the engine cannot read is our failure
     "verdict_rejected": 500,
     "verdict_contradicts_debate": 500,
@@ -62,7 +63,6 @@ PROBLEM_STATUS: dict[str, int] = {
     "llm_upstream_error": 502,
     "data_provider_error": 502,
     "gateway_error": 502,
-    "session_error": 500,
     "peer_error": 502,
     "peer_contract": 502,
     "llm_unavailable": 503,

@@ -3,8 +3,8 @@
 LLMError
 ├── LLMUnavailableError  (llm_unavailable: connection refused/reset, 5xx, 429)             → 503
 ├── LLMTimeoutError      (llm_timeout: no answer within LLM_TIMEOUT_SECONDS, or a 408)     → 504
-├── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 500
-└── LLMJSONError         (llm_output_invalid: no valid JSON object, or output cut off)            → 500
+├── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 502
+└── LLMJSONError         (llm_output_invalid: no valid JSON object, or output cut off)      → 500
 
 A message is our own summary (the status the endpoint answered, the class of the exception, what was wrong
 with the output), never the endpoint's response text or an SDK exception's message, either of which can
