@@ -141,6 +141,38 @@ class Verdict(BaseModel):
         ),
     )
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    score: float | None = Field(
+        default=None,
+        ge=-1.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description=(
+            "The signed conviction the action is decided on, in [-1, 1], higher = more bullish: the debate's "
+            "composite of the stock's standing against its reference universe. None when no relative evidence "
+            "was available (the action is then HOLD)."
+        ),
+    )
+    universe_rank: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description=(
+            "The stock's percentile among its reference universe on the analysis date by the same composite "
+            "(0 = the weakest, 1 = the strongest); None where no universe cross-section was computed."
+        ),
+    )
+    market_exposure: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description=(
+            "The share of the stock-specific position the market view (macro backdrop) keeps, e.g. 0.6-1.0: "
+            "position_percent already includes it. The market view scales exposure; it never sets the direction. "
+            "None when the market view was not heard."
+        ),
+    )
     entry_strategy: str
     stop_loss: PriceLevel
     take_profit: PriceLevel
