@@ -105,9 +105,40 @@ class JudgeInput(BaseModel):
             "lots (100 shares for A-shares, 1 elsewhere): Verdict.position_shares."
         ),
     )
+    score: float | None = Field(
+        default=None,
+        ge=-1.0,
+        le=1.0,
+        allow_inf_nan=False,
+        strict=True,
+        description=(
+            "The stock's composite score in its reference universe (the debate outcome's score). With it the "
+            "rules engine decides BUY/SELL on the stock's standing (universe_rank, else the score) and coverage."
+        ),
+    )
+    universe_rank: float | None = Field(
+        default=None, ge=0.0, le=1.0, allow_inf_nan=False, strict=True, description="The score's percentile (0-1)."
+    )
+    standing_coverage: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        strict=True,
+        description="Share of the composite's weight that had data for this stock (below 0.5: no trade).",
+    )
+    market_view: Literal["FAVORABLE", "NEUTRAL", "UNFAVORABLE"] | None = Field(
+        default=None,
+        description=(
+            "The market-wide view (the macro expert's macro_environment). It scales the position "
+            "(Verdict.market_exposure), never the direction."
+        ),
+    )
 
     @model_validator(mode="after")
     def _range_in_order(self) -> JudgeInput:
+        if self.universe_rank is not None and self.score is None:
+            raise ValueError("universe_rank needs the score it ranks")
         low, high = self.intrinsic_value_low, self.intrinsic_value_high
         if low is not None and high is not None and low > high:
             raise ValueError("intrinsic_value_low must not be above intrinsic_value_high")

@@ -50,3 +50,27 @@ class RelativeStanding(BaseModel):
     factors: dict[str, FactorStanding] = Field(default_factory=dict, description="This expert's factors.")
     coverage: float = Field(ge=0.0, le=1.0, description="Share of this expert's factors with data for the stock.")
     composite: CompositeStanding | None = None
+
+
+TOP_RANK = 0.80
+BOTTOM_RANK = 0.20
+SCORE_EDGE = 0.35
+"""Without a universe rank: about the in-sample top/bottom fifth of composite scores lies beyond ±0.35."""
+MIN_STANDING_COVERAGE = 0.50
+Side = Literal["BULLISH", "BEARISH", "NEUTRAL"]
+
+
+def standing_side(score: float, universe_rank: float | None, coverage: float | None) -> tuple[Side, float]:
+    """(side, strength) of a stock's standing, what the debate's direction and the judge's action follow:
+    BULLISH when universe_rank ≥ ``TOP_RANK`` (the universe's top fifth), BEARISH when ≤ ``BOTTOM_RANK``, else
+    NEUTRAL; without a rank, by score beyond ±``SCORE_EDGE``; NEUTRAL whatever the rank when the coverage is
+    below ``MIN_STANDING_COVERAGE``. Strength: the distance from the universe's middle, |2·rank − 1| (|score|
+    without a rank) — 0 at the median, 1 at either end; not a probability."""
+    strength = round(abs(2.0 * universe_rank - 1.0) if universe_rank is not None else abs(score), 4)
+    if coverage is not None and coverage < MIN_STANDING_COVERAGE:
+        return "NEUTRAL", strength
+    if universe_rank is not None:
+        bullish, bearish = universe_rank >= TOP_RANK, universe_rank <= BOTTOM_RANK
+    else:
+        bullish, bearish = score >= SCORE_EDGE, score <= -SCORE_EDGE
+    return ("BULLISH" if bullish else "BEARISH" if bearish else "NEUTRAL"), strength

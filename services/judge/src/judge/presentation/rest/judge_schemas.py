@@ -32,6 +32,10 @@ def to_judge_input(body: wire.JudgeInput) -> JudgeInput:
         intrinsic_value_low=body.intrinsic_value_low,
         intrinsic_value_high=body.intrinsic_value_high,
         portfolio_value=body.portfolio_value,
+        score=body.score,
+        universe_rank=body.universe_rank,
+        standing_coverage=body.standing_coverage,
+        market_view=body.market_view,
     )
 
 
