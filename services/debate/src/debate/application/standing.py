@@ -2,27 +2,15 @@
 "Stock-specific composite (issue 35)").
 
 With a composite (``DebateInput.composite``) the experts' weighed votes argue the case, but the direction and
-the confidence follow the composite, so that no market-wide view can sweep every stock one way:
-
-- direction  BULLISH when universe_rank ≥ ``TOP_RANK`` (the universe's top fifth), BEARISH when ≤
-             ``BOTTOM_RANK``, else NEUTRAL; without a rank, BULLISH / BEARISH when score ≥ / ≤ ±``SCORE_EDGE``.
-             NEUTRAL whatever the rank when the composite's coverage is below ``MIN_COVERAGE``.
-- confidence the standing's distance from the universe's middle, |2·rank − 1| (|score| without a rank): not a
-             probability; a stock at the median scores 0, the top or bottom one 1.
+the confidence follow the composite (``shared_contracts.standing.standing_side``: top fifth of the universe
+bullish, bottom fifth bearish; confidence the distance from the universe's middle, not a probability), so
+that no market-wide view can sweep every stock one way.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from shared_contracts.debate import DebateOutcome
-from shared_contracts.standing import CompositeStanding
-
-TOP_RANK = 0.80
-BOTTOM_RANK = 0.20
-SCORE_EDGE = 0.35
-"""Without a universe rank: the in-sample top/bottom fifth of composite scores lies beyond about ±0.35."""
-MIN_COVERAGE = 0.50
+from shared_contracts.standing import CompositeStanding, standing_side
 
 _NOTE = {
     "zh": (
@@ -37,23 +25,9 @@ _NOTE = {
 }
 
 
-def standing_direction(composite: CompositeStanding) -> tuple[Literal["BULLISH", "BEARISH", "NEUTRAL"], float]:
-    """(direction, confidence) of the module doc."""
-    rank = composite.universe_rank
-    strength = abs(2.0 * rank - 1.0) if rank is not None else abs(composite.score)
-    if composite.coverage < MIN_COVERAGE:
-        return "NEUTRAL", round(strength, 4)
-    if rank is not None:
-        bullish, bearish = rank >= TOP_RANK, rank <= BOTTOM_RANK
-    else:
-        bullish, bearish = composite.score >= SCORE_EDGE, composite.score <= -SCORE_EDGE
-    direction: Literal["BULLISH", "BEARISH", "NEUTRAL"] = "BULLISH" if bullish else "BEARISH" if bearish else "NEUTRAL"
-    return direction, round(strength, 4)
-
-
 def follow_standing(outcome: DebateOutcome, composite: CompositeStanding, language: str) -> DebateOutcome:
     """The outcome with the standing's direction, confidence, score and rank, and a sentence saying so."""
-    direction, confidence = standing_direction(composite)
+    direction, confidence = standing_side(composite.score, composite.universe_rank, composite.coverage)
     rank = "n/a" if composite.universe_rank is None else f"{composite.universe_rank:.2f}"
     note = _NOTE["zh" if language == "zh" else "en"].format(
         score=composite.score, rank=rank, coverage=composite.coverage
