@@ -49,8 +49,10 @@ def test_the_registered_weights_sum_to_one_and_the_composite_stays_in_range() ->
     best = {s.name: (1.0 if s.bullish_when == "high" else 0.0) for s in COMPOSITE}
     worst = {s.name: 1.0 - p for s, p in zip(COMPOSITE, best.values(), strict=True)}
     top, bottom = composite(best), composite(worst)
-    assert top is not None and bottom is not None
-    assert top.score == pytest.approx(1.0) and bottom.score == pytest.approx(-1.0)
+    assert top is not None
+    assert bottom is not None
+    assert top.score == pytest.approx(1.0)
+    assert bottom.score == pytest.approx(-1.0)
     assert top.coverage == pytest.approx(1.0)
 
 
@@ -94,14 +96,16 @@ async def test_ranks_spread_over_the_universe_and_the_sides_stay_within_a_fifth_
     sides = []
     for name in provider.bars:
         found = await standing.standing(Symbol.parse(name), DAY, "technical")
-        assert found is not None and found.composite is not None
+        assert found is not None
+        assert found.composite is not None
         assert found.universe_size == 20
         rank = found.composite.universe_rank
         assert rank is not None
         sides.append(standing_side(found.composite.score, rank, found.composite.coverage)[0])
     assert sides.count("BULLISH") <= 0.6 * len(sides)
     assert sides.count("BEARISH") <= 0.6 * len(sides)
-    assert 0 < sides.count("BULLISH") <= 5 and 0 < sides.count("BEARISH") <= 5
+    assert 0 < sides.count("BULLISH") <= 5
+    assert 0 < sides.count("BEARISH") <= 5
 
 
 async def test_a_stock_outside_the_universe_is_placed_against_it() -> None:
@@ -110,7 +114,8 @@ async def test_a_stock_outside_the_universe_is_placed_against_it() -> None:
     provider = FakeMarketDataProvider(bars={**bars, "000001.SZ": outsider})
     standing = UniverseStanding(PointInTimeData(provider), list(bars), "configured list")
     found = await standing.standing(Symbol.parse("000001.SZ"), DAY, "technical")
-    assert found is not None and found.composite is not None
+    assert found is not None
+    assert found.composite is not None
     assert found.universe_size == 10
     assert found.factors["return_1m"].percentile == 0.0
     assert found.factors["return_1m"].weight == 0.25
@@ -142,7 +147,8 @@ async def test_on_the_snapshot_no_day_gives_more_than_60_percent_one_side() -> N
         sides = []
         for name in section.factors:
             found = await standing.standing(Symbol.parse(name), day, "technical")
-            assert found is not None and found.composite is not None
+            assert found is not None
+            assert found.composite is not None
             c = found.composite
             sides.append(standing_side(c.score, c.universe_rank, c.coverage)[0])
         assert len(sides) >= 100, day
