@@ -67,7 +67,11 @@ def _research(client: httpx.Client, status: int = 200, **body: Any) -> dict[str,
 
 
 def _expected_action(debate: dict[str, Any]) -> str:
-    """The judge's rules policy (services/judge/README.md): BUY/SELL only on a directional call at ≥ 0.60."""
+    """The judge's rules policy (services/judge/README.md): with the stock's standing (``score``), the debate's
+    direction (the universe's top or bottom fifth) is the action; without it, BUY/SELL only on a directional
+    call at ≥ 0.60."""
+    if "score" in debate:
+        return {"BULLISH": "BUY", "BEARISH": "SELL"}.get(debate["direction"], "HOLD")
     if debate["confidence"] >= 0.60 and debate["direction"] in ("BULLISH", "BEARISH"):
         return "BUY" if debate["direction"] == "BULLISH" else "SELL"
     return "HOLD"

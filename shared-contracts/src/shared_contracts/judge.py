@@ -171,7 +171,17 @@ class Verdict(BaseModel):
             "recomputed from it. 0: the position's budget is below one lot. None otherwise."
         ),
     )
-    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    confidence: float = Field(
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description=(
+            "Not a probability of profit. With the stock's standing (rules engine): its distance from the "
+            "universe's middle, |2 × universe_rank − 1| (0 at the median, 1 at either end; every BUY/SELL states "
+            "more than every HOLD). Without it: the debate's confidence discounted for open disagreements "
+            "(services/judge/README.md)."
+        ),
+    )
     score: float | None = Field(
         default=None,
         ge=-1.0,
