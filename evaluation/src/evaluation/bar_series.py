@@ -7,6 +7,8 @@ for, so those functions see exactly the bars they would find in the whole series
 from __future__ import annotations
 
 import bisect
+import itertools
+import statistics
 from collections.abc import Mapping, Sequence
 from datetime import date
 
@@ -16,7 +18,9 @@ from shared_contracts.scoring import DailyBar
 class BarSeries:
     """A symbol's bars, oldest first (sorted on construction)."""
 
-    def __init__(self, bars: Sequence[DailyBar]) -> None:
+    def __init__(self, bars: Sequence[DailyBar], symbol: str = "") -> None:
+        self.symbol = symbol
+        """Whose bars (it decides the daily price limits); empty: no limits."""
         self.bars = sorted(bars, key=lambda bar: bar.day)
         self.days = [bar.day for bar in self.bars]
 
@@ -37,6 +41,21 @@ class BarSeries:
         index = self.last_index(day)
         return self.bars[index : index + 1 + holding_days] if index >= 0 else []
 
+    def next_index(self, day: date) -> int | None:
+        """The index of the first bar after ``day`` (where an order placed on ``day``'s close is filled, at its
+        open); None when there is none yet."""
+        index = bisect.bisect_right(self.days, day)
+        return index if index < len(self.bars) else None
+
+    def daily_volatility(self, day: date, window: int) -> float | None:
+        """The standard deviation of the last ``window`` close-to-close returns up to ``day``'s close; None with
+        fewer than ``window`` returns."""
+        closes = self.closes_up_to(day, window + 1)
+        if len(closes) < window + 1:
+            return None
+        returns = [b / a - 1.0 for a, b in itertools.pairwise(closes) if a > 0]
+        return statistics.stdev(returns) if len(returns) >= 2 else None
+
     def between(self, start: date, end: date) -> Sequence[DailyBar]:
         """The bars from the last one on or before ``start`` to the last one on or before ``end``."""
         return self.bars[max(self.last_index(start), 0) : self.last_index(end) + 1]
@@ -49,4 +68,4 @@ class BarSeries:
 
 def index_bars(bars: Mapping[str, Sequence[DailyBar]], symbols: Sequence[str]) -> dict[str, BarSeries]:
     """A ``BarSeries`` per symbol of the run (empty for a symbol without bars)."""
-    return {symbol: BarSeries(bars.get(symbol, ())) for symbol in symbols}
+    return {symbol: BarSeries(bars.get(symbol, ()), symbol) for symbol in symbols}

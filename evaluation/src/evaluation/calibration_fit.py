@@ -82,6 +82,7 @@ def scored_calls(records_file: Path, bars_dir: Path, before: date) -> list[tuple
             stop_percent=r["stop_percent"],
             take_profit_percent=r["take_profit_percent"],
             analysis_day=date.fromisoformat(r["analysis_date"]),
+            symbol=r["symbol"],
         )
         if outcome.profitable is not None:
             calls.append((r["confidence"], outcome.profitable))

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
+from shared_contracts.scorecard import signed_score
+
 Configuration = Literal["policy", "technical_only"]
 RecordStatus = Literal["ok", "refused", "failed"]
 
@@ -45,7 +47,19 @@ class ResearchRecord:
     atr: float | None = None
     """The technical analyst's ATR(14) on ``as_of``, for stop distances in ATR multiples."""
     session_id: str | None = None
+    score: float | None = None
+    """The verdict's ``score`` in [-1, 1] (higher = more bullish), when the policy gives one."""
+    universe_rank: float | None = None
+    """The verdict's ``universe_rank``: its percentile among the universe on that date, when computed."""
 
     @property
     def entry_day(self) -> date:
+        """The signal day: the trade enters at the next open after the last close on or before it."""
         return self.as_of or self.analysis_date
+
+    @property
+    def signed_score(self) -> float | None:
+        """What the verdict is ranked by: its ``score``, else the debate's signed confidence (``signed_score``)."""
+        if self.status != "ok":
+            return None
+        return signed_score(self.score, self.direction, self.debate_confidence)

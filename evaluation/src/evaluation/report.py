@@ -19,10 +19,12 @@ from datetime import date
 from pathlib import Path
 
 from evaluation.bar_series import index_bars
+from evaluation.baselines import ExposureSource, Weighting
 from evaluation.charts import CHART_FILES, write_charts
-from evaluation.comparison import portfolio_section
+from evaluation.comparison import PortfolioOptions, portfolio_section
 from evaluation.markdown import render_markdown
 from evaluation.outcomes import score_verdicts
+from evaluation.ranking import buy_against_rest, information_coefficient, quintile_spread, ranked_verdicts
 from evaluation.records import Configuration, ResearchRecord
 from evaluation.samples import by_sample
 from evaluation.serialise import DIGITS, Json
@@ -34,10 +36,11 @@ from evaluation.verdicts import (
     calibration_section,
     coverage,
 )
+from shared_contracts.metrics import MIN_SCORED_PER_MONTH
 from shared_contracts.scorecard import ACTIONS
-from shared_contracts.scoring import HOLDING_DAYS, DailyBar
+from shared_contracts.scoring import HOLDING_DAYS, IC_HORIZON_DAYS, ROUND_TRIP_COST, DailyBar
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CONFIGURATIONS: tuple[Configuration, ...] = ("policy", "technical_only")
 LLM_WARNING = (
     "An LLM produced these verdicts. It may have seen prices and news of the test period in training, so even "
@@ -63,6 +66,14 @@ class ReportOptions:
     machine: str = ""
     llm: bool = False
     """Whether an LLM made the verdicts (the report then warns that it may have seen the test period)."""
+    cost: float = ROUND_TRIP_COST
+    """The round-trip cost every trade pays (a fraction of its value)."""
+    weighting: Weighting = "equal"
+    """How the portfolio splits its gross exposure among the chosen stocks."""
+    exposure: ExposureSource = "verdict"
+    """Where the portfolio's gross exposure comes from: the verdicts' positions (capped at the budget) or constant."""
+    budget: float = 1.0
+    """The portfolio's gross-exposure budget (1.0: fully invested, no leverage)."""
 
 
 def build_report(
@@ -76,12 +87,21 @@ def build_report(
     split = options.split_date
     coverage_json, actions_json, by_date_json, per_action_json = {}, {}, {}, {}
     calibration_json, stops_json, stops_by_symbol_json = {}, {}, {}
+    ic_json, quintiles_json, like_json = {}, {}, {}
     for configuration in CONFIGURATIONS:
         mine = [r for r in ordered if r.configuration == configuration]
         samples = by_sample(mine, lambda r: r.analysis_date, split)
         scored = by_sample(
-            score_verdicts(mine, series, allow_short=options.allow_short), lambda s: s.record.analysis_date, split
+            score_verdicts(mine, series, allow_short=options.allow_short, cost=options.cost),
+            lambda s: s.record.analysis_date,
+            split,
         )
+        ranked = by_sample(ranked_verdicts(mine, series), lambda r: r.record.analysis_date, split)
+        ic_json[configuration] = {sample: information_coefficient(rs) for sample, rs in ranked.items()}
+        quintiles_json[configuration] = {
+            sample: quintile_spread(rs, cost=options.cost) for sample, rs in ranked.items()
+        }
+        like_json[configuration] = {sample: buy_against_rest(rs, cost=options.cost) for sample, rs in ranked.items()}
         distances = stop_distances(mine, series)
         coverage_json[configuration] = {sample: coverage(rs) for sample, rs in samples.items()}
         actions_json[configuration] = {sample: action_distribution(rs) for sample, rs in samples.items()}
@@ -100,6 +120,12 @@ def build_report(
             "confidence_level": 0.95,
             "float_digits": DIGITS,
             "atr_band": list(ATR_BAND),
+            "entry": "the open of the first bar after the signal close (as_of); no fill at a limit-up open for a "
+            "buy, a limit-down open for a sale",
+            "round_trip_cost": options.cost,
+            "ic_horizon_days": IC_HORIZON_DAYS,
+            "ic_min_per_date": MIN_SCORED_PER_MONTH,
+            "score": "verdict.score when present, else the debate's confidence signed by its direction",
             "in_sample": f"analysis_date < {split.isoformat()}",
             "out_of_sample": f"analysis_date >= {split.isoformat()}",
         },
@@ -109,6 +135,9 @@ def build_report(
         "actions": actions_json,
         "actions_by_date": by_date_json,
         "per_action": per_action_json,
+        "ic": ic_json,
+        "quintiles": quintiles_json,
+        "like_for_like": like_json,
         "portfolio": portfolio_section(
             ordered,
             series,
@@ -117,7 +146,13 @@ def build_report(
             grid_kind=options.grid,
             end=options.end,
             split_date=split,
-            allow_short=options.allow_short,
+            options=PortfolioOptions(
+                allow_short=options.allow_short,
+                weighting=options.weighting,
+                exposure=options.exposure,
+                budget=options.budget,
+                cost=options.cost,
+            ),
         ),
         "calibration": calibration_json,
         "stop_distance": stops_json,
@@ -150,4 +185,8 @@ def _options_json(options: ReportOptions) -> Json:
         "commit": options.commit,
         "machine": options.machine,
         "llm": options.llm,
+        "cost": options.cost,
+        "weighting": options.weighting,
+        "exposure": options.exposure,
+        "budget": options.budget,
     }
