@@ -75,6 +75,11 @@ class ReportOptions:
     budget: float = 1.0
     """The portfolio's gross-exposure budget (1.0: fully invested, no leverage)."""
 
+    @property
+    def portfolio(self) -> PortfolioOptions:
+        """How the verdicts become a portfolio."""
+        return PortfolioOptions(self.allow_short, self.weighting, self.exposure, self.budget, self.cost)
+
 
 def build_report(
     records: Sequence[ResearchRecord], bars: Mapping[str, Sequence[DailyBar]], options: ReportOptions
@@ -146,13 +151,7 @@ def build_report(
             grid_kind=options.grid,
             end=options.end,
             split_date=split,
-            options=PortfolioOptions(
-                allow_short=options.allow_short,
-                weighting=options.weighting,
-                exposure=options.exposure,
-                budget=options.budget,
-                cost=options.cost,
-            ),
+            options=options.portfolio,
         ),
         "calibration": calibration_json,
         "stop_distance": stops_json,
