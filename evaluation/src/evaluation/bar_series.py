@@ -1,7 +1,8 @@
 """One symbol's daily bars with the lookups the report needs (by bisection, so a long run stays fast).
 
-The slices it hands to ``score_trade`` and ``period_return`` start at the last bar on or before the day asked
-for, so those functions see exactly the bars they would find in the whole series.
+The slices it hands to ``score_trade`` and ``forward_return`` start at the last bar on or before the day asked
+for (the signal close, whose day the next open's limit is judged against), so those functions see exactly the
+bars they would find in the whole series.
 """
 
 from __future__ import annotations

@@ -203,10 +203,20 @@ def _actions(report: Report) -> str:
             a = report["actions"][c][sample]
             counts = [_share(a["counts"][action]) for action in ACTIONS]
             rows.append([c, SAMPLE_LABELS[sample], a["n"], *counts, interval(a["flip_rate"], 1)])
+    sweeps = []
+    for c in CONFIGURATIONS:
+        k = report["concentration"][c]["whole"]
+        worst = k["max"]
+        top = f"{percent(worst['share'], 0)} {worst['action']} on {worst['date']}" if worst["date"] else DASH
+        sweeps.append([c, k["dates"], k["dates_over_limit"], top])
+    limit = percent(report["concentration"]["policy"]["whole"]["limit"], 0)
     return (
         "## 2. Actions\n\nVerdicts by action (count, share [95 % CI]). Flip rate: the share of a symbol's consecutive "
         "verdicts (date order; n = pairs) whose action changed.\n\n"
         + table(["configuration", "sample", "verdicts", *ACTIONS, "flip rate"], rows)
+        + f"\n\nMarket-wide sweeps: dates on which more than {limit} of the verdicts took one directional action "
+        "(BUY or SELL), whole period.\n\n"
+        + table(["configuration", "dates", f"dates over {limit}", "largest share"], sweeps)
         + f"\n\n![Actions per grid date]({report['charts']['actions_over_time']})"
     )
 
@@ -317,6 +327,15 @@ def _calibration(report: Report) -> str:
         "always predicting the observed hit rate; skill = 1 − Brier / base-rate Brier (above 0 beats it).\n\n"
     )
     text += table(["configuration", "sample", "n", "base rate", "Brier", "base-rate Brier", "skill"], rows)
+    constants = []
+    for c in CONFIGURATIONS:
+        k = report["calibration"][c]["out_of_sample"]["against_in_sample_constant"]
+        constants.append([c, k["n"], percent(k["rate"], 1), number(k["score"], 4), number(k["skill"], 3)])
+    text += (
+        "\n\nOut of sample against the constant known at the split (always the in-sample hit rate): skill above 0 "
+        "means the confidence beat it.\n\n"
+    )
+    text += table(["configuration", "n", "in-sample hit rate", "its Brier out of sample", "skill"], constants)
     text += "\n\nPolicy, out-of-sample calls only, by confidence bin (empty bins left out):\n\n"
     text += table(["confidence", "n", "mean confidence", "hit rate"], bins) if bins else "No scored calls."
     return text + f"\n\n![Reliability diagram]({report['charts']['reliability']})"

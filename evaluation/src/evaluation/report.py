@@ -33,8 +33,10 @@ from evaluation.verdicts import (
     action_distribution,
     action_outcomes,
     actions_by_date,
+    against_constant,
     calibration_section,
     coverage,
+    directional_concentration,
 )
 from shared_contracts.metrics import MIN_SCORED_PER_MONTH
 from shared_contracts.scorecard import ACTIONS
@@ -75,6 +77,11 @@ class ReportOptions:
     budget: float = 1.0
     """The portfolio's gross-exposure budget (1.0: fully invested, no leverage)."""
 
+    @property
+    def portfolio(self) -> PortfolioOptions:
+        """How the verdicts become a portfolio."""
+        return PortfolioOptions(self.allow_short, self.weighting, self.exposure, self.budget, self.cost)
+
 
 def build_report(
     records: Sequence[ResearchRecord], bars: Mapping[str, Sequence[DailyBar]], options: ReportOptions
@@ -87,7 +94,7 @@ def build_report(
     split = options.split_date
     coverage_json, actions_json, by_date_json, per_action_json = {}, {}, {}, {}
     calibration_json, stops_json, stops_by_symbol_json = {}, {}, {}
-    ic_json, quintiles_json, like_json = {}, {}, {}
+    ic_json, quintiles_json, like_json, concentration_json = {}, {}, {}, {}
     for configuration in CONFIGURATIONS:
         mine = [r for r in ordered if r.configuration == configuration]
         samples = by_sample(mine, lambda r: r.analysis_date, split)
@@ -110,6 +117,11 @@ def build_report(
             sample: {action: action_outcomes(ss, action) for action in ACTIONS} for sample, ss in scored.items()
         }
         calibration_json[configuration] = {sample: calibration_section(ss) for sample, ss in scored.items()}
+        in_sample_rate = calibration_json[configuration]["in_sample"]["brier"]["base_rate"]
+        calibration_json[configuration]["out_of_sample"]["against_in_sample_constant"] = against_constant(
+            scored["out_of_sample"], in_sample_rate
+        )
+        concentration_json[configuration] = {sample: directional_concentration(rs) for sample, rs in samples.items()}
         stops_json[configuration] = stop_samples(distances, split)
         stops_by_symbol_json[configuration] = stop_by_symbol(distances)
     return {
@@ -134,6 +146,7 @@ def build_report(
         "coverage": coverage_json,
         "actions": actions_json,
         "actions_by_date": by_date_json,
+        "concentration": concentration_json,
         "per_action": per_action_json,
         "ic": ic_json,
         "quintiles": quintiles_json,
@@ -146,13 +159,7 @@ def build_report(
             grid_kind=options.grid,
             end=options.end,
             split_date=split,
-            options=PortfolioOptions(
-                allow_short=options.allow_short,
-                weighting=options.weighting,
-                exposure=options.exposure,
-                budget=options.budget,
-                cost=options.cost,
-            ),
+            options=options.portfolio,
         ),
         "calibration": calibration_json,
         "stop_distance": stops_json,

@@ -118,6 +118,30 @@ def test_calibration_and_stop_distance(report: dict[str, Any]) -> None:
     assert (stops["n"], stops["median"], stops["within_band"]["value"]) == (1, 2.5, 1.0)
     assert stops["target_to_stop_median"] == {"value": 2.0, "n": 1}
     assert [row["symbol"] for row in report["stop_distance_by_symbol"]["policy"]] == ["AAA"]
+    # out of sample the one BUY is pending: nothing to score against the in-sample constant (2/3)
+    constant = report["calibration"]["policy"]["out_of_sample"]["against_in_sample_constant"]
+    assert constant == {"rate": pytest.approx(2 / 3, abs=1e-6), "score": None, "skill": None, "n": 0}
+
+
+def test_the_in_sample_constant_scores_out_of_sample_calls() -> None:
+    # in sample: a hit at 0.6 (the BUY of day 0); out of sample: a hit and a miss, each at confidence 0.6
+    bars = series(301, {5: (100, 111, 99, 100), 105: (100, 111, 99, 100), 135: (100, 101, 94, 100)})
+    records = [verdict("AAA", 0, "BUY"), verdict("AAA", 100, "BUY"), verdict("AAA", 130, "BUY")]
+    constant = build_report(records, {"AAA": bars}, options(end=day(300)))["calibration"]["policy"]["out_of_sample"]
+    against = constant["against_in_sample_constant"]
+    assert (against["rate"], against["n"]) == (1.0, 2)
+    assert against["score"] == pytest.approx(0.5)  # always 1.0: right once, wrong once
+    assert against["skill"] == pytest.approx(1 - ((0.4**2 + 0.6**2) / 2) / 0.5)
+
+
+def test_market_wide_sweeps_are_counted_per_date() -> None:
+    records = [verdict(s, 0, "BUY") for s in ("A", "B", "C")] + [verdict("D", 0, "HOLD")]
+    records += [verdict(s, 31, a) for s, a in (("A", "BUY"), ("B", "SELL"), ("C", "HOLD"), ("D", "HOLD"))]
+    bars = {s: series(60) for s in "ABCD"}
+    sweeps = build_report(records, bars, options(end=day(59)))["concentration"]["policy"]["whole"]
+    assert sweeps["dates"] == 2
+    assert sweeps["dates_over_limit"] == 1  # 3 of 4 BUY on day 0 (75 % > 60 %); day 31: 25 %
+    assert sweeps["max"] == {"share": 0.75, "date": day(0).isoformat(), "action": "BUY"}
 
 
 def test_in_sample_and_out_of_sample_split_on_the_analysis_date(report: dict[str, Any]) -> None:
