@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import KNOWN_SIGNALS
 from shared_contracts.projection import ExpertDataQuality
-from shared_contracts.standing import CompositeStanding
+from shared_contracts.standing import CompositeStanding, SignedUnit, UnitShare
 
 Direction = Literal["BULLISH", "BEARISH", "NEUTRAL"]
 Level = Literal["HIGH", "MEDIUM", "LOW"]
@@ -147,28 +147,19 @@ class DebateOutcome(BaseModel):
     key_disagreements: list[str]
     conflict_resolution: str
     engine: EngineInfo
-    score: float | None = Field(
+    score: SignedUnit | None = Field(
         default=None,
-        ge=-1.0,
-        le=1.0,
-        allow_inf_nan=False,
         exclude_if=lambda value: value is None,
         description="The stock's composite score in [-1, 1] the direction follows (None: no relative evidence, "
         "the experts' weighed votes set the direction).",
     )
-    universe_rank: float | None = Field(
+    universe_rank: UnitShare | None = Field(
         default=None,
-        ge=0.0,
-        le=1.0,
-        allow_inf_nan=False,
         exclude_if=lambda value: value is None,
         description="The score's percentile among the reference universe on the analysis date.",
     )
-    standing_coverage: float | None = Field(
+    standing_coverage: UnitShare | None = Field(
         default=None,
-        ge=0.0,
-        le=1.0,
-        allow_inf_nan=False,
         exclude_if=lambda value: value is None,
         description="Share of the composite's weight that had data for this stock.",
     )

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from shared_contracts.debate import Direction
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
+from shared_contracts.standing import SignedUnit, UnitShare
 
 Action = Literal["BUY", "SELL", "HOLD"]
 TimeHorizon = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
@@ -105,25 +106,17 @@ class JudgeInput(BaseModel):
             "lots (100 shares for A-shares, 1 elsewhere): Verdict.position_shares."
         ),
     )
-    score: float | None = Field(
+    score: SignedUnit | None = Field(
         default=None,
-        ge=-1.0,
-        le=1.0,
-        allow_inf_nan=False,
         strict=True,
         description=(
             "The stock's composite score in its reference universe (the debate outcome's score). With it the "
             "rules engine decides BUY/SELL on the stock's standing (universe_rank, else the score) and coverage."
         ),
     )
-    universe_rank: float | None = Field(
-        default=None, ge=0.0, le=1.0, allow_inf_nan=False, strict=True, description="The score's percentile (0-1)."
-    )
-    standing_coverage: float | None = Field(
+    universe_rank: UnitShare | None = Field(default=None, strict=True, description="The score's percentile (0-1).")
+    standing_coverage: UnitShare | None = Field(
         default=None,
-        ge=0.0,
-        le=1.0,
-        allow_inf_nan=False,
         strict=True,
         description="Share of the composite's weight that had data for this stock (below 0.5: no trade).",
     )
@@ -182,32 +175,23 @@ class Verdict(BaseModel):
             "(services/judge/README.md)."
         ),
     )
-    score: float | None = Field(
+    score: SignedUnit | None = Field(
         default=None,
-        ge=-1.0,
-        le=1.0,
-        allow_inf_nan=False,
         description=(
             "The signed conviction the action is decided on, in [-1, 1], higher = more bullish: the debate's "
             "composite of the stock's standing against its reference universe. None when no relative evidence "
-            "was available (the action is then HOLD)."
+            "was available (the action then follows the debate's direction and confidence: services/judge/README.md)."
         ),
     )
-    universe_rank: float | None = Field(
+    universe_rank: UnitShare | None = Field(
         default=None,
-        ge=0.0,
-        le=1.0,
-        allow_inf_nan=False,
         description=(
             "The stock's percentile among its reference universe on the analysis date by the same composite "
             "(0 = the weakest, 1 = the strongest); None where no universe cross-section was computed."
         ),
     )
-    market_exposure: float | None = Field(
+    market_exposure: UnitShare | None = Field(
         default=None,
-        ge=0.0,
-        le=1.0,
-        allow_inf_nan=False,
         description=(
             "The share of the stock-specific position the market view (macro backdrop) keeps, e.g. 0.6-1.0: "
             "position_percent already includes it. The market view scales exposure; it never sets the direction. "

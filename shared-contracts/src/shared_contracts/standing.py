@@ -5,11 +5,16 @@ all factor families (``CompositeStanding``) rides along, and the debate and the 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_contracts.experts import IsoDate
+
+SignedUnit = Annotated[float, Field(ge=-1.0, le=1.0, allow_inf_nan=False)]
+"""A number in [-1, 1]: a composite score."""
+UnitShare = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+"""A number in [0, 1]: a percentile, a coverage, a share of exposure."""
 
 
 class FactorStanding(BaseModel):
