@@ -54,6 +54,8 @@ class ResearchRecord:
     """The verdict's ``score`` in [-1, 1] (higher = more bullish), when the policy gives one."""
     universe_rank: float | None = None
     """The verdict's ``universe_rank``: its percentile among the universe on that date, when computed."""
+    market_exposure: float | None = None
+    """The verdict's ``market_exposure``: the share of the position the market view keeps, when it was heard."""
 
     @property
     def entry_day(self) -> date:

@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--cost", type=float, default=ROUND_TRIP_COST)
     parser.add_argument("--weighting", choices=WEIGHTINGS, default="equal")
-    parser.add_argument("--exposure", choices=EXPOSURE_SOURCES, default="verdict")
+    parser.add_argument("--exposure", choices=EXPOSURE_SOURCES, default="market")
     parser.add_argument("--exposure-budget", type=float, default=1.0)
     args = parser.parse_args(argv)
     if not 0 <= args.cost < 0.2 or not 0 < args.exposure_budget <= 10:
