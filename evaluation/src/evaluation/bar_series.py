@@ -8,10 +8,12 @@ bars they would find in the whole series.
 from __future__ import annotations
 
 import bisect
+import csv
 import itertools
 import statistics
 from collections.abc import Mapping, Sequence
 from datetime import date
+from pathlib import Path
 
 from shared_contracts.scoring import DailyBar
 
@@ -70,3 +72,14 @@ class BarSeries:
 def index_bars(bars: Mapping[str, Sequence[DailyBar]], symbols: Sequence[str]) -> dict[str, BarSeries]:
     """A ``BarSeries`` per symbol of the run (empty for a symbol without bars)."""
     return {symbol: BarSeries(bars.get(symbol, ()), symbol) for symbol in symbols}
+
+
+def read_bars_csv(folder: Path, symbol: str) -> list[DailyBar]:
+    """A symbol's bars from the offline snapshot's ``bars/<symbol>.csv`` (date, open, high, low, close, …)."""
+    with (folder / f"{symbol}.csv").open(encoding="utf-8", newline="") as handle:
+        return [
+            DailyBar(
+                date.fromisoformat(r["date"]), float(r["open"]), float(r["high"]), float(r["low"]), float(r["close"])
+            )
+            for r in csv.DictReader(handle)
+        ]

@@ -15,9 +15,9 @@ from evaluation.records import Configuration, ResearchRecord
 from shared_contracts.scoring import stale_entry
 
 Weighting = Literal["equal", "inverse-vol"]
-ExposureSource = Literal["verdict", "constant"]
+ExposureSource = Literal["market", "verdict", "constant"]
 WEIGHTINGS: tuple[Weighting, ...] = ("equal", "inverse-vol")
-EXPOSURE_SOURCES: tuple[ExposureSource, ...] = ("verdict", "constant")
+EXPOSURE_SOURCES: tuple[ExposureSource, ...] = ("market", "verdict", "constant")
 VOLATILITY_DAYS = 60
 """Daily returns the inverse-volatility weights are measured on (up to the grid date's close)."""
 FAST, SLOW = 50, 200
@@ -58,13 +58,19 @@ def verdict_targets(
     budget: float,
 ) -> TargetRule:
     """A configuration's verdicts as target weights: long the BUYs (short the SELLs when shorting is allowed).
-    The gross exposure is the budget (``constant``) or the sum of the chosen verdicts' ``position_percent``
-    capped at the budget (``verdict``: the policy's sizing and market view decide how much is invested), split
-    by ``weighting``. A verdict priced on a stale close (``stale_entry``) takes no position."""
+    The gross exposure is the budget times the market view's share (``market``: the mean ``market_exposure`` of
+    the date's verdicts, clamped to [0, 1]; the whole budget when they state none), the budget (``constant``),
+    or the sum of the chosen verdicts' ``position_percent`` capped at the budget (``verdict``); split by
+    ``weighting``. A verdict priced on a stale close (``stale_entry``) takes no position."""
     chosen: dict[date, dict[str, int]] = {}
     sizes: dict[date, float] = {}
+    views: dict[date, list[float]] = {}
     for r in records:
-        if r.configuration != configuration or r.status != "ok" or r.action not in ("BUY", "SELL"):
+        if r.configuration != configuration or r.status != "ok":
+            continue
+        if r.market_exposure is not None:
+            views.setdefault(r.analysis_date, []).append(r.market_exposure)
+        if r.action not in ("BUY", "SELL"):
             continue
         if r.action == "SELL" and not allow_short:
             continue
@@ -75,7 +81,12 @@ def verdict_targets(
 
     def rule(day: date) -> dict[str, float]:
         names = chosen.get(day, {})
-        gross = budget if exposure == "constant" else min(budget, sizes.get(day, 0.0))
+        if exposure == "verdict":
+            gross = min(budget, sizes.get(day, 0.0))
+        elif exposure == "market" and views.get(day):
+            gross = budget * min(max(statistics.fmean(views[day]), 0.0), 1.0)
+        else:
+            gross = budget
         return split_gross(names, gross, day, series, weighting)
 
     return rule

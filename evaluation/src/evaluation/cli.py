@@ -146,9 +146,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--exposure",
         choices=EXPOSURE_SOURCES,
-        default="verdict",
-        help="the portfolio's gross exposure: the sum of the chosen verdicts' positions capped at the budget "
-        "(verdict, the default) or the whole budget whenever a stock is chosen (constant)",
+        default="market",
+        help="the portfolio's gross exposure: the budget times the market view's share (market, the default: the "
+        "mean market_exposure of the date's verdicts, the whole budget when they state none), the sum of the "
+        "chosen verdicts' positions capped at the budget (verdict), or the whole budget (constant)",
     )
     p.add_argument(
         "--exposure-budget",
@@ -201,7 +202,7 @@ class Settings:
     full_command: str = ""
     cost: float = ROUND_TRIP_COST
     weighting: Weighting = "equal"
-    exposure: ExposureSource = "verdict"
+    exposure: ExposureSource = "market"
     exposure_budget: float = 1.0
 
     @property

@@ -36,7 +36,7 @@ class PortfolioOptions:
 
     allow_short: bool = False
     weighting: Weighting = "equal"
-    exposure: ExposureSource = "verdict"
+    exposure: ExposureSource = "market"
     budget: float = 1.0
     cost: float = 0.003
 

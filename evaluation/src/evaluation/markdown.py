@@ -259,11 +259,12 @@ def _per_action(report: Report) -> str:
 def _portfolio(report: Report) -> str:
     p = report["portfolio"]
     unit = p["period_unit"]
-    source = (
-        "the sum of the chosen verdicts' positions, capped at the budget"
-        if p["exposure_source"] == "verdict"
-        else "the whole budget whenever a stock is chosen"
-    )
+    source = {
+        "market": "the budget times the market view's share (the mean `market_exposure` of the date's verdicts; "
+        "the whole budget when they state none)",
+        "verdict": "the sum of the chosen verdicts' positions, capped at the budget",
+        "constant": "the whole budget whenever a stock is chosen",
+    }[p["exposure_source"]]
     text = (
         f"## 4. Portfolio\n\nOn every grid date the portfolio trades at the next open to target weights: the BUY "
         f"verdicts (SELL short only with `--allow-short`), {p['weighting']} weights within a gross exposure of "

@@ -72,8 +72,9 @@ class ReportOptions:
     """The round-trip cost every trade pays (a fraction of its value)."""
     weighting: Weighting = "equal"
     """How the portfolio splits its gross exposure among the chosen stocks."""
-    exposure: ExposureSource = "verdict"
-    """Where the portfolio's gross exposure comes from: the verdicts' positions (capped at the budget) or constant."""
+    exposure: ExposureSource = "market"
+    """Where the portfolio's gross exposure comes from: the market view (``market``), the verdicts' positions
+    capped at the budget (``verdict``) or the whole budget (``constant``)."""
     budget: float = 1.0
     """The portfolio's gross-exposure budget (1.0: fully invested, no leverage)."""
 

@@ -156,6 +156,7 @@ def record_from_response(job: Job, status: int, body: object) -> ResearchRecord:
         engine=str(engine.get("model") or engine.get("kind") or "") or None,
         score=_number(verdict.get("score")),
         universe_rank=_number(verdict.get("universe_rank")),
+        market_exposure=_number(verdict.get("market_exposure")),
         **common,
     )
 

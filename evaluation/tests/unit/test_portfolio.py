@@ -95,8 +95,10 @@ def _capped(targets: dict[str, float], budget: float) -> dict[str, float]:
     return {s: w * budget / gross for s, w in targets.items()} if gross > budget else targets
 
 
-def record(symbol: str, action: str, position: float) -> ResearchRecord:
-    return ResearchRecord("policy", symbol, day(10), "ok", as_of=day(10), action=action, position_percent=position)
+def record(symbol: str, action: str, position: float, view: float | None = None) -> ResearchRecord:
+    return ResearchRecord(
+        "policy", symbol, day(10), "ok", as_of=day(10), action=action, position_percent=position, market_exposure=view
+    )
 
 
 def test_verdict_exposure_is_the_sum_of_positions_capped_at_the_budget() -> None:
@@ -119,3 +121,16 @@ def test_inverse_volatility_gives_the_calmer_stock_more() -> None:
     assert sum(weights.values()) == pytest.approx(0.8)
     assert weights["A"] > 5 * weights["B"]
     assert split_gross({"A": 1, "B": -1}, 0.8, day(79), {"A": calm, "B": wild}, "equal") == {"A": 0.4, "B": -0.4}
+
+
+def test_market_exposure_sets_the_gross_and_only_the_gross() -> None:
+    series = {s: bars(s, [100] * 20) for s in ("A", "B", "C")}
+    options = {"allow_short": False, "weighting": "equal", "budget": 1.0, "exposure": "market"}
+    cautious = [record("A", "BUY", 10.0, 0.6), record("B", "BUY", 15.0, 0.6), record("C", "HOLD", 0.0, 0.6)]
+    eager = [record("A", "BUY", 10.0, 1.0), record("B", "BUY", 15.0, 1.0), record("C", "HOLD", 0.0, 1.0)]
+    low = verdict_targets(cautious, "policy", series, **options)(day(10))  # type: ignore[arg-type]
+    high = verdict_targets(eager, "policy", series, **options)(day(10))  # type: ignore[arg-type]
+    assert low == {"A": pytest.approx(0.3), "B": pytest.approx(0.3)}
+    assert high == {"A": pytest.approx(0.5), "B": pytest.approx(0.5)}
+    silent = [record("A", "BUY", 10.0), record("B", "HOLD", 0.0)]  # no market view stated: the whole budget
+    assert verdict_targets(silent, "policy", series, **options)(day(10)) == {"A": pytest.approx(1.0)}  # type: ignore[arg-type]

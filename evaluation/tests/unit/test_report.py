@@ -184,7 +184,7 @@ def test_one_month_of_the_portfolio(allow_short: bool, policy_return: float, exp
         verdict("AAA", 29, "HOLD"),
         verdict("BBB", 29, "HOLD"),
     ]
-    built = build_report(records, bars, options(end=day(29), allow_short=allow_short))
+    built = build_report(records, bars, options(end=day(29), allow_short=allow_short, exposure="verdict"))
     portfolio = built["portfolio"]
     (period,) = portfolio["periods"]
     assert (period["start"], period["end"]) == (day(0).isoformat(), day(29).isoformat())
