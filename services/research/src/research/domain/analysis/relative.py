@@ -56,7 +56,8 @@ COMPOSITE: tuple[FactorSpec, ...] = (
     FactorSpec("profit_growth", "financial", "high", 0.0, "net profit growth of the last public annual report"),
     FactorSpec("revenue_growth", "financial", "high", 0.0, "revenue growth of the last public annual report"),
 )
-"""The registered composite (weights sum to 1; frozen before the out-of-sample run, docs/decisions.md)."""
+"""The registered composite (weights sum to 1), frozen before its out-of-sample run in the commit that says so;
+its hash is recorded in docs/decisions.md, "Stock-specific composite (issue 35)". Not to be changed after it."""
 SPECS: dict[str, FactorSpec] = {spec.name: spec for spec in COMPOSITE}
 TOTAL_WEIGHT = sum(spec.weight for spec in COMPOSITE)
 
