@@ -67,7 +67,11 @@ def _research(client: httpx.Client, status: int = 200, **body: Any) -> dict[str,
 
 
 def _expected_action(debate: dict[str, Any]) -> str:
-    """The judge's rules policy (services/judge/README.md): BUY/SELL only on a directional call at ≥ 0.60."""
+    """The judge's rules policy (services/judge/README.md): with the stock's standing (``score``), the debate's
+    direction (the universe's top or bottom fifth) is the action; without it, BUY/SELL only on a directional
+    call at ≥ 0.60."""
+    if "score" in debate:
+        return {"BULLISH": "BUY", "BEARISH": "SELL"}.get(debate["direction"], "HOLD")
     if debate["confidence"] >= 0.60 and debate["direction"] in ("BULLISH", "BEARISH"):
         return "BUY" if debate["direction"] == "BULLISH" else "SELL"
     return "HOLD"
@@ -433,6 +437,11 @@ def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
             judge_input |= {"intrinsic_value_low": value_range["low"], "intrinsic_value_high": value_range["high"]}
         if horizon := evidence_horizon(DebateOutcome.model_validate(debate)):
             judge_input["evidence_horizon"] = horizon
+        # the stock's standing (the debate's) and the market view (the macro expert's), as the coordinator sends
+        judge_input |= {
+            name: debate[name] for name in ("score", "universe_rank", "standing_coverage") if name in debate
+        }
+        judge_input["market_view"] = raw["macro_intelligence"]["macro_environment"]
         verdict = expect(client.post(stack["judge"].url + JUDGE_VERDICT, json=judge_input), 200)
         assert verdict == via_coordinator["verdict"]
 

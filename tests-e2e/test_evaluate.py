@@ -29,7 +29,7 @@ import pytest
 from e2e_processes import Stack, running_fake_llm, running_stack
 
 from shared_contracts.research import PriceBars
-from shared_contracts.scoring import DailyBar, score_trade
+from shared_contracts.scoring import ROUND_TRIP_COST, DailyBar, score_trade
 
 pytestmark = pytest.mark.e2e
 
@@ -129,19 +129,21 @@ def test_the_reports_buy_figures_are_recomputed_from_the_records_and_the_bars(fi
     returns = []
     for record in buys:
         series = bars[record["symbol"]]
-        entry = next(bar for bar in series if bar.day.isoformat() == record["as_of"])
+        signal = next(i for i, bar in enumerate(series) if bar.day.isoformat() == record["as_of"])
+        entry = series[signal + 1]  # the next open after the signal close
         outcome = score_trade(
             series,
-            entry_day=entry.day,
+            entry_day=series[signal].day,
             action="BUY",
             time_horizon=record["time_horizon"],
             stop_percent=record["stop_percent"],
             take_profit_percent=record["take_profit_percent"],
+            symbol=record["symbol"],
         )
         assert outcome.status == "scored"
-        assert outcome.entry_price == entry.close
+        assert (outcome.entry_day, outcome.entry_price) == (entry.day, entry.open)
         assert outcome.exit_price is not None
-        assert outcome.call_return == pytest.approx(outcome.exit_price / entry.close - 1.0)
+        assert outcome.call_return == pytest.approx(outcome.exit_price / entry.open - 1.0 - ROUND_TRIP_COST)
         returns.append(outcome.call_return)
     figures = report["per_action"]["technical_only"]["whole"]["BUY"]
     assert figures["count"] == len(buys)

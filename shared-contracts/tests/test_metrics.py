@@ -20,7 +20,7 @@ def test_mean_ci_uses_the_t_quantile_and_the_sample_deviation() -> None:
     estimate = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, stdev 1.5811, t(4) = 2.776
     assert estimate.value == 3.0
     assert estimate.n == 5
-    assert estimate.low == pytest.approx(3 - 2.776 * 1.5811388 / 5**0.5)
+    assert estimate.low == pytest.approx(3 - 2.776445 * 1.5811388 / 5**0.5)
     assert estimate.excludes_zero()
     assert not mean_ci([-1.0, 1.0, -1.0, 1.0]).excludes_zero()
     assert mean_ci([]).value is None
@@ -64,3 +64,28 @@ def test_sharpe_drawdown_and_flips() -> None:
     assert max_drawdown([1.0, 1.2, 1.3]) == 0.0
     flips = flip_rate({"A": ["HOLD", "BUY", "BUY"], "B": ["SELL", "HOLD"]})
     assert (flips.value, flips.n) == (pytest.approx(2 / 3), 3)
+
+
+def test_spearman_ic_ranks_with_ties_and_refuses_what_has_no_order() -> None:
+    from scipy import stats
+
+    from shared_contracts.metrics import spearman_ic
+
+    assert spearman_ic([0.1, 0.2, 0.3, 0.4], [0.01, 0.05, 0.02, 0.09]) == pytest.approx(0.8)
+    assert spearman_ic([3.0, 2.0, 1.0], [0.1, 0.2, 0.3]) == pytest.approx(-1.0)
+    tied = ([0.0, 0.0, 0.5, -0.5, 0.5], [0.01, -0.02, 0.03, -0.04, 0.02])
+    assert spearman_ic(*tied) == pytest.approx(float(stats.spearmanr(*tied).statistic))
+    assert spearman_ic([0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]) is None  # a constant score ranks nothing
+    assert spearman_ic([0.1, 0.2], [0.1, 0.2]) is None
+
+
+def test_monthly_ic_needs_the_minimum_of_stocks_per_month() -> None:
+    from shared_contracts.metrics import monthly_ic
+
+    full = [("2024-01", float(i), float(i) * 0.01) for i in range(10)]
+    short = [("2024-02", float(i), -float(i)) for i in range(9)]
+    months = monthly_ic(short + full)
+    assert [(m.month, m.n) for m in months] == [("2024-01", 10), ("2024-02", 9)]
+    assert months[0].ic == pytest.approx(1.0)
+    assert months[1].ic is None  # 9 < 10
+    assert monthly_ic(short, min_count=9)[0].ic == pytest.approx(-1.0)

@@ -1,14 +1,19 @@
 """One symbol's daily bars with the lookups the report needs (by bisection, so a long run stays fast).
 
-The slices it hands to ``score_trade`` and ``period_return`` start at the last bar on or before the day asked
-for, so those functions see exactly the bars they would find in the whole series.
+The slices it hands to ``score_trade`` and ``forward_return`` start at the last bar on or before the day asked
+for (the signal close, whose day the next open's limit is judged against), so those functions see exactly the
+bars they would find in the whole series.
 """
 
 from __future__ import annotations
 
 import bisect
+import csv
+import itertools
+import statistics
 from collections.abc import Mapping, Sequence
 from datetime import date
+from pathlib import Path
 
 from shared_contracts.scoring import DailyBar
 
@@ -16,7 +21,9 @@ from shared_contracts.scoring import DailyBar
 class BarSeries:
     """A symbol's bars, oldest first (sorted on construction)."""
 
-    def __init__(self, bars: Sequence[DailyBar]) -> None:
+    def __init__(self, bars: Sequence[DailyBar], symbol: str = "") -> None:
+        self.symbol = symbol
+        """Whose bars (it decides the daily price limits); empty: no limits."""
         self.bars = sorted(bars, key=lambda bar: bar.day)
         self.days = [bar.day for bar in self.bars]
 
@@ -37,6 +44,21 @@ class BarSeries:
         index = self.last_index(day)
         return self.bars[index : index + 1 + holding_days] if index >= 0 else []
 
+    def next_index(self, day: date) -> int | None:
+        """The index of the first bar after ``day`` (where an order placed on ``day``'s close is filled, at its
+        open); None when there is none yet."""
+        index = bisect.bisect_right(self.days, day)
+        return index if index < len(self.bars) else None
+
+    def daily_volatility(self, day: date, window: int) -> float | None:
+        """The standard deviation of the last ``window`` close-to-close returns up to ``day``'s close; None with
+        fewer than ``window`` returns."""
+        closes = self.closes_up_to(day, window + 1)
+        if len(closes) < window + 1:
+            return None
+        returns = [b / a - 1.0 for a, b in itertools.pairwise(closes) if a > 0]
+        return statistics.stdev(returns) if len(returns) >= 2 else None
+
     def between(self, start: date, end: date) -> Sequence[DailyBar]:
         """The bars from the last one on or before ``start`` to the last one on or before ``end``."""
         return self.bars[max(self.last_index(start), 0) : self.last_index(end) + 1]
@@ -49,4 +71,15 @@ class BarSeries:
 
 def index_bars(bars: Mapping[str, Sequence[DailyBar]], symbols: Sequence[str]) -> dict[str, BarSeries]:
     """A ``BarSeries`` per symbol of the run (empty for a symbol without bars)."""
-    return {symbol: BarSeries(bars.get(symbol, ())) for symbol in symbols}
+    return {symbol: BarSeries(bars.get(symbol, ()), symbol) for symbol in symbols}
+
+
+def read_bars_csv(folder: Path, symbol: str) -> list[DailyBar]:
+    """A symbol's bars from the offline snapshot's ``bars/<symbol>.csv`` (date, open, high, low, close, …)."""
+    with (folder / f"{symbol}.csv").open(encoding="utf-8", newline="") as handle:
+        return [
+            DailyBar(
+                date.fromisoformat(r["date"]), float(r["open"]), float(r["high"]), float(r["low"]), float(r["close"])
+            )
+            for r in csv.DictReader(handle)
+        ]

@@ -16,13 +16,13 @@ Example::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import statistics
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from evaluation.bar_series import read_bars_csv
 from shared_contracts.scoring import DailyBar, score_trade
 
 
@@ -53,16 +53,6 @@ def fit_calibration(
     return [(round(r, 4), round(p, 4)) for r, p in zip(raw, fitted, strict=True)]
 
 
-def _bars(folder: Path, symbol: str) -> list[DailyBar]:
-    with (folder / f"{symbol}.csv").open(encoding="utf-8", newline="") as handle:
-        return [
-            DailyBar(
-                date.fromisoformat(r["date"]), float(r["open"]), float(r["high"]), float(r["low"]), float(r["close"])
-            )
-            for r in csv.DictReader(handle)
-        ]
-
-
 def scored_calls(records_file: Path, bars_dir: Path, before: date) -> list[tuple[float, bool]]:
     """(raw confidence, profitable) of the scored policy BUY/SELL verdicts analysed before ``before``."""
     calls: list[tuple[float, bool]] = []
@@ -73,7 +63,7 @@ def scored_calls(records_file: Path, bars_dir: Path, before: date) -> list[tuple
             continue
         if date.fromisoformat(r["analysis_date"]) >= before or r["confidence"] is None:
             continue
-        bars = cache.setdefault(r["symbol"], _bars(bars_dir, r["symbol"]))
+        bars = cache.setdefault(r["symbol"], read_bars_csv(bars_dir, r["symbol"]))
         outcome = score_trade(
             bars,
             entry_day=date.fromisoformat(r["as_of"] or r["analysis_date"]),
@@ -82,6 +72,7 @@ def scored_calls(records_file: Path, bars_dir: Path, before: date) -> list[tuple
             stop_percent=r["stop_percent"],
             take_profit_percent=r["take_profit_percent"],
             analysis_day=date.fromisoformat(r["analysis_date"]),
+            symbol=r["symbol"],
         )
         if outcome.profitable is not None:
             calls.append((r["confidence"], outcome.profitable))

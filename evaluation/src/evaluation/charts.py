@@ -1,6 +1,7 @@
-"""The report's PNG charts, drawn from report.json's figures: equity curves of the policy and the baselines,
-the reliability diagram of the policy's confidence, and the actions per grid date. Reproducible: the Agg
-canvas, fixed fonts and sizes, and no ``Software`` metadata, so the same report gives the same bytes."""
+"""The report's PNG charts, drawn from report.json's figures: equity curves of the policy and the baselines
+(each labelled with its mean gross exposure), the reliability diagram of the policy's confidence (out-of-sample
+calls only), and the actions per grid date. Reproducible: the Agg canvas, fixed fonts and sizes, and no
+``Software`` metadata, so the same report gives the same bytes."""
 
 from __future__ import annotations
 
@@ -38,9 +39,9 @@ STYLE: dict[RcKeyType, Any] = {
 COLOURS = {
     "policy": "#1f77b4",
     "technical_only": "#9467bd",
-    "buy_and_hold": "#2ca02c",
+    "equal_weight_matched": "#2ca02c",
+    "equal_weight": "#7f7f7f",
     "ma_crossover": "#ff7f0e",
-    "always_hold": "#7f7f7f",
     "BUY": "#2ca02c",
     "HOLD": "#bdbdbd",
     "SELL": "#d62728",
@@ -83,7 +84,9 @@ def _equity(report: dict[str, Any]) -> Figure:
         curve = portfolio["curves"]["equity"][name]
         if curve:
             width = 2 if name == "policy" else 1
-            axes.plot(days, curve, label=STRATEGY_LABELS[name], color=COLOURS[name], linewidth=width)
+            exposure = portfolio["strategies"][name]["whole"]["mean_exposure"]
+            label = f"{STRATEGY_LABELS[name]} (mean exposure {exposure * 100:.0f} %)" if exposure is not None else name
+            axes.plot(days, curve, label=label, color=COLOURS[name], linewidth=width)
     _split_line(axes, report, days)
     n, unit = len(portfolio["periods"]), portfolio["period_unit"]
     axes.set_title(f"Equity from 1.0, rebalanced every {unit}, N = {portfolio['n_symbols']} symbols, n = {n} {unit}s")
@@ -95,7 +98,7 @@ def _equity(report: dict[str, Any]) -> Figure:
 
 
 def _reliability(report: dict[str, Any]) -> Figure:
-    section = report["calibration"]["policy"]["whole"]
+    section = report["calibration"]["policy"]["out_of_sample"]
     bins = [b for b in section["bins"] if b["n"]]
     figure = Figure(figsize=(5, 5))
     axes = figure.add_subplot()
@@ -112,7 +115,7 @@ def _reliability(report: dict[str, Any]) -> Figure:
     axes.set_ylim(0, 1)
     axes.set_xlabel("mean confidence in bin")
     axes.set_ylabel("hit rate (95 % Wilson CI)")
-    axes.set_title(f"Reliability, policy BUY+SELL scored calls, n = {section['n']}")
+    axes.set_title(f"Reliability, out-of-sample policy BUY+SELL scored calls, n = {section['n']}")
     axes.legend(loc="upper left")
     figure.subplots_adjust(left=0.12, right=0.96, top=0.93, bottom=0.1)
     return figure

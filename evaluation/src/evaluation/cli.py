@@ -31,6 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from evaluation.baselines import EXPOSURE_SOURCES, WEIGHTINGS, ExposureSource, Weighting
 from evaluation.grid import GRIDS, default_split, grid_dates
 from evaluation.llm_proxy import Budget, LLMProxy, LLMStats, serving
 from evaluation.records import Configuration, ResearchRecord
@@ -46,7 +47,7 @@ from evaluation.runner import (
 )
 from evaluation.stack import free_port, running_stack, service_config
 from shared_contracts.experts import ExpertType
-from shared_contracts.scoring import DailyBar
+from shared_contracts.scoring import ROUND_TRIP_COST, DailyBar
 
 ALL_EXPERTS = tuple(expert.value for expert in ExpertType)
 DEFAULT_COORDINATOR_URL = "http://127.0.0.1:8000"
@@ -73,6 +74,28 @@ def _date_arg(value: str) -> date:
 
 def _list_arg(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _cost_arg(value: str) -> float:
+    """A round-trip cost: a fraction in [0, 0.2)."""
+    try:
+        cost = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0.0 <= cost < 0.2:
+        raise argparse.ArgumentTypeError(f"a fraction of the trade's value in [0, 0.2), e.g. 0.003 (got {value})")
+    return cost
+
+
+def _budget_arg(value: str) -> float:
+    """A gross-exposure budget: a fraction of the capital in (0, 10]."""
+    try:
+        budget = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0.0 < budget <= 10.0:
+        raise argparse.ArgumentTypeError(f"a fraction of the capital in (0, 10], e.g. 1.0 (got {value})")
+    return budget
 
 
 def _positive(value: str) -> int:
@@ -108,6 +131,32 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-llm-tokens", type=_positive, help="LLM mode: tokens (usage.total_tokens) at most")
     p.add_argument("--allow-short", action="store_true", help="realise SELL verdicts as shorts (default: flat)")
     p.add_argument("--no-baseline-run", action="store_true", help="skip the technical_only configuration (policy only)")
+    p.add_argument(
+        "--cost",
+        type=_cost_arg,
+        default=ROUND_TRIP_COST,
+        help=f"round-trip cost of a trade, a fraction of its value (default {ROUND_TRIP_COST}: 0.3 %%)",
+    )
+    p.add_argument(
+        "--weighting",
+        choices=WEIGHTINGS,
+        default="equal",
+        help="how the portfolio splits its gross exposure among its stocks (default equal)",
+    )
+    p.add_argument(
+        "--exposure",
+        choices=EXPOSURE_SOURCES,
+        default="market",
+        help="the portfolio's gross exposure: the budget times the market view's share (market, the default: the "
+        "mean market_exposure of the date's verdicts, the whole budget when they state none), the sum of the "
+        "chosen verdicts' positions capped at the budget (verdict), or the whole budget (constant)",
+    )
+    p.add_argument(
+        "--exposure-budget",
+        type=_budget_arg,
+        default=1.0,
+        help="the portfolio's gross-exposure budget, a fraction of the capital (default 1.0: no leverage)",
+    )
     p.add_argument("--out", type=Path, help="output folder (default eval-results/<UTC timestamp>/)")
     p.add_argument(
         "--coordinators",
@@ -151,6 +200,10 @@ class Settings:
     command: str
     """The command as report.json records it (options that do not change the evaluation left out)."""
     full_command: str = ""
+    cost: float = ROUND_TRIP_COST
+    weighting: Weighting = "equal"
+    exposure: ExposureSource = "market"
+    exposure_budget: float = 1.0
 
     @property
     def configurations(self) -> dict[Configuration, tuple[str, ...]]:
@@ -211,6 +264,10 @@ def settings_from(argv: Sequence[str]) -> Settings:
         research_url=(args.research_url or DEFAULT_RESEARCH_URL).rstrip("/") if external else None,
         command=reported_command(argv),
         full_command=shlex.join(["research-eval", *argv]),
+        cost=args.cost,
+        weighting=args.weighting,
+        exposure=args.exposure,
+        exposure_budget=args.exposure_budget,
     )
 
 
@@ -360,6 +417,10 @@ def write_outputs(evaluation: Evaluation, settings: Settings, *, llm: bool, engi
         commit=git_commit(),
         machine=machine(),
         llm=llm,
+        cost=settings.cost,
+        weighting=settings.weighting,
+        exposure=settings.exposure,
+        budget=settings.exposure_budget,
     )
     return write_report(build_report(evaluation.records, evaluation.bars, options), settings.out)
 

@@ -21,6 +21,7 @@ def render_markdown(report: Report) -> str:
     parts = [
         _header(report),
         _how_to_read(report),
+        _headline(report),
         _coverage(report),
         _actions(report),
         _per_action(report),
@@ -74,14 +75,101 @@ def _how_to_read(report: Report) -> str:
 
 On every grid date each symbol was researched as of that date in two configurations: `policy` (the experts
 above, the product's verdict) and `technical_only` (the technical analyst alone through the same debate and
-judge, a baseline). Each verdict is scored on the daily bars after it: entry at the close of its `as_of` day,
-held {days["SHORT_TERM"]}/{days["MEDIUM_TERM"]}/{days["LONG_TERM"]} trading days for a short/medium/long
-horizon unless the stop or take-profit is reached first; a verdict whose horizon has not ended yet is
-*pending* and left out of returns and hit rates. Every figure states its sample size n. A mean is shown as
+judge, a baseline). Each verdict is scored on the daily bars after it: entry at the **next open** after the
+close of its `as_of` day (a BUY that opens limit-up, a SELL that opens limit-down: *no fill*), held
+{days["SHORT_TERM"]}/{days["MEDIUM_TERM"]}/{days["LONG_TERM"]} trading days for a short/medium/long horizon
+unless the stop or take-profit is reached first, paying a round-trip cost of
+{percent(report["method"]["round_trip_cost"])}; a verdict whose horizon has not ended yet is *pending* and left
+out of returns and hit rates. Every figure states its sample size n. A mean is shown as
 `value [low, high]`, its 95 % confidence interval; a share or hit rate with its 95 % Wilson interval. An
 interval that contains 0 (for a return) is no evidence of an edge, however good the value looks.
 *In-sample* are analysis dates before the split date, *out-of-sample* those from it on; rules tuned by
 looking at this data can only be judged on the out-of-sample rows. Method and caveats: `docs/evaluation.md`."""
+
+
+def _headline(report: Report) -> str:
+    days = report["method"]["ic_horizon_days"]
+    ic_rows, spread_rows, like_rows = [], [], []
+    for c in CONFIGURATIONS:
+        for sample in SAMPLES:
+            ic = report["ic"][c][sample]
+            ic_rows.append(
+                [
+                    c,
+                    SAMPLE_LABELS[sample],
+                    interval(ic["mean"], 3, as_percent=False),
+                    _wilson(ic["positive_months"]),
+                    ic["observations"],
+                ]
+            )
+            q = report["quintiles"][c][sample]
+            spread_rows.append(
+                [
+                    c,
+                    SAMPLE_LABELS[sample],
+                    interval(q["top"]),
+                    interval(q["bottom"]),
+                    interval(q["spread_net"]),
+                    interval(q["top_net_minus_all"]),
+                ]
+            )
+            lk = report["like_for_like"][c][sample]
+            like_rows.append(
+                [
+                    c,
+                    SAMPLE_LABELS[sample],
+                    interval(lk["buy"]),
+                    lk["buy_no_fill"],
+                    interval(lk["rest"]),
+                    interval(lk["difference_per_date"]),
+                ]
+            )
+    minimum = report["method"]["ic_min_per_date"]
+    text = (
+        "## Headline: does the score rank the stocks?\n\nOn each grid date, the Spearman rank correlation (IC) of "
+        f"each verdict's score with the stock's next {days} trading days' return entered at the next open (the "
+        "score: `verdict.score`, else the debate's confidence signed by its direction). One IC per date with at "
+        f"least {minimum} scored stocks; the mean is over dates (months on the month-end grid), its 95 % t "
+        "interval too: months are the unit, not stocks.\n\n"
+    )
+    text += table(["configuration", "sample", "mean IC [95 % CI] (n dates)", "dates with IC > 0", "verdicts"], ic_rows)
+    cost = percent(report["method"]["round_trip_cost"])
+    text += (
+        f"\n\n**Quintile spread.** Per date, the mean {days}-day return of the top fifth by score (bought: a "
+        "limit-up open not filled) minus the bottom fifth (sold short: a limit-down open not filled), each leg paying "
+        f"the round-trip cost {cost}; and the top fifth net of its cost minus the date's mean (long-only).\n\n"
+    )
+    text += "\n".join(
+        f"- {c}, {SAMPLE_LABELS[s]}: {report['quintiles'][c][s]['statement']}"
+        for c in CONFIGURATIONS
+        for s in SAMPLES
+        if s != "whole"
+    )
+    text += "\n\n" + table(
+        ["configuration", "sample", "top (gross)", "bottom (gross)", "top − bottom, net", "top net − all"], spread_rows
+    )
+    text += (
+        f"\n\n**Like for like.** BUY verdicts (net of the cost; limit-up opens not filled) against every other "
+        f"verdict (no trade) over the same {days} days from the next open; the difference per date is the mean "
+        "over dates with both.\n\n"
+    )
+    return text + table(
+        [
+            "configuration",
+            "sample",
+            "BUY, per trade",
+            "BUY not filled",
+            "others, per verdict",
+            "BUY − others, per date",
+        ],
+        like_rows,
+    )
+
+
+def _wilson(estimate: dict[str, Any]) -> str:
+    if estimate["value"] is None:
+        return DASH
+    return f"{percent(estimate['value'], 0)} of {estimate['n']}"
 
 
 def _coverage(report: Report) -> str:
@@ -115,10 +203,20 @@ def _actions(report: Report) -> str:
             a = report["actions"][c][sample]
             counts = [_share(a["counts"][action]) for action in ACTIONS]
             rows.append([c, SAMPLE_LABELS[sample], a["n"], *counts, interval(a["flip_rate"], 1)])
+    sweeps = []
+    for c in CONFIGURATIONS:
+        k = report["concentration"][c]["whole"]
+        worst = k["max"]
+        top = f"{percent(worst['share'], 0)} {worst['action']} on {worst['date']}" if worst["date"] else DASH
+        sweeps.append([c, k["dates"], k["dates_over_limit"], top])
+    limit = percent(report["concentration"]["policy"]["whole"]["limit"], 0)
     return (
         "## 2. Actions\n\nVerdicts by action (count, share [95 % CI]). Flip rate: the share of a symbol's consecutive "
         "verdicts (date order; n = pairs) whose action changed.\n\n"
         + table(["configuration", "sample", "verdicts", *ACTIONS, "flip rate"], rows)
+        + f"\n\nMarket-wide sweeps: dates on which more than {limit} of the verdicts took one directional action "
+        "(BUY or SELL), whole period.\n\n"
+        + table(["configuration", "dates", f"dates over {limit}", "largest share"], sweeps)
         + f"\n\n![Actions per grid date]({report['charts']['actions_over_time']})"
     )
 
@@ -138,6 +236,7 @@ def _per_action(report: Report) -> str:
                         s["count"],
                         s["scored"],
                         s["pending"],
+                        s["no_fill"],
                         interval(s["hit_rate"], 1) if s["hit_rate"] is not None else DASH,
                         interval(s["call_return"]["mean"]) if action != "HOLD" else DASH,
                         percent(s["call_return"]["median"]),
@@ -145,30 +244,47 @@ def _per_action(report: Report) -> str:
                         exits,
                     ]
                 )
-    headers = ["configuration", "sample", "action", "n", "scored", "pending", "hit rate", "mean call return"]
+    headers = ["configuration", "sample", "action", "n", "scored", "pending", "no fill", "hit rate"]
+    headers += ["mean call return"]
     headers += ["median call return", "mean realised return", "exits stop/target/horizon"]
     return (
         "## 3. Verdicts by action\n\nHit rate: the call made money (BUY long, SELL as a short call; HOLD makes "
-        "no call). Call return: the directional return from entry to exit. Realised return: what the position "
-        "earned (SELL is flat unless shorting is allowed, HOLD is flat). Returns are per trade, not annualised.\n\n"
-        + table(headers, rows)
+        "no call). Call return: the directional return from the next open to the exit, after the round-trip cost. "
+        "Realised return: what the position earned (SELL is flat unless shorting is allowed, HOLD is flat). No "
+        "fill: the entry day opened at the daily limit against the order. Returns are per trade, not annualised; "
+        "calls overlap in time and move together, so per-trade intervals are too narrow.\n\n" + table(headers, rows)
     )
 
 
 def _portfolio(report: Report) -> str:
     p = report["portfolio"]
     unit = p["period_unit"]
+    source = {
+        "market": "the budget times the market view's share (the mean `market_exposure` of the date's verdicts; "
+        "the whole budget when they state none)",
+        "verdict": "the sum of the chosen verdicts' positions, capped at the budget",
+        "constant": "the whole budget whenever a stock is chosen",
+    }[p["exposure_source"]]
     text = (
-        f"## 4. Portfolio\n\nRebalanced on every grid date, one equal sleeve per symbol (N = {p['n_symbols']}): "
-        "from each grid date's close to the next, a sleeve holds what the verdict says (BUY: its position size "
-        "long; SELL: cash, or short with `--allow-short`; HOLD or no verdict: cash) and leaves at the verdict's "
-        f"stop or take-profit. Sharpe: annualised with {p['periods_per_year']} periods a year, risk-free 0. "
-        f"Turnover: mean over {unit}s of Σ|exposure change| / N. The last column is the policy's mean return per "
-        f"{unit} minus the strategy's, with its 95 % CI.\n\n**Policy against buy-and-hold:**\n\n"
+        f"## 4. Portfolio\n\nOn every grid date the portfolio trades at the next open to target weights: the BUY "
+        f"verdicts (SELL short only with `--allow-short`), {p['weighting']} weights within a gross exposure of "
+        f"{source} (budget {number(p['budget'])} of the capital, never exceeded), held to the next rebalance; a "
+        f"trade pays half the round-trip cost {percent(p['cost'])} on each side; an order into a limit open or a "
+        f"halted stock keeps the previous weight. Baselines over the same periods and costs: the equal-weight "
+        f"universe (N = {p['n_symbols']}), the same scaled to the policy's mean exposure on each sample, and a "
+        f"50/200-day MA crossover (1/N per stock above its 200-day average). Sharpe: annualised with "
+        f"{p['periods_per_year']} periods a year, risk-free 0, **always next to the mean gross exposure**. "
+        f"Turnover: mean Σ|weight change| per {unit}. The last column is the policy's mean return per {unit} minus "
+        "the strategy's, with its 95 % CI.\n\n**Policy against the equal-weight universe at the same exposure, and "
+        "raw:**\n\n"
     )
-    text += "\n".join(f"- {SAMPLE_LABELS[s]}: {p['excess_over']['buy_and_hold'][s]['statement']}" for s in SAMPLES)
-    headers = ["strategy", f"{unit}s", "total return", f"mean return per {unit}", "Sharpe", "max drawdown"]
-    headers += ["turnover", f"policy − strategy, per {unit}"]
+    text += "\n".join(
+        f"- {SAMPLE_LABELS[s]}: {p['excess_over'][b][s]['statement']}"
+        for b in ("equal_weight_matched", "equal_weight")
+        for s in SAMPLES
+    )
+    headers = ["strategy", f"{unit}s", "mean exposure", "total return", f"mean return per {unit}", "Sharpe"]
+    headers += ["max drawdown", "turnover", "costs", f"policy − strategy, per {unit}"]
     for sample in SAMPLES:
         rows = []
         for name in STRATEGIES:
@@ -178,11 +294,13 @@ def _portfolio(report: Report) -> str:
                 [
                     STRATEGY_LABELS[name],
                     s["periods"],
+                    percent(s["mean_exposure"], 1),
                     percent(s["total_return"]),
                     interval(s["mean_return"]),
-                    number(s["sharpe"]),
+                    f"{number(s['sharpe'])} (at {percent(s['mean_exposure'], 0)})",
                     percent(s["max_drawdown"]),
                     percent(s["turnover"], 1),
+                    percent(s["costs"]),
                     excess,
                 ]
             )
@@ -201,7 +319,7 @@ def _calibration(report: Report) -> str:
             )
     bins = [
         [_bin(b), b["n"], number(b["mean_confidence"], 3), interval(b["hit_rate"], 1)]
-        for b in report["calibration"]["policy"]["whole"]["bins"]
+        for b in report["calibration"]["policy"]["out_of_sample"]["bins"]
         if b["n"]
     ]
     text = (
@@ -210,7 +328,16 @@ def _calibration(report: Report) -> str:
         "always predicting the observed hit rate; skill = 1 − Brier / base-rate Brier (above 0 beats it).\n\n"
     )
     text += table(["configuration", "sample", "n", "base rate", "Brier", "base-rate Brier", "skill"], rows)
-    text += "\n\nPolicy, whole period, by confidence bin (empty bins left out):\n\n"
+    constants = []
+    for c in CONFIGURATIONS:
+        k = report["calibration"][c]["out_of_sample"]["against_in_sample_constant"]
+        constants.append([c, k["n"], percent(k["rate"], 1), number(k["score"], 4), number(k["skill"], 3)])
+    text += (
+        "\n\nOut of sample against the constant known at the split (always the in-sample hit rate): skill above 0 "
+        "means the confidence beat it.\n\n"
+    )
+    text += table(["configuration", "n", "in-sample hit rate", "its Brier out of sample", "skill"], constants)
+    text += "\n\nPolicy, out-of-sample calls only, by confidence bin (empty bins left out):\n\n"
     text += table(["confidence", "n", "mean confidence", "hit rate"], bins) if bins else "No scored calls."
     return text + f"\n\n![Reliability diagram]({report['charts']['reliability']})"
 

@@ -17,19 +17,19 @@ class ScoredVerdict:
 
 
 def score_verdicts(
-    records: Sequence[ResearchRecord], series: Mapping[str, BarSeries], *, allow_short: bool
+    records: Sequence[ResearchRecord], series: Mapping[str, BarSeries], *, allow_short: bool, cost: float
 ) -> list[ScoredVerdict]:
-    """The outcome of every ``ok`` record, in the order given. A verdict lacking its action, horizon, stop or
-    take-profit is ``not_scorable``."""
+    """The outcome of every ``ok`` record, in the order given: entered at the next open, ``cost`` the round
+    trip's. A verdict lacking its action, horizon, stop or take-profit is ``not_scorable``."""
     scored = []
     for record in records:
         if record.status != "ok":
             continue
-        scored.append(ScoredVerdict(record, _outcome(record, series.get(record.symbol), allow_short)))
+        scored.append(ScoredVerdict(record, _outcome(record, series.get(record.symbol), allow_short, cost)))
     return scored
 
 
-def _outcome(record: ResearchRecord, series: BarSeries | None, allow_short: bool) -> TradeOutcome:
+def _outcome(record: ResearchRecord, series: BarSeries | None, allow_short: bool, cost: float) -> TradeOutcome:
     action, horizon = record.action, record.time_horizon
     stop, target = record.stop_percent, record.take_profit_percent
     if action is None or horizon is None or stop is None or target is None:
@@ -44,4 +44,6 @@ def _outcome(record: ResearchRecord, series: BarSeries | None, allow_short: bool
         take_profit_percent=target,
         allow_short=allow_short,
         analysis_day=record.analysis_date,
+        symbol=record.symbol,
+        cost=cost,
     )

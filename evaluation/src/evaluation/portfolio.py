@@ -1,10 +1,18 @@
-"""The portfolio rebalanced on every grid date (monthly on the month-end grid): one equal sleeve (1/N of the
-capital) per symbol of the run, each holding from one grid date's close to the next the exposure a rule gives
-it, with the verdict's stop and take-profit.
+"""A portfolio a trader could have run: on every grid date (monthly on the month-end grid) a rule gives target
+weights, signed fractions of the capital whose absolute values sum to at most the gross-exposure budget; the
+portfolio trades to them at the next open, pays the round-trip cost on what it trades (half on each side),
+and holds them to the next rebalance's open.
 
-A rule maps (symbol, grid date) to a ``Position``; the verdicts of a configuration are one rule, the baselines
-(``evaluation.baselines``) others. A sleeve's period return is ``shared_contracts.scoring.period_return``; the
-portfolio's is the mean over the N sleeves (a sleeve without a position holds cash, 0).
+An order that cannot be filled keeps the previous weight: a stock without a bar in the period (halted), a buy
+into a limit-up open or a sale into a limit-down one. The weights that can move are then scaled down, never
+up, so that the gross exposure stays within the budget. Weights are not rebalanced inside a period (each
+stock's period return is its open-to-open return).
+
+Example::
+
+    periods = rebalance_periods(grid, end)
+    run = simulate(periods, symbols, series, rule, budget=1.0, cost=0.003)
+    run.exposure  # gross exposure per period, each <= 1.0
 """
 
 from __future__ import annotations
@@ -15,13 +23,18 @@ from dataclasses import dataclass
 from datetime import date
 
 from evaluation.bar_series import BarSeries
-from evaluation.records import Configuration, ResearchRecord
 from evaluation.serialise import Json, estimate_json, rounded
 from shared_contracts.metrics import equity_curve, max_drawdown, mean_ci, sharpe
-from shared_contracts.scoring import period_return, stale_entry
+from shared_contracts.price_limits import LimitSide, blocks, opened_at_limit
 
 PERIODS_PER_YEAR = {"month-end": 12, "week-end": 52}
 """Rebalancing periods a year (for the Sharpe ratio) by grid; any other grid counts as monthly."""
+EPSILON = 1e-12
+"""Rounding room when checking a gross exposure against its budget."""
+
+TargetRule = Callable[[date], Mapping[str, float]]
+"""The target weights (signed fractions of the capital) a strategy wants at a grid date, from what was public
+at that date's close; the absolute values sum to at most the budget."""
 
 
 def periods_per_year(grid: str) -> int:
@@ -35,25 +48,15 @@ class Period:
 
 
 @dataclass(frozen=True)
-class Position:
-    exposure: float = 0.0
-    """Signed fraction of the sleeve held: 1 fully long, -0.3 a 30 % short, 0 cash."""
-    stop_percent: float | None = None
-    take_profit_percent: float | None = None
-
-
-CASH = Position()
-PositionRule = Callable[[str, date], Position]
-"""The position a strategy takes in a symbol's sleeve at a grid date, knowing only what was public then."""
-
-
-@dataclass(frozen=True)
 class StrategyRun:
     returns: list[float]
-    """The portfolio's return in each period."""
+    """The portfolio's return in each period, after costs."""
+    exposure: list[float]
+    """The gross exposure held in each period: the sum of the absolute weights."""
     turnover: list[float]
-    """Per period: the sum over sleeves of |exposure change| at its start, divided by N (from cash before the
-    first period)."""
+    """The sum of |weight change| traded at each period's start (from cash before the first)."""
+    costs: list[float]
+    """What the trades cost in each period, as a fraction of the capital."""
 
 
 def rebalance_periods(grid: Sequence[date], end: date) -> list[Period]:
@@ -64,55 +67,74 @@ def rebalance_periods(grid: Sequence[date], end: date) -> list[Period]:
     return [Period(start, stop) for start, stop in itertools.pairwise(dates)]
 
 
-def verdict_rule(records: Sequence[ResearchRecord], configuration: Configuration, *, allow_short: bool) -> PositionRule:
-    """The positions a configuration's verdicts take: BUY ``position_percent`` long, SELL as much short when
-    shorting is allowed (else cash), HOLD and no verdict cash; the verdict's stop and take-profit apply. A
-    verdict priced on a stale close (``stale_entry``) takes no position."""
-    positions: dict[tuple[str, date], Position] = {}
-    for r in records:
-        if r.configuration != configuration or r.status != "ok" or r.position_percent is None:
-            continue
-        if stale_entry(r.entry_day, r.analysis_date) is not None:
-            continue
-        size = r.position_percent / 100.0
-        exposure = size if r.action == "BUY" else -size if r.action == "SELL" and allow_short else 0.0
-        positions[(r.symbol, r.analysis_date)] = Position(exposure, r.stop_percent, r.take_profit_percent)
+def _trade_price(bars: BarSeries, period: Period) -> tuple[float, LimitSide | None] | None:
+    """The open at which a trade placed at the close of ``period.start`` is filled, and whether that open was at
+    a daily limit; None when the stock has no bar in the period."""
+    index = bars.next_index(period.start)
+    if index is None or bars.bars[index].day > period.end:
+        return None
+    entry = bars.bars[index]
+    previous = bars.bars[index - 1].close if index > 0 else 0.0
+    return entry.open, opened_at_limit(bars.symbol, previous_close=previous, open_price=entry.open, day=entry.day)
 
-    def rule(symbol: str, day: date) -> Position:
-        return positions.get((symbol, day), CASH)
 
-    return rule
+def _period_return(bars: BarSeries, period: Period, entry: float) -> float:
+    """Open after ``period.start`` to the open after ``period.end`` (the last close on or before it at the end
+    of the data)."""
+    index = bars.next_index(period.end)
+    exit_price = bars.bars[index].open if index is not None else bars.close_on(period.end)
+    return exit_price / entry - 1.0 if exit_price is not None and entry > 0 else 0.0
 
 
 def simulate(
-    periods: Sequence[Period], symbols: Sequence[str], series: Mapping[str, BarSeries], rule: PositionRule
+    periods: Sequence[Period],
+    symbols: Sequence[str],
+    series: Mapping[str, BarSeries],
+    rule: TargetRule,
+    *,
+    budget: float,
+    cost: float,
 ) -> StrategyRun:
-    """Each period's portfolio return and turnover under ``rule``."""
-    returns, turnover = [], []
-    held = dict.fromkeys(symbols, 0.0)
+    """Each period's return after costs, gross exposure, turnover and cost under ``rule``."""
+    known = set(symbols)
+    held: dict[str, float] = {}
+    run = StrategyRun([], [], [], [])
     for period in periods:
-        total, change = 0.0, 0.0
-        for symbol in symbols:
-            position = rule(symbol, period.start)
-            if position.exposure != 0:
-                total += period_return(
-                    series[symbol].between(period.start, period.end),
-                    start_day=period.start,
-                    end_day=period.end,
-                    exposure=position.exposure,
-                    stop_percent=position.stop_percent,
-                    take_profit_percent=position.take_profit_percent,
-                )
-            change += abs(position.exposure - held[symbol])
-            held[symbol] = position.exposure
-        returns.append(total / len(symbols) if symbols else 0.0)
-        turnover.append(change / len(symbols) if symbols else 0.0)
-    return StrategyRun(returns, turnover)
+        targets = {s: w for s, w in rule(period.start).items() if s in known}
+        names = sorted(set(targets) | set(held))
+        prices = {s: _trade_price(series[s], period) for s in names}
+        stuck: dict[str, float] = {}
+        for s in names:
+            change = targets.get(s, 0.0) - held.get(s, 0.0)
+            price = prices[s]
+            if change != 0 and (price is None or blocks(1 if change > 0 else -1, price[1])):
+                stuck[s] = held.get(s, 0.0)
+        movable = {s: w for s, w in targets.items() if s not in stuck and w != 0}
+        room = max(budget - sum(abs(w) for w in stuck.values()), 0.0)
+        wanted = sum(abs(w) for w in movable.values())
+        scale = min(1.0, room / wanted) if wanted > 0 else 1.0
+        weights = {s: w for s, w in stuck.items() if w != 0} | {s: w * scale for s, w in movable.items()}
+        traded = sum(abs(weights.get(s, 0.0) - held.get(s, 0.0)) for s in names)
+        paid = traded * cost / 2.0
+        earned = 0.0
+        for s, w in weights.items():
+            price = prices[s]
+            if price is not None:
+                earned += w * _period_return(series[s], period, price[0])
+        gross = sum(abs(w) for w in weights.values())
+        assert gross <= budget + EPSILON, f"gross exposure {gross} above the budget {budget}"
+        run.returns.append(earned - paid)
+        run.exposure.append(gross)
+        run.turnover.append(traded)
+        run.costs.append(paid)
+        held = weights
+    return run
 
 
-def summarise(returns: Sequence[float], turnover: Sequence[float], per_year: int) -> Json:
-    """Periods, total return, mean period return (95 % CI), Sharpe annualised with ``per_year`` periods, max
-    drawdown, mean turnover."""
+def summarise(run: StrategyRun, indices: Sequence[int], per_year: int) -> Json:
+    """Over the periods ``indices``: their count, total return, mean period return (95 % CI), Sharpe annualised
+    with ``per_year`` periods, max drawdown, mean gross exposure, mean turnover and the costs paid."""
+    returns = [run.returns[i] for i in indices]
     curve = equity_curve(returns)
     return {
         "periods": len(returns),
@@ -120,5 +142,11 @@ def summarise(returns: Sequence[float], turnover: Sequence[float], per_year: int
         "mean_return": estimate_json(mean_ci(returns)),
         "sharpe": rounded(sharpe(returns, per_year)),
         "max_drawdown": rounded(max_drawdown(curve)),
-        "turnover": rounded(sum(turnover) / len(turnover)) if turnover else None,
+        "mean_exposure": _mean([run.exposure[i] for i in indices]),
+        "turnover": _mean([run.turnover[i] for i in indices]),
+        "costs": rounded(sum(run.costs[i] for i in indices)),
     }
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return rounded(sum(values) / len(values)) if values else None

@@ -8,9 +8,14 @@ without a verdict (500, a failed debate or judge, a timeout) is ``failed``; ``ok
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
+
+from shared_contracts.scorecard import signed_score
 
 Configuration = Literal["policy", "technical_only"]
 RecordStatus = Literal["ok", "refused", "failed"]
@@ -45,7 +50,37 @@ class ResearchRecord:
     atr: float | None = None
     """The technical analyst's ATR(14) on ``as_of``, for stop distances in ATR multiples."""
     session_id: str | None = None
+    score: float | None = None
+    """The verdict's ``score`` in [-1, 1] (higher = more bullish), when the policy gives one."""
+    universe_rank: float | None = None
+    """The verdict's ``universe_rank``: its percentile among the universe on that date, when computed."""
+    market_exposure: float | None = None
+    """The verdict's ``market_exposure``: the share of the position the market view keeps, when it was heard."""
 
     @property
     def entry_day(self) -> date:
+        """The signal day: the trade enters at the next open after the last close on or before it."""
         return self.as_of or self.analysis_date
+
+    @property
+    def signed_score(self) -> float | None:
+        """What the verdict is ranked by: its ``score``, else the debate's signed confidence (``signed_score``)."""
+        if self.status != "ok":
+            return None
+        return signed_score(self.score, self.direction, self.debate_confidence)
+
+
+def read_records(path: Path) -> list[ResearchRecord]:
+    """The records of a run's records.jsonl (one JSON object a line, as the runner writes them); fields a record
+    does not have (an older run's) are left at their defaults."""
+    names = {f.name for f in dataclasses.fields(ResearchRecord)}
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row: dict[str, Any] = {k: v for k, v in json.loads(line).items() if k in names}
+        row["analysis_date"] = date.fromisoformat(row["analysis_date"])
+        row["as_of"] = date.fromisoformat(row["as_of"]) if row.get("as_of") else None
+        row["failed_experts"] = tuple(row.get("failed_experts") or ())
+        records.append(ResearchRecord(**row))
+    return records

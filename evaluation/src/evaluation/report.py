@@ -19,10 +19,12 @@ from datetime import date
 from pathlib import Path
 
 from evaluation.bar_series import index_bars
+from evaluation.baselines import ExposureSource, Weighting
 from evaluation.charts import CHART_FILES, write_charts
-from evaluation.comparison import portfolio_section
+from evaluation.comparison import PortfolioOptions, portfolio_section
 from evaluation.markdown import render_markdown
 from evaluation.outcomes import score_verdicts
+from evaluation.ranking import buy_against_rest, information_coefficient, quintile_spread, ranked_verdicts
 from evaluation.records import Configuration, ResearchRecord
 from evaluation.samples import by_sample
 from evaluation.serialise import DIGITS, Json
@@ -31,13 +33,16 @@ from evaluation.verdicts import (
     action_distribution,
     action_outcomes,
     actions_by_date,
+    against_constant,
     calibration_section,
     coverage,
+    directional_concentration,
 )
+from shared_contracts.metrics import MIN_SCORED_PER_MONTH
 from shared_contracts.scorecard import ACTIONS
-from shared_contracts.scoring import HOLDING_DAYS, DailyBar
+from shared_contracts.scoring import HOLDING_DAYS, IC_HORIZON_DAYS, ROUND_TRIP_COST, DailyBar
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CONFIGURATIONS: tuple[Configuration, ...] = ("policy", "technical_only")
 LLM_WARNING = (
     "An LLM produced these verdicts. It may have seen prices and news of the test period in training, so even "
@@ -63,6 +68,20 @@ class ReportOptions:
     machine: str = ""
     llm: bool = False
     """Whether an LLM made the verdicts (the report then warns that it may have seen the test period)."""
+    cost: float = ROUND_TRIP_COST
+    """The round-trip cost every trade pays (a fraction of its value)."""
+    weighting: Weighting = "equal"
+    """How the portfolio splits its gross exposure among the chosen stocks."""
+    exposure: ExposureSource = "market"
+    """Where the portfolio's gross exposure comes from: the market view (``market``), the verdicts' positions
+    capped at the budget (``verdict``) or the whole budget (``constant``)."""
+    budget: float = 1.0
+    """The portfolio's gross-exposure budget (1.0: fully invested, no leverage)."""
+
+    @property
+    def portfolio(self) -> PortfolioOptions:
+        """How the verdicts become a portfolio."""
+        return PortfolioOptions(self.allow_short, self.weighting, self.exposure, self.budget, self.cost)
 
 
 def build_report(
@@ -76,12 +95,21 @@ def build_report(
     split = options.split_date
     coverage_json, actions_json, by_date_json, per_action_json = {}, {}, {}, {}
     calibration_json, stops_json, stops_by_symbol_json = {}, {}, {}
+    ic_json, quintiles_json, like_json, concentration_json = {}, {}, {}, {}
     for configuration in CONFIGURATIONS:
         mine = [r for r in ordered if r.configuration == configuration]
         samples = by_sample(mine, lambda r: r.analysis_date, split)
         scored = by_sample(
-            score_verdicts(mine, series, allow_short=options.allow_short), lambda s: s.record.analysis_date, split
+            score_verdicts(mine, series, allow_short=options.allow_short, cost=options.cost),
+            lambda s: s.record.analysis_date,
+            split,
         )
+        ranked = by_sample(ranked_verdicts(mine, series), lambda r: r.record.analysis_date, split)
+        ic_json[configuration] = {sample: information_coefficient(rs) for sample, rs in ranked.items()}
+        quintiles_json[configuration] = {
+            sample: quintile_spread(rs, cost=options.cost) for sample, rs in ranked.items()
+        }
+        like_json[configuration] = {sample: buy_against_rest(rs, cost=options.cost) for sample, rs in ranked.items()}
         distances = stop_distances(mine, series)
         coverage_json[configuration] = {sample: coverage(rs) for sample, rs in samples.items()}
         actions_json[configuration] = {sample: action_distribution(rs) for sample, rs in samples.items()}
@@ -90,6 +118,11 @@ def build_report(
             sample: {action: action_outcomes(ss, action) for action in ACTIONS} for sample, ss in scored.items()
         }
         calibration_json[configuration] = {sample: calibration_section(ss) for sample, ss in scored.items()}
+        in_sample_rate = calibration_json[configuration]["in_sample"]["brier"]["base_rate"]
+        calibration_json[configuration]["out_of_sample"]["against_in_sample_constant"] = against_constant(
+            scored["out_of_sample"], in_sample_rate
+        )
+        concentration_json[configuration] = {sample: directional_concentration(rs) for sample, rs in samples.items()}
         stops_json[configuration] = stop_samples(distances, split)
         stops_by_symbol_json[configuration] = stop_by_symbol(distances)
     return {
@@ -100,6 +133,12 @@ def build_report(
             "confidence_level": 0.95,
             "float_digits": DIGITS,
             "atr_band": list(ATR_BAND),
+            "entry": "the open of the first bar after the signal close (as_of); no fill at a limit-up open for a "
+            "buy, a limit-down open for a sale",
+            "round_trip_cost": options.cost,
+            "ic_horizon_days": IC_HORIZON_DAYS,
+            "ic_min_per_date": MIN_SCORED_PER_MONTH,
+            "score": "verdict.score when present, else the debate's confidence signed by its direction",
             "in_sample": f"analysis_date < {split.isoformat()}",
             "out_of_sample": f"analysis_date >= {split.isoformat()}",
         },
@@ -108,7 +147,11 @@ def build_report(
         "coverage": coverage_json,
         "actions": actions_json,
         "actions_by_date": by_date_json,
+        "concentration": concentration_json,
         "per_action": per_action_json,
+        "ic": ic_json,
+        "quintiles": quintiles_json,
+        "like_for_like": like_json,
         "portfolio": portfolio_section(
             ordered,
             series,
@@ -117,7 +160,7 @@ def build_report(
             grid_kind=options.grid,
             end=options.end,
             split_date=split,
-            allow_short=options.allow_short,
+            options=options.portfolio,
         ),
         "calibration": calibration_json,
         "stop_distance": stops_json,
@@ -150,4 +193,8 @@ def _options_json(options: ReportOptions) -> Json:
         "commit": options.commit,
         "machine": options.machine,
         "llm": options.llm,
+        "cost": options.cost,
+        "weighting": options.weighting,
+        "exposure": options.exposure,
+        "budget": options.budget,
     }

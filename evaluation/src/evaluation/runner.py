@@ -154,6 +154,9 @@ def record_from_response(job: Job, status: int, body: object) -> ResearchRecord:
         take_profit_percent=_number(_dict(verdict.get("take_profit")).get("percent_from_entry")),
         time_horizon=horizon if isinstance(horizon, str) else None,
         engine=str(engine.get("model") or engine.get("kind") or "") or None,
+        score=_number(verdict.get("score")),
+        universe_rank=_number(verdict.get("universe_rank")),
+        market_exposure=_number(verdict.get("market_exposure")),
         **common,
     )
 

@@ -10,10 +10,13 @@ from collections.abc import Iterable, Sequence
 from evaluation.outcomes import ScoredVerdict
 from evaluation.records import ResearchRecord
 from shared_contracts import scorecard
-from shared_contracts.metrics import flip_rate, wilson
-from shared_contracts.scorecard import ACTIONS, Json, ScoredCall, estimate_json
+from shared_contracts.metrics import brier, flip_rate, wilson
+from shared_contracts.scorecard import ACTIONS, Json, ScoredCall, estimate_json, rounded
 
 STATUSES = ("ok", "refused", "failed")
+CONCENTRATION_LIMIT = 0.6
+"""A date on which more than this share of the verdicts take one directional action (BUY or SELL) is a market-wide
+sweep, not a choice between stocks (issue 35)."""
 
 
 def reason_key(reason: str) -> str:
@@ -91,3 +94,47 @@ def action_outcomes(scored: Sequence[ScoredVerdict], action: str) -> Json:
 def calibration_section(scored: Sequence[ScoredVerdict]) -> Json:
     """``shared_contracts.scorecard.calibration_section`` over the scored verdicts."""
     return scorecard.calibration_section(_calls(scored))
+
+
+def directional_concentration(records: Sequence[ResearchRecord]) -> Json:
+    """Per analysis date, the share of that date's verdicts taking its most frequent directional action (BUY or
+    SELL): the largest over dates (with its date and action) and how many dates exceed ``CONCENTRATION_LIMIT``."""
+    per_date: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in records:
+        if record.status == "ok" and record.action in ACTIONS:
+            per_date[record.analysis_date.isoformat()][record.action] += 1
+    worst: Json = {"share": None, "date": None, "action": None}
+    over = 0
+    for day in sorted(per_date):
+        counts = per_date[day]
+        total = sum(counts.values())
+        action = "BUY" if counts["BUY"] >= counts["SELL"] else "SELL"
+        share = counts[action] / total
+        over += share > CONCENTRATION_LIMIT
+        if worst["share"] is None or share > worst["share"]:
+            worst = {"share": share, "date": day, "action": action}
+    return {
+        "limit": CONCENTRATION_LIMIT,
+        "dates": len(per_date),
+        "dates_over_limit": over,
+        "max": {**worst, "share": rounded(worst["share"])},
+    }
+
+
+def against_constant(scored: Sequence[ScoredVerdict], rate: float | None) -> Json:
+    """The Brier score of always predicting ``rate`` (the in-sample hit rate, known at the split) on these scored
+    BUY/SELL calls, and the confidence's skill against it: 1 − its Brier / the constant's (above 0 beats it)."""
+    pairs = [
+        (s.record.confidence, profitable)
+        for s in scored
+        if s.record.action in ("BUY", "SELL")
+        and s.record.confidence is not None
+        and (profitable := s.outcome.profitable) is not None
+    ]
+    if rate is None or not pairs:
+        return {"rate": rounded(rate), "score": None, "skill": None, "n": len(pairs)}
+    outcomes = [hit for _, hit in pairs]
+    constant = brier([rate] * len(pairs), outcomes).score
+    policy = brier([confidence for confidence, _ in pairs], outcomes).score
+    skill = 1.0 - policy / constant if constant and policy is not None else None
+    return {"rate": rounded(rate), "score": rounded(constant), "skill": rounded(skill), "n": len(pairs)}

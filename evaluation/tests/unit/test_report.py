@@ -1,6 +1,7 @@
 """The report on hand-made records and bars whose figures can be worked out by hand: per-action counts and a hit
-rate, one month of the portfolio, the moving-average baseline switching in and out, the in/out-of-sample split,
-determinism of report.json, report.md and the charts, and the Markdown's sections."""
+rate (entered at the next open, after costs), one month of the portfolio, the moving-average baseline switching
+in and out, the in/out-of-sample split, determinism of report.json, report.md and the charts, and the Markdown's
+sections."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import Any
 import pytest
 
 from evaluation.bar_series import BarSeries
-from evaluation.baselines import FULL, ma_crossover
+from evaluation.baselines import ma_crossover
 from evaluation.markdown import render_markdown
-from evaluation.portfolio import CASH, Period, simulate
+from evaluation.portfolio import Period, simulate
 from evaluation.records import Configuration, ResearchRecord
 from evaluation.report import ReportOptions, build_report, write_report
 from evaluation.verdicts import reason_key
@@ -64,6 +65,7 @@ def options(**fields: Any) -> ReportOptions:
     return ReportOptions(**{**defaults, **fields})
 
 
+# Every trade enters at the next day's open (100) and pays 0.3 % for the round trip.
 # AAA: the BUY of day 0 reaches its target (+10 %) on day 5, the BUY of day 31 its stop (-5 %) on day 35, the SELL
 # of day 60 its target (a 10 % fall) on day 65; the HOLD of day 91 runs to its horizon; the BUY of day 195 is
 # pending (5 of 20 days). A failed research on day 10, a refused one on the split date (day 100).
@@ -91,10 +93,10 @@ def test_counts_per_action_and_a_hit_rate(report: dict[str, Any]) -> None:
     assert (buy["count"], buy["scored"], buy["pending"]) == (3, 2, 1)
     assert buy["hit_rate"]["value"] == 0.5
     assert buy["hit_rate"]["n"] == 2
-    assert buy["call_return"]["mean"]["value"] == pytest.approx(0.025)  # (+10 % - 5 %) / 2
+    assert buy["call_return"]["mean"]["value"] == pytest.approx(0.022)  # (+10 % - 5 %) / 2 - 0.3 %
     assert buy["exits"] == {"stop": 1, "target": 1, "horizon": 0}
     assert sell["hit_rate"]["value"] == 1.0
-    assert sell["call_return"]["mean"]["value"] == pytest.approx(0.10)
+    assert sell["call_return"]["mean"]["value"] == pytest.approx(0.097)
     assert sell["realised_return"]["mean"]["value"] == 0.0  # exit/avoid: flat without --allow-short
     assert hold["hit_rate"] is None
     assert (hold["count"], hold["exits"]["horizon"]) == (1, 1)
@@ -116,6 +118,30 @@ def test_calibration_and_stop_distance(report: dict[str, Any]) -> None:
     assert (stops["n"], stops["median"], stops["within_band"]["value"]) == (1, 2.5, 1.0)
     assert stops["target_to_stop_median"] == {"value": 2.0, "n": 1}
     assert [row["symbol"] for row in report["stop_distance_by_symbol"]["policy"]] == ["AAA"]
+    # out of sample the one BUY is pending: nothing to score against the in-sample constant (2/3)
+    constant = report["calibration"]["policy"]["out_of_sample"]["against_in_sample_constant"]
+    assert constant == {"rate": pytest.approx(2 / 3, abs=1e-6), "score": None, "skill": None, "n": 0}
+
+
+def test_the_in_sample_constant_scores_out_of_sample_calls() -> None:
+    # in sample: a hit at 0.6 (the BUY of day 0); out of sample: a hit and a miss, each at confidence 0.6
+    bars = series(301, {5: (100, 111, 99, 100), 105: (100, 111, 99, 100), 135: (100, 101, 94, 100)})
+    records = [verdict("AAA", 0, "BUY"), verdict("AAA", 100, "BUY"), verdict("AAA", 130, "BUY")]
+    constant = build_report(records, {"AAA": bars}, options(end=day(300)))["calibration"]["policy"]["out_of_sample"]
+    against = constant["against_in_sample_constant"]
+    assert (against["rate"], against["n"]) == (1.0, 2)
+    assert against["score"] == pytest.approx(0.5)  # always 1.0: right once, wrong once
+    assert against["skill"] == pytest.approx(1 - ((0.4**2 + 0.6**2) / 2) / 0.5)
+
+
+def test_market_wide_sweeps_are_counted_per_date() -> None:
+    records = [verdict(s, 0, "BUY") for s in ("A", "B", "C")] + [verdict("D", 0, "HOLD")]
+    records += [verdict(s, 31, a) for s, a in (("A", "BUY"), ("B", "SELL"), ("C", "HOLD"), ("D", "HOLD"))]
+    bars = {s: series(60) for s in "ABCD"}
+    sweeps = build_report(records, bars, options(end=day(59)))["concentration"]["policy"]["whole"]
+    assert sweeps["dates"] == 2
+    assert sweeps["dates_over_limit"] == 1  # 3 of 4 BUY on day 0 (75 % > 60 %); day 31: 25 %
+    assert sweeps["max"] == {"share": 0.75, "date": day(0).isoformat(), "action": "BUY"}
 
 
 def test_in_sample_and_out_of_sample_split_on_the_analysis_date(report: dict[str, Any]) -> None:
@@ -141,10 +167,13 @@ def test_reasons_are_grouped_by_their_code() -> None:
     assert reason_key("no verdict (overall_status failed, debate)") == "no verdict (overall_status failed, debate)"
 
 
-@pytest.mark.parametrize(("allow_short", "policy_return", "turnover"), [(False, 0.01, 0.25), (True, 0.035, 0.5)])
-def test_one_month_of_the_portfolio(allow_short: bool, policy_return: float, turnover: float) -> None:
-    # AAA ends the month at 104 (BUY 50 %: +2 % for its sleeve); BBB touches 89 and ends at 90: the SELL is cash,
-    # or a 50 % short whose target (-10 %) is reached: +5 %. N = 2 sleeves.
+@pytest.mark.parametrize(
+    ("allow_short", "policy_return", "exposure"), [(False, 0.02 - 0.00075, 0.5), (True, 0.07 - 0.0015, 1.0)]
+)
+def test_one_month_of_the_portfolio(allow_short: bool, policy_return: float, exposure: float) -> None:
+    # Bought at day 1's open (100), held to the end of the data: AAA ends at 104 (+4 %), BBB at 90 (-10 %). The BUY
+    # and the SELL each ask for 50 %: long AAA alone, 50 % gross; with shorting, 100 % gross split equally, BBB
+    # short (+10 % on its half). A trade pays half of 0.3 % on what it moves.
     bars = {
         "AAA": series(30, {29: (100, 104.5, 99, 104)}),
         "BBB": series(30, {29: (100, 101, 89, 90)}),
@@ -155,18 +184,24 @@ def test_one_month_of_the_portfolio(allow_short: bool, policy_return: float, tur
         verdict("AAA", 29, "HOLD"),
         verdict("BBB", 29, "HOLD"),
     ]
-    built = build_report(records, bars, options(end=day(29), allow_short=allow_short))
+    built = build_report(records, bars, options(end=day(29), allow_short=allow_short, exposure="verdict"))
     portfolio = built["portfolio"]
     (period,) = portfolio["periods"]
     assert (period["start"], period["end"]) == (day(0).isoformat(), day(29).isoformat())
     assert period["returns"]["policy"] == pytest.approx(policy_return)
-    assert period["returns"]["buy_and_hold"] == pytest.approx((0.04 - 0.10) / 2)
-    assert period["returns"]["always_hold"] == 0.0
-    assert period["returns"]["ma_crossover"] == 0.0  # fewer than 200 bars: cash
-    assert period["turnover"]["policy"] == pytest.approx(turnover)
+    assert period["exposure"]["policy"] == pytest.approx(exposure)
+    assert period["turnover"]["policy"] == pytest.approx(exposure)
+    universe = (0.04 - 0.10) / 2 - 0.0015
+    assert period["returns"]["equal_weight"] == pytest.approx(universe)
+    assert period["exposure"]["equal_weight"] == pytest.approx(1.0)
+    matched = portfolio["strategies"]["equal_weight_matched"]["whole"]
+    assert matched["mean_exposure"] == pytest.approx(exposure)
+    assert matched["mean_return"]["value"] == pytest.approx(universe * exposure)  # the same exposure as the policy
+    assert period["returns"]["ma_crossover"] == 0.0  # fewer than 200 bars: no position
     assert portfolio["curves"]["equity"]["policy"] == [1.0, pytest.approx(1 + policy_return)]
-    excess = portfolio["excess_over"]["buy_and_hold"]["whole"]
-    assert excess["mean"]["value"] == pytest.approx(policy_return + 0.03)
+    assert portfolio["strategies"]["policy"]["whole"]["mean_exposure"] == pytest.approx(exposure)
+    excess = portfolio["excess_over"]["equal_weight"]["whole"]
+    assert excess["mean"]["value"] == pytest.approx(policy_return - universe)
     assert excess["excludes_zero"] is False
     assert "too few" in excess["statement"]
 
@@ -176,13 +211,13 @@ def test_the_moving_average_crossover_switches_in_and_out() -> None:
     # 200th close on, and below it at the end.
     closes = [100.0 + i if i < 250 else 350.0 - 6 * (i - 250) for i in range(300)]
     bars = {"AAA": BarSeries([DailyBar(day(i), c, c, c, c) for i, c in enumerate(closes)])}
-    rule = ma_crossover(bars)
-    assert rule("AAA", day(198)) == CASH  # 199 closes
-    assert rule("AAA", day(199)) == FULL
-    assert rule("AAA", day(220)) == FULL
-    assert rule("AAA", day(299)) == CASH  # 50-day mean 203 < 200-day mean 256.6
-    run = simulate([Period(day(198), day(220)), Period(day(220), day(230))], ["AAA"], bars, rule)
-    assert run.returns == [0.0, pytest.approx(330 / 320 - 1)]
+    rule = ma_crossover(bars, budget=1.0)
+    assert rule(day(198)) == {}  # 199 closes
+    assert rule(day(199)) == {"AAA": 1.0}
+    assert rule(day(220)) == {"AAA": 1.0}
+    assert rule(day(299)) == {}  # 50-day mean 203 < 200-day mean 256.6
+    run = simulate([Period(day(198), day(220)), Period(day(220), day(230))], ["AAA"], bars, rule, budget=1.0, cost=0.0)
+    assert run.returns == [0.0, pytest.approx(331 / 321 - 1)]  # the open after day 220 to the open after day 230
     assert run.turnover == [0.0, 1.0]
 
 
@@ -198,7 +233,13 @@ def test_the_report_is_deterministic_and_the_markdown_reads_on_its_own(tmp_path:
         assert a.read_bytes() == b.read_bytes(), a.name
     assert json.loads((tmp_path / "a" / "report.json").read_text()) == json.loads(json.dumps(first))
     markdown = (tmp_path / "a" / "report.md").read_text()
-    for heading in ("# Walk-forward evaluation", "## How to read this", "## 1. Coverage", "## 2. Actions"):
+    for heading in (
+        "# Walk-forward evaluation",
+        "## How to read this",
+        "## Headline",
+        "## 1. Coverage",
+        "## 2. Actions",
+    ):
         assert heading in markdown
     for heading in ("## 3. Verdicts by action", "## 4. Portfolio", "## 5. Calibration", "## 6. Stop distance"):
         assert heading in markdown

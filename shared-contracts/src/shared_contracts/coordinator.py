@@ -14,7 +14,7 @@ from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 OverallStatus = Literal["completed", "partial", "failed"]
 SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
-OutcomeStatus = Literal["scored", "pending", "not_scorable", "unavailable"]
+OutcomeStatus = Literal["scored", "pending", "not_scorable", "no_fill", "unavailable"]
 
 _EXPERTS_JSON_SCHEMA: dict[str, Any] = {
     "type": "array",
@@ -119,11 +119,12 @@ class SessionOutcomeRecord(BaseModel):
     status: OutcomeStatus = Field(
         description="scored (a stop or target was hit, or the holding period has ended: final), pending (the "
         "holding period has not ended and no level was hit yet), not_scorable (no bar on or before the entry day, "
-        "no bars for the symbol, or a verdict without its levels), unavailable (the bars could not be fetched now)"
+        "no bars for the symbol, or a verdict without its levels), no_fill (the entry day opened at the daily limit "
+        "against the order: a BUY limit-up, a SELL limit-down), unavailable (the bars could not be fetched now)"
     )
     entry_day: IsoDate | None = Field(
-        description="The day of the entry close: the last bar on or before the technical analyst's as_of (else the "
-        "analysis date); when no bar was found, that day itself"
+        description="The day of the entry open: the first bar after the signal close (the last bar on or before the "
+        "technical analyst's as_of, else the analysis date); before that bar exists, the signal day itself"
     )
     entry_price: float | None
     exit_day: IsoDate | None
@@ -177,6 +178,9 @@ class Scorecard(BaseModel):
     scored: int = Field(ge=0)
     pending: int = Field(ge=0)
     not_scorable: int = Field(ge=0)
+    no_fill: int = Field(
+        ge=0, description="Sessions whose entry day opened at the daily limit against the order (no trade)."
+    )
     unavailable: int = Field(ge=0, description="Sessions whose bars could not be fetched (left out of per_action).")
     actions: dict[str, int] = Field(description="BUY / SELL / HOLD: how many of the sessions' verdicts.")
     per_action: dict[str, dict[str, Any]] = Field(
@@ -185,6 +189,14 @@ class Scorecard(BaseModel):
     )
     calibration: dict[str, Any] = Field(
         description="Confidence against outcome over the scored BUY and SELL calls: decile bins and Brier score."
+    )
+    ic: dict[str, Any] = Field(
+        description="The information coefficient: per month of analysis dates, the Spearman rank correlation of "
+        "the verdicts' score (verdict.score, else the debate's confidence signed by its direction) with the "
+        "stock's next 20 trading days' return entered at the next open, over one session per symbol and date (the "
+        "newest); a month counts with at least `min_per_month` (10) such sessions. `mean`: the mean over those "
+        "months with its t 95 % interval (n = months); `months`: [{month, n, ic}]; `positive_months`: the share "
+        "of months with IC > 0 (Wilson); `observations`: the sessions ranked."
     )
     as_of: IsoDate | None = Field(description="The latest bar day used; null when no bars were had.")
     matching: int = Field(ge=0, description="Sessions matching the filters in all.")

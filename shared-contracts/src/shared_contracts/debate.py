@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import KNOWN_SIGNALS
 from shared_contracts.projection import ExpertDataQuality
+from shared_contracts.standing import CompositeStanding, SignedUnit, UnitShare
 
 Direction = Literal["BULLISH", "BEARISH", "NEUTRAL"]
 Level = Literal["HIGH", "MEDIUM", "LOW"]
@@ -81,6 +82,12 @@ class DebateRunRequest(BaseModel):
         default=None, description="Experts asked for that failed (none of them in expert_results)."
     )
     data_quality: dict[str, ExpertDataQuality] | None = None
+    composite: CompositeStanding | None = Field(
+        default=None,
+        description="The stock's composite standing in its reference universe (the research's "
+        "relative_standing.composite); read from expert_results when not given. With it the debate's direction "
+        "follows the stock's standing, not the experts' votes.",
+    )
 
 
 class SupportingArgument(BaseModel):
@@ -140,6 +147,22 @@ class DebateOutcome(BaseModel):
     key_disagreements: list[str]
     conflict_resolution: str
     engine: EngineInfo
+    score: SignedUnit | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The stock's composite score in [-1, 1] the direction follows (None: no relative evidence, "
+        "the experts' weighed votes set the direction).",
+    )
+    universe_rank: UnitShare | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The score's percentile among the reference universe on the analysis date.",
+    )
+    standing_coverage: UnitShare | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Share of the composite's weight that had data for this stock.",
+    )
     coverage: DebateCoverage | None = Field(
         default=None,
         exclude_if=lambda value: value is None,

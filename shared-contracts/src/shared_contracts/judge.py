@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from shared_contracts.debate import Direction
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
+from shared_contracts.standing import SignedUnit, UnitShare
 
 Action = Literal["BUY", "SELL", "HOLD"]
 TimeHorizon = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
@@ -105,9 +106,32 @@ class JudgeInput(BaseModel):
             "lots (100 shares for A-shares, 1 elsewhere): Verdict.position_shares."
         ),
     )
+    score: SignedUnit | None = Field(
+        default=None,
+        strict=True,
+        description=(
+            "The stock's composite score in its reference universe (the debate outcome's score). With it the "
+            "rules engine decides BUY/SELL on the stock's standing (universe_rank, else the score) and coverage."
+        ),
+    )
+    universe_rank: UnitShare | None = Field(default=None, strict=True, description="The score's percentile (0-1).")
+    standing_coverage: UnitShare | None = Field(
+        default=None,
+        strict=True,
+        description="Share of the composite's weight that had data for this stock (below 0.5: no trade).",
+    )
+    market_view: Literal["FAVORABLE", "NEUTRAL", "UNFAVORABLE"] | None = Field(
+        default=None,
+        description=(
+            "The market-wide view (the macro expert's macro_environment). It scales the position "
+            "(Verdict.market_exposure), never the direction."
+        ),
+    )
 
     @model_validator(mode="after")
     def _range_in_order(self) -> JudgeInput:
+        if self.universe_rank is not None and self.score is None:
+            raise ValueError("universe_rank needs the score it ranks")
         low, high = self.intrinsic_value_low, self.intrinsic_value_high
         if low is not None and high is not None and low > high:
             raise ValueError("intrinsic_value_low must not be above intrinsic_value_high")
@@ -140,7 +164,40 @@ class Verdict(BaseModel):
             "recomputed from it. 0: the position's budget is below one lot. None otherwise."
         ),
     )
-    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    confidence: float = Field(
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description=(
+            "Not a probability of profit. With the stock's standing (rules engine): its distance from the "
+            "universe's middle, |2 × universe_rank − 1| (0 at the median, 1 at either end; every BUY/SELL states "
+            "more than every HOLD). Without it: the debate's confidence discounted for open disagreements "
+            "(services/judge/README.md)."
+        ),
+    )
+    score: SignedUnit | None = Field(
+        default=None,
+        description=(
+            "The signed conviction the action is decided on, in [-1, 1], higher = more bullish: the debate's "
+            "composite of the stock's standing against its reference universe. None when no relative evidence "
+            "was available (the action then follows the debate's direction and confidence: services/judge/README.md)."
+        ),
+    )
+    universe_rank: UnitShare | None = Field(
+        default=None,
+        description=(
+            "The stock's percentile among its reference universe on the analysis date by the same composite "
+            "(0 = the weakest, 1 = the strongest); None where no universe cross-section was computed."
+        ),
+    )
+    market_exposure: UnitShare | None = Field(
+        default=None,
+        description=(
+            "The share of the stock-specific position the market view (macro backdrop) keeps, e.g. 0.6-1.0: "
+            "position_percent already includes it. The market view scales exposure; it never sets the direction. "
+            "None when the market view was not heard."
+        ),
+    )
     entry_strategy: str
     stop_loss: PriceLevel
     take_profit: PriceLevel

@@ -1,10 +1,11 @@
 """The statistics of verdict evaluation, each with its sample size: means with a 95 % confidence interval,
 hit rates with a Wilson interval, the Brier score against the constant base-rate predictor, calibration
-bins, Sharpe ratio, maximum drawdown, and how often the action changes from one research to the next.
+bins, Sharpe ratio, maximum drawdown, how often the action changes from one research to the next, and the
+information coefficient: the rank correlation of scores with the returns that followed, month by month.
 
 Example::
 
-    mean_ci([0.02, -0.01, 0.03])  # Estimate(value=0.0133, low=-0.0149, high=0.0416, n=3)
+    mean_ci([0.02, -0.01, 0.03])  # Estimate(value=0.0133, low=-0.0384, high=0.0650, n=3)
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from scipy import stats
 
 Z95 = 1.959964
 """The normal quantile of a two-sided 95 % interval."""
@@ -32,13 +35,8 @@ class Estimate:
 
 
 def _t95(n: int) -> float:
-    """Student's t quantile for n - 1 degrees of freedom (two-sided 95 %), from a small table beyond which z serves."""
-    table = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
-    if n in table:
-        return table[n]
-    if n <= 30:
-        return 2.262 - (n - 10) * (2.262 - 2.045) / 20
-    return Z95 if n > 120 else 2.045 - (n - 30) * (2.045 - 1.980) / 90
+    """Student's t quantile for n - 1 degrees of freedom (two-sided 95 %)."""
+    return float(stats.t.ppf(0.975, n - 1))
 
 
 def mean_ci(values: Sequence[float]) -> Estimate:
@@ -152,3 +150,41 @@ def flip_rate(actions_by_symbol: dict[str, Sequence[str]]) -> Estimate:
     """The share of consecutive research pairs (per symbol, in date order) whose action differs."""
     pairs = [(a, b) for actions in actions_by_symbol.values() for a, b in itertools.pairwise(actions)]
     return wilson(sum(a != b for a, b in pairs), len(pairs))
+
+
+MIN_SCORED_PER_MONTH = 10
+"""A month's information coefficient is computed from at least this many scored stocks."""
+
+
+def spearman_ic(scores: Sequence[float], returns: Sequence[float]) -> float | None:
+    """Spearman's rank correlation of ``scores`` with ``returns`` (ties get their average rank); None below 3
+    pairs or when either side is constant."""
+    if len(scores) < 3 or len(set(scores)) < 2 or len(set(returns)) < 2:
+        return None
+    rho = float(stats.spearmanr(scores, returns).statistic)
+    return rho if math.isfinite(rho) else None
+
+
+@dataclass(frozen=True)
+class MonthIC:
+    month: str
+    """``YYYY-MM``, or whatever key groups one cross-section."""
+    n: int
+    """Scored stocks in the cross-section."""
+    ic: float | None
+    """None with fewer than the minimum of stocks, or when the scores (or returns) do not vary."""
+
+
+def monthly_ic(
+    observations: Sequence[tuple[str, float, float]], min_count: int = MIN_SCORED_PER_MONTH
+) -> list[MonthIC]:
+    """The cross-sectional Spearman IC of each month's (month, score, return) observations, months sorted."""
+    by_month: dict[str, list[tuple[float, float]]] = {}
+    for month, score, value in observations:
+        by_month.setdefault(month, []).append((score, value))
+    out = []
+    for month in sorted(by_month):
+        pairs = by_month[month]
+        ic = spearman_ic([s for s, _ in pairs], [r for _, r in pairs]) if len(pairs) >= min_count else None
+        out.append(MonthIC(month, len(pairs), ic))
+    return out

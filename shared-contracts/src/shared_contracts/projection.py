@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shared_contracts.experts import ExpertType, JsonInt
+from shared_contracts.standing import CompositeStanding
 
 
 class ExpertSummary(BaseModel):
@@ -210,3 +211,23 @@ def failed_experts_of(expert_results: Mapping[str, Any]) -> list[str]:
         except TypeError:
             continue  # not a failure: an unreadable result, which the projection reports
     return failed
+
+
+def composite_of(expert_results: Mapping[str, Any]) -> CompositeStanding | None:
+    """The stock's composite standing (``relative_standing.composite``) from the successful results that carry
+    one, the technical analyst's first (every expert states the same research composite); None without one or
+    when it does not read as a ``CompositeStanding``."""
+    ordered = sorted(expert_results.items(), key=lambda item: item[0] != ExpertType.TECHNICAL_ANALYST.value)
+    for _, value in ordered:
+        try:
+            data = _unwrap(value)
+        except TypeError:
+            continue
+        standing = data.get("relative_standing") if data is not None else None
+        found = standing.get("composite") if isinstance(standing, Mapping) else None
+        if isinstance(found, Mapping):
+            try:
+                return CompositeStanding.model_validate(found)
+            except ValidationError:
+                continue
+    return None

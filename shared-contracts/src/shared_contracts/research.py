@@ -19,6 +19,7 @@ from shared_contracts.experts import (
     Signal,
     ValuationVerdict,
 )
+from shared_contracts.standing import RelativeStanding
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 Confidence = Field(ge=0.0, le=1.0, allow_inf_nan=False)
@@ -86,6 +87,11 @@ class ExpertResultBase(BaseModel):
     )
     staleness: list[str] = Field(
         default_factory=list, description="Inputs older than their documented threshold on the analysis date."
+    )
+    relative_standing: RelativeStanding | None = Field(
+        default=None,
+        description="Where the stock stands against its reference universe on the analysis date: this expert's "
+        "factor percentiles and the research's composite (technical analyst, valuation modeler, financial auditor).",
     )
 
 

@@ -1,5 +1,6 @@
-"""How a set of scored verdicts did, as plain JSON: outcomes per action and the calibration of the confidence.
-The evaluation report and the coordinator's live scorecard both use these, so their figures mean the same.
+"""How a set of scored verdicts did, as plain JSON: outcomes per action, the calibration of the confidence, and
+the monthly information coefficient of the verdicts' scores. The evaluation report and the coordinator's live
+scorecard both use these, so their figures mean the same.
 
 Example::
 
@@ -16,7 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared_contracts.metrics import Brier, Estimate, brier, calibration, mean_ci, median, wilson
+from shared_contracts.metrics import (
+    MIN_SCORED_PER_MONTH,
+    Brier,
+    Estimate,
+    brier,
+    calibration,
+    mean_ci,
+    median,
+    monthly_ic,
+    wilson,
+)
 from shared_contracts.scoring import TradeOutcome
 
 ACTIONS = ("BUY", "SELL", "HOLD")
@@ -65,8 +76,9 @@ def brier_json(result: Brier) -> Json:
 
 
 def action_outcomes(calls: Sequence[ScoredCall], action: str) -> Json:
-    """For one action: counts by scoring status, hit rate (BUY/SELL: the call was profitable), the call's mean
-    (95 % CI) and median return, the mean realised and underlying returns, exits by reason, days held."""
+    """For one action: counts by scoring status (``no_fill``: the entry day opened at the daily limit), hit rate
+    (BUY/SELL: the call was profitable), the call's mean (95 % CI) and median return after costs, the mean
+    realised and underlying returns, exits by reason, days held."""
     rows = [c.outcome for c in calls if c.action == action]
     done = [outcome for outcome in rows if outcome.status == "scored"]
     returns = [o.call_return for o in done if o.call_return is not None]
@@ -76,6 +88,7 @@ def action_outcomes(calls: Sequence[ScoredCall], action: str) -> Json:
         "count": len(rows),
         "scored": len(done),
         "pending": sum(o.status == "pending" for o in rows),
+        "no_fill": sum(o.status == "no_fill" for o in rows),
         "not_scorable": sum(o.status == "not_scorable" for o in rows),
         "hit_rate": None if action == "HOLD" else estimate_json(wilson(sum(hits), len(hits))),
         "call_return": {"mean": estimate_json(mean_ci(returns)), "median": rounded(median(returns))},
@@ -109,4 +122,32 @@ def calibration_section(calls: Sequence[ScoredCall]) -> Json:
             for b in calibration(probabilities, outcomes)
         ],
         "brier": brier_json(brier(probabilities, outcomes)),
+    }
+
+
+def signed_score(score: float | None, direction: str | None, debate_confidence: float | None) -> float | None:
+    """The verdict's signed conviction in [-1, 1], higher = more bullish: its ``score`` when it has one, else
+    the debate's confidence signed by its direction (+ BULLISH, - BEARISH, 0 NEUTRAL), the conviction the
+    policies before ``score`` acted on; None when neither is known."""
+    if score is not None:
+        return score
+    if direction == "NEUTRAL":
+        return 0.0
+    if direction not in ("BULLISH", "BEARISH") or debate_confidence is None:
+        return None
+    return debate_confidence if direction == "BULLISH" else -debate_confidence
+
+
+def ic_section(observations: Sequence[tuple[str, float, float]], min_count: int = MIN_SCORED_PER_MONTH) -> Json:
+    """The information coefficient of (month, score, forward return) observations: each month's cross-sectional
+    Spearman IC (months with at least ``min_count`` scored stocks), their mean with a t 95 % interval over those
+    months (months are the unit), and the share of months with a positive IC (Wilson)."""
+    months = monthly_ic(observations, min_count)
+    values = [m.ic for m in months if m.ic is not None]
+    return {
+        "min_per_month": min_count,
+        "observations": len(observations),
+        "mean": estimate_json(mean_ci(values)),
+        "positive_months": estimate_json(wilson(sum(v > 0 for v in values), len(values))),
+        "months": [{"month": m.month, "n": m.n, "ic": rounded(m.ic)} for m in months],
     }

@@ -118,3 +118,22 @@ async def test_failed_experts_and_data_quality_travel_beside_the_summaries(adapt
     assert body["failed_experts"] == ["macro_intelligence"]
     assert body["data_quality"] == {"technical_analyst": {"data_gaps": 1, "staleness": 1}}
     assert set(body["expert_results"]["technical_analyst"]) == {"signal", "confidence", "reasoning", "risk_warning"}
+
+
+async def test_the_stocks_composite_standing_goes_beside_the_summaries(adapter: DebateGatewayAdapter) -> None:
+    composite = {"score": -0.4, "universe_rank": 0.1, "coverage": 0.8, "factors_used": ["return_1m"]}
+    technical = sample_result("technical_analyst") | {
+        "relative_standing": {
+            "universe": "offline-snapshot symbols (121 symbols)",
+            "universe_size": 121,
+            "as_of": "2024-06-28",
+            "factors": {},
+            "coverage": 1.0,
+            "composite": composite | {"universe_scored": 121},
+        }
+    }
+    body = await sent_body(adapter, {"technical_analyst": technical})
+    assert body["composite"] == composite | {"universe_scored": 121}
+    assert "relative_standing" not in body["expert_results"]["technical_analyst"]
+    plain = await sent_body(adapter, {"technical_analyst": sample_result("technical_analyst")})
+    assert "composite" not in plain

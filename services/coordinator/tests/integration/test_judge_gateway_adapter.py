@@ -201,3 +201,20 @@ async def test_a_judge_problem_becomes_a_readable_error(adapter: JudgeGatewayAda
         with pytest.raises(ServiceResponseError, match=r"^judge 502 llm_output_invalid: model answered prose$"):
             await adapter.run_verdict("600519.SH", debate_outcome())
     assert route.call_count == 3  # 502 is transient: retried
+
+
+async def test_the_standing_and_the_market_view_reach_the_judge(adapter: JudgeGatewayAdapter) -> None:
+    outcome = debate_outcome() | {"score": 0.42, "universe_rank": 0.91, "standing_coverage": 0.8}
+    macro = sample_result("macro_intelligence") | {"macro_environment": "UNFAVORABLE"}
+    with respx.mock:
+        route = respx.post(URL).mock(return_value=httpx.Response(200, json=verdict()))
+        await adapter.run_verdict("600519.SH", outcome, context={"expert_results": {"macro_intelligence": macro}})
+        body: dict[str, Any] = json.loads(route.calls.last.request.content)
+    assert (body["score"], body["universe_rank"], body["standing_coverage"]) == (0.42, 0.91, 0.8)
+    assert body["market_view"] == "UNFAVORABLE"
+
+
+async def test_without_a_standing_no_score_is_sent(adapter: JudgeGatewayAdapter) -> None:
+    body = await sent_body(adapter)
+    assert "score" not in body
+    assert "universe_rank" not in body

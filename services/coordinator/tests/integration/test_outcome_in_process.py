@@ -102,12 +102,15 @@ async def test_a_research_through_the_coordinator_is_scored_on_the_research_serv
         time_horizon=terms["time_horizon"],
         stop_percent=terms["stop_loss"]["percent_from_entry"],
         take_profit_percent=terms["take_profit"]["percent_from_entry"],
+        symbol=SYMBOL,
     )
     assert expected.status == "scored"
     assert expected.exit_day is not None
+    assert expected.entry_day is not None
+    assert expected.entry_day > date.fromisoformat(as_of)  # the next open after the signal close
     assert outcome == {
         "status": "scored",
-        "entry_day": as_of,
+        "entry_day": expected.entry_day.isoformat(),
         "entry_price": expected.entry_price,
         "exit_day": expected.exit_day.isoformat(),
         "exit_price": rounded(expected.exit_price),

@@ -115,14 +115,14 @@ async def test_a_buy_hit_by_its_target_shows_exactly_the_target_percent(rig: Rig
     assert response.status_code == 200, response.text
     assert response.json()["outcome"] == {
         "status": "scored",
-        "entry_day": "2025-06-27",
+        "entry_day": "2025-06-30",  # the open after Friday's signal close
         "entry_price": 100.0,
         "exit_day": "2025-07-02",
         "exit_price": 115.0,
         "exit_reason": "target",
         "holding_days": 3,
-        "call_return": 0.15,
-        "realised_return": 0.15,
+        "call_return": 0.147,  # after the 0.3 % round trip
+        "realised_return": 0.147,
         "underlying_return": 0.15,
         "profitable": True,
         "reason": None,
@@ -141,7 +141,7 @@ async def test_before_its_horizon_has_passed_the_outcome_is_pending(rig: Rig) ->
     assert outcome["status"] == "pending"
     assert outcome["reason"] == "7 of 60 trading days have passed"
     assert (outcome["entry_day"], outcome["entry_price"], outcome["exit_day"], outcome["call_return"]) == (
-        "2025-06-27",
+        "2025-06-30",
         100.0,
         None,
         None,
@@ -209,7 +209,7 @@ async def test_the_scorecard_has_the_reports_figures_and_fetches_each_symbols_ba
     buy = card["per_action"]["BUY"]
     assert (buy["count"], buy["scored"], buy["pending"]) == (3, 2, 1)  # entered on the last bar: pending
     assert buy["hit_rate"]["value"] == 1.0
-    assert buy["call_return"]["mean"]["value"] == 0.15  # both BUYs met their 15 % target
+    assert buy["call_return"]["mean"]["value"] == 0.147  # both BUYs met their 15 % target, less 0.3 % costs
     assert buy["exits"] == {"stop": 0, "target": 2, "horizon": 0}
     trade = score_trade(
         SERIES, entry_day=FRIDAY, action="BUY", time_horizon="SHORT_TERM", stop_percent=-8, take_profit_percent=15

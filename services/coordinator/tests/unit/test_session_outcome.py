@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 from coordinator_fakes import FakeBarsGateway, InMemorySessionRepository
 from outcome_fakes import LLM_ENGINE, TA, flat_bars, judged_session, touched
+from scipy import stats
 
 from coordinator.application.dtos.scorecard import ScorecardQuery
 from coordinator.application.services.outcome_service import LOOKBACK_DAYS, SessionOutcomeService
@@ -18,10 +20,10 @@ from coordinator.domain.exceptions import (
     PeerUnavailableError,
 )
 from coordinator.domain.model.outcome import StoredVerdict
-from coordinator.domain.model.session import StageOutcome
+from coordinator.domain.model.session import ResearchSession, StageOutcome
 from shared_contracts.errors import InvalidRequestError
 from shared_contracts.scorecard import ScoredCall, action_outcomes, calibration_section
-from shared_contracts.scoring import score_trade
+from shared_contracts.scoring import DailyBar, score_trade
 
 SYMBOL = "600519.SH"
 FRIDAY = date(2025, 6, 27)
@@ -81,10 +83,11 @@ async def test_a_buy_hit_by_its_target_is_scored_at_exactly_the_target_percent()
 
     assert outcome is not None
     assert outcome.trade is not None
-    assert (outcome.status, outcome.entry_day, outcome.trade.exit_reason) == ("scored", FRIDAY, "target")
+    # the signal is Friday's close, the entry Monday's open; the round trip costs 0.3 %
+    assert (outcome.status, outcome.entry_day, outcome.trade.exit_reason) == ("scored", MONDAY, "target")
     assert outcome.trade.exit_day == series[12].day
-    assert outcome.trade.call_return == pytest.approx(0.15, abs=1e-12)
-    assert outcome.trade.realised_return == pytest.approx(0.15, abs=1e-12)
+    assert outcome.trade.call_return == pytest.approx(0.147, abs=1e-12)
+    assert outcome.trade.realised_return == pytest.approx(0.147, abs=1e-12)
     assert outcome.trade.profitable is True
     assert outcome.final
     # asked once, from a month before the entry day, to the last bar known
@@ -98,7 +101,7 @@ async def test_before_its_holding_period_has_passed_an_outcome_is_pending() -> N
     assert outcome.trade is not None
     assert outcome.status == "pending"
     assert outcome.reason == "10 of 20 trading days have passed"
-    assert (outcome.trade.entry_day, outcome.trade.entry_price, outcome.trade.call_return) == (FRIDAY, 100.0, None)
+    assert (outcome.trade.entry_day, outcome.trade.entry_price, outcome.trade.call_return) == (MONDAY, 100.0, None)
     assert not outcome.final
 
 
@@ -109,7 +112,7 @@ async def test_a_sell_is_scored_as_the_short_call_it_is_and_realised_flat() -> N
     assert outcome is not None
     assert outcome.trade is not None
     assert (outcome.status, outcome.trade.exit_reason) == ("scored", "target")
-    assert outcome.trade.call_return == pytest.approx(0.10)
+    assert outcome.trade.call_return == pytest.approx(0.10 - 0.003)
     assert outcome.trade.realised_return == 0.0
     assert outcome.trade.underlying_return == pytest.approx(-0.10)
 
@@ -259,3 +262,55 @@ def test_bad_filters_are_named(filters: dict[str, str], code: str) -> None:
 def test_blank_filters_are_no_filters_and_symbols_are_canonical() -> None:
     assert ScorecardQuery.parse(symbol=" ", engine="", start="", end=None) == ScorecardQuery()
     assert ScorecardQuery.parse(symbol="700.hk").symbol == "0700.HK"
+
+
+# --- the scorecard's information coefficient ----------------------------------------------------------
+
+A_SHARES = [f"6000{i:02d}.SH" for i in range(12)]
+
+
+def ranked_session(symbol: str, day: date, minutes: int, score: float | None, **debate: Any) -> ResearchSession:
+    session = judged_session(symbol, as_of=day, analysis_date=day, minutes=minutes)
+    assert session.verdict is not None
+    terms = {**session.verdict, "score": score} if score is not None else session.verdict
+    debated = StageOutcome("success", data=debate or {"direction": "NEUTRAL", "confidence": 0.2})
+    return replace(session, judge=StageOutcome("success", data=terms), debate=debated)
+
+
+def rising(first: date, final: float) -> list[DailyBar]:
+    """The signal close and 20 more bars at 100, the last closing at ``final``: a 20-day forward return of
+    ``final / 100 - 1`` entered at the next open."""
+    bars = flat_bars(first, 25)
+    return [*bars[:20], replace(bars[20], close=final), *bars[21:]]
+
+
+async def test_the_scorecard_ic_ranks_one_session_per_symbol_and_date_in_months_of_ten() -> None:
+    july = date(2025, 7, 31)
+    bars = {s: rising(FRIDAY, 100.0 + i)[:21] + rising(july, 100.0 - i) for i, s in enumerate(A_SHARES)}
+    june = [ranked_session(s, FRIDAY, i, i / 12) for i, s in enumerate(A_SHARES)]
+    older_duplicate = ranked_session(A_SHARES[11], FRIDAY, -1, -1.0)  # the same symbol and date: left out
+    short_month = [ranked_session(s, july, 20 + i, i / 12) for i, s in enumerate(A_SHARES[:9])]
+    repository = await _repository(*june, older_duplicate, *short_month)
+
+    card = await service(FakeBarsGateway(bars), repository).scorecard(ScorecardQuery())
+
+    assert card.sessions == 22  # every session is scored as a trade ...
+    assert card.ic["months"] == [{"month": "2025-06", "n": 12, "ic": 1.0}, {"month": "2025-07", "n": 9, "ic": None}]
+    assert card.ic["observations"] == 21  # ... but the IC counts one per symbol and date
+    assert card.ic["mean"] == {"value": 1.0, "low": None, "high": None, "n": 1}  # 9 < 10 sessions in July
+    assert card.ic["min_per_month"] == 10
+
+
+async def test_the_scorecard_ic_ranks_the_signed_debate_when_the_verdict_has_no_score() -> None:
+    bars = {s: rising(FRIDAY, 100.0 - i) for i, s in enumerate(A_SHARES)}
+    sessions = [
+        ranked_session(s, FRIDAY, i, None, direction="BEARISH" if i > 5 else "BULLISH", confidence=0.1 + i / 100)
+        for i, s in enumerate(A_SHARES)
+    ]
+    card = await service(FakeBarsGateway(bars), await _repository(*sessions)).scorecard(ScorecardQuery())
+    (june,) = card.ic["months"]
+    signed = [(0.1 + i / 100) * (-1 if i > 5 else 1) for i in range(12)]
+    expected = stats.spearmanr(signed, [-i for i in range(12)]).statistic
+    assert june["n"] == 12
+    assert june["ic"] == pytest.approx(expected, abs=1e-6)
+    assert june["ic"] > 0  # BULLISH above BEARISH: the BEARISH stocks did fall more

@@ -48,6 +48,7 @@ def build_container(
         RulesBearAdvocateAgent(language),
         RulesResolutionAgent(language),
         EngineInfo(kind="rules"),
+        language=language,
     )
     if not settings.uses_llm:
         return DebateContainer(settings, rules)
@@ -61,6 +62,7 @@ def build_container(
         ResolutionAgentAdapter(llm, language),
         EngineInfo(kind="llm", model=settings.llm_model),
         fallback=(lambda debate: RulesFallback(debate, rules.run)) if settings.llm_fallback_to_rules else None,
+        language=language,
     )
     return DebateContainer(settings, service, chat)
 

@@ -118,9 +118,9 @@ async def test_neutral_experts_temper_a_lone_bull_but_do_not_cancel_it() -> None
         macro_intelligence=summary("NEUTRAL", 0.5),
         catalyst_detective=summary("NEUTRAL", 0.5),
     )
-    # S = 0.9 / (0.9 + 0.15·2.0) = 0.75; P = 0.9; C = 0.675 (was 0.9 / 5 = 0.18 → NEUTRAL)
+    # macro does not vote (issue 35): S = 0.9 / (0.9 + 0.15·1.5) = 0.8; P = 0.9; C = 0.72
     assert outcome.direction == "BULLISH"
-    assert outcome.confidence == 0.68
+    assert outcome.confidence == 0.72
 
 
 async def test_the_threshold_itself_is_directional() -> None:
@@ -243,3 +243,10 @@ async def test_risks_are_counted_alike_whatever_the_language_they_were_written_i
     en = await _run("en", technical_analyst=summary("BULLISH", 0.7, "uptrend", en_risks))
     assert len(zh.bull_case.acknowledged_risks) == len(en.bull_case.acknowledged_risks) == 3
     assert len(zh.risk_matrix) == len(en.risk_matrix) == 3
+
+
+async def test_the_macro_view_does_not_vote_on_a_stocks_direction() -> None:
+    alone = await _run(technical_analyst=summary("NEUTRAL", 0.5))
+    for view in ("FAVORABLE", "UNFAVORABLE"):
+        outcome = await _run(technical_analyst=summary("NEUTRAL", 0.5), macro_intelligence=summary(view, 0.9))
+        assert (outcome.direction, outcome.confidence) == (alone.direction, alone.confidence)

@@ -284,14 +284,15 @@ async def test_a_verdict_in_units_of_volatility_with_lots(client: httpx.AsyncCli
     assert response.status_code == 200
     verdict = Verdict.model_validate(response.json())
     assert verdict.action == "BUY"
-    assert verdict.stop_loss.percent_from_entry == -4.0  # 2 ATR of 2 %
-    assert verdict.take_profit.percent_from_entry == pytest.approx(13.33)  # the intrinsic value range's low end
-    assert verdict.take_profit.price == 1700.0
+    assert verdict.stop_loss.percent_from_entry == -8.0  # 2 × √6 = 4.9 ATR for 120 days, held at 4 ATR of 2 %
+    # the range's low end (13.3 %) is inside the 2 × 8 % floor; its high end is 5 × the stop
+    assert verdict.take_profit.percent_from_entry == pytest.approx(40.0)
+    assert verdict.take_profit.price == 2100.0
     assert verdict.time_horizon == "LONG_TERM"
-    # 1 % × 0.6 × 0.8 = 0.48 % at risk / 4 % = 12 %; 600,000 / 1500 = 400 shares = 4 lots: 12 % exactly
-    assert verdict.position_shares == 400
-    assert verdict.position_percent == 12.0
-    assert "400 股（4 手，每手 100 股）" in verdict.entry_strategy
+    # 1 % × 0.6 × 0.8 = 0.48 % at risk / 8 % = 6 %; 300,000 / 1500 = 200 shares = 2 lots: 6 % exactly
+    assert verdict.position_shares == 200
+    assert verdict.position_percent == 6.0
+    assert "200 股（2 手，每手 100 股）" in verdict.entry_strategy
     assert verdict.guardrail_adjustments == []
 
 

@@ -9,7 +9,7 @@ import itertools
 import math
 
 import pytest
-from judge_fakes import make_input
+from judge_fakes import make_input as fake_input
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
@@ -25,6 +25,12 @@ from judge.domain.model.risk import (
 )
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
+
+
+def make_input(**overrides: object) -> JudgeInput:
+    """A trade on 20-day evidence (a 2-ATR stop) unless the test says otherwise: the stop grows with the horizon."""
+    overrides.setdefault("evidence_horizon", TimeHorizon.SHORT_TERM)
+    return fake_input(**overrides)
 
 
 def agent(language: str = "zh", max_position: float = 30.0) -> RulesJudgeAgent:
@@ -58,6 +64,19 @@ async def test_the_stop_is_one_to_four_atr_for_quiet_and_volatile_stocks(
     proposal = await agent().decide(judge_input)
     assert MIN_STOP_ATR <= stop_in_atr(proposal.stop_loss.distance_percent, judge_input) <= MAX_STOP_ATR
     assert stop_in_atr(proposal.stop_loss.distance_percent, judge_input) == pytest.approx(policy.STOP_ATR_MULTIPLE)
+
+
+@pytest.mark.parametrize(
+    ("horizon", "multiple"),
+    [(TimeHorizon.SHORT_TERM, 2.0), (TimeHorizon.MEDIUM_TERM, 2 * math.sqrt(3)), (TimeHorizon.LONG_TERM, 4.0)],
+)
+async def test_the_stop_grows_with_the_square_root_of_the_horizon(horizon: TimeHorizon, multiple: float) -> None:
+    # 20, 60 and 120 trading days: 2, 3.46 and 4.90 ATR, the last held at the 4-ATR bound; the target stays ≥ 2×.
+    judge_input = make_input(reference_price=100.0, atr=1.0, risk_factors=(), evidence_horizon=horizon)
+    proposal = await agent().decide(judge_input)
+    assert proposal.time_horizon is horizon
+    assert stop_in_atr(proposal.stop_loss.distance_percent, judge_input) == pytest.approx(multiple, abs=1e-3)
+    assert proposal.take_profit.distance_percent >= MIN_REWARD_RISK * proposal.stop_loss.distance_percent - 1e-9
 
 
 async def test_the_volatile_stock_gets_the_wider_stop() -> None:

@@ -18,6 +18,7 @@ from research.application.services.financial_auditor_service import FinancialAud
 from research.application.services.macro_intelligence_service import MacroIntelligenceService
 from research.application.services.technical_analyst_service import TechnicalAnalystService
 from research.application.services.valuation_modeler_service import ValuationModelerService
+from research.application.universe_standing import UniverseStanding
 from research.domain.model.verdicts import (
     CatalystVerdict,
     FinancialVerdict,
@@ -105,10 +106,13 @@ def build_container(
     macro = agent(RulesMacroIntelligenceAgent(lang), "macro_intelligence", MacroVerdict)
     catalyst = agent(RulesCatalystDetectiveAgent(lang), "catalyst_detective", CatalystVerdict, slots=catalyst_slots)
     data = PointInTimeData(provider)
+    configured = settings.reference_symbols
+    label = "configured list (REFERENCE_UNIVERSE)" if configured is not None else f"{provider.name} symbols"
+    standing = UniverseStanding(data, configured, label)
     experts = ExpertDispatcher(
-        TechnicalAnalystService(data, technical, today),
-        FinancialAuditorService(data, financial, today),
-        ValuationModelerService(data, valuation, today),
+        TechnicalAnalystService(data, technical, today, standing=standing),
+        FinancialAuditorService(data, financial, today, standing=standing),
+        ValuationModelerService(data, valuation, today, standing=standing),
         MacroIntelligenceService(data, macro, today),
         CatalystDetectiveService(data, catalyst, today),
         today,

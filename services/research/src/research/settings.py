@@ -18,6 +18,17 @@ class Settings(EngineSettings):
     snapshot_dir: Path | None = None
     """SNAPSHOT_DIR: another snapshot directory with the same layout; default: the copy in the package."""
 
+    reference_universe: str | None = None
+    """REFERENCE_UNIVERSE: comma-separated symbols to rank every stock against (an index's constituents, a
+    watchlist); default: the provider's symbols (the offline snapshot's; none for a live provider, whose
+    results then carry no relative standing)."""
+
+    @property
+    def reference_symbols(self) -> list[str] | None:
+        if self.reference_universe is None:
+            return None
+        return [s.strip() for s in self.reference_universe.split(",") if s.strip()]
+
     @model_validator(mode="after")
     def _check_data(self) -> Settings:
         if self.data_timeout_seconds <= 0:

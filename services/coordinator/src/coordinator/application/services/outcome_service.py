@@ -16,12 +16,19 @@ from datetime import date, timedelta
 
 from coordinator.application.dtos.scorecard import ScorecardQuery
 from coordinator.domain.exceptions import GatewayError, PeerResponseError
-from coordinator.domain.model.outcome import SessionOutcome, StoredVerdict, not_scorable, score_verdict, unavailable
+from coordinator.domain.model.outcome import (
+    SessionOutcome,
+    StoredVerdict,
+    forward_of,
+    not_scorable,
+    score_verdict,
+    unavailable,
+)
 from coordinator.domain.model.session import ResearchSession
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.coordinator import Scorecard, ScorecardFilters
-from shared_contracts.scorecard import ACTIONS, ScoredCall, action_outcomes, calibration_section
+from shared_contracts.scorecard import ACTIONS, ScoredCall, action_outcomes, calibration_section, ic_section
 from shared_contracts.scoring import DailyBar
 
 MAX_SCORECARD_SESSIONS = 5000
@@ -76,10 +83,12 @@ class SessionOutcomeService:
             scored=statuses["scored"],
             pending=statuses["pending"],
             not_scorable=statuses["not_scorable"],
+            no_fill=statuses["no_fill"],
             unavailable=statuses["unavailable"],
             actions={action: actions[action] for action in ACTIONS},
             per_action={action: action_outcomes(calls, action) for action in ACTIONS},
             calibration=calibration_section(calls),
+            ic=ic_section(_ranked(verdicts, series)),
             as_of=max(last_days) if last_days else None,
             matching=matching,
             limit=self._max_sessions,
@@ -109,6 +118,23 @@ class SessionOutcomeService:
         except GatewayError as exc:  # a 404: research has no bars for the symbol
             missing = isinstance(exc, PeerResponseError) and exc.status == 404
             return _Series([], missing=str(exc)) if missing else _Series([], unavailable=str(exc))
+
+
+def _ranked(verdicts: Iterable[StoredVerdict], series: dict[str, _Series]) -> list[tuple[str, float, float]]:
+    """(month, score, 20-day forward return) of one session per symbol and research day (the first listed:
+    the newest) whose score is known and whose 20 days have passed."""
+    seen: set[tuple[str, date]] = set()
+    ranked = []
+    for verdict in verdicts:
+        key = (verdict.symbol, verdict.research_day)
+        if key in seen:
+            continue
+        seen.add(key)
+        score, bars = verdict.score, series[verdict.symbol].bars
+        forward = forward_of(verdict, bars) if score is not None and bars else None
+        if score is not None and forward is not None:
+            ranked.append((verdict.research_day.isoformat()[:7], score, forward.value))
+    return ranked
 
 
 def _outcome(stored: StoredVerdict, series: _Series) -> SessionOutcome:

@@ -1,16 +1,19 @@
 """How a stored verdict did: its entry day, and its outcome on the bars known now.
 
 The method is the evaluation report's (docs/evaluation.md), applied by ``shared_contracts.scoring.score_trade``:
-entry at the close of the last bar on or before the **entry day**, ``HOLDING_DAYS[time_horizon]`` trading days
-held, the verdict's stop and take-profit sizes checked on each day's high and low; SELL realised flat (no
-short selling). The entry day is the technical analyst's ``as_of`` when it succeeded (the day of the verdict's
-reference close), else the research's day: its ``analysis_date``; a session stored before dates were recorded
-has none: its technical analyst's ``analysis_date`` option, else the (UTC) day it was created.
+the signal is the close of the last bar on or before the **entry day**, the trade enters at the next open (a BUY
+into a limit-up open, a SELL into a limit-down one: ``no_fill``), ``HOLDING_DAYS[time_horizon]`` trading days
+held, the verdict's stop and take-profit sizes checked on each day's high and low, the round-trip cost paid;
+SELL realised flat (no short selling). The entry day is the technical analyst's ``as_of`` when it succeeded
+(the day of the verdict's reference close), else the research's day: its ``analysis_date``; a session stored
+before dates were recorded has none: its technical analyst's ``analysis_date`` option, else the (UTC) day it
+was created.
 
 Outcome statuses: ``scored`` (a level was hit, or the holding period has ended: final), ``pending`` (the
 holding period has not ended by the last bar known and no level was hit), ``not_scorable`` (no bar on or before
-the entry day, or a verdict without its action, horizon, stop or take-profit), ``unavailable`` (the bars could
-not be fetched now: nothing is known either way).
+the entry day, or a verdict without its action, horizon, stop or take-profit), ``no_fill`` (the entry day opened
+at the daily limit against the order: final), ``unavailable`` (the bars could not be fetched now: nothing is
+known either way).
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ from typing import Any, Literal
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ResearchSession
 from shared_contracts.experts import is_iso_date
-from shared_contracts.scoring import DailyBar, TradeOutcome, score_trade
+from shared_contracts.scorecard import signed_score
+from shared_contracts.scoring import DailyBar, ForwardReturn, TradeOutcome, forward_return, score_trade
 
-OutcomeStatus = Literal["scored", "pending", "not_scorable", "unavailable"]
+OutcomeStatus = Literal["scored", "pending", "not_scorable", "no_fill", "unavailable"]
 ALLOW_SHORT = False
 """SELL is realised as exit/avoid (flat), as for an A-share investor who cannot short freely (the report's
 default); its call return is still the short's."""
@@ -66,6 +70,8 @@ class StoredVerdict:
     technical_option_date: date | None
     """The technical analyst's ``analysis_date`` option (what dated a research before sessions stored a day)."""
     created_at: datetime
+    debate: Mapping[str, Any] | None = None
+    """The debate's outcome (its direction and confidence rank a verdict that has no ``score``)."""
 
     @classmethod
     def of(cls, session: ResearchSession) -> StoredVerdict | None:
@@ -75,7 +81,8 @@ class StoredVerdict:
         technical = session.expert_outcomes.get(TECHNICAL)
         as_of = technical.data.get("as_of") if technical and technical.status == "success" and technical.data else None
         days = (session.analysis_date, iso_day(as_of), technical_option_date(session.options))
-        return cls(session.session_id, session.symbol, session.verdict, *days, session.created_at)
+        debate = session.debate_outcome
+        return cls(session.session_id, session.symbol, session.verdict, *days, session.created_at, debate)
 
     @property
     def research_day(self) -> date:
@@ -103,6 +110,17 @@ class StoredVerdict:
     def confidence(self) -> float | None:
         return _number(self.verdict.get("confidence"))
 
+    @property
+    def score(self) -> float | None:
+        """What the verdict is ranked by: its ``score``, else the debate's confidence signed by its direction."""
+        debate = _mapping(self.debate)
+        direction = debate.get("direction")
+        return signed_score(
+            _number(self.verdict.get("score")),
+            direction if isinstance(direction, str) else None,
+            _number(debate.get("confidence")),
+        )
+
 
 @dataclass(frozen=True)
 class SessionOutcome:
@@ -116,8 +134,8 @@ class SessionOutcome:
 
     @property
     def final(self) -> bool:
-        """A scored outcome never changes (with the same bars)."""
-        return self.status == "scored"
+        """A scored or unfilled outcome never changes (with the same bars)."""
+        return self.status in ("scored", "no_fill")
 
 
 def score_verdict(stored: StoredVerdict, bars: Sequence[DailyBar]) -> SessionOutcome:
@@ -137,8 +155,15 @@ def score_verdict(stored: StoredVerdict, bars: Sequence[DailyBar]) -> SessionOut
         take_profit_percent=target,
         allow_short=ALLOW_SHORT,
         analysis_day=stored.research_day,
+        symbol=stored.symbol,
     )
     return SessionOutcome(trade.status, trade.entry_day or stored.entry_day, trade, trade.reason)
+
+
+def forward_of(stored: StoredVerdict, bars: Sequence[DailyBar]) -> ForwardReturn | None:
+    """The stock's return over the 20 trading days after the verdict, entered at the next open (what its score
+    is ranked against); None until those days have passed, or when the signal close is stale."""
+    return forward_return(bars, signal_day=stored.entry_day, symbol=stored.symbol, analysis_day=stored.research_day)
 
 
 def not_scorable(stored: StoredVerdict, reason: str) -> SessionOutcome:

@@ -3,7 +3,8 @@
 The DTO conversion happens here: each successful expert's result is projected to an ``ExpertSummary``
 (``shared_contracts.projection`` — the spec's mapping table; debug and bulk fields are dropped); its
 counts of ``data_gaps`` and ``staleness`` go beside it in ``data_quality``, so the debate can weigh it by its
-coverage; an expert whose entry is ``None`` failed and is named in ``failed_experts`` (missing evidence).
+coverage; an expert whose entry is ``None`` failed and is named in ``failed_experts`` (missing evidence); the
+stock's composite standing in its reference universe (``relative_standing.composite``) goes as ``composite``.
 The reply is parsed into ``DebateOutcome`` and returned as its dict (the spec's serialised form).
 """
 
@@ -15,7 +16,13 @@ from coordinator.domain.exceptions import GatewayError, PeerContractError
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.infrastructure.adapters.peer_http import PeerClient
 from shared_contracts.debate import DebateOutcome
-from shared_contracts.projection import ProjectionError, failed_experts_of, project_data_quality, project_expert_results
+from shared_contracts.projection import (
+    ProjectionError,
+    composite_of,
+    failed_experts_of,
+    project_data_quality,
+    project_expert_results,
+)
 
 
 def debate_request_body(symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
@@ -30,6 +37,8 @@ def debate_request_body(symbol: str, expert_results: dict[str, Any]) -> dict[str
     }
     if failed := sorted(failed_experts_of(expert_results)):
         body["failed_experts"] = failed
+    if (composite := composite_of(expert_results)) is not None:
+        body["composite"] = composite.model_dump()
     return body
 
 

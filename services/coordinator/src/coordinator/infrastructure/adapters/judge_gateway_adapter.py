@@ -50,6 +50,7 @@ def to_judge_input(
         fields["failed_experts"] = failed
     fields.update(_price_context(context))
     fields.update(_volatility_context(context, fields))
+    fields.update(_standing_context(outcome, context))
     try:
         return JudgeInput.model_validate(fields)
     except ValidationError as exc:
@@ -114,6 +115,24 @@ def _volatility_context(context: Mapping[str, Any] | None, fields: Mapping[str, 
     low, high = value_range.get("low"), value_range.get("high")
     if _positive(low) and _positive(high) and low <= high:
         found["intrinsic_value_low"], found["intrinsic_value_high"] = float(low), float(high)
+    return found
+
+
+MARKET_VIEWS = ("FAVORABLE", "NEUTRAL", "UNFAVORABLE")
+
+
+def _standing_context(outcome: DebateOutcome, context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The debate's composite ``score``, ``universe_rank`` and ``standing_coverage``, and the macro expert's
+    ``macro_environment`` as ``market_view`` (it scales the position, never the direction)."""
+    found: dict[str, Any] = {}
+    if outcome.score is not None:
+        found["score"] = outcome.score
+        for name in ("universe_rank", "standing_coverage"):
+            if (value := getattr(outcome, name)) is not None:
+                found[name] = value
+    macro = _mapping(_mapping(_mapping(context).get("expert_results")).get(ExpertType.MACRO_INTELLIGENCE.value))
+    if (view := macro.get("macro_environment")) in MARKET_VIEWS:
+        found["market_view"] = view
     return found
 
 

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from debate.application.dtos.debate_outcome_dto import DebateOutcomeDTO, build_outcome
+from debate.application.standing import follow_standing
 from debate.domain.dtos.bull_bear_argument import BearArgument, BullArgument
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
@@ -29,7 +30,9 @@ class DebateService:
         engine: EngineInfo,
         *,
         fallback: Callable[[Debate], Debate] | None = None,
+        language: str = "zh",
     ) -> None:
+        self._language = language
         self._bull = bull
         self._bear = bear
         self._resolution = resolution
@@ -37,7 +40,11 @@ class DebateService:
         self._run = fallback(self._debate) if fallback else self._debate
 
     async def run(self, debate_input: DebateInput) -> DebateOutcomeDTO:
-        return await self._run(debate_input)
+        """The debate; with the stock's composite standing, its direction follows that (``application.standing``)."""
+        outcome = await self._run(debate_input)
+        if debate_input.composite is None:
+            return outcome
+        return follow_standing(outcome, debate_input.composite, self._language)
 
     async def _debate(self, debate_input: DebateInput) -> DebateOutcomeDTO:
         bull, bear = await self._advocate_both(debate_input)

@@ -18,6 +18,7 @@ from shared_contracts.debate import EXPERT_NAME_PATTERN as EXPERT_NAME
 from shared_contracts.debate import MAX_DEBATE_EXPERTS, TICKER_PATTERN
 from shared_contracts.experts import Signal, stance_of
 from shared_contracts.projection import ExpertDataQuality, ExpertSummary
+from shared_contracts.standing import CompositeStanding
 
 __all__ = ["EXPERT_NAME_PATTERN", "MAX_EXPERTS", "SYMBOL_PATTERN", "DebateInput", "ExpertDataQuality", "ExpertSummary"]
 
@@ -37,6 +38,8 @@ class DebateInput(BaseModel):
     expert_summaries: dict[str, ExpertSummary] = Field(min_length=1, max_length=MAX_EXPERTS)
     data_quality: dict[str, ExpertDataQuality] = Field(default_factory=dict)
     failed_experts: list[str] = Field(default_factory=list, max_length=MAX_EXPERTS)
+    composite: CompositeStanding | None = None
+    """The stock's composite standing in its reference universe, when the research computed one."""
 
     @field_validator("symbol")
     @classmethod

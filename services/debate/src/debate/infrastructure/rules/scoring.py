@@ -3,7 +3,8 @@
 - Level (strength, probability, impact) of c:   HIGH if c ≥ 0.70, MEDIUM if c ≥ 0.40, else LOW.
 - Evidence weight of an expert:          w = confidence × coverage (coverage: ``debate.domain.dtos.evidence``);
                                          an argument without an expert's confidence: HIGH 0.80 / MEDIUM 0.55 / LOW 0.30.
-- B, R, U = Σ w of the bullish, bearish and neutral experts.
+- B, R, U = Σ w of the bullish, bearish and neutral experts; market-wide experts (macro) do not vote on a
+  stock's direction (issue 35): they are argued, not counted.
 - Balance S = (B − R) / (B + R + λ·U), λ = NEUTRAL_DILUTION = 0.15 (0 when the denominator is 0): neutral
   evidence tempers the balance, it does not cancel aligned evidence.
 - Strength P of the leading side (bullish if B ≥ R, else bearish), its weights in descending order:
@@ -75,8 +76,14 @@ def missing_factor(answered: int, failed: int) -> float:
     return round(1.0 - MISSING_EXPERT_PENALTY * failed / asked, 6) if asked else 1.0
 
 
+MARKET_WIDE_EXPERTS = frozenset({"macro_intelligence"})
+"""Experts whose view is the same for every stock (no symbol input): they scale exposure in the judge and never
+vote on a stock's direction (issue 35)."""
+
+
 def weigh(panel: EvidencePanel) -> Weighing:
-    by_stance = {stance: [e.weight for e in panel.experts.values() if e.stance is stance] for stance in Signal}
+    voting = [e for name, e in panel.experts.items() if name not in MARKET_WIDE_EXPERTS]
+    by_stance = {stance: [e.weight for e in voting if e.stance is stance] for stance in Signal}
     bull, bear, neutral = (round(sum(by_stance[s]), 6) for s in (Signal.BULLISH, Signal.BEARISH, Signal.NEUTRAL))
     denominator = bull + bear + NEUTRAL_DILUTION * neutral
     balance = round((bull - bear) / denominator, 6) if denominator > 0 else 0.0

@@ -69,7 +69,10 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
             )
     if len(failed) > MAX_EXPERTS:
         raise errors.TooManyExpertsError(f"failed_experts holds {len(failed)} experts; at most {MAX_EXPERTS}")
-    return DebateInput(symbol=symbol, expert_summaries=summaries, data_quality=quality, failed_experts=failed)
+    composite = request.composite or projection.composite_of(results)
+    return DebateInput(
+        symbol=symbol, expert_summaries=summaries, data_quality=quality, failed_experts=failed, composite=composite
+    )
 
 
 def _check_name(what: str, name: str) -> None:

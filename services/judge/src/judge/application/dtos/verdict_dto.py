@@ -40,3 +40,9 @@ class VerdictDTO:
     position_shares: int | None = None
     """The position in whole lots of shares, when the input had a portfolio value and a reference price
     and the verdict trades (``application/position_lots.py``)."""
+    score: float | None = None
+    """The signed conviction in [-1, 1] the action was decided on (the stock's composite standing)."""
+    universe_rank: float | None = None
+    """The stock's percentile (0-1) among its reference universe by the same composite, where computed."""
+    market_exposure: float | None = None
+    """The share of the position the market view kept (already in ``position_percent``)."""

@@ -52,4 +52,7 @@ class JudgeService:
             reasoning=safe.reasoning,
             engine=safe.engine,
             guardrail_adjustments=notes,
+            score=judge_input.score,
+            universe_rank=judge_input.universe_rank,
+            market_exposure=safe.market_exposure,
         )

@@ -15,6 +15,7 @@ from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.judge import JUDGE_TICKER_PATTERN
 
 _SYMBOL = re.compile(f"^{JUDGE_TICKER_PATTERN}$")
+MARKET_VIEWS = ("FAVORABLE", "NEUTRAL", "UNFAVORABLE")
 _POSITIVE_NUMBERS = ("atr", "realised_volatility_pct", "intrinsic_value_low", "intrinsic_value_high", "portfolio_value")
 
 
@@ -59,6 +60,15 @@ class JudgeInput:
     """The valuation modeler's intrinsic value range, per share (a take-profit candidate)."""
     portfolio_value: float | None = None
     """The portfolio's value in the quote currency: with a reference price, the position in whole lots."""
+    score: float | None = None
+    """The stock's composite score in its reference universe, in [-1, 1]: with it the action follows the
+    stock's standing (``shared_contracts.standing.standing_side``), not the debate's confidence."""
+    universe_rank: float | None = None
+    """The score's percentile (0-1) among the universe on the analysis date."""
+    standing_coverage: float | None = None
+    """Share of the composite's weight that had data for the stock."""
+    market_view: str | None = None
+    """FAVORABLE / NEUTRAL / UNFAVORABLE: the market-wide view, which scales the position only."""
 
     def __post_init__(self) -> None:
         if not self.symbol.strip():
@@ -82,6 +92,16 @@ class JudgeInput:
         low, high = self.intrinsic_value_low, self.intrinsic_value_high
         if low is not None and high is not None and low > high:
             raise InvalidJudgeInputError(f"intrinsic_value_low {low!r} is above intrinsic_value_high {high!r}")
+        if self.score is not None and not (math.isfinite(self.score) and -1.0 <= self.score <= 1.0):
+            raise InvalidJudgeInputError(f"score must be between -1 and 1, got {self.score!r}")
+        for name in ("universe_rank", "standing_coverage"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+                raise InvalidJudgeInputError(f"{name} must be between 0 and 1, got {value!r}")
+        if self.universe_rank is not None and self.score is None:
+            raise InvalidJudgeInputError("universe_rank needs the score it ranks")
+        if self.market_view is not None and self.market_view not in MARKET_VIEWS:
+            raise InvalidJudgeInputError(f"market_view must be one of {list(MARKET_VIEWS)}")
 
     @property
     def volatility(self) -> Volatility | None:

@@ -31,5 +31,7 @@ class VerdictProposal:
     risk_warnings: tuple[str, ...]
     reasoning: str
     engine: EngineInfo
+    market_exposure: float | None = None
+    """The share of the position the market view kept (already in ``position_percent``); None: not heard."""
     contrarian_justification: str = ""
     """Why the action bets against the debate's direction; required for BUY on BEARISH / SELL on BULLISH."""

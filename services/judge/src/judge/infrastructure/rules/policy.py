@@ -67,6 +67,50 @@ MAX_TARGET_REWARD_RISK = 5.0
 """A key level or valuation bound further than this many stop distances is not a take-profit."""
 
 
+MARKET_EXPOSURE = {"FAVORABLE": 1.0, "NEUTRAL": 0.8, "UNFAVORABLE": 0.6}
+"""The share of a stock-specific position the market view keeps: exposure, never direction (not a timing claim:
+docs/decisions.md, "Stock-specific composite (issue 35)")."""
+STANDING_HORIZON = TimeHorizon.SHORT_TERM
+"""The composite's factors (one-month reversal, volatility, turnover, size) are monthly signals, rebalanced
+each month: a trade on them is a short-term one."""
+HORIZON_DAYS = {TimeHorizon.SHORT_TERM: 20, TimeHorizon.MEDIUM_TERM: 60, TimeHorizon.LONG_TERM: 120}
+"""Trading days a horizon means (the evaluation scores trades over the same)."""
+BASE_HORIZON_DAYS = 20
+
+
+def stop_multiple(horizon: TimeHorizon) -> float:
+    """The stop's distance in ATR for ``horizon``: ``STOP_ATR_MULTIPLE`` over 20 days, growing with the square
+    root of the horizon (a random walk's range does): 2 ATR short, 3.46 medium, 4.90 long (capped by the
+    stop bounds)."""
+    return round(STOP_ATR_MULTIPLE * math.sqrt(HORIZON_DAYS[horizon] / BASE_HORIZON_DAYS), 4)
+
+
+def standing_action(side: str) -> Action:
+    return {"BULLISH": Action.BUY, "BEARISH": Action.SELL}.get(side, Action.HOLD)
+
+
+def market_exposure(view: str | None) -> float | None:
+    return MARKET_EXPOSURE[view] if view is not None else None
+
+
+def size_standing(action: Action, risk_count: int, stop_percent: float, max_position: float, exposure: float) -> float:
+    """A stock-specific trade: the full risk budget × the risk factor at the stop, × the market exposure;
+    rounded down to 0.5 % (at least 0.5 %, or the limit), within the limit; HOLD → 0."""
+    if action is Action.HOLD:
+        return 0.0
+    raw = risk.RISK_BUDGET_PERCENT * risk_multiplier(risk_count) * exposure / stop_percent * 100.0
+    limit = position_limit(stop_percent, max_position) * exposure
+    stepped = math.floor(min(raw, limit) / POSITION_STEP + 1e-9) * POSITION_STEP
+    return max(stepped, min(POSITION_STEP, limit))
+
+
+def scaled(position: float, exposure: float | None) -> float:
+    """``position`` × the market exposure, rounded down to 0.5 % (at least 0.5 % of a non-zero position)."""
+    if exposure is None or position == 0.0:
+        return position
+    return max(math.floor(position * exposure / POSITION_STEP + 1e-9) * POSITION_STEP, POSITION_STEP)
+
+
 def decide_action(direction: Direction, confidence: float) -> Action:
     if confidence >= ACTION_THRESHOLD and direction is Direction.BULLISH:
         return Action.BUY
@@ -201,11 +245,15 @@ def choose_levels(
 
 
 def atr_stop(
-    action: Action, volatility: risk.Volatility, reference_price: float | None, key_levels: KeyLevels
+    action: Action,
+    volatility: risk.Volatility,
+    reference_price: float | None,
+    key_levels: KeyLevels,
+    horizon: TimeHorizon = TimeHorizon.SHORT_TERM,
 ) -> LevelChoice:
-    """``STOP_ATR_MULTIPLE`` ATR, or just beyond a support/resistance in the anchor band (module doc)."""
+    """``stop_multiple(horizon)`` ATR, or just beyond a support/resistance in the anchor band (module doc)."""
     atr = volatility.atr_percent
-    stop = LevelChoice(STOP_ATR_MULTIPLE * atr, None, "atr")
+    stop = LevelChoice(stop_multiple(horizon) * atr, None, "atr")
     if reference_price is not None:
         short = action is Action.SELL
         side = key_levels.resistance if short else key_levels.support

@@ -15,6 +15,7 @@ from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.policy import LevelChoice
 from judge.infrastructure.rules.texts import Language, Say, excerpt, price_text, text, writer
 from shared_contracts.engine import EngineInfo
+from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK, standing_side
 
 MAX_LISTED_RISKS = 5
 RISK_TEXT_LIMIT = 200
@@ -29,17 +30,32 @@ class RulesJudgeAgent(IJudgeAgentPort):
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
         risks, c = judge_input.risk_count, judge_input.confidence
         disagreements = len(judge_input.named_disagreements)
-        action = policy.decide_action(judge_input.direction, c)
+        score = judge_input.score
+        exposure = policy.market_exposure(judge_input.market_view)
+        if score is not None:
+            side, strength = standing_side(score, judge_input.universe_rank, judge_input.standing_coverage)
+            action = policy.standing_action(side)
+        else:
+            action, strength = policy.decide_action(judge_input.direction, c), c
         level = policy.risk_level(risks)
-        horizon = policy.horizon(action, c, level, disagreements, judge_input.evidence_horizon)
+        if score is not None:
+            horizon = policy.STANDING_HORIZON if action is not Action.HOLD else TimeHorizon.SHORT_TERM
+        else:
+            horizon = policy.horizon(action, c, level, disagreements, judge_input.evidence_horizon)
         volatility, price, key_levels = judge_input.volatility, judge_input.reference_price, judge_input.key_levels
         if volatility is None:
-            position = policy.size_position(action, c, risks, self._max_position)
+            position = policy.size_position(action, c if score is None else 1.0, risks, self._max_position)
+            position = position if score is None else policy.scaled(position, exposure)
             stop, take = policy.choose_levels(action, level, price, key_levels)
         else:
-            stop = policy.atr_stop(action, volatility, price, key_levels)
+            stop = policy.atr_stop(action, volatility, price, key_levels, horizon)
             take = policy.atr_take(action, stop.distance_percent, price, key_levels, judge_input.valuation_bounds)
-            position = policy.size_by_risk_budget(action, c, risks, stop.distance_percent, self._max_position)
+            if score is None:
+                position = policy.size_by_risk_budget(action, c, risks, stop.distance_percent, self._max_position)
+            else:
+                position = policy.size_standing(
+                    action, risks, stop.distance_percent, self._max_position, 1.0 if exposure is None else exposure
+                )
         day = judge_input.reference_date
         say = writer(
             self._language,
@@ -65,19 +81,36 @@ class RulesJudgeAgent(IJudgeAgentPort):
             min_pct=risk.MIN_STOP_LOSS_PERCENT,
             max_pct=risk.MAX_STOP_LOSS_PERCENT,
             buffer=policy.ANCHOR_BUFFER_ATR,
-            multiple=policy.STOP_ATR_MULTIPLE,
+            multiple=policy.stop_multiple(horizon),
             atr=volatility.atr_percent if volatility else None,
             source=self._source(volatility) if volatility else None,
             price=price_text(price) if price is not None else None,
             date=day.isoformat() if day else None,
+            score=score,
+            rank="n/a" if judge_input.universe_rank is None else f"{judge_input.universe_rank:.2f}",
+            coverage="n/a" if judge_input.standing_coverage is None else f"{judge_input.standing_coverage:.0%}",
+            strength=strength,
+            top=TOP_RANK,
+            bottom=BOTTOM_RANK,
+            min_coverage=MIN_STANDING_COVERAGE,
+            view=judge_input.market_view,
+            exposure=exposure,
+            horizon_days=policy.HORIZON_DAYS[horizon],
         )
         raw = policy.verdict_confidence(c, disagreements)
+        if score is not None:
+            confidence = strength
+        else:
+            confidence = raw if action is Action.HOLD else policy.calibrated_confidence(raw)
         return VerdictProposal(
             action=action,
             position_percent=position,
-            confidence=raw if action is Action.HOLD else policy.calibrated_confidence(raw),
+            confidence=confidence,
+            market_exposure=exposure,
             entry_strategy=_entry(say, action, judge_input, stop),
-            stop_loss=LevelProposal(stop.distance_percent, _stop_basis(say, action, stop, volatility)),
+            stop_loss=LevelProposal(
+                stop.distance_percent, _stop_basis(say, action, stop, volatility, policy.stop_multiple(horizon))
+            ),
             take_profit=LevelProposal(take.distance_percent, _take_basis(say, action, take, volatility)),
             time_horizon=horizon,
             risk_warnings=_warnings(say, judge_input, action),
@@ -102,14 +135,21 @@ class RulesJudgeAgent(IJudgeAgentPort):
         raw: float,
     ) -> str:
         c, risks, volatility = judge_input.confidence, judge_input.risk_count, judge_input.volatility
-        parts = [say("reason_action")]
+        standing = judge_input.score is not None
+        parts = [say("reason_standing" if standing else "reason_action")]
+        if standing:
+            parts.append(say("reason_exposure" if judge_input.market_view else "reason_no_market_view"))
         if action is Action.SELL:
             parts.append(say("reason_sell_a_share" if is_a_share(judge_input.symbol) else "reason_sell_other"))
         if action is Action.HOLD:
             parts.append(say("reason_no_position"))
+        elif standing and volatility is not None:
+            limit = policy.position_limit(stop.distance_percent, self._max_position)
+            parts.append(say("reason_position_standing", mult=policy.risk_multiplier(risks), limit=limit))
         elif volatility is None:
-            sized = self._max_position * policy.confidence_scale(c) * policy.risk_multiplier(risks)
-            parts.append(say("reason_position", raw=sized))
+            scale = 1.0 if standing else policy.confidence_scale(c)
+            sized = self._max_position * scale * policy.risk_multiplier(risks)
+            parts.append(say("reason_position", raw=sized, scale=scale))
         else:
             at_risk, limit = (
                 policy.budget_risk(c, risks),
@@ -125,8 +165,9 @@ class RulesJudgeAgent(IJudgeAgentPort):
         disagreements = len(judge_input.named_disagreements)
         parts.append(say("reason_horizon", why=_why(say, action, level, horizon, disagreements, judge_input)))
         count = min(disagreements, policy.MAX_DISAGREEMENT_DISCOUNTS)
-        parts.append(say("reason_confidence", count=count, result=raw))
-        if action is not Action.HOLD:
+        if not standing:
+            parts.append(say("reason_confidence", count=count, result=raw))
+        if action is not Action.HOLD and not standing:
             parts.append(say("reason_calibrated", raw=raw, calibrated=policy.calibrated_confidence(raw)))
         theses = (judge_input.bull_thesis, judge_input.bear_thesis, judge_input.conflict_resolution)
         bull, bear, resolution = (_clause(thesis) or say("none") for thesis in theses)
@@ -143,7 +184,8 @@ def _reference(say: Say, judge_input: JudgeInput, key: str) -> str:
 
 def _entry(say: Say, action: Action, judge_input: JudgeInput, stop: LevelChoice) -> str:
     if action is Action.HOLD:
-        return say("entry_hold") + _reference(say, judge_input, "hold_levels_from")
+        hold = "entry_hold_standing" if judge_input.score is not None else "entry_hold"
+        return say(hold) + _reference(say, judge_input, "hold_levels_from")
     at_price = _reference(say, judge_input, "at_price")
     if action is Action.SELL:
         return say("entry_sell_a_share" if is_a_share(judge_input.symbol) else "entry_sell", at_price=at_price)
@@ -167,7 +209,7 @@ def _percent_basis(say: Say, which: str, action: Action, choice: LevelChoice) ->
     return say(f"{which}_anchor_{_side(action)}", anchor=anchor, distance=distance) + say("percent_rules")
 
 
-def _stop_basis(say: Say, action: Action, stop: LevelChoice, volatility: Volatility | None) -> str:
+def _stop_basis(say: Say, action: Action, stop: LevelChoice, volatility: Volatility | None, multiple: float) -> str:
     if volatility is None:
         return _percent_basis(say, "stop", action, stop)
     distance, atr = stop.distance_percent, volatility.atr_percent
@@ -175,7 +217,7 @@ def _stop_basis(say: Say, action: Action, stop: LevelChoice, volatility: Volatil
         anchor = price_text(stop.anchor)
         basis = say(f"stop_atr_anchor_{_side(action)}", anchor=anchor, atr_multiple=distance / atr, distance=distance)
     else:
-        basis = say("stop_atr", distance=policy.STOP_ATR_MULTIPLE * atr)
+        basis = say("stop_atr", distance=multiple * atr)
     if stop.bounded:
         basis += say("stop_bounded", distance=distance, atr_multiple=distance / atr)
     return basis
@@ -199,7 +241,10 @@ def _warnings(say: Say, judge_input: JudgeInput, action: Action) -> tuple[str, .
     if disagreements:
         first = excerpt(disagreements[0], RISK_TEXT_LIMIT)
         warnings.append(say("warn_disagreements", count=len(disagreements), first=first))
-    if action is Action.HOLD and judge_input.confidence < policy.ACTION_THRESHOLD:
+    if judge_input.score is not None:
+        if judge_input.standing_coverage is not None and judge_input.standing_coverage < MIN_STANDING_COVERAGE:
+            warnings.append(say("warn_low_coverage"))
+    elif action is Action.HOLD and judge_input.confidence < policy.ACTION_THRESHOLD:
         warnings.append(say("warn_low_confidence"))
     if not risks:
         warnings.append(say("warn_no_risks"))
@@ -211,6 +256,8 @@ def _why(
 ) -> str:
     if action is Action.HOLD:
         return say("why_hold")
+    if judge_input.score is not None:
+        return say("why_standing")
     if judge_input.evidence_horizon is not None:
         return say("why_evidence")
     if disagreements >= policy.CONTESTED_DISAGREEMENTS:

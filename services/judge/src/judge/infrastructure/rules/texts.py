@@ -8,6 +8,18 @@ from typing import Literal
 Language = Literal["zh", "en"]
 
 ZH: dict[str, str] = {
+    "reason_standing": "该股在参照股票池中的综合得分 {score:+.2f}，池内分位 {rank}，证据覆盖 {coverage}"
+    "（分位 ≥ {top:.2f} 买入、≤ {bottom:.2f} 卖出，覆盖低于 {min_coverage:.0%} 不交易）→ {action}。"
+    "置信度 {strength:.2f} 是该股偏离池内中位的程度 |2×分位−1|，不是盈利概率。",
+    "reason_exposure": "市场观点 {view} 只调节敞口：仓位保留 {exposure:.0%}（FAVORABLE 100%、NEUTRAL 80%、UNFAVORABLE "
+    "60%），不决定个股方向。",
+    "reason_no_market_view": "未听取市场观点：仓位按完整敞口。",
+    "reason_position_standing": "仓位 = 风险预算 {budget:g}% × 风险系数 {mult:.2f}（{risks} 项风险因素）÷ 止损距离 "
+    "{stop:.2f}%，上限 {limit:.2f}%，再乘市场敞口，按 0.5% 向下取整 → {position:g}%。",
+    "entry_hold_standing": "暂不新开仓：该股不在参照股票池的前/后五分之一（或证据覆盖不足）；"
+    "已持有者按止损/止盈位管理。",
+    "warn_low_coverage": "综合得分的证据覆盖 {coverage} 低于 {min_coverage:.0%}，不据此交易。",
+    "why_standing": "综合得分的因子（一个月反转、波动率、换手、规模）是按月更新的信号，持有约 {horizon_days} 个交易日",
     "entry_buy": "分两批建仓，目标仓位 {position:g}%：先买入 {half:g}%{at_price}，{second}；跌破止损位即全部离场。",
     "entry_buy_second_support": "回踩支撑位 {support} 附近且未跌破时再买入其余 {half:g}%",
     "entry_buy_second_plain": "价格站稳且论点未被证伪后再买入其余 {half:g}%",
@@ -73,6 +85,20 @@ ZH: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
+    "reason_standing": "The stock's composite score in its reference universe is {score:+.2f}, universe rank {rank}, "
+    "evidence coverage {coverage} (rank ≥ {top:.2f} buys, ≤ {bottom:.2f} sells, no trade below {min_coverage:.0%} "
+    "coverage) → {action}. The confidence {strength:.2f} is the stock's distance from the universe's middle, "
+    "|2 × rank − 1|, not a probability of profit.",
+    "reason_exposure": "The market view {view} scales exposure only: the position keeps {exposure:.0%} (FAVORABLE "
+    "100 %, NEUTRAL 80 %, UNFAVORABLE 60 %); it does not set the stock's direction.",
+    "reason_no_market_view": "No market view was heard: the position takes full exposure.",
+    "reason_position_standing": "Position = risk budget {budget:g}% × risk factor {mult:.2f} ({risks} risk factors) "
+    "÷ stop distance {stop:.2f}%, at most {limit:.2f}%, × the market exposure, rounded down to 0.5 % → {position:g}%.",
+    "entry_hold_standing": "No new position: the stock is not in its reference universe's top or bottom fifth (or "
+    "its evidence coverage is too thin); holders manage it by the stop and take-profit.",
+    "warn_low_coverage": "The composite's evidence coverage {coverage} is below {min_coverage:.0%}: no trade on it.",
+    "why_standing": "the composite's factors (one-month reversal, volatility, turnover, size) are monthly signals, "
+    "held about {horizon_days} trading days",
     "entry_buy": "Build the {position:g}% position in two tranches: buy {half:g}% first{at_price}, {second}; exit "
     "everything below the stop.",
     "entry_buy_second_support": "add the other {half:g}% on a pullback towards support {support} that holds",

@@ -32,6 +32,10 @@ def to_judge_input(body: wire.JudgeInput) -> JudgeInput:
         intrinsic_value_low=body.intrinsic_value_low,
         intrinsic_value_high=body.intrinsic_value_high,
         portfolio_value=body.portfolio_value,
+        score=body.score,
+        universe_rank=body.universe_rank,
+        standing_coverage=body.standing_coverage,
+        market_view=body.market_view,
     )
 
 
@@ -42,6 +46,9 @@ def to_wire_verdict(dto: VerdictDTO) -> wire.Verdict:
         position_percent=dto.position_percent,
         position_shares=dto.position_shares,
         confidence=dto.confidence,
+        score=dto.score,
+        universe_rank=dto.universe_rank,
+        market_exposure=dto.market_exposure,
         entry_strategy=dto.entry_strategy,
         stop_loss=_level(dto.stop_loss),
         take_profit=_level(dto.take_profit),

@@ -10,6 +10,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from research.application.point_in_time_data import PointInTimeData
+from research.application.universe_standing import UniverseStanding
+from research.domain.analysis.relative import Family
 from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import AgentAnswer
@@ -31,10 +33,26 @@ async def optional(call: Awaitable[T]) -> T | Missing:
 
 
 class ExpertService(Generic[F, V]):
-    def __init__(self, data: PointInTimeData, agent: ExpertAgent[F, V], today: Callable[[], date] = date.today) -> None:
+    def __init__(
+        self,
+        data: PointInTimeData,
+        agent: ExpertAgent[F, V],
+        today: Callable[[], date] = date.today,
+        *,
+        standing: UniverseStanding | None = None,
+    ) -> None:
         self._data = data
         self._agent = agent
         self._today = today
+        self._standing = standing
+
+    async def _relative(self, symbol: Symbol, on: date, family: Family) -> dict[str, Any]:
+        """``relative_standing`` of a result: ``family``'s factors against the universe on ``on`` (none without
+        a reference universe)."""
+        if self._standing is None:
+            return {}
+        standing = await self._standing.standing(symbol, on, family)
+        return {} if standing is None else {"relative_standing": standing}
 
     def _start(self, symbol: str, analysis_date: date | None) -> tuple[Symbol, date]:
         """The parsed symbol and the analysis date (today when None)."""

@@ -53,6 +53,7 @@ class FinancialAuditorService(ExpertService[FinancialFacts, FinancialVerdict]):
         return FinancialAuditorResult(
             **self._audit(parsed, facts.as_of, on, answer, {"financials": dated.provenance()}, stale),
             data_gaps=financial_gaps(facts, limit),
+            **await self._relative(parsed, on, "financial"),
             **verdict,
             dimension_analyses=dimensions,
             financial_indicators=to_jsonable(facts, exclude=frozenset({"symbol"})),

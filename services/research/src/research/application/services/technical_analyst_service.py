@@ -32,6 +32,7 @@ class TechnicalAnalystService(ExpertService[TechnicalFacts, TechnicalVerdict]):
         return TechnicalAnalystResult(
             **self._audit(symbol, facts.as_of, on, answer, {"bars": facts.as_of.isoformat()}, stale),
             data_gaps=gaps,
+            **await self._relative(symbol, on, "technical"),
             **answer.verdict.model_dump(),
             key_technical_levels=to_jsonable(facts.levels),
             technical_indicators=to_jsonable(facts, exclude=frozenset({"levels", "symbol", "as_of"})),

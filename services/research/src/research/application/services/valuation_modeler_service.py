@@ -92,6 +92,7 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
         return ValuationModelerResult(
             **self._audit(parsed, facts.as_of, on, answer, inputs, valuation_staleness(facts.as_of, on)),
             data_gaps=list(facts.gaps),
+            **await self._relative(parsed, on, "valuation"),
             **answer.verdict.model_dump(),
             estimated_intrinsic_value_range=intrinsic,
             valuation_indicators=to_jsonable(facts, exclude=frozenset({"symbol", "as_of", "intrinsic_value", "gaps"})),

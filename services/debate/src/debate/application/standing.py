@@ -1,0 +1,47 @@
+"""The debate's direction from the stock's standing in its reference universe (docs/decisions.md,
+"Stock-specific composite (issue 35)").
+
+With a composite (``DebateInput.composite``) the experts' weighed votes argue the case, but the direction and
+the confidence follow the composite (``shared_contracts.standing.standing_side``: top fifth of the universe
+bullish, bottom fifth bearish; confidence the distance from the universe's middle, not a probability), so
+that no market-wide view can sweep every stock one way.
+"""
+
+from __future__ import annotations
+
+from shared_contracts.debate import DebateOutcome
+from shared_contracts.standing import CompositeStanding, standing_side
+
+_NOTE = {
+    "zh": (
+        "方向取自该股在参照股票池中的相对位置：综合得分 {score:+.2f}，池内分位 {rank}，覆盖 {coverage:.0%}"
+        "（前 20% 看多、后 20% 看空，覆盖低于 50% 为中性）；宏观等全市场观点不决定个股方向。"
+    ),
+    "en": (
+        "The direction follows the stock's standing in its reference universe: composite score {score:+.2f}, "
+        "universe rank {rank}, coverage {coverage:.0%} (top fifth bullish, bottom fifth bearish, neutral below "
+        "50 % coverage); market-wide views such as macro do not set a stock's direction."
+    ),
+}
+
+
+def follow_standing(outcome: DebateOutcome, composite: CompositeStanding, language: str) -> DebateOutcome:
+    """The outcome with the standing's direction, confidence, score and rank, and a sentence saying so."""
+    direction, confidence = standing_side(composite.score, composite.universe_rank, composite.coverage)
+    rank = "n/a" if composite.universe_rank is None else f"{composite.universe_rank:.2f}"
+    note = _NOTE["zh" if language == "zh" else "en"].format(
+        score=composite.score, rank=rank, coverage=composite.coverage
+    )
+    separator = "" if language == "zh" else " "
+    return outcome.model_copy(
+        update={
+            "direction": direction,
+            "confidence": confidence,
+            "score": composite.score,
+            "universe_rank": composite.universe_rank,
+            "standing_coverage": composite.coverage,
+            "conflict_resolution": outcome.conflict_resolution
+            if note in outcome.conflict_resolution  # a fallback engine's outcome already follows it
+            else separator.join(p for p in (outcome.conflict_resolution, note) if p),
+        }
+    )

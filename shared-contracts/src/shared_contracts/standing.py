@@ -1,0 +1,81 @@
+"""Wire models of relative evidence: where a stock stands against its reference universe on the analysis day.
+
+An expert result carries its own factors' standing (``RelativeStanding``); the research service's composite of
+all factor families (``CompositeStanding``) rides along, and the debate and the judge decide on it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared_contracts.experts import IsoDate
+
+SignedUnit = Annotated[float, Field(ge=-1.0, le=1.0, allow_inf_nan=False)]
+"""A number in [-1, 1]: a composite score."""
+UnitShare = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+"""A number in [0, 1]: a percentile, a coverage, a share of exposure."""
+
+
+class FactorStanding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: float | None = Field(description="The factor's value on the day (None: no data for this stock).")
+    percentile: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Mid-rank share of the universe's values below it (0-1)."
+    )
+    bullish_when: Literal["high", "low"]
+    weight: float = Field(ge=0.0, le=1.0, description="Its weight in the composite; 0: evidence only, not scored.")
+    universe_with_data: int = Field(ge=0, description="Universe symbols that have this factor on the day.")
+    description: str
+
+
+class CompositeStanding(BaseModel):
+    """The fixed composite of every factor family (docs/decisions.md, "Stock-specific composite")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float = Field(
+        ge=-1.0, le=1.0, allow_inf_nan=False, description="Σ w·sign·(2p−1) / Σ w over factors with data."
+    )
+    universe_rank: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Mid-rank percentile of the score among the universe's scores."
+    )
+    coverage: float = Field(ge=0.0, le=1.0, description="Share of the composite's weight that had data.")
+    factors_used: list[str] = Field(default_factory=list)
+    universe_scored: int = Field(ge=0, description="Universe symbols with a composite score on the day.")
+
+
+class RelativeStanding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    universe: str = Field(description="Which reference universe: the offline snapshot's symbols or a configured list.")
+    universe_size: int = Field(ge=0, description="Symbols in the universe with any data public on the day.")
+    as_of: IsoDate = Field(description="The analysis day of the cross-section.")
+    factors: dict[str, FactorStanding] = Field(default_factory=dict, description="This expert's factors.")
+    coverage: float = Field(ge=0.0, le=1.0, description="Share of this expert's factors with data for the stock.")
+    composite: CompositeStanding | None = None
+
+
+TOP_RANK = 0.80
+BOTTOM_RANK = 0.20
+SCORE_EDGE = 0.35
+"""Without a universe rank: about the in-sample top/bottom fifth of composite scores lies beyond ±0.35."""
+MIN_STANDING_COVERAGE = 0.50
+Side = Literal["BULLISH", "BEARISH", "NEUTRAL"]
+
+
+def standing_side(score: float, universe_rank: float | None, coverage: float | None) -> tuple[Side, float]:
+    """(side, strength) of a stock's standing, what the debate's direction and the judge's action follow:
+    BULLISH when universe_rank ≥ ``TOP_RANK`` (the universe's top fifth), BEARISH when ≤ ``BOTTOM_RANK``, else
+    NEUTRAL; without a rank, by score beyond ±``SCORE_EDGE``; NEUTRAL whatever the rank when the coverage is
+    below ``MIN_STANDING_COVERAGE``. Strength: the distance from the universe's middle, |2·rank − 1| (|score|
+    without a rank) — 0 at the median, 1 at either end; not a probability."""
+    strength = round(abs(2.0 * universe_rank - 1.0) if universe_rank is not None else abs(score), 4)
+    if coverage is not None and coverage < MIN_STANDING_COVERAGE:
+        return "NEUTRAL", strength
+    if universe_rank is not None:
+        bullish, bearish = universe_rank >= TOP_RANK, universe_rank <= BOTTOM_RANK
+    else:
+        bullish, bearish = score >= SCORE_EDGE, score <= -SCORE_EDGE
+    return ("BULLISH" if bullish else "BEARISH" if bearish else "NEUTRAL"), strength
