@@ -27,6 +27,10 @@ class ServiceSettings(BaseSettings):
     header_read_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Request head (read by the server protocol, server.py), else 408."
     )
+    # Read by the server protocol (server_limits.py); declared here so that a bad value fails at start.
+    max_request_head_bytes: int = Field(default=32_768, gt=0, description="Request line + headers, else 431.")
+    max_request_header_lines: int = Field(default=100, gt=0, description="Header lines per request, else 431.")
+    max_connections_per_client: int = Field(default=256, gt=0, description="Open connections per address, else 503.")
 
     auth_mode: Literal["none", "api_key"] = "none"
     api_keys: str = Field(default="", description="client_id=sha256hex[:scope+scope], comma-separated.")
