@@ -9,6 +9,7 @@ from typing import Any, Protocol, TypeVar
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 
+from shared_contracts.redaction import remember_secrets
 from shared_contracts.service.api_keys import SCOPES
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging, write_logs_synchronously
@@ -37,6 +38,7 @@ def create_service_app(
 ) -> FastAPI:
     """``accepted_scopes`` and ``quota_path``: see ``security.install_security``. ``exception_handlers`` answer
     an error otherwise than with its problem detail (they win over it: looked up along the exception's MRO)."""
+    remember_secrets(settings.secret_values())  # before the first line is logged
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(
         title=title,

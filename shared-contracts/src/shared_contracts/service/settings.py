@@ -9,6 +9,7 @@ from limits import parse_many
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shared_contracts.redaction import url_password
 from shared_contracts.service.api_keys import KeyRing, parse_entries, read_key_file
 
 
@@ -53,6 +54,11 @@ class ServiceSettings(BaseSettings):
     def key_ring(self) -> KeyRing:
         return KeyRing.parse(self.api_keys, self.api_keys_file)
 
+    def secret_values(self) -> list[str | None]:
+        """The secrets this configuration holds, masked wherever they would be logged, stored or answered
+        (``redaction.remember_secrets``); a service adds its own (the LLM key, the database password)."""
+        return [url_password(self.redis_url)]
+
     @field_validator("rate_limit_writes", "rate_limit_reads")
     @classmethod
     def _rate(cls, value: str) -> str:
@@ -94,6 +100,9 @@ class EngineSettings(ServiceSettings):
     llm_json_mode: bool = True
     llm_fallback_to_rules: bool = False
     report_language: Literal["zh", "en"] = "zh"
+
+    def secret_values(self) -> list[str | None]:
+        return [*super().secret_values(), self.llm_api_key]
 
     @property
     def uses_llm(self) -> bool:
