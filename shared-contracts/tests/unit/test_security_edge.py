@@ -48,6 +48,8 @@ def test_only_the_hash_is_configured_and_the_scopes_are_read() -> None:
         ("alice=abc", "64 hexadecimal"),
         (f"alice={'0' * 64}:root", "unknown scope"),
         (f"al ice={'0' * 64}", "client_id"),
+        (f"local={'0' * 64}", "reserved"),
+        (f"LOCAL={'0' * 64}:admin", "reserved"),
     ],
 )
 def test_a_malformed_entry_is_refused_naming_the_problem(entry: str, message: str) -> None:
@@ -337,3 +339,8 @@ def test_beyond_the_concurrency_limit_the_server_answers_a_problem(monkeypatch: 
     assert answer.headers["content-type"] == "application/problem+json"
     assert answer.headers["x-content-type-options"] == "nosniff"
     assert answer.json()["code"] == "server_busy"
+
+
+def test_the_admin_command_refuses_to_create_a_key_named_local(capsys: pytest.CaptureFixture[str]) -> None:
+    assert keys_main(["create", "local"]) == 2
+    assert "reserved" in capsys.readouterr().err
