@@ -11,6 +11,7 @@ from fastapi.responses import Response
 
 from shared_contracts.redaction import remember_secrets
 from shared_contracts.service.api_keys import SCOPES
+from shared_contracts.service.authentication import admin_or_service_caller
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging, write_logs_synchronously
 from shared_contracts.service.observability import ReadinessCheck, install_observability
@@ -55,7 +56,8 @@ def create_service_app(
     install_problem_handlers(app)
     for exc_class, handler in (exception_handlers or {}).items():
         app.add_exception_handler(exc_class, handler)
-    install_observability(app, service, readiness)
+    keys = settings.key_ring() if settings.auth_mode == "api_key" else None
+    install_observability(app, service, readiness, sees_detail=None if keys is None else admin_or_service_caller(keys))
     for router in routers:
         app.include_router(router)
     install_api_documents(app, authenticated=settings.auth_mode == "api_key")
