@@ -44,7 +44,7 @@ layers: bootstrap
 	$(RUN) lint-imports
 
 test: lint typecheck layers
-	$(RUN) pytest
+	CHECKOV_UV=$(UV) $(RUN) pytest
 
 test-fast: bootstrap
 	$(RUN) pytest -x -q -m "not e2e"

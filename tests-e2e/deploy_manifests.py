@@ -52,6 +52,7 @@ TEST_SECRETS = {
     ),
     "SERVICE_API_KEY": TEST_SERVICE_API_KEY,
     "POSTGRES_PASSWORD": "test-only-password",
+    "REDIS_PASSWORD": "test-only-redis-password",
 }
 
 

@@ -200,7 +200,7 @@ def test_gateway_fronts_the_coordinator_only(compose: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------------------- keys, Redis, proxy
 
-REQUIRED = ("API_KEYS", "SERVICE_API_KEY", "POSTGRES_PASSWORD")
+REQUIRED = ("API_KEYS", "SERVICE_API_KEY", "POSTGRES_PASSWORD", "REDIS_PASSWORD")
 CREDENTIAL = re.compile(r"PASSWORD|SECRET|TOKEN|API_KEY|_KEYS?$")
 URL_WITH_PASSWORD = re.compile(r"://[^/\s:@]+:(?P<password>\$\{[^}]*\}|[^/\s@]+)@")
 REQUIRED_FROM_HOST = re.compile(r"\$\{[A-Z_]+:\?[^}]*\}")
@@ -242,7 +242,7 @@ def test_every_service_requires_api_keys_and_counts_in_redis(compose: dict[str, 
     env = compose_environment(compose["services"][service])
     assert env["AUTH_MODE"] == "api_key"
     assert env["API_KEYS"] == TEST_SECRETS["API_KEYS"]
-    assert env["REDIS_URL"] == "redis://redis:6379/0"
+    assert env["REDIS_URL"] == f"redis://:{TEST_SECRETS['REDIS_PASSWORD']}@redis:6379/0"
     assert ("SERVICE_API_KEY" in env) is (service == "coordinator"), "only the coordinator holds the service key"
     if service == "coordinator":
         assert env["SERVICE_API_KEY"] == TEST_SECRETS["SERVICE_API_KEY"]
@@ -252,10 +252,34 @@ def test_redis_keeps_nothing_and_is_not_published(compose: dict[str, Any]) -> No
     redis = compose["services"]["redis"]
     assert redis["image"].startswith("redis:7")
     assert "ports" not in redis
-    command = redis["command"]
-    assert command[command.index("--save") + 1] == ""
-    assert command[command.index("--appendonly") + 1] == "no"
+    shell, flag, command = redis["command"]
+    assert (shell, flag) == ("sh", "-c")
+    assert "--save '' --appendonly no" in command
+    assert "requirepass" in command
+    assert "$REDIS_PASSWORD" in command
+    assert redis["environment"]["REDIS_PASSWORD"] == TEST_SECRETS["REDIS_PASSWORD"]
+    assert redis["environment"]["REDISCLI_AUTH"] == TEST_SECRETS["REDIS_PASSWORD"]  # the healthcheck's ping
     assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+
+
+@pytest.mark.parametrize("service", [*SERVICES, "postgres", "redis", "gateway"])
+def test_every_container_drops_capabilities_and_runs_read_only_within_limits(
+    compose: dict[str, Any], service: str
+) -> None:
+    spec = compose["services"][service]
+    assert spec["cap_drop"] == ["ALL"]
+    assert set(spec.get("cap_add", [])) <= {"CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"}
+    assert spec["read_only"] is True
+    assert spec["tmpfs"], "a read-only container needs a tmpfs where it writes"
+    assert spec["mem_limit"]
+    assert spec["cpus"]
+    assert spec["pids_limit"]
+    assert "no-new-privileges:true" in spec["security_opt"]
+
+
+@pytest.mark.parametrize("service", ["postgres", "redis"])
+def test_third_party_images_are_pinned_by_digest(compose: dict[str, Any], service: str) -> None:
+    assert re.fullmatch(r"[a-z0-9./-]+:[\w.-]+@sha256:[0-9a-f]{64}", compose["services"][service]["image"])
 
 
 def test_coordinator_trusts_forwarded_headers_from_the_gateway_only(compose: dict[str, Any]) -> None:
@@ -297,7 +321,7 @@ def test_dockerfile_is_multi_stage_on_the_slim_python_of_python_version() -> Non
     stages = [v for k, v in instructions if k == "FROM"]
     assert len(stages) >= 3
     runtime = (ROOT / ".python-version").read_text(encoding="utf-8").strip()
-    assert re.fullmatch(rf"python:{re.escape(runtime)}-slim(-\w+)?", args["PYTHON_IMAGE"])
+    assert re.fullmatch(rf"python:{re.escape(runtime)}-slim(-\w+)?@sha256:[0-9a-f]{{64}}", args["PYTHON_IMAGE"])
     assert stages[-1].startswith("${PYTHON_IMAGE} AS runtime")
 
 

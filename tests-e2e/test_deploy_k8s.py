@@ -272,6 +272,11 @@ def _secret_refs(docs: list[dict[str, Any]]) -> dict[str, bool]:
                 if ref:
                     assert ref["name"] == SECRET_NAME, f"{container['name']}: unknown Secret {ref['name']}"
                     refs[ref["key"]] = refs.get(ref["key"], False) or not ref.get("optional", False)
+        for volume in doc["spec"]["template"]["spec"].get("volumes", []):  # a Secret mounted as files
+            if "secret" in volume:
+                assert volume["secret"]["secretName"] == SECRET_NAME, f"{doc['metadata']['name']}: unknown Secret"
+                for item in volume["secret"]["items"]:
+                    refs[item["key"]] = refs.get(item["key"], False) or not volume["secret"].get("optional", False)
     return refs
 
 
@@ -310,8 +315,15 @@ def test_k8s_manifests_hold_no_literal_credential(rendered: list[dict[str, Any]]
             assert not [v for v in doc.get("data", {}).values() if URL_WITH_PASSWORD.search(str(v))], where
         if doc["kind"] in ("Deployment", "StatefulSet"):
             for container in doc["spec"]["template"]["spec"]["containers"]:
+                secret_paths = [
+                    m["mountPath"]
+                    for m in container.get("volumeMounts", [])
+                    if m["mountPath"].startswith("/run/secrets/")
+                ]
                 for var in container.get("env", []):
-                    if CREDENTIAL.search(var["name"]):
+                    if var["name"].endswith("_FILE"):  # a path to a file of the Secret mounted read-only
+                        assert any(var["value"].startswith(p + "/") for p in secret_paths), f"{where}: {var['name']}"
+                    elif CREDENTIAL.search(var["name"]):
                         assert "secretKeyRef" in var.get("valueFrom", {}), f"{where}: {var['name']} not from the Secret"
 
 
@@ -441,3 +453,22 @@ def test_network_policy_admits_exactly_the_expected_clients(rendered: list[dict[
     container_ports = {p["containerPort"] for c in _pods(rendered)[name]["spec"]["containers"] for p in c["ports"]}
     assert port in container_ports
     assert _admitted(rendered, name) == [(sources, {port})]
+
+
+@pytest.mark.parametrize(
+    "kind_name", [("Deployment", n) for n in (*SERVICES, "gateway", "redis")] + [("StatefulSet", "postgres")]
+)
+def test_every_container_has_a_read_only_root_and_drops_every_capability(
+    rendered: list[dict[str, Any]], kind_name: tuple[str, str]
+) -> None:
+    kind, name = kind_name
+    pod = by_kind(rendered, kind)[name]["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    for container in pod["containers"]:
+        context = container["securityContext"]
+        assert context["readOnlyRootFilesystem"] is True
+        assert context["allowPrivilegeEscalation"] is False
+        assert context["capabilities"]["drop"] == ["ALL"]
+        writable = {m["name"] for m in container.get("volumeMounts", []) if not m.get("readOnly")}
+        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        assert all(m == "data" or "emptyDir" in volumes[m] for m in writable), "writable: emptyDir or data only"

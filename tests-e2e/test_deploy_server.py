@@ -51,7 +51,15 @@ def test_procfile_runs_the_same_server_without_proxy_headers() -> None:
         for flag in SERVER_FLAGS:
             assert flag in line, f"Procfile {line.split(':')[0]}: {flag}"
         assert "--proxy-headers" not in line
+        assert "--no-proxy-headers" in line  # uvicorn's default believes X-Forwarded-For from 127.0.0.1
         assert "forwarded-allow-ips" not in line
+
+
+def test_the_python_launchers_believe_no_forwarded_header() -> None:
+    from shared_contracts.service.server import UVICORN_OPTIONS
+
+    assert "--no-proxy-headers" in UVICORN_OPTIONS
+    assert "--proxy-headers" not in UVICORN_OPTIONS
 
 
 def test_the_server_protocol_the_commands_name_exists() -> None:

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from shared_contracts.redaction import redact_secrets
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 RAW_OUTPUT_EXCERPT = "raw_output_excerpt"
 RAW_OUTPUT_EXCERPT_CHARS = 1000
@@ -13,8 +15,8 @@ RAW_OUTPUT_EXCERPT_CHARS = 1000
 
 def raw_output_member(raw_output: str) -> dict[str, str]:
     """The problem member every service adds to an ``llm_output_invalid``: what the model wrote (its
-    beginning), so the failure can be audited; nothing when it wrote nothing."""
-    return {RAW_OUTPUT_EXCERPT: raw_output[:RAW_OUTPUT_EXCERPT_CHARS]} if raw_output else {}
+    beginning, secrets masked), so the failure can be audited; nothing when it wrote nothing."""
+    return {RAW_OUTPUT_EXCERPT: redact_secrets(raw_output[:RAW_OUTPUT_EXCERPT_CHARS])} if raw_output else {}
 
 
 # The HTTP status of every problem code, in every service: a code means one status everywhere.

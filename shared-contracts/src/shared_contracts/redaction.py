@@ -10,7 +10,9 @@ described without the host or URL its exception message names (``describe_connec
   ``password``, ``secret`` or ``credentials`` word, whatever its length (``api_key=…``, ``"api_key": "…"``);
 - a long token (16+ hex or base64 characters, letters and digits) within 30 characters after a ``key``,
   ``token``, ``secret`` or ``password`` word (``Incorrect key provided: 9f86d081884c7d65…``);
-- the password of a URL's ``user:password@``.
+- the password of a URL's ``user:password@``;
+- every secret value the process was configured with, whatever its shape (``remember_secrets``: the LLM key,
+  the service key, the database and Redis passwords), as written and URL-encoded.
 
 It runs on every string of every log line and on every problem detail, so it is cheap: a text that holds
 none of the words and markers these begin with (``key``, ``token``, ``bearer``, ``sk-``, ``://``, …) is
@@ -23,7 +25,8 @@ import errno
 import re
 import socket
 import ssl
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from urllib.parse import quote, unquote, urlsplit
 
 REDACTED = "[REDACTED]"
 
@@ -74,8 +77,40 @@ case-insensitively."""
 _ANY_TRIGGER = re.compile("|".join(re.escape(t) for t in dict.fromkeys(t for ts, _ in _RULES for t in ts)))
 
 
+MIN_SECRET_CHARS = 6
+"""A configured value shorter than this is not searched for (it would mask ordinary words)."""
+_configured: set[str] = set()
+_configured_pattern: re.Pattern[str] | None = None
+
+
+def remember_secrets(values: Iterable[str | None]) -> None:
+    """Add the secret values this process holds to what ``redact_secrets`` masks wherever they appear (its
+    configuration: one set per process, like its logging). Empty and very short values are ignored."""
+    global _configured_pattern
+    for value in values:
+        if value and len(value.strip()) >= MIN_SECRET_CHARS:
+            _configured.update({value, quote(value, safe="")})
+    if _configured:
+        alternatives = sorted(_configured, key=len, reverse=True)  # the longest first: no partial masking
+        _configured_pattern = re.compile("|".join(re.escape(value) for value in alternatives))
+
+
+def url_password(url: str | None) -> str | None:
+    """The password of a URL's ``user:password@`` (a database or Redis URL), decoded; None without one."""
+    if not url:
+        return None
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        return None
+    return unquote(password) if password else None
+
+
 def redact_secrets(text: str) -> str:
-    """``text`` with every key-like substring replaced by ``[REDACTED]`` (see the module's docstring)."""
+    """``text`` with every key-like substring, and every configured secret, replaced by ``[REDACTED]`` (see
+    the module's docstring)."""
+    if _configured_pattern is not None:
+        text = _configured_pattern.sub(REDACTED, text)
     lowered = text.lower()
     if _ANY_TRIGGER.search(lowered) is None:
         return text

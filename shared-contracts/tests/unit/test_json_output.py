@@ -1,12 +1,19 @@
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_contracts.llm.errors import LLMJSONError
-from shared_contracts.llm.json_output import MAX_OUTPUT_CHARS, extract_json_object, parse_model_output
+from shared_contracts.llm.json_output import (
+    MAX_FIELD_CHARS,
+    MAX_LIST_ITEMS,
+    MAX_OUTPUT_CHARS,
+    extract_json_object,
+    parse_model_output,
+)
 
 
 class Answer(BaseModel):
@@ -76,5 +83,19 @@ def test_an_output_too_large_for_any_answer_is_refused_before_it_is_parsed() -> 
     with pytest.raises(LLMJSONError, match=rf"is {len(text)} characters, more than the {MAX_OUTPUT_CHARS}") as info:
         parse_model_output(text, Answer)
     assert info.value.raw_output == text  # the services keep its first 1000 characters
-    fitting = '{"signal": "BULLISH", "confidence": 0.7, "note": "' + "x" * 50_000 + '"}'
+    fitting = '{"signal": "BULLISH", "confidence": 0.7, "note": "' + "x" * 3_000 + '"}'
     assert parse_model_output(fitting, Answer) == Answer(signal="BULLISH", confidence=0.7)
+
+
+def test_every_text_and_list_of_an_answer_has_a_size_limit_whatever_the_contract() -> None:
+    class Loose(BaseModel):
+        reasoning: str
+        notes: list[str] = []
+
+    assert parse_model_output(json.dumps({"reasoning": "x" * MAX_FIELD_CHARS}), Loose).reasoning
+    with pytest.raises(LLMJSONError, match=r"reasoning is 4001 characters, more than 4000"):
+        parse_model_output(json.dumps({"reasoning": "x" * (MAX_FIELD_CHARS + 1)}), Loose)
+    with pytest.raises(LLMJSONError, match=r"notes\.3 is"):
+        parse_model_output(json.dumps({"reasoning": "r", "notes": ["a", "b", "c", "x" * 5000]}), Loose)
+    with pytest.raises(LLMJSONError, match=r"notes has 51 entries"):
+        parse_model_output(json.dumps({"reasoning": "r", "notes": ["a"] * (MAX_LIST_ITEMS + 1)}), Loose)

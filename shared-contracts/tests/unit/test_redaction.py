@@ -136,3 +136,19 @@ def test_a_problem_detail_and_its_string_members_are_redacted() -> None:
     assert KEY not in json.dumps(body)
     assert body["detail"] == f"the LLM said: Incorrect API key provided: {REDACTED}"
     assert (body["raw_output_excerpt"], body["attempts"]) == (f'{{"api_key": "{REDACTED}"}}', 2)
+
+
+def test_a_configured_secret_of_any_shape_is_masked_as_written_and_url_encoded() -> None:
+    from shared_contracts.problems import raw_output_member
+    from shared_contracts.redaction import remember_secrets, url_password
+
+    key = "gsk_Zq8" + "x7Yp" * 10
+    password = "pa ss/w0rd!"
+    remember_secrets([key, url_password("postgresql+asyncpg://u:pa%20ss%2Fw0rd%21@db/x"), "", None, "abc"])
+    assert url_password("redis://:r3dis-pass@redis:6379/0") == "r3dis-pass"
+    assert url_password("sqlite+aiosqlite:///./data/x.db") is None
+
+    assert redact_secrets(f"denied to {key}.") == f"denied to {REDACTED}."
+    assert redact_secrets(f"login {password} and pa%20ss%2Fw0rd%21") == f"login {REDACTED} and {REDACTED}"
+    assert redact_secrets("abc stays") == "abc stays"  # too short to be searched for
+    assert raw_output_member(f"No JSON today, {key}") == {"raw_output_excerpt": f"No JSON today, {REDACTED}"}

@@ -21,7 +21,8 @@ from shared_contracts.service.api_keys import KeyRing, hash_key, new_key, parse_
 from shared_contracts.service.body_limit import RequestBodyLimitMiddleware
 from shared_contracts.service.keys_cli import main as keys_main
 from shared_contracts.service.rate_limits import ClientRateLimits, RateLimitMiddleware, storage_uri
-from shared_contracts.service.server import GuardedHttpProtocol, header_read_timeout_seconds
+from shared_contracts.service.server import GuardedHttpProtocol
+from shared_contracts.service.server_limits import server_limits
 from shared_contracts.service.settings import ServiceSettings
 
 # --- API keys ---------------------------------------------------------------------------------------------
@@ -47,6 +48,8 @@ def test_only_the_hash_is_configured_and_the_scopes_are_read() -> None:
         ("alice=abc", "64 hexadecimal"),
         (f"alice={'0' * 64}:root", "unknown scope"),
         (f"al ice={'0' * 64}", "client_id"),
+        (f"local={'0' * 64}", "reserved"),
+        (f"LOCAL={'0' * 64}:admin", "reserved"),
     ],
 )
 def test_a_malformed_entry_is_refused_naming_the_problem(entry: str, message: str) -> None:
@@ -169,7 +172,7 @@ async def test_a_body_not_received_in_time_is_a_408() -> None:
 @pytest.fixture
 def guarded_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     monkeypatch.setenv("HEADER_READ_TIMEOUT_SECONDS", "0.3")
-    header_read_timeout_seconds.cache_clear()
+    server_limits.cache_clear()
     app = FastAPI()
 
     @app.get("/healthz")
@@ -191,7 +194,7 @@ def guarded_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     yield port
     server.should_exit = True
     thread.join(5)
-    header_read_timeout_seconds.cache_clear()
+    server_limits.cache_clear()
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -302,3 +305,42 @@ def test_a_key_file_with_a_bad_line_still_drops_the_keys_no_longer_in_it(tmp_pat
     keys.write_text(f"dave={hash_key('sr_dave')}\neve=not-a-hash\n")
     assert ring.client_for("sr_carol") is None
     assert ring.client_for("sr_dave") is not None
+
+
+def test_beyond_the_concurrency_limit_the_server_answers_a_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = FastAPI()
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, http=GuardedHttpProtocol, log_level="error", limit_concurrency=2
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    holders = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+    try:
+        time.sleep(0.1)
+        answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=3)
+    finally:
+        for sock in holders:
+            sock.close()
+        server.should_exit = True
+        thread.join(5)
+    assert answer.status_code == 503
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.json()["code"] == "server_busy"
+
+
+def test_the_admin_command_refuses_to_create_a_key_named_local(capsys: pytest.CaptureFixture[str]) -> None:
+    assert keys_main(["create", "local"]) == 2
+    assert "reserved" in capsys.readouterr().err

@@ -31,7 +31,7 @@ class Payload(BaseModel):
     n: int
 
 
-def build_app(ready: bool = True, max_body_bytes: int = 1_048_576) -> FastAPI:
+def build_app(ready: bool = True, max_body_bytes: int = 1_048_576, **settings: object) -> FastAPI:
     router = APIRouter()
 
     @router.post("/things")
@@ -52,7 +52,7 @@ def build_app(ready: bool = True, max_body_bytes: int = 1_048_576) -> FastAPI:
         service="kit-test",
         title="t",
         description="d",
-        settings=ServiceSettings(log_json=True, max_request_body_bytes=max_body_bytes),
+        settings=ServiceSettings(log_json=True, max_request_body_bytes=max_body_bytes, **settings),  # type: ignore[arg-type]
         routers=[router],
         readiness=readiness,
     )
@@ -247,6 +247,22 @@ async def test_not_ready_is_503() -> None:
         response = await c.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["database"] == "connection refused"
+
+
+async def test_why_a_dependency_is_not_ready_is_told_only_to_an_admin_or_service_key() -> None:
+    from shared_contracts.service.api_keys import hash_key
+
+    keys = f"alice={hash_key('sr_alice')},ops={hash_key('sr_ops')}:admin,coord={hash_key('sr_coord')}:service"
+    app = build_app(ready=False, auth_mode="api_key", api_keys=keys)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        anonymous = await c.get("/readyz")
+        client = await c.get("/readyz", headers={"Authorization": "Bearer sr_alice"})
+        admin = await c.get("/readyz", headers={"Authorization": "Bearer sr_ops"})
+        service = await c.get("/readyz", headers={"Authorization": "Bearer sr_coord"})
+    for answer in (anonymous, client):
+        assert (answer.status_code, answer.json()["checks"]) == (503, {"database": "unavailable"})
+    for answer in (admin, service):
+        assert (answer.status_code, answer.json()["checks"]) == (503, {"database": "connection refused"})
 
 
 async def test_each_app_counts_its_own_requests() -> None:

@@ -7,6 +7,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 
 from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
+from shared_contracts.redaction import url_password
 from shared_contracts.service.settings import ServiceSettings
 
 
@@ -31,6 +32,10 @@ class Settings(ServiceSettings):
     session_retention_days: int = Field(default=180, ge=0, description="Finished sessions older are deleted; 0: kept.")
     session_purge_interval_seconds: float = Field(default=3600.0, ge=1.0, description="How often the purge runs.")
     http_max_connections: int = Field(default=200, ge=1, description="Open connections to all peers together.")
+
+    def secret_values(self) -> list[str | None]:
+        service_key = self.service_api_key.get_secret_value() if self.service_api_key else None
+        return [*super().secret_values(), service_key, url_password(self.database_url)]
 
     @field_validator("research_service_url", "debate_service_url", "judge_service_url")
     @classmethod

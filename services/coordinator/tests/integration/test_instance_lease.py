@@ -252,7 +252,7 @@ async def test_a_final_status_the_store_refused_is_written_at_the_next_renewal(
     monkeypatch.setattr(store._writes, "run", refused)
     with pytest.raises(SessionStoreUnavailableError) as caught:
         await store.finish(session_id, "completed")
-    assert str(caught.value) == "The session store is unavailable: ConnectionRefusedError: connection refused"
+    assert str(caught.value) == "The session store is unavailable (ConnectionRefusedError); retry later."
     monkeypatch.setattr(store._writes, "run", reachable)
     assert await status(store, session_id) == "running"
     await lease.renew()

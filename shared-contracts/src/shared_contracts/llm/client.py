@@ -18,6 +18,9 @@ from shared_contracts.service.settings import EngineSettings
 
 log = structlog.get_logger(__name__)
 
+MAX_MODEL_NAME_CHARS = 200
+"""The ``model`` a reply names is stored with every result: a longer one is refused (``llm_output_invalid``)."""
+
 _attempts_of_this_call: ContextVar[list[int | None] | None] = ContextVar("llm_attempts_of_this_call", default=None)
 """Each HTTP attempt of the current ``complete`` call: its status, None while unanswered (the SDK retries
 inside the caller's task, so the hooks see the call's context)."""
@@ -217,6 +220,12 @@ def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
             log.debug("llm_error_answer", status=200, answer=_excerpt(reply.error.message))
             raise LLMUpstreamError("the LLM endpoint answered 200 with an error object instead of a completion")
         raise LLMUpstreamError("the LLM endpoint returned no choices")
+    if reply.model is not None and len(reply.model) > MAX_MODEL_NAME_CHARS:
+        raise LLMJSONError(
+            f"the LLM endpoint's reply names a model of {len(reply.model)} characters, "
+            f"more than {MAX_MODEL_NAME_CHARS}",
+            raw_output="",
+        )
     choice = reply.choices[0]
     message = choice.message
     text = message.content or ""

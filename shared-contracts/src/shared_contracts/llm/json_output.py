@@ -15,6 +15,11 @@ M = TypeVar("M", bound=BaseModel)
 MAX_OUTPUT_CHARS = 100_000
 """Every answer contract caps its texts and lists (the largest valid answer is a few kB): an output above this
 is junk, refused before it is parsed, stored and echoed (what the model wrote is kept as an excerpt)."""
+MAX_FIELD_CHARS = 4_000
+"""Any one text of an answer (a reasoning, a thesis, a list item): the contracts' own caps are lower (2,000 for
+an expert's summary); a longer one is refused whatever the contract says."""
+MAX_LIST_ITEMS = 50
+"""Any one list or object of an answer."""
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
 
@@ -58,6 +63,9 @@ def parse_model_output(text: str, model: type[M]) -> M:
             raw_output=text,
         )
     data = extract_json_object(text)
+    oversize = _first_oversize(data)
+    if oversize is not None:
+        raise LLMJSONError(f"the model output's {oversize}", raw_output=text)
     try:
         return model.model_validate_json(json.dumps(data), strict=True)
     except ValidationError as exc:
@@ -69,6 +77,23 @@ def parse_model_output(text: str, model: type[M]) -> M:
                 wrong = lax.errors()
     problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in wrong)
     raise LLMJSONError(f"the model output does not match {model.__name__} ({problems})", raw_output=text)
+
+
+def _first_oversize(value: Any, where: str = "<root>") -> str | None:
+    """Where the first text longer than ``MAX_FIELD_CHARS``, or list or object longer than ``MAX_LIST_ITEMS``,
+    is in ``value``, said as the end of a sentence; None when every part is within them."""
+    if isinstance(value, str):
+        return (
+            f"{where} is {len(value)} characters, more than {MAX_FIELD_CHARS}" if len(value) > MAX_FIELD_CHARS else None
+        )
+    if isinstance(value, dict | list) and len(value) > MAX_LIST_ITEMS:
+        return f"{where} has {len(value)} entries, more than {MAX_LIST_ITEMS}"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _first_oversize(item, f"{where}.{key}" if where != "<root>" else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def _is_quoted_number(error: ErrorDetails) -> bool:

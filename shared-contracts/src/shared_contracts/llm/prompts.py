@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import re
+import secrets
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 _SLOT = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
-_DELIMITER = re.compile(r"<<<\s*(BEGIN|END) UNTRUSTED[^>]*>>>", re.IGNORECASE)
+_DELIMITER = re.compile(r"<(?:\s*<)+\s*/?\s*(?:BEGIN|END)\s*UNTRUSTED[^>\n]*(?:>(?:\s*>)*)?", re.IGNORECASE)
+"""A fence marker as untrusted text may forge it: any number of ``<``, spaces anywhere, either case, with or
+without its closing ``>>>`` (matched after ``normalise_untrusted``)."""
+_HORIZONTAL_SPACE = re.compile(r"[^\S\n]+")
 
 
 class PromptError(ValueError):
@@ -43,10 +48,26 @@ class PromptTemplate:
         return fill(self.system), fill(self.user)
 
 
+def normalise_untrusted(text: str) -> str:
+    """``text`` as the model will read it and as markers are matched in: Unicode NFKC (full-width and other
+    compatibility forms become their plain letters), invisible format characters (zero-width spaces and
+    joiners, bidirectional controls) dropped, and every run of spaces other than line breaks one space (a
+    no-break space, a tab, a carriage return), so a marker written with a no-break space or two spaces is matched."""
+    normalised = unicodedata.normalize("NFKC", text)
+    visible = "".join(ch for ch in normalised if unicodedata.category(ch) != "Cf")
+    return _HORIZONTAL_SPACE.sub(" ", visible)
+
+
 def fence_untrusted(label: str, text: str, max_chars: int) -> str:
-    """Wrap text from outside (news, expert reasoning) in delimiters the model is told not to obey,
-    capped at ``max_chars``; delimiter look-alikes inside the text are neutralised."""
-    cleaned = _DELIMITER.sub("[removed delimiter]", text)
+    """Wrap text from outside (news, expert reasoning) in delimiters the model is told not to obey, capped at
+    ``max_chars``. Each fence carries a random id of its own (``fence=<16 hex>``) on its BEGIN and END lines: the
+    system prompts say a block ends only at the END line with its BEGIN's id, which text inside cannot know.
+    Markers are looked for in the normalised text (``normalise_untrusted``); look-alikes are neutralised."""
+    fence_id = secrets.token_hex(8)
+    normalised = normalise_untrusted(text)
+    # Text with no marker in its normalised form is passed as written (CJK punctuation kept); one that has any
+    # is passed normalised, every marker removed, so nothing the model could read as a marker is left.
+    cleaned = _DELIMITER.sub("[removed delimiter]", normalised) if _DELIMITER.search(normalised) else text
     if len(cleaned) > max_chars:
-        cleaned = cleaned[:max_chars] + f"\n[truncated: {len(text) - max_chars} more characters]"
-    return f"<<<BEGIN UNTRUSTED {label}>>>\n{cleaned}\n<<<END UNTRUSTED {label}>>>"
+        cleaned = cleaned[:max_chars] + f"\n[truncated: {len(cleaned) - max_chars} more characters]"
+    return f"<<<BEGIN UNTRUSTED {label}>>> fence={fence_id}\n{cleaned}\n<<<END UNTRUSTED {label}>>> fence={fence_id}"

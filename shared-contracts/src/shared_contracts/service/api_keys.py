@@ -76,11 +76,18 @@ class KeyEntry:
         return f"{self.client_id}={self.key_hash}" + ("" if self.scopes == {DEFAULT_SCOPE} else f":{scopes}")
 
 
+def is_reserved(client_id: str) -> bool:
+    """``local`` (any case) is ``LOCAL_CLIENT``, the owner of sessions made without keys: no key may be it."""
+    return client_id.lower() == LOCAL_CLIENT.client_id
+
+
 def parse_entry(text: str) -> KeyEntry:
     """One ``client_id=sha256hex[:scope+scope]``; ``ValueError`` says what is wrong (never echoing a hash)."""
     client_id, sep, rest = text.strip().partition("=")
     if not sep or not CLIENT_ID_PATTERN.match(client_id):
         raise ValueError("each entry must be client_id=sha256hex[:scope+scope] (client_id: letters, digits, ._@-)")
+    if is_reserved(client_id):
+        raise ValueError(f"the client id {client_id!r} is reserved for sessions made without keys")
     key_hash, _, scope_text = rest.partition(":")
     if not _HASH.match(key_hash.strip().lower()):
         raise ValueError(f"the hash for client {client_id!r} is not 64 hexadecimal digits (SHA-256 of the key)")

@@ -9,7 +9,9 @@ from typing import Any, Protocol, TypeVar
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 
+from shared_contracts.redaction import remember_secrets
 from shared_contracts.service.api_keys import SCOPES
+from shared_contracts.service.authentication import admin_or_service_caller
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging, write_logs_synchronously
 from shared_contracts.service.observability import ReadinessCheck, install_observability
@@ -37,6 +39,7 @@ def create_service_app(
 ) -> FastAPI:
     """``accepted_scopes`` and ``quota_path``: see ``security.install_security``. ``exception_handlers`` answer
     an error otherwise than with its problem detail (they win over it: looked up along the exception's MRO)."""
+    remember_secrets(settings.secret_values())  # before the first line is logged
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(
         title=title,
@@ -53,7 +56,8 @@ def create_service_app(
     install_problem_handlers(app)
     for exc_class, handler in (exception_handlers or {}).items():
         app.add_exception_handler(exc_class, handler)
-    install_observability(app, service, readiness)
+    keys = settings.key_ring() if settings.auth_mode == "api_key" else None
+    install_observability(app, service, readiness, sees_detail=None if keys is None else admin_or_service_caller(keys))
     for router in routers:
         app.include_router(router)
     install_api_documents(app, authenticated=settings.auth_mode == "api_key")

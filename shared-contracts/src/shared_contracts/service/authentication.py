@@ -11,7 +11,7 @@ is served (``caller_headers()``), and on every log line as ``client_id`` when ke
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from contextvars import ContextVar
 
 import structlog
@@ -78,6 +78,17 @@ class AuthenticationMiddleware(HttpMiddleware):
             if logged:
                 structlog.contextvars.unbind_contextvars("client_id")
             _client.reset(token_)
+
+
+def admin_or_service_caller(keys: KeyRing) -> Callable[[HTTPConnection], bool]:
+    """Whether a request's bearer key (on any path, ``/readyz`` too) is an admin's or a service's key."""
+
+    def allowed(connection: HTTPConnection) -> bool:
+        scheme, _, token = connection.headers.get("authorization", "").partition(" ")
+        client = keys.client_for(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        return client is not None and (client.is_admin or client.is_service)
+
+    return allowed
 
 
 def _refuse(status: int, code: str, detail: str) -> ASGIApp:

@@ -24,6 +24,7 @@ from shared_contracts.service.api_keys import (
     SCOPES,
     KeyEntry,
     hash_key,
+    is_reserved,
     new_key,
     read_key_file,
 )
@@ -76,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _create(client_id: str, scopes: frozenset[str], key_file: Path | None) -> int:
     if not CLIENT_ID_PATTERN.match(client_id):
         print("client_id: 1-64 letters, digits or ._@-", file=sys.stderr)
+        return 2
+    if is_reserved(client_id):
+        print(f"client_id {client_id!r} is reserved (the owner of sessions made without keys)", file=sys.stderr)
         return 2
     key = new_key()
     entry = KeyEntry(client_id, hash_key(key), scopes)

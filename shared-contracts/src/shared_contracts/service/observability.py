@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from prometheus_client import CollectorRegistry
 from prometheus_fastapi_instrumentator import Instrumentator
@@ -13,6 +13,9 @@ from pydantic import BaseModel, Field
 
 ReadinessCheck = Callable[[FastAPI], Awaitable[dict[str, str]]]
 """Returns {dependency: "ok" | reason}; any value other than "ok" makes /readyz answer 503."""
+SeesDetail = Callable[[Request], bool]
+"""Whether the caller of /readyz may read why a dependency is not usable (else it reads ``unavailable``)."""
+UNAVAILABLE = "unavailable"
 
 
 class Readiness(BaseModel):
@@ -20,7 +23,9 @@ class Readiness(BaseModel):
 
     status: Literal["ready", "not_ready"]
     service: str
-    checks: dict[str, str] = Field(description='{dependency: "ok" | why it is not usable}')
+    checks: dict[str, str] = Field(
+        description='{dependency: "ok" | why it is not usable} (why: to an admin or service key; else "unavailable")'
+    )
 
 
 _READINESS_ANSWERS: dict[int | str, dict[str, object]] = {
@@ -29,15 +34,22 @@ _READINESS_ANSWERS: dict[int | str, dict[str, object]] = {
 }
 
 
-def install_observability(app: FastAPI, service: str, readiness: ReadinessCheck | None = None) -> None:
+def install_observability(
+    app: FastAPI, service: str, readiness: ReadinessCheck | None = None, *, sees_detail: SeesDetail | None = None
+) -> None:
+    """``sees_detail``: who may read why a dependency is not usable (None: everyone, ``AUTH_MODE=none``); the
+    others read ``unavailable`` for it: the reasons name peers' and the database's errors."""
+
     @app.get("/healthz", tags=["ops"], summary="Process is alive")
     async def healthz() -> dict[str, str]:
         return {"status": "ok", "service": service}
 
     @app.get("/readyz", tags=["ops"], summary="Dependencies are usable", responses=_READINESS_ANSWERS)
-    async def readyz() -> JSONResponse:
+    async def readyz(request: Request) -> JSONResponse:
         checks = await readiness(app) if readiness else {}
         ready = all(v == "ok" for v in checks.values())
+        if sees_detail is not None and not sees_detail(request):
+            checks = {name: "ok" if value == "ok" else UNAVAILABLE for name, value in checks.items()}
         body = {"status": "ready" if ready else "not_ready", "service": service, "checks": checks}
         return JSONResponse(body, status_code=200 if ready else 503)
 

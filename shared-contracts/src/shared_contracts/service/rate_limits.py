@@ -2,9 +2,11 @@
 ``Retry-After``. Counters live in Redis when ``REDIS_URL`` is set (shared by every replica), else in memory.
 
 Every ``/api/`` POST counts against ``RATE_LIMIT_WRITES``, any other request against ``RATE_LIMIT_READS``. A
-POST under the service's research path is refused once ``RESEARCH_DAILY_QUOTA`` researches were made in the
-last 24 hours (the window opens with the first), and counts against it when it ran: answered 2xx, or 5xx
-(it ran and failed on the services' side); a request refused as a client mistake (4xx) does not. Calls from
+POST under the service's research path takes one research of ``RESEARCH_DAILY_QUOTA`` (a 24-hour window the
+first opens) before it runs, in one atomic increment of the counter (so concurrent researches cannot overshoot:
+of 20 at once with a quota of 5, exactly 5 run), and is refused when none is left; the research is given back
+when it is refused as a client mistake (4xx). One that ran counts: answered 2xx, or 5xx (it failed on the
+services' side). Calls from
 a ``service`` key (the coordinator, which is limited itself) are not counted. When the counter store does not
 answer within ``STORE_TIMEOUT_SECONDS`` the request is served and the failure logged: limits never take the
 service down."""
@@ -51,6 +53,7 @@ def storage_uri(redis_url: str | None) -> str:
 
 class ClientRateLimits:
     def __init__(self, *, writes: str, reads: str, daily_quota: int, storage: Storage) -> None:
+        self._storage = storage
         self._rates = MovingWindowRateLimiter(storage)
         self._quota = FixedWindowRateLimiter(storage)
         self._writes = parse_many(writes)
@@ -62,22 +65,25 @@ class ClientRateLimits:
         return cls(writes=writes, reads=reads, daily_quota=daily_quota, storage=_async_storage(uri))
 
     async def check(self, client_id: str, *, write: bool, research: bool) -> Refusal | None:
-        """Count one request of ``client_id``; a ``Refusal`` when a limit is already used up (for ``research``,
-        also when the quota is: ``spend_research`` counts one once it ran)."""
+        """Count one request of ``client_id``; a ``Refusal`` when a limit is already used up. For ``research``,
+        one research of the quota is also taken (``refund_research`` gives it back)."""
         kind = "writes" if write else "reads"
         for item in self._writes if write else self._reads:
             refused = await self._hit(self._rates, item, kind, client_id)
             if refused is not None:
                 return Refusal("rate_limited", f"Too many requests: at most {item} ({kind}).", refused)
-        if research and self._daily is not None and not await self._quota.test(self._daily, QUOTA, client_id):
+        if research and self._daily is not None and not await self._quota.hit(self._daily, QUOTA, client_id):
+            await self.refund_research(client_id)  # the counter is incremented even when the hit is refused
             stats = await self._quota.get_window_stats(self._daily, QUOTA, client_id)
             detail = f"The research quota ({self._daily.amount} per 24 hours) is used up."
             return Refusal("research_quota_exceeded", detail, _seconds_until(stats.reset_time))
         return None
 
-    async def spend_research(self, client_id: str) -> None:
+    async def refund_research(self, client_id: str) -> None:
+        """Give back one research taken by ``check`` (one atomic decrement of the same counter)."""
         if self._daily is not None:
-            await self._quota.hit(self._daily, QUOTA, client_id)
+            key = self._daily.key_for(QUOTA, client_id)
+            await self._storage.incr(key, self._daily.get_expiry(), amount=-1)
 
     async def _hit(self, strategy: RateLimiter, item: RateLimitItem, kind: str, client_id: str) -> int | None:
         if await strategy.hit(item, kind, client_id):
@@ -122,8 +128,8 @@ class RateLimitMiddleware(HttpMiddleware):
         try:
             await self.app(scope, receive, send_noting_status)
         finally:
-            if 200 <= status < 300 or status >= 500:
-                await _unless_unavailable(limits.spend_research(client.client_id))
+            if 400 <= status < 500:  # refused as a client mistake: it did not run
+                await _unless_unavailable(limits.refund_research(client.client_id))
 
 
 async def _unless_unavailable(call: Awaitable[T]) -> T | None:

@@ -9,6 +9,7 @@ from limits import parse_many
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shared_contracts.redaction import url_password
 from shared_contracts.service.api_keys import KeyRing, parse_entries, read_key_file
 
 
@@ -27,6 +28,10 @@ class ServiceSettings(BaseSettings):
     header_read_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Request head (read by the server protocol, server.py), else 408."
     )
+    # Read by the server protocol (server_limits.py); declared here so that a bad value fails at start.
+    max_request_head_bytes: int = Field(default=32_768, gt=0, description="Request line + headers, else 431.")
+    max_request_header_lines: int = Field(default=100, gt=0, description="Header lines per request, else 431.")
+    max_connections_per_client: int = Field(default=256, gt=0, description="Open connections per address, else 503.")
 
     auth_mode: Literal["none", "api_key"] = "none"
     api_keys: str = Field(default="", description="client_id=sha256hex[:scope+scope], comma-separated.")
@@ -48,6 +53,11 @@ class ServiceSettings(BaseSettings):
 
     def key_ring(self) -> KeyRing:
         return KeyRing.parse(self.api_keys, self.api_keys_file)
+
+    def secret_values(self) -> list[str | None]:
+        """The secrets this configuration holds, masked wherever they would be logged, stored or answered
+        (``redaction.remember_secrets``); a service adds its own (the LLM key, the database password)."""
+        return [url_password(self.redis_url)]
 
     @field_validator("rate_limit_writes", "rate_limit_reads")
     @classmethod
@@ -90,6 +100,9 @@ class EngineSettings(ServiceSettings):
     llm_json_mode: bool = True
     llm_fallback_to_rules: bool = False
     report_language: Literal["zh", "en"] = "zh"
+
+    def secret_values(self) -> list[str | None]:
+        return [*super().secret_values(), self.llm_api_key]
 
     @property
     def uses_llm(self) -> bool:

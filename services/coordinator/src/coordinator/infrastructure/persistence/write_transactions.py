@@ -27,12 +27,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+import structlog
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import SQLITE_BUSY_TIMEOUT_S, is_sqlite_memory, sqlite_pragmas
+
+log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
 Statements = Callable[[Connection], T]
@@ -53,10 +56,12 @@ def is_store_unavailable(exc: BaseException) -> bool:
 
 
 def _unavailable(exc: Exception) -> SessionStoreUnavailableError:
-    """Names the driver's error, never the statement or its parameters (SQLAlchemy's message has both)."""
+    """A fixed text naming only the driver's error class: the driver's message (``role "…" is not permitted to
+    log in``, a host, a database name) is logged, redacted, never answered; SQLAlchemy's has the statement too."""
     cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
-    return SessionStoreUnavailableError(f"The session store is unavailable: {type(cause).__name__}: {reason}"[:300])
+    log.warning("session_store_unavailable", error=type(cause).__name__, reason=reason[:300])
+    return SessionStoreUnavailableError(f"The session store is unavailable ({type(cause).__name__}); retry later.")
 
 
 class SqlAlchemyStore:

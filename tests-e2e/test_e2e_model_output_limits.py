@@ -1,0 +1,104 @@
+"""Model output beyond its size limits is refused (``llm_output_invalid``) and never answered or stored: a real
+judge process whose OpenAI-compatible endpoint names a 10 MB model, or writes a 50,000-character reasoning."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+from e2e_processes import ServiceProcess, base_env
+
+from evaluation.stack import SERVICE_APPS, free_port
+
+pytestmark = pytest.mark.e2e
+
+VERDICT = {
+    "action": "BUY",
+    "position_percent": 10,
+    "confidence": 0.6,
+    "entry_strategy": "Buy on weakness.",
+    "stop_loss_percent": 8,
+    "take_profit_percent": 15,
+    "time_horizon": "MEDIUM_TERM",
+    "risk_warnings": ["Volatile."],
+    "reasoning": "The bull case is stronger.",
+}
+JUDGE_INPUT = {
+    "symbol": "600519.SH",
+    "direction": "BULLISH",
+    "confidence": 0.6,
+    "bull_thesis": "Margins are widening.",
+    "bear_thesis": "The valuation is stretched.",
+}
+
+
+class _OversizeLLM(BaseHTTPRequestHandler):
+    model = "fake-model"
+    verdict: dict[str, object] = VERDICT
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        message = {"role": "assistant", "content": json.dumps(self.verdict)}
+        body = {"model": self.model, "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+        raw = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _OversizeLLM)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = base_env(
+        ANALYSIS_ENGINE="llm",
+        LLM_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}/v1",
+        LLM_API_KEY="sk-test-oversize",
+        LLM_MODEL="fake-model",
+        LLM_MAX_RETRIES="0",
+    )
+    workdir: Path = tmp_path_factory.mktemp("e2e-model-output")
+    service = ServiceProcess("judge", SERVICE_APPS["judge"], free_port(), env, workdir / "judge.log")
+    service.start()
+    try:
+        service.wait_ready()
+        yield service
+    finally:
+        service.stop()
+        server.shutdown()
+
+
+def _verdict(judge: ServiceProcess) -> httpx.Response:
+    return httpx.post(f"{judge.url}/api/v1/judge/verdict", json=JUDGE_INPUT, timeout=60)
+
+
+def test_a_reply_within_the_limits_is_a_verdict(judge: ServiceProcess) -> None:
+    _OversizeLLM.model, _OversizeLLM.verdict = "fake-model", VERDICT
+    assert _verdict(judge).status_code == 200
+
+
+def test_a_10_mb_model_name_is_refused_and_not_echoed(judge: ServiceProcess) -> None:
+    _OversizeLLM.model, _OversizeLLM.verdict = "m" * 10 * 1024 * 1024, VERDICT
+    answer = _verdict(judge)
+    assert (answer.status_code, answer.json()["code"]) == (500, "llm_output_invalid")
+    assert len(answer.content) < 4096
+    _OversizeLLM.model = "fake-model"
+
+
+def test_a_50000_character_reasoning_is_refused(judge: ServiceProcess) -> None:
+    _OversizeLLM.verdict = {**VERDICT, "reasoning": "<script>alert(1)</script>" + "x" * 50_000}
+    answer = _verdict(judge)
+    assert (answer.status_code, answer.json()["code"]) == (500, "llm_output_invalid")
+    assert "reasoning is 50025 characters" in answer.json()["detail"]
+    assert len(answer.json().get("raw_output_excerpt", "")) <= 1000
+    _OversizeLLM.verdict = VERDICT
