@@ -19,6 +19,7 @@ from shared_contracts.experts import (
     Signal,
     ValuationVerdict,
 )
+from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 Confidence = Field(ge=0.0, le=1.0, allow_inf_nan=False)
@@ -86,6 +87,11 @@ class ExpertResultBase(BaseModel):
     )
     staleness: list[str] = Field(
         default_factory=list, description="Inputs older than their documented threshold on the analysis date."
+    )
+    numbers_check: NumbersCheck | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="LLM answers: the figures of the free-text fields traced to the call's input (rules: absent).",
     )
 
 

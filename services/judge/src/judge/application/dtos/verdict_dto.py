@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from judge.domain.model.enums import Action, TimeHorizon
 from shared_contracts.engine import EngineInfo
+from shared_contracts.numbers_check import NumbersCheck
 
 
 @dataclass(frozen=True)
@@ -40,3 +41,4 @@ class VerdictDTO:
     position_shares: int | None = None
     """The position in whole lots of shares, when the input had a portfolio value and a reference price
     and the verdict trades (``application/position_lots.py``)."""
+    numbers_check: NumbersCheck | None = None

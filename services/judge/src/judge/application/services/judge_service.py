@@ -52,4 +52,5 @@ class JudgeService:
             reasoning=safe.reasoning,
             engine=safe.engine,
             guardrail_adjustments=notes,
+            numbers_check=safe.numbers_check,
         )

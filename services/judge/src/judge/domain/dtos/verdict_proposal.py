@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from judge.domain.model.enums import Action, TimeHorizon
 from shared_contracts.engine import EngineInfo
+from shared_contracts.numbers_check import NumbersCheck
 
 
 @dataclass(frozen=True)
@@ -33,3 +34,5 @@ class VerdictProposal:
     engine: EngineInfo
     contrarian_justification: str = ""
     """Why the action bets against the debate's direction; required for BUY on BEARISH / SELL on BULLISH."""
+    numbers_check: NumbersCheck | None = None
+    """What the numbers gate found in an LLM proposal's texts."""
