@@ -10,6 +10,9 @@ it; the coordinator rolls the stages' checks up per research).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -44,3 +47,22 @@ def combine_checks(checks: list[NumbersCheck | None]) -> NumbersCheck | None:
         unverified=[figure for c in present for figure in c.unverified],
         repaired=any(c.repaired for c in present),
     )
+
+
+class NumbersCheckRollup(BaseModel):
+    """The ``numbers_check`` of every LLM stage of one research (experts by name, ``debate``, ``judge``) and
+    their total, whose figures are named ``<stage>.<field>``."""
+
+    total: NumbersCheck
+    stages: dict[str, NumbersCheck]
+
+
+def roll_up(stage_results: Mapping[str, Mapping[str, Any] | None]) -> NumbersCheckRollup | None:
+    """The roll-up of the stages' results (as they are on the wire); None when no stage carries a check."""
+    stages = {
+        stage: NumbersCheck.model_validate(raw)
+        for stage, result in stage_results.items()
+        if result and (raw := result.get("numbers_check"))
+    }
+    total = combine_checks([check.under(stage) for stage, check in stages.items()])
+    return NumbersCheckRollup(total=total, stages=stages) if total is not None else None
