@@ -159,6 +159,23 @@ _ROLE_WORDS: tuple[tuple[Role, tuple[str, ...]], ...] = (
     ("take", ("止盈", "目标价", "目标位", "take-profit", "take profit", "target")),
     ("position", ("仓位", "position")),
 )
+QUANTITY_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "close",
+        re.compile(
+            r"(?:(?<![占距较比低高于])收盘价|(?<![占距较比低高于])收盘|收于|\bclosed? at|\bclose of|\bclosing price)[\s为是约曾达在了:：]{0,4}$",
+            re.I,
+        ),
+    ),
+    (
+        "pe",
+        re.compile(
+            r"(?:市盈率|\bPE|\bP/E)(?: ?[(（]?TTM[)）]?)?(?:[\s为是约达:：]|\bof\b|\bis\b|\bwas\b|\bat\b){0,6}$", re.I
+        ),
+    ),
+)
+"""A figure right after the name of a quantity the input names too (``收盘价 1,443.99``, ``PE of 21.9``) is
+that quantity, and traces only to the input's field of that name (``tracing.QUANTITY_KEYS``)."""
 _CLAUSE_END = re.compile(r"[。；;!?！？\n]|\. ")
 
 
@@ -179,6 +196,7 @@ class Claim:
     sign: int = 0
     role: Role | None = None
     date: tuple[int | None, int | None, int | None] | None = None
+    quantity: str | None = None
 
     @property
     def value(self) -> float | None:
@@ -321,7 +339,8 @@ def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
     if g["unit1"]:
         unit1 = g["unit1"].strip()
         first_kind = _UNIT_KIND.get(unit1.lower(), "amount" if unit1 in _SCALES else kind)
-    common = {"field": field, "sign": sign, "role": role}
+    quantity = next((name for name, words in QUANTITY_WORDS if words.search(before[-24:])), None)
+    common = {"field": field, "sign": sign, "role": role, "quantity": quantity}
     if not g["num2"]:
         return [
             Claim(

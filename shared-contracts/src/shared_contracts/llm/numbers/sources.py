@@ -1,5 +1,9 @@
 """The figures a model call was given: every number and date in its prompt (system and user), plus any the
-caller adds (the lengths of the input's lists, for instance)."""
+caller adds (a method's constants, for instance).
+
+A figure keeps what the prompt says it is, when it says so: a JSON field's name (``"pe_ttm": 21.97``), and a
+kind — ``price`` for a field that holds a price or an amount (``close``, ``ma20``, ``support``, ``revenue``…),
+``percent`` for a number written with ``%`` or a field named as a percentage or ratio, else ``any``."""
 
 from __future__ import annotations
 
@@ -10,64 +14,95 @@ from dataclasses import dataclass
 
 from shared_contracts.llm.numbers.claims import extract_claims, normalise
 
+SourceKind = str  # "price" | "percent" | "any"
+
+_NUMBER = r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_JSON_FIELD = re.compile(rf'"(?P<key>[A-Za-z_][A-Za-z0-9_]*)"\s*:\s*(?P<value>\[[^\[\]{{}}"]*\]|{_NUMBER})')
 _SOURCE_NUMBER = re.compile(
     r"(?<![\dA-Za-z_.])(?P<sign>[-−])?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-    r"(?P<mag> ?(?:万亿|亿|万|千|million|billion|bn|trillion|thousand)(?![A-Za-z]))?"
+    r"(?P<mag> ?(?:万亿|亿|万|千|million|billion|bn|trillion|thousand)(?![A-Za-z]))?(?P<pct> ?%)?"
 )
-_SOURCE_IDENT_NUMBER = re.compile(r"(?<=[A-Za-z_])\d+(?:\.\d+)?")
 _MAGNITUDE = {"万亿": 1e12, "亿": 1e8, "万": 1e4, "千": 1e3, "thousand": 1e3, "million": 1e6}
 _MAGNITUDE |= {"billion": 1e9, "bn": 1e9, "trillion": 1e12}
+PRICE_KEYS = re.compile(
+    r"^(?:close|open|high|low|prev_close|price|reference_price|ma\d+|boll_(?:upper|middle|lower)|(?:high|low)_\w+"
+    r"|support|resistance|atr_stop|atr14|eps\w*|dps|revenue|net_profit|total_mv|market_cap|\w*_price|\w*_value)$"
+)
+PERCENT_KEYS = re.compile(r"pct|percent|yield|ratio|margin|roe|roa|growth|yoy|rate|share|coverage|confidence|cagr")
+
+
+@dataclass(frozen=True)
+class Figure:
+    magnitude: float
+    sign: int
+    kind: SourceKind
+    key: str | None
 
 
 @dataclass(frozen=True)
 class Sources:
-    """Numbers by absolute value (sorted, with their signs) and dates by their components."""
+    """Figures by absolute value (sorted) and dates by their components."""
 
+    figures: tuple[Figure, ...]
     magnitudes: tuple[float, ...]
-    signs: tuple[int, ...]
     dates: frozenset[tuple[int, int, int]]
     years: frozenset[int]
+    keys: frozenset[str]
 
-    def signs_between(self, low: float, high: float) -> list[int]:
-        """The signs of the given numbers whose absolute value is in [low, high]."""
+    def between(self, low: float, high: float) -> list[Figure]:
+        """The figures whose absolute value is in [low, high]."""
         i, j = bisect.bisect_left(self.magnitudes, low), bisect.bisect_right(self.magnitudes, high)
-        return list(self.signs[i:j])
+        return list(self.figures[i:j])
+
+
+def _kind(key: str | None) -> SourceKind:
+    if key is None:
+        return "any"
+    if PRICE_KEYS.match(key):
+        return "price"
+    return "percent" if PERCENT_KEYS.search(key) else "any"
 
 
 def sources_from(texts: Iterable[str], extra: Iterable[float] = ()) -> Sources:
-    pairs: set[tuple[float, int]] = set()
+    found: set[Figure] = set()
     dates: set[tuple[int, int, int]] = set()
-    years: set[int] = set()
 
-    def add(value: float) -> None:
-        pairs.add((abs(value), 0 if value == 0 else (1 if value > 0 else -1)))
+    def add(value: float, kind: SourceKind, key: str | None = None) -> None:
+        found.add(Figure(abs(value), 0 if value == 0 else (1 if value > 0 else -1), kind, key))
 
     for raw in texts:
         text = normalise(raw)
+        taken: list[tuple[int, int]] = []
+        for m in _JSON_FIELD.finditer(text):
+            key = m.group("key")
+            for number in re.findall(_NUMBER, m.group("value")):
+                add(float(number.replace(",", "")), _kind(key), key)
+            taken.append((m.start(), m.end()))
         for m in _SOURCE_NUMBER.finditer(text):
+            if any(s <= m.start() < e for s, e in taken):
+                continue
             try:
                 value = float(m.group("num").replace(",", ""))
             except ValueError:
                 continue
             value = -value if m.group("sign") else value
-            add(value)
+            kind: SourceKind = "percent" if m.group("pct") else "any"
+            add(value, kind)
             if m.group("mag"):
-                add(value * _MAGNITUDE[m.group("mag").strip()])
-        for m in _SOURCE_IDENT_NUMBER.finditer(text):  # MA20, RSI14: a window the prompt names
-            add(float(m.group(0)))
+                add(value * _MAGNITUDE[m.group("mag").strip()], "any")
         for claim in extract_claims("", text):
-            if claim.date is not None:
+            if claim.date is not None and None not in claim.date:
                 year, month, day = claim.date
-                if year is not None:
-                    years.add(year)
-                if year is not None and month is not None and day is not None:
-                    dates.add((year, month, day))
+                dates.add((year, month, day))  # type: ignore[arg-type]
+            elif claim.date is not None and claim.date[0] is not None:
+                dates.add((claim.date[0], 0, 0))
     for value in extra:
-        add(value)
-    ordered = sorted(pairs)
+        add(value, "any")
+    ordered = sorted(found, key=lambda f: (f.magnitude, f.sign, f.kind, f.key or ""))
     return Sources(
-        magnitudes=tuple(m for m, _ in ordered),
-        signs=tuple(s for _, s in ordered),
-        dates=frozenset(dates),
-        years=frozenset(years) | {y for y, _, _ in dates},
+        figures=tuple(ordered),
+        magnitudes=tuple(f.magnitude for f in ordered),
+        dates=frozenset(d for d in dates if d[1]),
+        years=frozenset(d[0] for d in dates),
+        keys=frozenset(f.key for f in ordered if f.key),
     )
