@@ -21,7 +21,7 @@ What is a claim and what is not is decided by the rules of ``docs/decisions.md``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Kind = Literal["percent", "points", "bps", "multiple", "amount", "plain", "date", "count", "window"]
@@ -297,7 +297,7 @@ def extract_claims(field: str, raw: str) -> list[Claim]:
         if any(s < m.end() and m.start() < e for s, e in taken):
             continue
         claims.extend(_measurements(field, text, m))
-    return sorted(claims, key=lambda c: c.start)
+    return sorted((replace(c, text=raw[c.start : c.end]) for c in claims), key=lambda c: c.start)
 
 
 def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:

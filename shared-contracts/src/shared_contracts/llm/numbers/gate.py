@@ -20,7 +20,9 @@ import json
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from enum import Enum
+from types import UnionType
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -53,21 +55,38 @@ def plain_text(text: str) -> str:
     return _SCHEME.sub("", text)
 
 
+def _is_choice(annotation: Any) -> bool:
+    """A field that holds one of a fixed set of values (a Literal, an Enum), not free text."""
+    if get_origin(annotation) is Literal or (isinstance(annotation, type) and issubclass(annotation, Enum)):
+        return True
+    if get_origin(annotation) in (Union, UnionType):
+        options = [a for a in get_args(annotation) if a is not type(None)]
+        return bool(options) and all(_is_choice(a) for a in options)
+    return False
+
+
 def answer_texts(answer: BaseModel) -> dict[str, str]:
-    """Every string of the answer by its path (``risk_factors[1]``, ``dimension_analyses[0].comment``)."""
+    """Every free-text string of the answer by its path (``risk_factors[1]``, ``dimension_analyses[0].comment``):
+    not the fields that hold a choice (Literal, Enum), nor excluded fields."""
     found: dict[str, str] = {}
 
     def walk(value: Any, path: str) -> None:
-        if isinstance(value, str):
+        if isinstance(value, BaseModel):
+            for name, info in type(value).model_fields.items():
+                if not info.exclude and not _is_choice(info.annotation):
+                    walk(getattr(value, name), f"{path}.{name}" if path else name)
+        elif isinstance(value, Enum):
+            return
+        elif isinstance(value, str):
             found[path] = value
         elif isinstance(value, dict):
             for key, item in value.items():
                 walk(item, f"{path}.{key}" if path else str(key))
-        elif isinstance(value, list):
+        elif isinstance(value, list | tuple):
             for i, item in enumerate(value):
                 walk(item, f"{path}[{i}]")
 
-    walk(answer.model_dump(mode="json"), "")
+    walk(answer, "")
     return found
 
 
