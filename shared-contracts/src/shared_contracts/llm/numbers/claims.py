@@ -270,6 +270,18 @@ def _role(before: str) -> Role | None:
     return best[1] if best else None
 
 
+_ROLE_AFTER: tuple[tuple[Role, re.Pattern[str]], ...] = (
+    ("position", re.compile(r"^ ?(?:的)?(?:仓位|position\b)", re.I)),
+    ("stop", re.compile(r"^ ?(?:的)?(?:止损|stop\b)", re.I)),
+    ("take", re.compile(r"^ ?(?:的)?(?:止盈|目标价|target\b|take-profit\b)", re.I)),
+)
+
+
+def _role_after(after: str) -> Role | None:
+    """A level named right after its figure: ``100% position``, ``30%仓位``."""
+    return next((role for role, words in _ROLE_AFTER if words.match(after)), None)
+
+
 def _is_count(text: str, end: int, number: float) -> bool:
     after = text[end : end + 40]
     if _COUNT_AFTER_ZH.match(after):
@@ -334,7 +346,7 @@ def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
         if _is_count(text, end, number):
             return [Claim(field, start, end, m.group(0), "count", number, 1.0)]
     sign = -1 if sign_char in ("-", "−") else 1 if sign_char == "+" else _direction(before)
-    role = _role(before)
+    role = _role(before) or _role_after(after)
     first_kind: Kind = kind
     if g["unit1"]:
         unit1 = g["unit1"].strip()
