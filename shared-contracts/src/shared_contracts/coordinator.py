@@ -7,10 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, options_json_schema
 from shared_contracts.judge import Verdict
+from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 OverallStatus = Literal["completed", "partial", "failed"]

@@ -94,11 +94,15 @@ async def test_repair_asks_once_and_takes_only_the_texts() -> None:
 
     first = Answer(signal="BUY", confidence=0.7, summary="收盘价 1,380.50 元", risks=["毛利率 47.3%"])
     answer, check = await NumbersGate("repair").review(first, sources_from([FACTS]), ask_again)
-    assert len(asked) == 1 and "1,380.50" in asked[0] and "47.3%" in asked[0]
+    assert len(asked) == 1
+    assert "1,380.50" in asked[0]
+    assert "47.3%" in asked[0]
     assert (answer.signal, answer.confidence) == ("BUY", 0.7)  # the structured answer is the first one's
     assert answer.summary == "收盘价 1,417.03 元"
     assert answer.risks == [f"毛利率 47.3%{MARK}"]  # still untraceable after the repair: marked
-    assert check.repaired and check.checked == 2 and check.traced == 1
+    assert check.repaired
+    assert check.checked == 2
+    assert check.traced == 1
     assert [(f.field, f.text, f.value) for f in check.unverified] == [("risks[0]", "47.3%", 47.3)]
 
 
@@ -108,10 +112,14 @@ async def test_mark_keeps_the_answer_and_reject_refuses_it() -> None:
 
     first = Answer(signal="BUY", confidence=0.7, summary="PE 为 18.5倍", risks=[])
     marked, check = await NumbersGate("mark").review(first, sources_from([FACTS]), never)
-    assert marked.summary == f"PE 为 18.5倍{MARK}" and not check.repaired and len(check.unverified) == 1
+    assert marked.summary == f"PE 为 18.5倍{MARK}"
+    assert not check.repaired
+    assert len(check.unverified) == 1
     with pytest.raises(UntraceableFiguresError) as refused:
         await NumbersGate("reject").review(first, sources_from([FACTS]), never)
-    assert refused.value.code == "llm_output_invalid" and "18.5倍" in str(refused.value)
+    assert refused.value.code == "llm_output_invalid"
+    assert "18.5倍" in str(refused.value)
     clean = Answer(signal="BUY", confidence=0.7, summary="PE 21.97", risks=[])
     same, check = await NumbersGate("reject").review(clean, sources_from([FACTS]), never)
-    assert same == clean and check.checked == check.traced == 1
+    assert same == clean
+    assert check.checked == check.traced == 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, TypedDict
 
 Kind = Literal["percent", "points", "bps", "multiple", "amount", "plain", "date", "count", "window"]
 Role = Literal["stop", "take", "position"]
@@ -54,15 +54,21 @@ _MONTHS = {
     )
     for m in (names,)
 }
-_MONTH_WORD = r"(?P<mon>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-_DATES = [
-    re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)"),
-    re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2}) ?年 ?(?P<m>\d{1,2}) ?月(?: ?(?P<d>\d{1,2}) ?[日号])?"),
-    re.compile(r"(?<![\d年])(?P<m>\d{1,2}) ?月 ?(?P<d>\d{1,2}) ?[日号]"),
-    re.compile(rf"\b{_MONTH_WORD}\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d{{2}})\b"),
-    re.compile(rf"\b(?P<d>\d{{1,2}}) {_MONTH_WORD}\.?,? (?P<y>(?:19|20)\d{{2}})\b"),
-    re.compile(rf"\b{_MONTH_WORD}\.? (?P<y>(?:19|20)\d{{2}})\b"),
+_MONTH_WORD = (
+    r"(?P<mon>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_ZH_DATE_MARK = re.compile("月")
+_EN_MONTH_MARK = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
+_DATES: list[tuple[re.Pattern[str] | None, re.Pattern[str]]] = [
+    (None, re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")),
+    (_ZH_DATE_MARK, re.compile(r"(?<!\d)(?P<y>(?:19|20)\d{2}) ?年 ?(?P<m>\d{1,2}) ?月(?: ?(?P<d>\d{1,2}) ?[日号])?")),
+    (_ZH_DATE_MARK, re.compile(r"(?<![\d年])(?P<m>\d{1,2}) ?月 ?(?P<d>\d{1,2}) ?[日号]")),
+    (_EN_MONTH_MARK, re.compile(rf"\b{_MONTH_WORD}\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d{{2}})\b")),
+    (_EN_MONTH_MARK, re.compile(rf"\b(?P<d>\d{{1,2}}) {_MONTH_WORD}\.?,? (?P<y>(?:19|20)\d{{2}})\b")),
+    (_EN_MONTH_MARK, re.compile(rf"\b{_MONTH_WORD}\.? (?P<y>(?:19|20)\d{{2}})\b")),
 ]
+"""Each date pattern, after a cheap test that the text may hold it at all."""
 
 _SCALES = {"万亿": 1e12, "亿": 1e8, "万": 1e4, "千": 1e3, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6}
 _SCALES |= {"million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9, "trillion": 1e12}
@@ -163,7 +169,8 @@ QUANTITY_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "close",
         re.compile(
-            r"(?:(?<![占距较比低高于])收盘价|(?<![占距较比低高于])收盘|收于|\bclosed? at|\bclose of|\bclosing price)[\s为是约曾达在了:：]{0,4}$",
+            r"(?:(?<![占距较比低高于])收盘价|(?<![占距较比低高于])收盘|收于|\bclosed? at|\bclose of|\bclosing price)"
+            r"[\s为是约曾达在了:：]{0,4}$",
             re.I,
         ),
     ),
@@ -224,7 +231,9 @@ def _number(digits: str) -> float:
 
 def _date_claims(field: str, text: str, taken: list[tuple[int, int]]) -> list[Claim]:
     found = []
-    for pattern in _DATES:
+    for mark, pattern in _DATES:
+        if mark is not None and not mark.search(text):
+            continue
         for m in pattern.finditer(text):
             if any(s < m.end() and m.start() < e for s, e in taken):
                 continue
@@ -300,6 +309,11 @@ def _is_count(text: str, end: int, number: float) -> bool:
     return False
 
 
+def date_claims(raw: str) -> list[Claim]:
+    """The dates and months of ``raw`` only (what an input's dates are read with)."""
+    return _date_claims("", normalise(raw), [])
+
+
 def extract_claims(field: str, raw: str) -> list[Claim]:
     """Every claim in ``raw`` (module doc), in order of position."""
     text = normalise(raw)
@@ -312,9 +326,31 @@ def extract_claims(field: str, raw: str) -> list[Claim]:
     return sorted((replace(c, text=raw[c.start : c.end]) for c in claims), key=lambda c: c.start)
 
 
+@dataclass(frozen=True)
+class _Context:
+    field: str
+    sign: int
+    role: Role | None
+    quantity: str | None
+
+    def fields(self) -> _ContextFields:
+        return {"field": self.field, "sign": self.sign, "role": self.role, "quantity": self.quantity}
+
+
+class _ContextFields(TypedDict):
+    field: str
+    sign: int
+    role: Role | None
+    quantity: str | None
+
+
+_CONTEXT = 48
+"""How many characters around a figure its rules read (direction, role, quantity, count, window)."""
+
+
 def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
     start, end = m.start(), m.end()
-    before, after = text[:start], text[end:]
+    before, after = text[max(0, start - _CONTEXT) : start], text[end : end + _CONTEXT]
     g = m.groupdict()
     if before and (before[-1].isascii() and (before[-1].isalnum() or before[-1] in "_.")):
         return []  # part of a word or a code: MA20, RSI14, Q3, T+1, v1.2
@@ -326,7 +362,7 @@ def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
     if integer and not g["unit"] and not g["curafter"]:
         if before.endswith(("(", "（")) and after[:1] in (")", "）"):
             return []  # (2)
-        if _LIST_MARKER.search(before[-3:] if before else "\n") and _LIST_MARKER_AFTER.match(after):
+        if _LIST_MARKER.search(before[-3:] if start else "\n") and _LIST_MARKER_AFTER.match(after):
             return []  # 1. / 2、 opening a line or an item
     sign_char = g["sign"] or g["sign2"] or ""
     if sign_char and before[-1:].isascii() and before[-1:].isalnum():
@@ -352,7 +388,7 @@ def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
         unit1 = g["unit1"].strip()
         first_kind = _UNIT_KIND.get(unit1.lower(), "amount" if unit1 in _SCALES else kind)
     quantity = next((name for name, words in QUANTITY_WORDS if words.search(before[-24:])), None)
-    common = {"field": field, "sign": sign, "role": role, "quantity": quantity}
+    common = _Context(field, sign, role, quantity)
     if not g["num2"]:
         return [
             Claim(
@@ -363,9 +399,9 @@ def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
                 number=number,
                 step=_step(g["num"]),
                 scale=scale,
-                **common,
+                **common.fields(),
             )
-        ]  # type: ignore[arg-type]
+        ]
     split = m.start("range")
     second = _number(g["num2"])
     return [
@@ -377,8 +413,8 @@ def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
             number=number,
             step=_step(g["num"]),
             scale=scale,
-            **common,
-        ),  # type: ignore[arg-type]
+            **common.fields(),
+        ),
         Claim(
             start=m.start("range") + len(g["range"]),
             end=end,
@@ -387,6 +423,6 @@ def _measurements(field: str, text: str, m: re.Match[str]) -> list[Claim]:
             number=second,
             step=_step(g["num2"]),
             scale=scale,
-            **common,
-        ),  # type: ignore[arg-type]
+            **common.fields(),
+        ),
     ]

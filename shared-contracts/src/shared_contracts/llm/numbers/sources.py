@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from shared_contracts.llm.numbers.claims import extract_claims, normalise
+from shared_contracts.llm.numbers.claims import date_claims, normalise
 
 SourceKind = str  # "price" | "percent" | "any"
 
@@ -72,15 +72,14 @@ def sources_from(texts: Iterable[str], extra: Iterable[float] = ()) -> Sources:
 
     for raw in texts:
         text = normalise(raw)
-        taken: list[tuple[int, int]] = []
-        for m in _JSON_FIELD.finditer(text):
+
+        def named(m: re.Match[str]) -> str:
             key = m.group("key")
             for number in re.findall(_NUMBER, m.group("value")):
                 add(float(number.replace(",", "")), _kind(key), key)
-            taken.append((m.start(), m.end()))
-        for m in _SOURCE_NUMBER.finditer(text):
-            if any(s <= m.start() < e for s, e in taken):
-                continue
+            return " " * len(m.group(0))  # read once, by name
+
+        for m in _SOURCE_NUMBER.finditer(_JSON_FIELD.sub(named, text)):
             try:
                 value = float(m.group("num").replace(",", ""))
             except ValueError:
@@ -90,7 +89,7 @@ def sources_from(texts: Iterable[str], extra: Iterable[float] = ()) -> Sources:
             add(value, kind)
             if m.group("mag"):
                 add(value * _MAGNITUDE[m.group("mag").strip()], "any")
-        for claim in extract_claims("", text):
+        for claim in date_claims(text):
             if claim.date is not None and None not in claim.date:
                 year, month, day = claim.date
                 dates.add((year, month, day))  # type: ignore[arg-type]
