@@ -140,7 +140,24 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
             lines.append(f"  ! {_short(warning, 150)}")
     else:
         lines.append(f"Verdict  ({_why_missing(stages, 'judge', 'none')})")
+    lines.extend(_numbers_lines(body.get("numbers_check")))
     return "\n".join(lines)
+
+
+def _numbers_lines(rollup: Any, limit: int = 12) -> list[str]:
+    """The research's numbers check (LLM stages): how many figures traced, and each unverified one."""
+    if not isinstance(rollup, Mapping) or not isinstance(rollup.get("total"), Mapping):
+        return []
+    total = rollup["total"]
+    unverified = total.get("unverified") or []
+    repaired = [stage for stage, check in (rollup.get("stages") or {}).items() if check.get("repaired")]
+    head = f"Numbers  {total.get('traced', 0)}/{total.get('checked', 0)} figures traced to the data"
+    head += f", {len(unverified)} unverified" + (f" (repaired: {', '.join(repaired)})" if repaired else "")
+    lines = ["", head]
+    lines += [f"  ? {f.get('field')}: {_short(f.get('text'), 60)}" for f in unverified[:limit]]
+    if len(unverified) > limit:
+        lines.append(f"  … {len(unverified) - limit} more (--json shows them all)")
+    return lines
 
 
 def _data(envelope: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -17,6 +17,9 @@ reply parses into its model, and every ``match`` occurs in its own role's prompt
 prompt nor in any reply (a reply's text reaches later prompts: expert reasoning is in the debate prompts,
 the theses in the judge's).
 
+The replies state no figure that a research's input may not hold (the numbers gate, LLM_NUMBERS_POLICY, would
+otherwise ask again): a research over them makes one call per role.
+
 The advocates cite ``technical_analyst`` only (``CITED_EXPERT``): the debate rejects an argument citing an
 expert that is not in its input, so a debate over the default replies needs the technical analyst among
 the successful experts.
@@ -57,8 +60,8 @@ REPLIES: dict[str, dict[str, Any]] = {
     "technical_analyst": {
         "signal": "BULLISH",
         "confidence": 0.72,
-        "summary_reasoning": "Close above MA20 and MA60, MACD histogram positive, RSI14 58 (scripted e2e reply).",
-        "risk_warning": "ATR near 3% of price; resistance close above.",
+        "summary_reasoning": "Close above MA20 and MA60, MACD histogram positive, RSI14 neutral (scripted e2e reply).",
+        "risk_warning": "ATR elevated relative to the price; resistance close above.",
     },
     "financial_auditor": {
         "signal": "BULLISH",
@@ -67,8 +70,8 @@ REPLIES: dict[str, dict[str, Any]] = {
         "risk_warning": "Growth slowing in the latest period.",
         "dimension_analyses": [
             {"dimension": "growth", "assessment": "POSITIVE", "comment": "Revenue YoY positive."},
-            {"dimension": "profitability", "assessment": "POSITIVE", "comment": "ROE above 15%."},
-            {"dimension": "cash_flow", "assessment": "NEUTRAL", "comment": "OCF / profit near 1."},
+            {"dimension": "profitability", "assessment": "POSITIVE", "comment": "ROE high."},
+            {"dimension": "cash_flow", "assessment": "NEUTRAL", "comment": "OCF covers profit."},
         ],
     },
     "valuation_modeler": {
@@ -80,7 +83,7 @@ REPLIES: dict[str, dict[str, Any]] = {
     "macro_intelligence": {
         "macro_environment": "NEUTRAL",
         "confidence_score": 0.5,
-        "macro_summary": "Manufacturing PMI near 50, CPI low, LPR easing.",
+        "macro_summary": "Manufacturing PMI near the expansion line, CPI low, LPR easing.",
         "key_risks": ["Weak domestic demand", "Deflationary pressure"],
     },
     "catalyst_detective": {

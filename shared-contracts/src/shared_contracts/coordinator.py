@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, options_json_schema
 from shared_contracts.judge import Verdict
+from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 OverallStatus = Literal["completed", "partial", "failed"]
@@ -71,6 +72,11 @@ class ResearchResponseBody(BaseModel):
     debate_outcome: DebateOutcome | None
     verdict: Verdict | None
     retry_count: int = Field(ge=0)
+    numbers_check: NumbersCheckRollup | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="LLM stages only: the figures of their texts traced to their inputs, per stage and in total.",
+    )
 
 
 class ExpertOutcomeRecord(BaseModel):
@@ -151,6 +157,11 @@ class SessionDetail(SessionSummary):
     completed_at: datetime | None
     outcome: SessionOutcomeRecord | None = Field(
         default=None, description="How the verdict did so far; null for a session without a verdict."
+    )
+    numbers_check: NumbersCheckRollup | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="LLM stages only: the stored results' numbers checks, per stage and in total.",
     )
 
 

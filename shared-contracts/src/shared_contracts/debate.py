@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import KNOWN_SIGNALS
+from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.projection import ExpertDataQuality
 from shared_contracts.standing import CompositeStanding, SignedUnit, UnitShare
 
@@ -168,4 +169,9 @@ class DebateOutcome(BaseModel):
         exclude_if=lambda value: value is None,
         description="Who answered, who failed and how much of their data they had (both engines); optional, "
         "and left out of the serialised outcome when absent, so the spec's shape stays as it was.",
+    )
+    numbers_check: NumbersCheck | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="LLM debates: the figures of the bull, bear and resolution texts traced to their inputs.",
     )

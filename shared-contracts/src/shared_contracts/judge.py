@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from shared_contracts.debate import Direction
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
+from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import SignedUnit, UnitShare
 
 Action = Literal["BUY", "SELL", "HOLD"]
@@ -207,4 +208,10 @@ class Verdict(BaseModel):
     engine: EngineInfo
     guardrail_adjustments: list[GuardrailAdjustment] = Field(
         default_factory=list, description="Guardrail changes to the engine's proposal; empty when none applied."
+    )
+    numbers_check: NumbersCheck | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="LLM verdicts: the figures of the verdict's texts traced to the judge's input; quoted stop, "
+        "target and position equal to the structured ones.",
     )

@@ -19,6 +19,7 @@ from shared_contracts.experts import (
     Signal,
     ValuationVerdict,
 )
+from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import RelativeStanding
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
@@ -92,6 +93,11 @@ class ExpertResultBase(BaseModel):
         default=None,
         description="Where the stock stands against its reference universe on the analysis date: this expert's "
         "factor percentiles and the research's composite (technical analyst, valuation modeler, financial auditor).",
+    )
+    numbers_check: NumbersCheck | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="LLM answers: the figures of the free-text fields traced to the call's input (rules: absent).",
     )
 
 

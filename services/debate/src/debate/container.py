@@ -21,6 +21,7 @@ from debate.settings import Settings
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
 from shared_contracts.llm.fallback import RulesFallback
+from shared_contracts.llm.numbers.gate import NumbersGate
 
 
 @dataclass
@@ -56,10 +57,11 @@ def build_container(
     if llm is None:
         chat = build_chat_client(settings, http_client=llm_http_client)
         llm = LLMAdapter(chat)
+    gate = NumbersGate(settings.llm_numbers_policy)
     service = DebateService(
-        BullAdvocateAgentAdapter(llm, language),
-        BearAdvocateAgentAdapter(llm, language),
-        ResolutionAgentAdapter(llm, language),
+        BullAdvocateAgentAdapter(llm, language, gate),
+        BearAdvocateAgentAdapter(llm, language, gate),
+        ResolutionAgentAdapter(llm, language, gate),
         EngineInfo(kind="llm", model=settings.llm_model),
         fallback=(lambda debate: RulesFallback(debate, rules.run)) if settings.llm_fallback_to_rules else None,
         language=language,

@@ -18,6 +18,7 @@ from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
 from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
 from shared_contracts.llm.fallback import RulesFallback
+from shared_contracts.llm.numbers.gate import NumbersGate
 
 
 @dataclass
@@ -48,7 +49,12 @@ def build_container(
         return JudgeContainer(settings, JudgeService(rules, policy))
     chat = build_chat_client(settings, http_client=llm_http_client)
     service = JudgeService(
-        JudgeAgentAdapter(chat, max_position_percent=max_position, language=language),
+        JudgeAgentAdapter(
+            chat,
+            max_position_percent=max_position,
+            language=language,
+            gate=NumbersGate(settings.llm_numbers_policy),
+        ),
         policy,
         fallback=(lambda decide: RulesFallback(decide, rules.decide)) if settings.llm_fallback_to_rules else None,
     )

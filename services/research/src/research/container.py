@@ -38,6 +38,7 @@ from research.infrastructure.rules.valuation_modeler import RulesValuationModele
 from research.settings import Settings
 from shared_contracts.engine import EngineInfo
 from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
+from shared_contracts.llm.numbers.gate import NumbersGate
 from shared_contracts.service.settings import ConfigurationError
 
 F = TypeVar("F")
@@ -97,7 +98,7 @@ def build_container(
         """The rules engine, or the LLM (then the rules engine when it fails, if LLM_FALLBACK_TO_RULES)."""
         if chat is None:
             return rules
-        llm = LLMExpertAgent(chat, expert, model, lang, **slots)
+        llm = LLMExpertAgent(chat, expert, model, lang, gate=NumbersGate(settings.llm_numbers_policy), **slots)
         return FallbackToRulesAgent(llm, rules) if settings.llm_fallback_to_rules else llm
 
     technical = agent(RulesTechnicalAnalystAgent(lang), "technical_analyst", TechnicalVerdict)

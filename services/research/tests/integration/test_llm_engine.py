@@ -258,7 +258,7 @@ VALID_ANSWERS: dict[str, dict[str, Any]] = {
     "valuation_modeler": {
         "valuation_verdict": "UNDERVALUED",
         "confidence_score": 0.6,
-        "reasoning_summary": "PE percentile 1.7",
+        "reasoning_summary": "PE 21.97, no percentile",
         "risk_factors": ["no growth assumed"],
     },
     "macro_intelligence": {
@@ -286,6 +286,7 @@ async def test_every_expert_runs_on_the_llm_engine(serve: Callable[..., Any], ex
     body = response.json()
     RESULT_MODELS[ExpertType(expert)].model_validate(body)
     assert body["engine"]["kind"] == "llm"
+    assert body["numbers_check"]["unverified"] == [], body["numbers_check"]
     assert len(endpoint.requests) == 1
     assert "{{" not in endpoint.messages()["user"] + endpoint.messages()["system"]  # every slot filled
 

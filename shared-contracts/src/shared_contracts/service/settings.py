@@ -99,6 +99,9 @@ class EngineSettings(ServiceSettings):
     llm_max_retries: int = 2
     llm_json_mode: bool = True
     llm_fallback_to_rules: bool = False
+    llm_numbers_policy: Literal["repair", "mark", "reject"] = Field(
+        default="repair", description="What happens to a figure in an LLM answer that is not in its input."
+    )
     report_language: Literal["zh", "en"] = "zh"
 
     def secret_values(self) -> list[str | None]:

@@ -12,6 +12,7 @@ from shared_contracts.coordinator import (
     SessionSummary,
     StageRecord,
 )
+from shared_contracts.numbers_check import roll_up
 from shared_contracts.scorecard import rounded
 from shared_contracts.scoring import TradeOutcome
 
@@ -41,6 +42,13 @@ def to_detail(session: ResearchSession, outcome: SessionOutcome | None = None) -
         verdict=session.verdict,
         completed_at=session.completed_at,
         outcome=to_outcome_record(outcome) if outcome is not None else None,
+        numbers_check=roll_up(
+            {
+                **{expert: o.data for expert, o in session.expert_outcomes.items()},
+                "debate": session.debate_outcome,
+                "judge": session.verdict,
+            }
+        ),
     )
 
 

@@ -9,6 +9,7 @@ from debate.domain.dtos.evidence import EvidencePanel
 from debate.domain.dtos.resolution_result import ResolutionResult
 from shared_contracts import debate as wire
 from shared_contracts.engine import EngineInfo
+from shared_contracts.numbers_check import combine_checks
 
 DebateOutcomeDTO = wire.DebateOutcome
 
@@ -54,4 +55,11 @@ def build_outcome(
         conflict_resolution=resolution.conflict_resolution,
         engine=engine,
         coverage=_coverage(panel) if panel is not None else None,
+        numbers_check=combine_checks(
+            [
+                bull.numbers_check.under("bull_case") if bull.numbers_check else None,
+                bear.numbers_check.under("bear_case") if bear.numbers_check else None,
+                resolution.numbers_check,
+            ]
+        ),
     )

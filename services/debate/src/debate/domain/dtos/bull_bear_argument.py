@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from debate.domain.dtos.evidence import EvidencePanel
 from debate.domain.model.enums import ArgumentStrength
+from shared_contracts.numbers_check import NumbersCheck
 
 
 class ArgumentPoint(BaseModel):
@@ -47,6 +48,8 @@ class _Case(BaseModel):
 
     core_thesis: str = Field(min_length=1)
     supporting_arguments: list[ArgumentPoint]
+    numbers_check: NumbersCheck | None = None
+    """What the numbers gate found in an LLM case's texts (set by the adapter)."""
 
 
 class BullArgument(_Case):

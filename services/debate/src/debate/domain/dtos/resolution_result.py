@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from debate.domain.dtos.risk_matrix import RiskMatrixItem
 from debate.domain.model.enums import DebateDirection
+from shared_contracts.numbers_check import NumbersCheck
 
 
 class ResolutionResult(BaseModel):
@@ -16,3 +17,5 @@ class ResolutionResult(BaseModel):
     risk_matrix: list[RiskMatrixItem]
     key_disagreements: list[str]
     conflict_resolution: str = Field(min_length=1)
+    numbers_check: NumbersCheck | None = Field(default=None, exclude=True)
+    """What the numbers gate found in an LLM resolution's texts (set by the adapter, never read from a model)."""

@@ -17,7 +17,10 @@ from debate.infrastructure.agents.output_parser import check_sources, parse_agen
 from debate.infrastructure.agents.output_schemas import AdvocateOutput
 from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block, failed_experts_line
 from shared_contracts.llm.errors import LLMJSONError
+from shared_contracts.llm.numbers.gate import NumbersGate
+from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate
+from shared_contracts.numbers_check import NumbersCheck
 
 M = TypeVar("M", bound=BaseModel)
 A = TypeVar("A", bound=AdvocateOutput)
@@ -31,20 +34,30 @@ class PromptedAgent:
     agent: ClassVar[str]  # names the prompts folder infrastructure/agents/<agent>/prompts/
     temperature: ClassVar[float]
 
-    def __init__(self, llm: ILLMPort, language: Literal["zh", "en"] = "zh") -> None:
+    def __init__(self, llm: ILLMPort, language: Literal["zh", "en"] = "zh", gate: NumbersGate | None = None) -> None:
         self._llm = llm
         self._language = language
+        self._gate = gate or NumbersGate()
         self._template = PromptTemplate.load(PROMPTS_ROOT / self.agent / "prompts")
 
-    async def _ask(self, model: type[M], **slots: str) -> tuple[M, str]:
-        """The parsed answer and the raw text (for further validation)."""
+    async def _ask(self, model: type[M], **slots: str) -> tuple[M, str, NumbersCheck]:
+        """The parsed answer with its texts through the numbers gate, the raw text (for further validation)
+        and what the gate found."""
         system, user = self._template.render(language=LANGUAGE_NAMES[self._language], **slots)
+
+        async def ask_again(instruction: str) -> M:
+            return parse_agent_output(
+                await self._llm.generate(user + instruction, system, self.temperature), model, agent=self.agent
+            )
+
         try:
             raw = await self._llm.generate(user, system, self.temperature)
-        except LLMJSONError as exc:  # cut off at its length limit
+            log.info("agent_answered", agent=self.agent, chars=len(raw))
+            answer = parse_agent_output(raw, model, agent=self.agent)
+            answer, check = await self._gate.review(answer, sources_from([system, user]), ask_again)
+        except LLMJSONError as exc:  # cut off at its length limit, or figures refused (LLM_NUMBERS_POLICY=reject)
             raise refused_output(exc, agent=self.agent) from exc
-        log.info("agent_answered", agent=self.agent, chars=len(raw))
-        return parse_agent_output(raw, model, agent=self.agent), raw
+        return answer, raw, check
 
 
 class AdvocateAgent(PromptedAgent):
@@ -54,7 +67,7 @@ class AdvocateAgent(PromptedAgent):
         """Ask with the expert summaries; every argument must cite only experts that were heard. Returns the
         answer and the fields both cases share (thesis, arguments, experts heard, evidence panel)."""
         experts = list(input.expert_summaries)
-        output, raw = await self._ask(
+        output, raw, check = await self._ask(
             model,
             symbol=input.symbol,
             expert_names=", ".join(experts),
@@ -65,5 +78,10 @@ class AdvocateAgent(PromptedAgent):
             [p.source_experts for p in output.supporting_arguments], experts, agent=self.agent, raw_output=raw
         )
         points = [ArgumentPoint(**p.model_dump()) for p in output.supporting_arguments]
-        case = {"core_thesis": output.core_thesis, "supporting_arguments": points, "considered_experts": experts}
+        case = {
+            "core_thesis": output.core_thesis,
+            "supporting_arguments": points,
+            "considered_experts": experts,
+            "numbers_check": check,
+        }
         return output, {**case, "panel": input.panel()}

@@ -22,7 +22,7 @@ class ResolutionAgentAdapter(PromptedAgent, IResolutionAgentPort):
     async def resolve(self, symbol: str, bull: BullArgument, bear: BearArgument) -> ResolutionResult:
         experts = list(dict.fromkeys([*bull.considered_experts, *bear.considered_experts]))
         panel = bull.panel or bear.panel
-        result, _raw = await self._ask(
+        result, _raw, check = await self._ask(
             ResolutionResult,
             symbol=symbol,
             expert_names=", ".join(experts),
@@ -30,6 +30,7 @@ class ResolutionAgentAdapter(PromptedAgent, IResolutionAgentPort):
             bull_case=argument_block("bull case", bull),
             bear_case=argument_block("bear case", bear),
         )
+        result = result.model_copy(update={"numbers_check": check})
         if panel is None:
             return result
         coverage = coverage_sentence(texts_for(self._language), panel)

@@ -58,5 +58,5 @@ def evidence_panel_block(panel: EvidencePanel) -> str:
 
 def argument_block(label: str, argument: BaseModel) -> str:
     """The case as JSON, without the evidence panel (the resolution's prompt gives that once, on its own)."""
-    dumped = argument.model_dump_json(indent=2, exclude_none=True, exclude={"panel"})
+    dumped = argument.model_dump_json(indent=2, exclude_none=True, exclude={"panel", "numbers_check"})
     return fence_untrusted(label, dumped, ARGUMENT_MAX_CHARS)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from judge.domain.model.enums import Action, TimeHorizon
 from shared_contracts.engine import EngineInfo
+from shared_contracts.numbers_check import NumbersCheck
 
 
 @dataclass(frozen=True)
@@ -46,3 +47,4 @@ class VerdictDTO:
     """The stock's percentile (0-1) among its reference universe by the same composite, where computed."""
     market_exposure: float | None = None
     """The share of the position the market view kept (already in ``position_percent``)."""
+    numbers_check: NumbersCheck | None = None

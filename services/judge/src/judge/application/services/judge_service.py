@@ -55,4 +55,5 @@ class JudgeService:
             score=judge_input.score,
             universe_rank=judge_input.universe_rank,
             market_exposure=safe.market_exposure,
+            numbers_check=safe.numbers_check,
         )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from judge.domain.model.enums import Action, TimeHorizon
 from shared_contracts.engine import EngineInfo
+from shared_contracts.numbers_check import NumbersCheck
 
 
 @dataclass(frozen=True)
@@ -35,3 +36,5 @@ class VerdictProposal:
     """The share of the position the market view kept (already in ``position_percent``); None: not heard."""
     contrarian_justification: str = ""
     """Why the action bets against the debate's direction; required for BUY on BEARISH / SELL on BULLISH."""
+    numbers_check: NumbersCheck | None = None
+    """What the numbers gate found in an LLM proposal's texts."""

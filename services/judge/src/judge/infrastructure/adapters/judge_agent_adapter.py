@@ -10,8 +10,11 @@ from typing import Literal
 
 import structlog
 
+from judge.application.guardrails import GuardrailPolicy, apply_guardrails
+from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
+from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model import risk
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
@@ -22,6 +25,8 @@ from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.json_output import parse_model_output
+from shared_contracts.llm.numbers.gate import Levels, NumbersGate
+from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
 
 log = structlog.get_logger(__name__)
@@ -42,10 +47,12 @@ class JudgeAgentAdapter(IJudgeAgentPort):
         *,
         max_position_percent: float,
         language: Literal["zh", "en"],
+        gate: NumbersGate | None = None,
     ) -> None:
         self._chat = chat
         self._max_position = max_position_percent
         self._language = language
+        self._gate = gate or NumbersGate()
         self._prompts = PromptTemplate.load(PROMPTS_DIR)
 
     def render(self, judge_input: JudgeInput) -> tuple[str, str]:
@@ -87,15 +94,42 @@ class JudgeAgentAdapter(IJudgeAgentPort):
         )
 
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
+        """The model's verdict, its texts through the numbers gate: figures traced to the prompt's, and the
+        stop, target and position the texts quote equal to the structured ones the guardrails leave."""
         system, user = self.render(judge_input)
+
+        async def ask_again(instruction: str) -> JudgeLLMOutput:
+            again = await self._chat.complete(user + instruction, system, TEMPERATURE)
+            return parse_model_output(again.text, JudgeLLMOutput)
+
         try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
             completion = await self._chat.complete(user, system, TEMPERATURE)
             output = parse_model_output(completion.text, JudgeLLMOutput)
+            levels = self._structured_levels(output, judge_input)
+            output, check = await self._gate.review(output, sources_from([system, user]), ask_again, levels)
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
-        proposal = output.proposal(EngineInfo(kind="llm", model=self._chat.model))
+        proposal = output.proposal(EngineInfo(kind="llm", model=self._chat.model), check)
         log.info("judge_llm_verdict", symbol=judge_input.symbol, action=proposal.action.value)
         return proposal
+
+    def _structured_levels(self, output: JudgeLLMOutput, judge_input: JudgeInput) -> Levels:
+        """The stop, target (distance % and price) and position the verdict will carry once the guardrails
+        have held the model's proposal (an unjustified contrarian proposal, rejected later, as proposed)."""
+        proposal = output.proposal(EngineInfo(kind="llm"))
+        policy = GuardrailPolicy(max_position_percent=self._max_position, language=self._language)
+        try:
+            proposal, _notes = apply_guardrails(proposal, judge_input, policy)
+        except ContradictoryVerdictError:
+            pass
+        stop, take = price_levels(
+            proposal.action, proposal.stop_loss, proposal.take_profit, judge_input.reference_price
+        )
+        return {
+            "stop": [abs(stop.percent_from_entry), *([stop.price] if stop.price is not None else [])],
+            "take": [abs(take.percent_from_entry), *([take.price] if take.price is not None else [])],
+            "position": [proposal.position_percent],
+        }
 
 
 def _bullets(items: tuple[str, ...]) -> str:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.model.enums import Action, TimeHorizon
 from shared_contracts.engine import EngineInfo
+from shared_contracts.numbers_check import NumbersCheck
 
 
 class JudgeLLMOutput(BaseModel):
@@ -31,7 +32,7 @@ class JudgeLLMOutput(BaseModel):
     reasoning: str = Field(min_length=1)
     contrarian_justification: str = ""
 
-    def proposal(self, engine: EngineInfo) -> VerdictProposal:
+    def proposal(self, engine: EngineInfo, numbers_check: NumbersCheck | None = None) -> VerdictProposal:
         return VerdictProposal(
             action=Action(self.action),
             position_percent=self.position_percent,
@@ -44,4 +45,5 @@ class JudgeLLMOutput(BaseModel):
             reasoning=self.reasoning.strip(),
             engine=engine,
             contrarian_justification=self.contrarian_justification.strip(),
+            numbers_check=numbers_check,
         )

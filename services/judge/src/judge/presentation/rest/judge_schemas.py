@@ -59,6 +59,7 @@ def to_wire_verdict(dto: VerdictDTO) -> wire.Verdict:
         guardrail_adjustments=[
             wire.GuardrailAdjustment(rule=n.rule, detail=n.detail) for n in dto.guardrail_adjustments
         ],
+        numbers_check=dto.numbers_check,
     )
 
 

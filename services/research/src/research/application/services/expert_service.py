@@ -74,4 +74,5 @@ class ExpertService(Generic[F, V]):
             "engine": answer.engine,
             "input": answer.input,
             "output": answer.output,
+            "numbers_check": answer.numbers_check,
         }

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import CatalystAssessment, MacroEnvironment, Signal, ValuationVerdict, is_iso_date
+from shared_contracts.numbers_check import NumbersCheck
 
 SUMMARY_MAX = 2000
 ITEM_MAX = 400
@@ -89,9 +90,11 @@ V = TypeVar("V", bound=BaseModel)
 @dataclass(frozen=True)
 class AgentAnswer(Generic[V]):
     """An engine's verdict plus what it saw and said: ``input`` (prompt or rule inputs), ``output``
-    (raw LLM text or the rules trace) and which engine answered."""
+    (raw LLM text or the rules trace), which engine answered and, for an LLM answer, what the numbers gate
+    found in its texts."""
 
     verdict: V
     engine: EngineInfo
     input: Any
     output: Any
+    numbers_check: NumbersCheck | None = None

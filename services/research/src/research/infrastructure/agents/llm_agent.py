@@ -21,6 +21,8 @@ from shared_contracts.llm.client import OpenAICompatibleChat
 from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.fallback import RulesFallback
 from shared_contracts.llm.json_output import parse_model_output
+from shared_contracts.llm.numbers.gate import NumbersGate
+from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
 
 F = TypeVar("F")
@@ -57,21 +59,31 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
         verdict_model: type[V],
         language: Language = "zh",
         slots: Callable[[F], dict[str, str]] = facts_json,
+        gate: NumbersGate | None = None,
     ) -> None:
         self._chat = chat
+        self._gate = gate or NumbersGate()
         self._template = PromptTemplate.load(AGENTS_DIR / expert / "prompts")
         self._model = verdict_model
         self._language = language
         self._slots = slots
 
     async def analyse(self, facts: F) -> AgentAnswer[V]:
+        """The model's verdict, its texts through the numbers gate (traced to the prompt's figures)."""
         system, user = self._template.render(language=LANGUAGE_NAMES[self._language], **self._slots(facts))
+
+        async def ask_again(instruction: str) -> V:
+            again = await self._chat.complete(user + instruction, system, TEMPERATURE)
+            return parse_model_output(again.text, self._model)
+
         try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
             completion = await self._chat.complete(user, system, TEMPERATURE)
             verdict = parse_model_output(completion.text, self._model)
+            verdict, check = await self._gate.review(verdict, sources_from([system, user]), ask_again)
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
-        return AgentAnswer(verdict, EngineInfo(kind="llm", model=completion.model), user, completion.text)
+        engine = EngineInfo(kind="llm", model=completion.model)
+        return AgentAnswer(verdict, engine, user, completion.text, numbers_check=check)
 
 
 class FallbackToRulesAgent(ExpertAgent[F, V], Generic[F, V]):
