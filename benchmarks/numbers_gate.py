@@ -1,4 +1,5 @@
-"""The numbers gate's cost per model answer, in process (docs/benchmarks.md, section 10).
+"""The numbers gate's CPU cost per model answer, in process (docs/benchmarks.md, section 10; CPU time:
+a busy machine inflates it less than wall time).
 
 For each expert of the rules engine on a few snapshot symbols, the answer is the rules engine's own verdict
 (its narrative reads like a model's, with a dozen figures or more) and the input the LLM prompt the expert
@@ -35,10 +36,10 @@ def _per_call_us(action: Any, rounds: int = ROUNDS) -> float:
     """The median over ``REPEAT`` runs of the mean time of one call, in µs."""
     runs = []
     for _ in range(REPEAT):
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(rounds):
             action()
-        runs.append((time.perf_counter() - start) / rounds * 1e6)
+        runs.append((time.process_time() - start) / rounds * 1e6)
     return statistics.median(runs)
 
 
@@ -103,10 +104,10 @@ def _fits(model: Any, result: dict[str, Any]) -> bool:
 async def _review_us(gate: NumbersGate, verdict: Any, system: str, user: str, never: Any) -> float:
     runs = []
     for _ in range(REPEAT):
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(ROUNDS):
             await gate.review(verdict, sources_from([system, user]), never)
-        runs.append((time.perf_counter() - start) / ROUNDS * 1e6)
+        runs.append((time.process_time() - start) / ROUNDS * 1e6)
     return statistics.median(runs)
 
 

@@ -295,6 +295,18 @@ def test_summary_shows_experts_debate_and_verdict() -> None:
     assert "take profit  +15.0%" in text
 
 
+def test_summary_lists_the_unverified_figures_of_an_llm_research() -> None:
+    cli = _load(RESEARCH_CLI)
+    assert "Numbers" not in cli.format_summary(RESPONSE)  # rules: no numbers check
+    figure = {"field": "judge.reasoning", "text": "42.42%", "value": 42.42}
+    judge = {"checked": 3, "traced": 2, "unverified": [figure | {"field": "reasoning"}], "repaired": True}
+    total = {"checked": 9, "traced": 8, "unverified": [figure], "repaired": True}
+    rollup = {"total": total, "stages": {"judge": judge}}
+    text = cli.format_summary({**RESPONSE, "numbers_check": rollup})
+    assert "Numbers  8/9 figures traced to the data, 1 unverified (repaired: judge)" in text
+    assert "  ? judge.reasoning: 42.42%" in text
+
+
 @respx.mock
 def test_cli_posts_the_research_and_prints_the_summary(capsys: pytest.CaptureFixture[str]) -> None:
     route = respx.post("http://coord.test/api/v1/coordinator/research").mock(

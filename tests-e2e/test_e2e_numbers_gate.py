@@ -68,7 +68,8 @@ def test_hallucinated_figures_are_repaired_or_marked_and_rolled_up(stack: Stack,
         stored = http.get(f"{SESSIONS}/{body['session_id']}").json()
 
     calls = fake_llm.calls_by_role()
-    assert calls["technical_analyst"] == 1 and calls["technical_analyst_repair"] == 1  # the second call
+    assert calls["technical_analyst"] == 1
+    assert calls["technical_analyst_repair"] == 1
     assert calls["judge"] == 2  # asked again, answered the same
     assert calls["valuation_modeler"] == calls["bull_advocate"] == calls["resolution"] == 1  # clean answers
 
@@ -96,5 +97,6 @@ def test_reject_refuses_an_answer_with_untraceable_figures(rejecting_research: S
     assert response.status_code == 500
     problem = response.json()
     assert problem["code"] == "llm_output_invalid"
-    assert "9,999.99" in problem["detail"] and "37.37%" in problem["detail"]
+    assert "9,999.99" in problem["detail"]
+    assert "37.37%" in problem["detail"]
     assert fake_llm.calls_by_role() == {"technical_analyst": 1}  # no repair call under reject

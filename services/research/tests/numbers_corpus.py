@@ -175,6 +175,11 @@ def _planted_price(value: float, rng: random.Random, zh: bool) -> str:
     return [f"{value:,.2f} 元" if zh else f"¥{value:,.2f}", f"¥{value:.2f}", f"{value:,.2f}"][rng.randrange(3)]
 
 
+def _range_52w(a: Answer, t: dict[str, Any], head: str, joint: str, tail: str) -> None:
+    low, high = ok(f"{t['low_52w']:,.2f}", "range_low"), ok(f"{t['high_52w']:,.2f}", "range_high")
+    a.write("summary_reasoning", head, low, joint, high, tail)
+
+
 def _technical(t: dict[str, Any], earlier_close: float, rng: random.Random, zh: bool) -> Answer:
     a = Answer("zh" if zh else "en", _sources(t))
     INPUT = t  # noqa: N806
@@ -196,18 +201,9 @@ def _technical(t: dict[str, Any], earlier_close: float, rng: random.Random, zh: 
                 "summary_reasoning", "，布林带 %b 位于 ", ok(f"{t['boll_percent_b'] * 100:.0f}%", "fraction_as_percent")
             )
         a.write("summary_reasoning", "。近 ", ok("3", "count"), " 个信号偏", "多" if chg > 0 else "空", "。")
-        a.write(
-            "summary_reasoning",
-            "52 周区间 ",
-            ok(f"{t['low_52w']:,.2f}", "range_low"),
-            "–",
-            ok(f"{t['high_52w']:,.2f}", "range_high"),
-            " 元；",
-            ok(f"{as_of.year}年{as_of.month}月{as_of.day}日", "date_zh"),
-            "成交量比为 ",
-            ok(full_width(f"{t['volume_ratio']:.2f}"), "full_width"),
-            "。",
-        )
+        _range_52w(a, t, "52 周区间 ", "–", " 元；")
+        a.write("summary_reasoning", ok(f"{as_of.year}年{as_of.month}月{as_of.day}日", "date_zh"), "成交量比为 ")
+        a.write("summary_reasoning", ok(full_width(f"{t['volume_ratio']:.2f}"), "full_width"), "。")
         a.write(
             "summary_reasoning", "此前收盘价曾为 ", bad(_planted_price(earlier_close, rng, zh), "other_day_close"), "。"
         )
@@ -228,14 +224,7 @@ def _technical(t: dict[str, Any], earlier_close: float, rng: random.Random, zh: 
         if t.get("boll_percent_b") is not None:
             a.write("summary_reasoning", ", Bollinger %b at ", ok(f"{t['boll_percent_b']:.2f}", "indicator"))
         a.write("summary_reasoning", ". ", ok("2", "count"), " of the ", ok("6", "count"), " rules point the same way.")
-        a.write(
-            "summary_reasoning",
-            " The 52-week range is ",
-            ok(f"{t['low_52w']:,.2f}", "range_low"),
-            " to ",
-            ok(f"{t['high_52w']:,.2f}", "range_high"),
-            f" (data of {t['as_of']}).",
-        )
+        _range_52w(a, t, " The 52-week range is ", " to ", f" (data of {t['as_of']}).")
         a.write(
             "summary_reasoning",
             " A month ago it closed at ",
@@ -299,95 +288,67 @@ def _valuation(v: dict[str, Any], other_pe: float, rng: random.Random, zh: bool)
 
 
 def _financial(f: dict[str, Any], rng: random.Random, zh: bool) -> Answer:
+    """One sentence sequence; each fragment in zh or en."""
     a = Answer("zh" if zh else "en", _sources(f))
-    INPUT = f  # noqa: N806
     last = f["periods"][-1]
     year = last["period_end"][:4]
-    revenue, growth = last.get("revenue"), last.get("net_profit_yoy_pct")
-    if zh:
-        a.write("summary_reasoning", ok(f"{year}年", "year"), "营收 ")
-        if revenue:
-            a.write("summary_reasoning", ok(f"{revenue / 1e8:,.1f}亿元", "magnitude_yi"), "，")
-        if growth is not None:
-            a.write(
-                "summary_reasoning",
-                "净利润同比" + ("下降 " if growth < 0 else "增长 "),
-                ok(f"{abs(growth):.1f}%", "signed_change"),
-            )
-        if last.get("roe_pct") is not None:
-            a.write("summary_reasoning", "，ROE ", ok(f"{last['roe_pct']:.1f}%", "percent"))
-        a.write("summary_reasoning", "；", ok("5", "count"), " 个维度中 ", ok("3", "count"), " 个正面。")
-        if revenue:
-            a.write("risk_warning", "营收 ", bad(f"{revenue / 1e8:,.1f}万元", "wrong_unit"), " 增速放缓")
-        a.write("risk_warning", "，应收账款占比升至 ", bad(_invented_percent(rng, INPUT), "invented_percent"))
-    else:
-        a.write("summary_reasoning", "In FY", ok(year, "year"), " revenue was ")
-        if revenue:
-            a.write("summary_reasoning", ok(f"¥{revenue / 1e9:,.1f}bn", "magnitude_en"), " and ")
-        if growth is not None:
-            a.write(
-                "summary_reasoning",
-                "net profit " + ("fell " if growth < 0 else "grew "),
-                ok(f"{abs(growth):.1f}%", "signed_change"),
-            )
-        if last.get("roe_pct") is not None:
-            a.write("summary_reasoning", ", with ROE at ", ok(f"{last['roe_pct']:.2f}%", "percent"))
-        a.write("summary_reasoning", "; ", ok("3", "count"), " of ", ok("5", "count"), " dimensions are positive.")
-        if revenue:
-            a.write("risk_warning", "revenue of ¥", bad(f"{revenue / 1e6:,.1f}bn", "wrong_unit"), " may slow")
-        a.write(
-            "risk_warning",
-            "; receivables rose to ",
-            bad(_invented_percent(rng, INPUT), "invented_percent"),
-            " of sales",
-        )
+    revenue, growth, roe = last.get("revenue"), last.get("net_profit_yoy_pct"), last.get("roe_pct")
+
+    def t(zh_text: str, en_text: str) -> str:
+        return zh_text if zh else en_text
+
+    a.write("summary_reasoning", t("", "In FY"), ok(t(f"{year}年", year), "year"), t("营收 ", " revenue was "))
+    if revenue:
+        shown = t(f"{revenue / 1e8:,.1f}亿元", f"¥{revenue / 1e9:,.1f}bn")
+        a.write("summary_reasoning", ok(shown, t("magnitude_yi", "magnitude_en")), t("，", " and "))
+    if growth is not None:
+        direction = t("下降 ", "fell ") if growth < 0 else t("增长 ", "grew ")
+        change = ok(f"{abs(growth):.1f}%", "signed_change")
+        a.write("summary_reasoning", t("净利润同比", "net profit ") + direction, change)
+    if roe is not None:
+        a.write("summary_reasoning", t("，ROE ", ", with ROE at "), ok(t(f"{roe:.1f}%", f"{roe:.2f}%"), "percent"))
+    first, second = t("5", "3"), t("3", "5")
+    a.write("summary_reasoning", t("；", "; "), ok(first, "count"), t(" 个维度中 ", " of "), ok(second, "count"))
+    a.write("summary_reasoning", t(" 个正面。", " dimensions are positive."))
+    if revenue:
+        wrong = t(f"{revenue / 1e8:,.1f}万元", f"{revenue / 1e6:,.1f}bn")
+        a.write("risk_warning", t("营收 ", "revenue of ¥"), bad(wrong, "wrong_unit"), t(" 增速放缓", " may slow"))
+    invented = bad(_invented_percent(rng, f), "invented_percent")
+    a.write("risk_warning", t("，应收账款占比升至 ", "; receivables rose to "), invented, t("", " of sales"))
     return a
 
 
-def _verdict(t: dict[str, Any], rng: random.Random, zh: bool) -> Answer:
+def _verdict(facts: dict[str, Any], rng: random.Random, zh: bool) -> Answer:
     """A verdict's texts: the stop and target quoted as the structured levels (and one stop that is not)."""
-    a = Answer("zh" if zh else "en", _sources(t))
-    close = t["close"]
+    a = Answer("zh" if zh else "en", _sources(facts))
+    close = facts["close"]
     stop_pct, take_pct = round(rng.uniform(3, 9), 2), round(rng.uniform(8, 25), 2)
     stop, take = round(close * (1 - stop_pct / 100), 2), round(close * (1 + take_pct / 100), 2)
     a.levels = {"stop": [stop_pct, stop], "take": [take_pct, take], "position": [12.5]}
     wrong_stop = round(stop * rng.choice([0.95, 0.97, 1.03]), 2)
-    if zh:
-        a.write(
-            "entry_strategy",
-            "以收盘价 ",
-            ok(_price(close, rng, zh), "price"),
-            " 附近分批建仓，仓位 ",
-            ok("12.5%", "position"),
-        )
-        a.write(
-            "entry_strategy",
-            "，止损 ",
-            ok(f"{stop:,.2f} 元", "stop"),
-            "（",
-            ok(f"{stop_pct:.2f}%", "stop_percent"),
-            "），",
-        )
-        a.write("entry_strategy", "止盈 ", ok(f"{take:,.2f}", "take"), "。")
-        a.write("reasoning", "若跌破止损位 ", bad(f"{wrong_stop:,.2f}", "stop_mismatch"), " 则离场。")
-    else:
-        a.write(
-            "entry_strategy",
-            "Buy near the ",
-            ok(_price(close, rng, zh), "price"),
-            " close with a position of ",
-            ok("12.5%", "position"),
-        )
-        a.write(
-            "entry_strategy",
-            "; stop-loss at ",
-            ok(f"{stop:,.2f}", "stop"),
-            " (",
-            ok(f"{stop_pct:.1f}%", "stop_percent"),
-            " below entry)",
-        )
-        a.write("entry_strategy", ", take-profit at ", ok(f"¥{take:,.2f}", "take"), ".")
-        a.write("reasoning", "Exit if the price breaks the stop at ", bad(f"{wrong_stop:,.2f}", "stop_mismatch"), ".")
+
+    def t(zh_text: str, en_text: str) -> str:
+        return zh_text if zh else en_text
+
+    price = ok(_price(close, rng, zh), "price")
+    a.write(
+        "entry_strategy",
+        t("以收盘价 ", "Buy near the "),
+        price,
+        t(" 附近分批建仓，仓位 ", " close with a position of "),
+    )
+    a.write("entry_strategy", ok("12.5%", "position"), t("，止损 ", "; stop-loss at "))
+    a.write("entry_strategy", ok(t(f"{stop:,.2f} 元", f"{stop:,.2f}"), "stop"), t("（", " ("))
+    a.write("entry_strategy", ok(t(f"{stop_pct:.2f}%", f"{stop_pct:.1f}%"), "stop_percent"), t("），", " below entry)"))
+    a.write(
+        "entry_strategy", t("止盈 ", ", take-profit at "), ok(t(f"{take:,.2f}", f"¥{take:,.2f}"), "take"), t("。", ".")
+    )
+    a.write(
+        "reasoning",
+        t("若跌破止损位 ", "Exit if the price breaks the stop at "),
+        bad(f"{wrong_stop:,.2f}", "stop_mismatch"),
+    )
+    a.write("reasoning", t(" 则离场。", "."))
     return a
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, StringConstraints
 
 from shared_contracts.llm.numbers.claims import extract_claims
 from shared_contracts.llm.numbers.gate import MARK, NumbersGate, UntraceableFiguresError, check_texts, plain_text
@@ -123,3 +123,19 @@ async def test_mark_keeps_the_answer_and_reject_refuses_it() -> None:
     same, check = await NumbersGate("reject").review(clean, sources_from([FACTS]), never)
     assert same == clean
     assert check.checked == check.traced == 1
+
+
+class Dated(BaseModel):
+    summary: str
+    date: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = None
+
+
+async def test_a_text_its_field_refuses_once_marked_stays_as_it_was_and_is_listed() -> None:
+    async def never(_: str) -> Dated:
+        raise AssertionError("no second call")
+
+    answer = Dated(summary="截至 2024-06-21", date="2024-06-21")
+    marked, check = await NumbersGate("mark").review(answer, sources_from([FACTS]), never)
+    assert marked.date == "2024-06-21"
+    assert marked.summary == f"截至 2024-06-21{MARK}"
+    assert [f.field for f in check.unverified] == ["summary", "date"]

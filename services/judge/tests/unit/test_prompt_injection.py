@@ -65,16 +65,21 @@ async def test_an_injected_headline_moves_no_figure_widens_no_guardrail_and_leav
     texts = [verdict.entry_strategy, verdict.reasoning, *verdict.risk_warnings]
     assert not any(MARKUP.search(text) for text in texts), texts
     check = verdict.numbers_check
-    assert check is not None and check.repaired and len(endpoint.requests) == 2  # asked once more
+    assert check is not None
+    assert check.repaired
+    assert len(endpoint.requests) == 2
     flagged = {(figure.field, figure.text) for figure in check.unverified}
-    assert ("reasoning", "100%") in flagged and ("reasoning", "50%") in flagged  # not the verdict's own figures
+    assert ("reasoning", "100%") in flagged
+    assert ("reasoning", "50%") in flagged
     assert ("entry_strategy", "100%") in flagged
-    assert f"100%{MARK}" in verdict.reasoning and f"50%{MARK}" in verdict.reasoning
+    assert f"100%{MARK}" in verdict.reasoning
+    assert f"50%{MARK}" in verdict.reasoning
 
 
 async def test_reject_refuses_the_injected_answer() -> None:
     endpoint = RecordingLLMEndpoint(lambda _request: chat_completion(json.dumps(OBEYING)))
     with pytest.raises(LLMOutputParseError) as refused:
         await service(endpoint, "reject").run(injected_input())
-    assert refused.value.code == "llm_output_invalid" and "100%" in str(refused.value)
+    assert refused.value.code == "llm_output_invalid"
+    assert "100%" in str(refused.value)
     assert len(endpoint.requests) == 1

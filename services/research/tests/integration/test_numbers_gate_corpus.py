@@ -12,7 +12,7 @@ from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvid
 from research.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from numbers_corpus import WRONG, build_corpus, score  # noqa: E402
+from numbers_corpus import WRONG, build_corpus, score
 
 
 async def test_the_gate_flags_planted_figures_and_passes_true_ones(snapshot: OfflineSnapshotProvider) -> None:

@@ -89,7 +89,8 @@ async def test_every_rules_narrative_traces_to_its_input(snapshot: OfflineSnapsh
     settings = Settings(_env_file=None, analysis_engine="rules", report_language=language)  # type: ignore[call-arg]
     container = build_container(settings, provider=snapshot)
     symbols = await snapshot.available_symbols()
-    assert symbols is not None and len(symbols) >= 100
+    assert symbols is not None
+    assert len(symbols) >= 100
     runs = checked = 0
     untraceable: list[str] = []
     for symbol in symbols:

@@ -27,8 +27,8 @@ from typing import Literal, TypedDict
 Kind = Literal["percent", "points", "bps", "multiple", "amount", "plain", "date", "count", "window"]
 Role = Literal["stop", "take", "position"]
 
-_FULL_WIDTH = str.maketrans("０１２３４５６７８９．％＋－，", "0123456789.%+-,")
-_FULL_WIDTH_COMMA = "，"  # a Chinese comma is punctuation, never a thousands separator
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９．％＋－", "0123456789.%+-")
+"""Not the full-width comma: ``，`` is Chinese punctuation, never a thousands separator."""
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _CURRENCY_BEFORE = r"US\$|HK\$|\$|¥|￥|RMB ?|CNY ?|USD ?|HKD ?"
@@ -214,7 +214,7 @@ class Claim:
 
 def normalise(text: str) -> str:
     """Full-width digits, point, percent and signs as ASCII; one character for one, so spans are kept."""
-    return text.translate(_FULL_WIDTH).replace("，", _FULL_WIDTH_COMMA)
+    return text.translate(_FULL_WIDTH)
 
 
 def _step(digits: str) -> float:

@@ -24,7 +24,7 @@ from enum import Enum
 from types import UnionType
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.numbers.claims import Claim, Role, extract_claims
@@ -91,11 +91,25 @@ def answer_texts(answer: BaseModel) -> dict[str, str]:
 
 
 def with_texts(answer: M, texts: Mapping[str, str]) -> M:
-    """The same answer with the strings at ``texts``' paths replaced (validated again)."""
+    """The same answer with the strings at ``texts``' paths replaced (validated again). A text its field no longer
+    accepts (a marked date, a summary at its length cap) stays as the answer had it; its figures stay listed."""
     data = answer.model_dump(mode="json")
     for path, text in texts.items():
         _set(data, path, text)
-    return type(answer).model_validate(data)
+    try:
+        return type(answer).model_validate(data)
+    except ValidationError as exc:
+        refused = {_path(error["loc"]) for error in exc.errors()}
+        original = answer_texts(answer)
+        kept = {path: original.get(path, text) if path in refused else text for path, text in texts.items()}
+        data = answer.model_dump(mode="json")
+        for path, text in kept.items():
+            _set(data, path, text)
+        return type(answer).model_validate(data)
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
 
 
 def _set(data: Any, path: str, text: str) -> None:

@@ -5,6 +5,7 @@ formatted by us. The symbol is validated by the domain (a ticker of at most 32 s
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Literal
 
@@ -118,10 +119,8 @@ class JudgeAgentAdapter(IJudgeAgentPort):
         have held the model's proposal (an unjustified contrarian proposal, rejected later, as proposed)."""
         proposal = output.proposal(EngineInfo(kind="llm"))
         policy = GuardrailPolicy(max_position_percent=self._max_position, language=self._language)
-        try:
+        with contextlib.suppress(ContradictoryVerdictError):
             proposal, _notes = apply_guardrails(proposal, judge_input, policy)
-        except ContradictoryVerdictError:
-            pass
         stop, take = price_levels(
             proposal.action, proposal.stop_loss, proposal.take_profit, judge_input.reference_price
         )
