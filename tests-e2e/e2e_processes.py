@@ -181,6 +181,19 @@ def running_stack(
         stack.stop()
 
 
+@contextlib.contextmanager
+def running_service(name: str, workdir: Path, **env: str) -> Iterator[ServiceProcess]:
+    """One service (``research``, ``debate``, ``judge``) alone on a free port with ``base_env(**env)``,
+    ready (``/readyz``) while the block runs; its log is ``workdir / f"{name}.log"``."""
+    service = ServiceProcess(name, SERVICE_APPS[name], free_port(), base_env(**env), workdir / f"{name}.log")
+    service.start()
+    try:
+        service.wait_ready()
+        yield service
+    finally:
+        service.stop()
+
+
 @dataclass
 class FakeLLM:
     """The fake OpenAI-compatible server in its own process, and a client to drive it."""

@@ -7,13 +7,10 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import httpx
 import pytest
-from e2e_processes import ServiceProcess, base_env
-
-from evaluation.stack import SERVICE_APPS, free_port
+from e2e_processes import ServiceProcess, running_service
 
 pytestmark = pytest.mark.e2e
 
@@ -60,21 +57,14 @@ class _OversizeLLM(BaseHTTPRequestHandler):
 def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _OversizeLLM)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    env = base_env(
-        ANALYSIS_ENGINE="llm",
-        LLM_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}/v1",
-        LLM_API_KEY="sk-test-oversize",
-        LLM_MODEL="fake-model",
-        LLM_MAX_RETRIES="0",
-    )
-    workdir: Path = tmp_path_factory.mktemp("e2e-model-output")
-    service = ServiceProcess("judge", SERVICE_APPS["judge"], free_port(), env, workdir / "judge.log")
-    service.start()
+    llm_env = {"LLM_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1", "LLM_API_KEY": "sk-test-oversize"}
+    workdir = tmp_path_factory.mktemp("e2e-model-output")
     try:
-        service.wait_ready()
-        yield service
+        with running_service(
+            "judge", workdir, ANALYSIS_ENGINE="llm", LLM_MODEL="fake-model", LLM_MAX_RETRIES="0", **llm_env
+        ) as judge:
+            yield judge
     finally:
-        service.stop()
         server.shutdown()
 
 

@@ -11,13 +11,10 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import httpx
 import pytest
-from e2e_processes import ServiceProcess, base_env
-
-from evaluation.stack import SERVICE_APPS, free_port
+from e2e_processes import ServiceProcess, running_service
 
 pytestmark = pytest.mark.e2e
 
@@ -60,22 +57,10 @@ def llm() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def research(llm: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    env = base_env(
-        LOG_LEVEL="DEBUG",
-        ANALYSIS_ENGINE="llm",
-        LLM_BASE_URL=llm,
-        LLM_API_KEY=KEY,
-        LLM_MODEL="fake-model",
-        LLM_MAX_RETRIES="0",
-    )
-    workdir: Path = tmp_path_factory.mktemp("e2e-secret-values")
-    service = ServiceProcess("research", SERVICE_APPS["research"], free_port(), env, workdir / "research.log")
-    service.start()
-    try:
-        service.wait_ready()
-        yield service
-    finally:
-        service.stop()
+    llm_env = {"LLM_BASE_URL": llm, "LLM_API_KEY": KEY, "LLM_MODEL": "fake-model", "LLM_MAX_RETRIES": "0"}
+    workdir = tmp_path_factory.mktemp("e2e-secret-values")
+    with running_service("research", workdir, LOG_LEVEL="DEBUG", ANALYSIS_ENGINE="llm", **llm_env) as research:
+        yield research
 
 
 @pytest.mark.parametrize("mode", ["401", "not-json"])
