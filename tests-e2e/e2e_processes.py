@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import httpx
 import llm_replies
@@ -179,6 +183,56 @@ def running_stack(
         yield stack
     finally:
         stack.stop()
+
+
+@contextlib.contextmanager
+def running_service(name: str, workdir: Path, **env: str) -> Iterator[ServiceProcess]:
+    """One service (``research``, ``debate``, ``judge``) alone on a free port with ``base_env(**env)``,
+    ready (``/readyz``) while the block runs; its log is ``workdir / f"{name}.log"``."""
+    service = ServiceProcess(name, SERVICE_APPS[name], free_port(), base_env(**env), workdir / f"{name}.log")
+    service.start()
+    try:
+        service.wait_ready()
+        yield service
+    finally:
+        service.stop()
+
+
+class OneReplyChatHandler(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint in the test's own process whose every answer is ``reply(api_key)``:
+    subclasses say what it answers (the scripted fake server cannot quote the key or name a 10 MB model)."""
+
+    def reply(self, api_key: str) -> tuple[int, dict[str, Any]]:
+        raise NotImplementedError
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        status, body = self.reply(self.headers.get("authorization", "").removeprefix("Bearer "))
+        raw = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def chat_completion_body(content: str, model: str = "fake-model") -> dict[str, Any]:
+    message = {"role": "assistant", "content": content}
+    return {"model": model, "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+
+@contextlib.contextmanager
+def serving_chat(handler: type[OneReplyChatHandler]) -> Iterator[str]:
+    """``handler`` on a free loopback port, in a thread; yields its ``LLM_BASE_URL``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
 
 
 @dataclass

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_processes import ServiceProcess, base_env
+from e2e_processes import ServiceProcess, running_service
 
-from evaluation.stack import SERVICE_APPS, free_port
 from shared_contracts.service.api_keys import hash_key, new_key
 
 pytestmark = pytest.mark.e2e
@@ -25,15 +24,10 @@ MiB = 1024 * 1024
 
 @pytest.fixture(scope="module")
 def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    env = base_env(AUTH_MODE="api_key", API_KEYS=f"alice={hash_key(new_key())}", RATE_LIMITS_ENABLED="false")
-    workdir: Path = tmp_path_factory.mktemp("e2e-floods")
-    service = ServiceProcess("judge", SERVICE_APPS["judge"], free_port(), env, workdir / "judge.log")
-    service.start()
-    try:
-        service.wait_ready()
-        yield service
-    finally:
-        service.stop()
+    keys = f"alice={hash_key(new_key())}"
+    workdir = tmp_path_factory.mktemp("e2e-floods")
+    with running_service("judge", workdir, AUTH_MODE="api_key", API_KEYS=keys, RATE_LIMITS_ENABLED="false") as judge:
+        yield judge
 
 
 def _rss_bytes(pid: int) -> int:

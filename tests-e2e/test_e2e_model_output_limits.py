@@ -4,16 +4,12 @@ judge process whose OpenAI-compatible endpoint names a 10 MB model, or writes a 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-from e2e_processes import ServiceProcess, base_env
-
-from evaluation.stack import SERVICE_APPS, free_port
+from e2e_processes import OneReplyChatHandler, ServiceProcess, chat_completion_body, running_service, serving_chat
 
 pytestmark = pytest.mark.e2e
 
@@ -37,45 +33,21 @@ JUDGE_INPUT = {
 }
 
 
-class _OversizeLLM(BaseHTTPRequestHandler):
+class _OversizeLLM(OneReplyChatHandler):
     model = "fake-model"
     verdict: dict[str, object] = VERDICT
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length", "0")))
-        message = {"role": "assistant", "content": json.dumps(self.verdict)}
-        body = {"model": self.model, "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
-        raw = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *_args: object) -> None:
-        pass
+    def reply(self, api_key: str) -> tuple[int, dict[str, Any]]:
+        return 200, chat_completion_body(json.dumps(self.verdict), model=self.model)
 
 
 @pytest.fixture(scope="module")
 def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _OversizeLLM)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    env = base_env(
-        ANALYSIS_ENGINE="llm",
-        LLM_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}/v1",
-        LLM_API_KEY="sk-test-oversize",
-        LLM_MODEL="fake-model",
-        LLM_MAX_RETRIES="0",
-    )
-    workdir: Path = tmp_path_factory.mktemp("e2e-model-output")
-    service = ServiceProcess("judge", SERVICE_APPS["judge"], free_port(), env, workdir / "judge.log")
-    service.start()
-    try:
-        service.wait_ready()
-        yield service
-    finally:
-        service.stop()
-        server.shutdown()
+    workdir = tmp_path_factory.mktemp("e2e-model-output")
+    with serving_chat(_OversizeLLM) as llm:
+        llm_env = {"LLM_BASE_URL": llm, "LLM_API_KEY": "sk-test-oversize", "LLM_MODEL": "fake-model"}
+        with running_service("judge", workdir, ANALYSIS_ENGINE="llm", LLM_MAX_RETRIES="0", **llm_env) as judge:
+            yield judge
 
 
 def _verdict(judge: ServiceProcess) -> httpx.Response:

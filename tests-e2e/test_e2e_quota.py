@@ -13,9 +13,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_processes import ServiceProcess, base_env
+from e2e_processes import ServiceProcess, running_service
 
-from evaluation.stack import SERVICE_APPS, free_port
 from shared_contracts.service.api_keys import hash_key, new_key
 
 pytestmark = pytest.mark.e2e
@@ -25,11 +24,9 @@ EXPERT = "/api/v1/research/experts/technical_analyst"
 
 
 def _redis_reachable() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
-            return True
-    except OSError:
-        return False
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", 6379)) == 0
 
 
 BACKENDS = [
@@ -46,20 +43,11 @@ BACKENDS = [
 def research(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[ServiceProcess, str]]:
     key = new_key()
     client_id = f"quota-{uuid.uuid4().hex[:12]}"  # its own counters in a shared Redis
-    env = base_env(
-        AUTH_MODE="api_key",
-        API_KEYS=f"{client_id}={hash_key(key)}",
-        RESEARCH_DAILY_QUOTA=str(QUOTA),
-        RATE_LIMIT_WRITES="1000/minute",
-        **({"REDIS_URL": request.param} if request.param else {}),
-    )
-    service = ServiceProcess("research", SERVICE_APPS["research"], free_port(), env, tmp_path / "research.log")
-    service.start()
-    try:
-        service.wait_ready()
+    limits = {"RESEARCH_DAILY_QUOTA": str(QUOTA), "RATE_LIMIT_WRITES": "1000/minute"}
+    redis = {"REDIS_URL": request.param} if request.param else {}
+    keys = f"{client_id}={hash_key(key)}"
+    with running_service("research", tmp_path, AUTH_MODE="api_key", API_KEYS=keys, **limits, **redis) as service:
         yield service, key
-    finally:
-        service.stop()
 
 
 async def _post_at_once(url: str, key: str, bodies: list[dict[str, str]]) -> list[int]:

@@ -4,20 +4,15 @@ or an answer: a real research process at LOG_LEVEL=DEBUG calls an LLM endpoint t
 
 from __future__ import annotations
 
-import json
 import secrets
 import string
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-from e2e_processes import ServiceProcess, base_env
-
-from evaluation.stack import SERVICE_APPS, free_port
+from e2e_processes import OneReplyChatHandler, ServiceProcess, chat_completion_body, running_service, serving_chat
 
 pytestmark = pytest.mark.e2e
 
@@ -25,57 +20,24 @@ KEY = "gsk_" + "".join(secrets.choice(string.ascii_letters + string.digits) for 
 EXPERT = "/api/v1/research/experts/technical_analyst"
 
 
-class _QuotingLLM(BaseHTTPRequestHandler):
+class _QuotingLLM(OneReplyChatHandler):
     """An OpenAI-compatible endpoint that quotes the caller's key: ``mode`` says how."""
 
     mode = "401"
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length", "0")))
-        key = self.headers.get("authorization", "").removeprefix("Bearer ")
+    def reply(self, api_key: str) -> tuple[int, dict[str, Any]]:
         if self.mode == "401":
-            status, body = 401, {"error": {"message": f"denied to {key} (project closed)"}}
-        else:
-            choice = {"index": 0, "message": {"role": "assistant", "content": f"No JSON today, {key}."}}
-            status, body = 200, {"model": "m", "choices": [{**choice, "finish_reason": "stop"}]}
-        raw = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *_args: object) -> None:
-        pass
+            return 401, {"error": {"message": f"denied to {api_key} (project closed)"}}
+        return 200, chat_completion_body(f"No JSON today, {api_key}.")
 
 
 @pytest.fixture(scope="module")
-def llm() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _QuotingLLM)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def research(llm: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    env = base_env(
-        LOG_LEVEL="DEBUG",
-        ANALYSIS_ENGINE="llm",
-        LLM_BASE_URL=llm,
-        LLM_API_KEY=KEY,
-        LLM_MODEL="fake-model",
-        LLM_MAX_RETRIES="0",
-    )
-    workdir: Path = tmp_path_factory.mktemp("e2e-secret-values")
-    service = ServiceProcess("research", SERVICE_APPS["research"], free_port(), env, workdir / "research.log")
-    service.start()
-    try:
-        service.wait_ready()
-        yield service
-    finally:
-        service.stop()
+def research(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
+    workdir = tmp_path_factory.mktemp("e2e-secret-values")
+    with serving_chat(_QuotingLLM) as llm:
+        llm_env = {"LLM_BASE_URL": llm, "LLM_API_KEY": KEY, "LLM_MODEL": "fake-model", "LLM_MAX_RETRIES": "0"}
+        with running_service("research", workdir, LOG_LEVEL="DEBUG", ANALYSIS_ENGINE="llm", **llm_env) as research:
+            yield research
 
 
 @pytest.mark.parametrize("mode", ["401", "not-json"])

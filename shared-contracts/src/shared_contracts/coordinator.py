@@ -149,6 +149,11 @@ class SessionDetail(SessionSummary):
 
     request: dict[str, Any]
     request_id: str | None
+    requested_by: str | None = Field(
+        default=None,
+        description="The client whose key started this session: its owner, or the admin who retried another "
+        "client's session (null on sessions stored before it was recorded)",
+    )
     expert_results: dict[str, ExpertOutcomeRecord]
     debate: StageRecord
     debate_outcome: dict[str, Any] | None

@@ -152,3 +152,17 @@ def test_a_configured_secret_of_any_shape_is_masked_as_written_and_url_encoded()
     assert redact_secrets(f"login {password} and pa%20ss%2Fw0rd%21") == f"login {REDACTED} and {REDACTED}"
     assert redact_secrets("abc stays") == "abc stays"  # too short to be searched for
     assert raw_output_member(f"No JSON today, {key}") == {"raw_output_excerpt": f"No JSON today, {REDACTED}"}
+
+
+def test_a_completion_quoting_a_configured_secret_is_read_with_it_masked() -> None:
+    import json as json_
+
+    from shared_contracts.llm.client import _read_reply
+    from shared_contracts.redaction import remember_secrets
+
+    key = "gsk_Completion" + "Q9w" * 12
+    remember_secrets([key])
+    body = {"model": "m", "choices": [{"message": {"content": f'{{"note": "{key}"}}'}, "finish_reason": "stop"}]}
+    completion = _read_reply(json_.dumps(body).encode(), "m")
+    assert key not in completion.text
+    assert completion.text == f'{{"note": "{REDACTED}"}}'

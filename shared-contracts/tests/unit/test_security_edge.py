@@ -10,7 +10,9 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -169,31 +171,42 @@ async def test_a_body_not_received_in_time_is_a_408() -> None:
     assert b"request_timeout" in sent[1]["body"]  # type: ignore[operator]
 
 
-@pytest.fixture
-def guarded_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    monkeypatch.setenv("HEADER_READ_TIMEOUT_SECONDS", "0.3")
-    server_limits.cache_clear()
+@contextmanager
+def _serving(app: FastAPI, **config: Any) -> Iterator[int]:
+    """``app`` under uvicorn with the guarded protocol, in a thread, on a free port (yielded)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = {"log_level": "warning", "server_header": False, **config}
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, http=GuardedHttpProtocol, **config))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(5)
+
+
+def _health_app() -> FastAPI:
     app = FastAPI()
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, http=GuardedHttpProtocol, log_level="warning", server_header=False
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield port
-    server.should_exit = True
-    thread.join(5)
+    return app
+
+
+@pytest.fixture
+def guarded_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    monkeypatch.setenv("HEADER_READ_TIMEOUT_SECONDS", "0.3")
+    server_limits.cache_clear()
+    with _serving(_health_app()) as port:
+        yield port
     server_limits.cache_clear()
 
 
@@ -307,34 +320,15 @@ def test_a_key_file_with_a_bad_line_still_drops_the_keys_no_longer_in_it(tmp_pat
     assert ring.client_for("sr_dave") is not None
 
 
-def test_beyond_the_concurrency_limit_the_server_answers_a_problem(monkeypatch: pytest.MonkeyPatch) -> None:
-    app = FastAPI()
-
-    @app.get("/healthz")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, http=GuardedHttpProtocol, log_level="error", limit_concurrency=2
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    holders = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
-    try:
-        time.sleep(0.1)
-        answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=3)
-    finally:
-        for sock in holders:
-            sock.close()
-        server.should_exit = True
-        thread.join(5)
+def test_beyond_the_concurrency_limit_the_server_answers_a_problem() -> None:
+    with _serving(_health_app(), limit_concurrency=2) as port:
+        holders = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        try:
+            time.sleep(0.1)
+            answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=3)
+        finally:
+            for sock in holders:
+                sock.close()
     assert answer.status_code == 503
     assert answer.headers["content-type"] == "application/problem+json"
     assert answer.headers["x-content-type-options"] == "nosniff"

@@ -239,3 +239,16 @@ async def test_the_coordinator_calls_its_peers_with_its_service_key_for_the_call
     assert {name for name, _, _ in seen} == {"research", "debate", "judge"}
     assert all(a == f"Bearer {SERVICE_KEY}" and c == "alice" for _, a, c in seen if a is not None)
     assert direct.status_code == 401
+
+
+async def test_an_admins_retry_belongs_to_the_owner_and_records_who_ran_it() -> None:
+    failing = FakeExpertGateway(failures={"macro_intelligence": RuntimeError("down")})
+    async with coordinator(gateway=failing) as http:
+        source = (await http.post("/api/v1/coordinator/research", json=BODY, headers=auth("alice"))).json()
+        retried = await http.post(f"/api/v1/coordinator/research/{source['session_id']}/retry", headers=auth("ops"))
+        assert retried.status_code == 200, retried.text
+        by_owner = await http.get(f"/api/v1/coordinator/sessions/{retried.json()['session_id']}", headers=auth("alice"))
+        original = await http.get(f"/api/v1/coordinator/sessions/{source['session_id']}", headers=auth("alice"))
+    assert by_owner.status_code == 200  # the retry is alice's session
+    assert by_owner.json()["requested_by"] == "ops"  # and says who ran it
+    assert original.json()["requested_by"] == "alice"

@@ -41,7 +41,7 @@ async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> Non
     finally:
         await engine.dispose()
     assert {"research_sessions", "research_session_experts", "coordinator_instances", "alembic_version"} <= tables
-    assert version == "0004_session_clients"
+    assert version == "0005_session_requested_by"
 
 
 _OLD_SESSIONS = sa.table(

@@ -204,7 +204,8 @@ def _excerpt(text: str | None, limit: int = 300) -> str:
 
 
 def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
-    """The completion's text, or the error that says why the reply holds none."""
+    """The completion's text (secrets masked: ``redact_secrets``), or the error that says why the reply holds
+    none."""
     try:
         reply = ChatReply.model_validate_json(raw)
     except ValidationError as exc:
@@ -228,7 +229,7 @@ def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
         )
     choice = reply.choices[0]
     message = choice.message
-    text = message.content or ""
+    text = redact_secrets(message.content or "")  # stored and answered as results' raw output: secrets masked
     usage = reply.usage
     completion_tokens = usage.completion_tokens if usage else None
     if not text.strip():

@@ -59,12 +59,14 @@ class ResearchOrchestrationService:
     async def execute(self, command: ResearchCommand) -> ResearchResult:
         """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
         request = validate_command(command, self._today)
-        session = self._session(request, request_id=command.request_id, client_id=command.client_id)
+        recorded = {"client_id": command.client_id, "requested_by": command.client_id}
+        session = self._session(request, request_id=command.request_id, **recorded)
         return await self._run(session, request)
 
     async def retry(self, session_id: str, viewer: Viewer, *, request_id: str | None = None) -> ResearchResult:
         """Raises ``SessionNotFoundError`` (also for a session ``viewer`` may not see) and a
-        ``SessionConflictError`` (409) before anything runs. The retry belongs to the source's client."""
+        ``SessionConflictError`` (409) before anything runs. The retry belongs to the source's client; who ran it
+        (an admin, for another client's session) is ``requested_by``."""
         source = await self._sessions.get(session_id)
         if source is None or not viewer.may_see(source):
             raise SessionNotFoundError(session_id)
@@ -75,6 +77,7 @@ class ResearchOrchestrationService:
             retried_from=source.session_id,
             request_id=request_id,
             client_id=source.client_id,
+            requested_by=viewer.client_id,
             # What is carried is stored with the new session from its first commit, with its original audit
             # data (the orchestrator does not report carried stages): the new session tells the whole story.
             expert_outcomes={e: o for e, o in source.expert_outcomes.items() if e in request.carried_results},

@@ -54,6 +54,9 @@ class ResearchSession:
     request_id: str | None = None
     client_id: str = LOCAL_CLIENT_ID
     """The client that asked for the research (its API key's client id); only it (and ``admin``) sees it."""
+    requested_by: str | None = None
+    """The client whose key started it: ``client_id``, or the admin who retried another client's session
+    (None on sessions stored before it was recorded)."""
     expert_outcomes: dict[str, ExpertOutcome] = field(default_factory=dict)
     debate: StageOutcome = field(default_factory=StageOutcome)
     judge: StageOutcome = field(default_factory=StageOutcome)

@@ -295,7 +295,7 @@ def _expert_upsert(dialect: str) -> Any:
 
 
 _SESSION_FIELDS: tuple[str, ...] = ("session_id", "symbol", "skip_debate", "status", "retry_count", "retried_from")
-_SESSION_FIELDS += ("request_id", "client_id", "created_at", "updated_at", "completed_at")
+_SESSION_FIELDS += ("request_id", "client_id", "requested_by", "created_at", "updated_at", "completed_at")
 """What is stored as it is, in the column of its name (experts' and stages' columns apart)."""
 _EXPERT_FIELDS = ("status", "data", "error", "duration_ms", "attempts")
 

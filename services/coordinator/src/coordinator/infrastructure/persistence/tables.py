@@ -94,6 +94,7 @@ class SessionRow(Base):
     )
     request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
     client_id: Mapped[str] = mapped_column(String(64), server_default="local")
+    requested_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """The client that asked (migration 0004 gave earlier rows ``local``, the client of ``AUTH_MODE=none``)."""
     debate_status: Mapped[str] = mapped_column(String(16))
     debate_error: Mapped[str | None] = mapped_column(Text, nullable=True)

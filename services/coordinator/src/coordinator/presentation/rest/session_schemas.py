@@ -32,6 +32,7 @@ def to_detail(session: ResearchSession, outcome: SessionOutcome | None = None) -
             "skip_debate": session.skip_debate,
         },
         request_id=session.request_id,
+        requested_by=session.requested_by,
         expert_results={
             expert: ExpertOutcomeRecord.model_validate(o, from_attributes=True)
             for expert, o in session.expert_outcomes.items()
