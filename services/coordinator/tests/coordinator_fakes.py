@@ -22,6 +22,7 @@ from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResul
 from coordinator.domain.exceptions import GatewayError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.outcome import StoredVerdict
+from coordinator.domain.model.progress import ExpertFinished, Progress, ResearchFinished, StageFinished
 from coordinator.domain.model.session import (
     ExpertOutcome,
     ResearchSession,
@@ -34,7 +35,6 @@ from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
-from coordinator.domain.ports.research_progress import IResearchProgressListener
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.main import create_app
 from coordinator.settings import Settings
@@ -268,7 +268,9 @@ class FakeOrchestrator(IResearchOrchestrationPort):
         self.overall_status = overall_status
         self.requests: list[ResearchRequest] = []
 
-    async def run(self, request: ResearchRequest, listener: IResearchProgressListener | None = None) -> ResearchResult:
+    async def stream(
+        self, request: ResearchRequest, *, run_id: str | None = None, resume: bool = False
+    ) -> AsyncIterator[Progress]:
         self.requests.append(request)
         ok = self.overall_status != "failed"
         items = [
@@ -277,29 +279,33 @@ class FakeOrchestrator(IResearchOrchestrationPort):
             else {"expert_type": e, "status": "failed", "error": "boom"}
             for e in request.experts
         ]
-        if listener is not None:
-            for item in items:
-                await listener.on_expert_finished(
-                    item["expert_type"].value,
-                    ExpertOutcome(item["status"], data=item.get("data"), error=item.get("error")),
-                )
-        return ResearchResult.model_validate(
-            {"symbol": request.symbol, "overall_status": self.overall_status, "expert_results": items}
+        for item in items:
+            outcome = ExpertOutcome(item["status"], data=item.get("data"), error=item.get("error"))
+            yield ExpertFinished(item["expert_type"].value, outcome)
+        yield ResearchFinished(
+            ResearchResult.model_validate(
+                {"symbol": request.symbol, "overall_status": self.overall_status, "expert_results": items}
+            )
         )
 
 
-class RecordingListener(IResearchProgressListener):
+class RecordingListener:
+    """Runs an orchestrator and records what finished, as ``(kind, expert | stage outcome, data)``."""
+
     def __init__(self) -> None:
         self.events: list[tuple[str, Any, Any]] = []
+        self.progress: list[Progress] = []
 
-    async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
-        self.events.append(("expert", expert, outcome))
-
-    async def on_debate_finished(self, stage: StageOutcome) -> None:
-        self.events.append(("debate", stage, stage.data))
-
-    async def on_verdict_finished(self, stage: StageOutcome) -> None:
-        self.events.append(("verdict", stage, stage.data))
+    async def run(self, orchestrator: IResearchOrchestrationPort, request: ResearchRequest) -> ResearchResult:
+        async for progress in orchestrator.stream(request):
+            self.progress.append(progress)
+            if isinstance(progress, ExpertFinished):
+                self.events.append(("expert", progress.expert, progress.outcome))
+            elif isinstance(progress, StageFinished):
+                self.events.append((progress.stage, progress.outcome, progress.outcome.data))
+            elif isinstance(progress, ResearchFinished):
+                return progress.result
+        raise AssertionError("no result")
 
     def kinds(self) -> list[str]:
         return [e[0] for e in self.events]

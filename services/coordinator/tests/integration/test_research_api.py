@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from datetime import date
 from typing import Any
 
@@ -21,9 +22,9 @@ from coordinator_fakes import (
 )
 
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
-from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.dtos.research_dtos import ResearchRequest
+from coordinator.domain.model.progress import ExpertStarted, Progress
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
-from coordinator.domain.ports.research_progress import IResearchProgressListener
 from shared_contracts.service.logging import flush_logs
 
 PATH = "/api/v1/coordinator/research"
@@ -297,9 +298,10 @@ async def test_a_body_that_is_not_json_is_400() -> None:
 
 async def test_an_unexpected_error_is_500_and_logged(capsys: pytest.CaptureFixture[str]) -> None:
     class Exploding(IResearchOrchestrationPort):
-        async def run(
-            self, request: ResearchRequest, listener: IResearchProgressListener | None = None
-        ) -> ResearchResult:
+        async def stream(
+            self, request: ResearchRequest, *, run_id: str | None = None, resume: bool = False
+        ) -> AsyncIterator[Progress]:
+            yield ExpertStarted(request.experts[0].value)
             raise RuntimeError("a bug in the graph")
 
     container = fake_container()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from coordinator_fakes import (
@@ -15,10 +18,10 @@ from coordinator_fakes import (
 
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
-from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import AllExpertsFailedError
+from coordinator.domain.model.progress import ExpertStarted, Progress
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
-from coordinator.domain.ports.research_progress import IResearchProgressListener
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -30,12 +33,13 @@ async def test_the_session_is_created_before_the_run_and_finished_after() -> Non
     seen_at_run: list[str] = []
 
     class Probe(FakeOrchestrator):
-        async def run(
-            self, request: ResearchRequest, listener: IResearchProgressListener | None = None
-        ) -> ResearchResult:
+        async def stream(
+            self, request: ResearchRequest, *, run_id: str | None = None, resume: bool = False
+        ) -> AsyncIterator[Progress]:
             [stored] = sessions.sessions.values()
             seen_at_run.append(stored.status)
-            return await super().run(request, listener)
+            async for progress in super().stream(request):
+                yield progress
 
     result = await ResearchOrchestrationService(Probe(), sessions).execute(COMMAND)
     assert seen_at_run == ["running"]
@@ -82,9 +86,10 @@ async def test_all_experts_failing_finishes_the_session_then_raises_with_the_res
 
 async def test_a_broken_run_marks_the_session_failed_and_propagates() -> None:
     class Exploding(IResearchOrchestrationPort):
-        async def run(
-            self, request: ResearchRequest, listener: IResearchProgressListener | None = None
-        ) -> ResearchResult:
+        async def stream(
+            self, request: ResearchRequest, *, run_id: str | None = None, resume: bool = False
+        ) -> AsyncIterator[Progress]:
+            yield ExpertStarted(request.experts[0].value)
             raise RuntimeError("graph bug")
 
     sessions = InMemorySessionRepository()
@@ -99,3 +104,25 @@ async def test_a_store_down_at_create_runs_nothing() -> None:
     with pytest.raises(RuntimeError, match="store down"):
         await ResearchOrchestrationService(orchestrator, InMemorySessionRepository(fail_on="create")).execute(COMMAND)
     assert orchestrator.requests == []
+
+
+async def test_a_research_cancelled_during_the_debate_keeps_its_experts() -> None:
+    debate_called = asyncio.Event()
+
+    class DebateThatHangs(FakeDebateGateway):
+        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+            debate_called.set()
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+
+    sessions = InMemorySessionRepository()
+    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), DebateThatHangs(), FakeJudgeGateway())
+    run = asyncio.create_task(ResearchOrchestrationService(orchestrator, sessions).execute(COMMAND))
+    async with asyncio.timeout(5):
+        await debate_called.wait()
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    [stored] = sessions.sessions.values()
+    assert set(stored.expert_outcomes) == {"technical_analyst", "macro_intelligence"}
+    assert stored.status == "interrupted"

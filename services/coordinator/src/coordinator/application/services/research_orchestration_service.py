@@ -36,10 +36,10 @@ from coordinator.domain.exceptions import (
     SessionRunningError,
 )
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.model.session import ExpertOutcome, ResearchSession, StageOutcome
+from coordinator.domain.model.progress import ExpertFinished, ResearchFinished, StageFinished
+from coordinator.domain.model.session import ResearchSession, StageOutcome
 from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
-from coordinator.domain.ports.research_progress import IResearchProgressListener
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.experts import is_iso_date
 
@@ -91,7 +91,7 @@ class ResearchOrchestrationService:
         """Raises an ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""
         await self._sessions.create(session)
         try:
-            result = await self._orchestrator.run(request, _SessionProgress(self._sessions, session.session_id))
+            result = await self._drive(session.session_id, request)
         except (Exception, asyncio.CancelledError) as exc:
             with contextlib.suppress(Exception):  # the original error matters more than a failure to record it
                 cancelled = isinstance(exc, asyncio.CancelledError)
@@ -103,22 +103,18 @@ class ResearchOrchestrationService:
             raise AllExpertsFailedError.for_result(result)
         return result
 
-
-class _SessionProgress(IResearchProgressListener):
-    """Commits each stage to the session as soon as the orchestrator reports it."""
-
-    def __init__(self, sessions: ISessionRepository, session_id: str) -> None:
-        self._sessions = sessions
-        self._session_id = session_id
-
-    async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
-        await self._sessions.record_expert(self._session_id, expert, outcome)
-
-    async def on_debate_finished(self, stage: StageOutcome) -> None:
-        await self._sessions.record_debate(self._session_id, stage)
-
-    async def on_verdict_finished(self, stage: StageOutcome) -> None:
-        await self._sessions.record_verdict(self._session_id, stage)
+    async def _drive(self, session_id: str, request: ResearchRequest) -> ResearchResult:
+        """Runs the research, committing each stage to the session as the graph reports it."""
+        async for progress in self._orchestrator.stream(request, run_id=session_id):
+            if isinstance(progress, ExpertFinished):
+                await self._sessions.record_expert(session_id, progress.expert, progress.outcome)
+            elif isinstance(progress, StageFinished) and progress.stage == "debate":
+                await self._sessions.record_debate(session_id, progress.outcome)
+            elif isinstance(progress, StageFinished):
+                await self._sessions.record_verdict(session_id, progress.outcome)
+            elif isinstance(progress, ResearchFinished):
+                return progress.result
+        raise RuntimeError("the research ended without a result")
 
 
 def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) -> ResearchRequest:

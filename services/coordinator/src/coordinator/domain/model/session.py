@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
+from coordinator.domain.dtos.research_dtos import ExpertFailure
+
 LOCAL_CLIENT_ID = "local"
 """The client of every session stored with ``AUTH_MODE=none`` (and of the rows stored before clients were)."""
 
-SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
+SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
+FINAL_STATUSES: frozenset[str] = frozenset({"completed", "partial", "failed", "cancelled", "interrupted"})
 StageStatus = Literal["success", "failed", "skipped", "pending"]
 
 
@@ -24,6 +27,8 @@ class ExpertOutcome:
     error: str | None = None
     duration_ms: float | None = None
     attempts: int = 1
+    failure: ExpertFailure | None = None
+    """What the research service said of a refused expert (its problem's status and code); not stored."""
 
 
 @dataclass(frozen=True)
