@@ -325,6 +325,10 @@ class InMemorySessionRepository(ISessionRepository, IJobStore):
         self.fail_on = fail_on
         self.events: dict[str, list[SessionEvent]] = {}
 
+    async def enqueue(self, session: ResearchSession, events: Sequence[NewEvent]) -> None:
+        await self.create(session)
+        await self.append_events(session.session_id, events)
+
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         stored = self.events.setdefault(session_id, [])
         for event in events:

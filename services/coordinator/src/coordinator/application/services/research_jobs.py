@@ -100,8 +100,8 @@ class ResearchJobs:
             raise QueueFullError(self.settings.queue_limit, self.settings.retry_after_seconds)
         self.start()
         self._contexts[session.session_id] = contextvars.copy_context()
-        await self._sessions.create(replace(session, status="queued", resumable=self._resumable))
-        await self._store.append_events(session.session_id, [NewEvent("session.queued", {"position": waiting + 1})])
+        queued = NewEvent("session.queued", {"position": waiting + 1})
+        await self._store.enqueue(replace(session, status="queued", resumable=self._resumable), [queued])
         self._wake.set()
         return waiting + 1
 
@@ -118,8 +118,8 @@ class ResearchJobs:
                 if status is not None and status not in ("queued", "running") and not future.done():
                     raise SessionFinishedError(session_id, status)
         finally:
-            if future.done() or not future.cancelled():
-                self._results.pop(session_id, None)
+            self._results.pop(session_id, None)
+            self._contexts.pop(session_id, None)  # claimed elsewhere: its context is not needed here
 
     async def cancel(self, session_id: str) -> bool:
         """End the session ``cancelled``; False when it had ended already. Its job stops here at once, or on the
@@ -201,6 +201,7 @@ class ResearchJobs:
                 future.set_result(result)
         finally:
             watch.cancel()
+            self._results.pop(session_id, None)  # a waiter holds its own reference; a later one reads the store
         try:
             await self._orchestrator.forget(session_id)
         except Exception as exc:  # a checkpoint left behind costs space, not correctness

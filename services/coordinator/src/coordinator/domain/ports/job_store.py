@@ -12,6 +12,10 @@ from coordinator.domain.model.session import ResearchSession, SessionStatus
 
 class IJobStore(ABC):
     @abstractmethod
+    async def enqueue(self, session: ResearchSession, events: Sequence[NewEvent]) -> None:
+        """Store a new session with its first ``events`` in one transaction (as ``ISessionRepository.create``)."""
+
+    @abstractmethod
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         """Append ``events`` to the session's, numbered after its last; returns the last number."""
 

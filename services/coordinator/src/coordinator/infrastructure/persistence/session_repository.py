@@ -53,6 +53,11 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository, IJobStore
         self._unwritten_finishes: dict[str, tuple[SessionStatus, datetime]] = {}
 
     async def create(self, session: ResearchSession) -> None:
+        await self.enqueue(session, ())
+
+    async def enqueue(self, session: ResearchSession, events: Sequence[NewEvent]) -> None:
+        """``create`` with the session's first events, in one transaction (a queued session is claimable as soon
+        as it is committed: its ``session.queued`` comes first)."""
         values = {**_session_values(session), "owner": self.owner}
         experts = [_expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
 
@@ -60,6 +65,8 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository, IJobStore
             conn.execute(INSERT_SESSION, values)
             if experts:
                 conn.execute(INSERT_EXPERTS, experts)
+            if events:
+                _append(conn, session.session_id, events)
 
         try:
             await self._write(statements)
