@@ -53,6 +53,8 @@ PROBLEM_STATUS: dict[str, int] = {
     "not_retryable": 409,
     "already_retried": 409,
     "retry_in_progress": 409,
+    "session_finished": 409,
+    "idempotency_key_reused": 409,
     "insufficient_history": 422,
     # 5xx: ours, or an upstream's (data provider, LLM, peer service)
     "internal_error": 500,
@@ -70,6 +72,7 @@ PROBLEM_STATUS: dict[str, int] = {
     "llm_unavailable": 503,
     "peer_unavailable": 503,
     "session_store_unavailable": 503,
+    "queue_full": 503,
     "llm_timeout": 504,
     "data_provider_timeout": 504,
     "peer_timeout": 504,

@@ -96,6 +96,23 @@ async def test_a_client_lists_reads_and_retries_only_its_own_sessions() -> None:
         assert own_retry.json()["retry_count"] == 1
 
 
+async def test_another_clients_events_and_cancel_are_404_and_idempotency_keys_are_per_client() -> None:
+    async with coordinator() as http:
+        asynchronous = {"Prefer": "respond-async", "Idempotency-Key": "same-key"}
+        bobs = await http.post("/api/v1/coordinator/research", json=BODY, headers=auth("bob") | asynchronous)
+        alices = await http.post("/api/v1/coordinator/research", json=BODY, headers=auth("alice") | asynchronous)
+        bob_id = bobs.json()["session_id"]
+        assert (bobs.status_code, alices.status_code) == (202, 202)
+        assert alices.json()["session_id"] != bob_id  # the same key, another client: another session
+        events = await http.get(f"/api/v1/coordinator/sessions/{bob_id}/events", headers=auth("alice"))
+        cancel = await http.post(f"/api/v1/coordinator/sessions/{bob_id}/cancel", headers=auth("alice"))
+        own = await http.get(f"/api/v1/coordinator/sessions/{bob_id}/events", headers=auth("bob"))
+    assert (events.status_code, events.json()["code"]) == (404, "session_not_found")
+    assert (cancel.status_code, cancel.json()["code"]) == (404, "session_not_found")
+    assert own.status_code == 200
+    assert "event: session.queued" in own.text
+
+
 async def test_a_cross_origin_form_post_is_refused() -> None:
     async with coordinator() as http:
         session_id = (await http.post("/api/v1/coordinator/research", json=BODY, headers=auth("alice"))).json()[

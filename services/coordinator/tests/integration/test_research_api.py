@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from datetime import date
 from typing import Any
 
@@ -16,14 +17,14 @@ from coordinator_fakes import (
     FakeJudgeGateway,
     InMemorySessionRepository,
     fake_container,
+    research_service,
     sample_result,
     serve,
 )
 
-from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
-from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.dtos.research_dtos import ResearchRequest
+from coordinator.domain.model.progress import ExpertStarted, Progress
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
-from coordinator.domain.ports.research_progress import IResearchProgressListener
 from shared_contracts.service.logging import flush_logs
 
 PATH = "/api/v1/coordinator/research"
@@ -297,13 +298,14 @@ async def test_a_body_that_is_not_json_is_400() -> None:
 
 async def test_an_unexpected_error_is_500_and_logged(capsys: pytest.CaptureFixture[str]) -> None:
     class Exploding(IResearchOrchestrationPort):
-        async def run(
-            self, request: ResearchRequest, listener: IResearchProgressListener | None = None
-        ) -> ResearchResult:
+        async def stream(
+            self, request: ResearchRequest, *, run_id: str | None = None, resume: bool = False
+        ) -> AsyncIterator[Progress]:
+            yield ExpertStarted(request.experts[0].value)
             raise RuntimeError("a bug in the graph")
 
     container = fake_container()
-    container.research_service = ResearchOrchestrationService(Exploding(), container.sessions)
+    container.research_service = research_service(Exploding(), container.sessions)  # type: ignore[arg-type]
     async with serve(container) as client:
         response = await client.post(PATH, json=VALID, headers={"X-Request-ID": "bug-1"})
     assert response.status_code == 500

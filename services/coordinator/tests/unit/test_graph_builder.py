@@ -15,24 +15,35 @@ from coordinator_fakes import (
     sample_result,
 )
 
+from coordinator.domain.model.session import ExpertOutcome, StageOutcome
 from coordinator.infrastructure.orchestration.graph_builder import build_research_graph
 from coordinator.infrastructure.orchestration.graph_state import ResearchGraphState
 
 EXPERT_NODES = {f"{e}_node" for e in ALL_EXPERTS}
 
 
-def state(experts: list[str], symbol: str = "600519.SH", **extra: Any) -> ResearchGraphState:
+def carried_outcomes(carried: dict[str, Any]) -> dict[str, ExpertOutcome]:
+    return {e: ExpertOutcome("success", d) for e, d in carried.items()}
+
+
+def results(final: dict[str, Any]) -> dict[str, Any]:
+    return {e: o.data for e, o in final["experts"].items() if o.status == "success"}
+
+
+def errors(final: dict[str, Any]) -> dict[str, Any]:
+    return {e: o.error for e, o in final["experts"].items() if o.status == "failed"}
+
+
+def state(
+    experts: list[str], symbol: str = "600519.SH", outcomes: dict[str, ExpertOutcome] | None = None, **extra: Any
+) -> ResearchGraphState:
     initial: ResearchGraphState = {
         "symbol": symbol,
         "selected_experts": experts,
         "options": {},
-        "results": {},
-        "errors": {},
+        "experts": outcomes or {},
         "overall_status": "failed",
-        "debate_outcome": {},
-        "verdict": {},
         "analysis_date": None,
-        "failures": {},
     }
     initial.update(extra)  # type: ignore[typeddict-item]
     return initial
@@ -75,14 +86,14 @@ async def test_only_the_selected_experts_are_called() -> None:
     gateway = FakeExpertGateway()
     final = await build_research_graph(gateway).ainvoke(state(["macro_intelligence", "catalyst_detective"]))
     assert sorted(gateway.called) == ["catalyst_detective", "macro_intelligence"]
-    assert set(final["results"]) == {"macro_intelligence", "catalyst_detective"}
+    assert set(results(final)) == {"macro_intelligence", "catalyst_detective"}
 
 
 async def test_a_single_expert_is_called_alone() -> None:
     gateway = FakeExpertGateway()
     final = await build_research_graph(gateway).ainvoke(state(["valuation_modeler"]))
     assert gateway.called == ["valuation_modeler"]
-    assert final["results"] == {"valuation_modeler": sample_result("valuation_modeler")}
+    assert results(final) == {"valuation_modeler": sample_result("valuation_modeler")}
     assert final["overall_status"] == "completed"
 
 
@@ -90,7 +101,7 @@ async def test_all_five_experts_are_called() -> None:
     gateway = FakeExpertGateway()
     final = await build_research_graph(gateway).ainvoke(state(ALL_EXPERTS))
     assert sorted(gateway.called) == sorted(ALL_EXPERTS)
-    assert set(final["results"]) == set(ALL_EXPERTS)
+    assert set(results(final)) == set(ALL_EXPERTS)
 
 
 async def test_selected_experts_run_in_parallel() -> None:
@@ -100,8 +111,8 @@ async def test_selected_experts_run_in_parallel() -> None:
     gateway = FakeExpertGateway(barrier=asyncio.Barrier(len(experts)))
     async with asyncio.timeout(5):
         final = await build_research_graph(gateway).ainvoke(state(experts))
-    assert set(final["results"]) == set(experts)
-    assert final["errors"] == {}
+    assert set(results(final)) == set(experts)
+    assert errors(final) == {}
 
 
 async def test_sequential_execution_would_not_pass_the_barrier() -> None:
@@ -127,8 +138,8 @@ async def test_one_failing_expert_does_not_affect_the_others() -> None:
     experts = ["technical_analyst", "financial_auditor", "macro_intelligence"]
     final = await build_research_graph(gateway).ainvoke(state(experts))
     assert final["overall_status"] == "partial"
-    assert final["errors"] == {"financial_auditor": "research 502 upstream: down"}
-    assert set(final["results"]) == {"technical_analyst", "macro_intelligence"}
+    assert errors(final) == {"financial_auditor": "research 502 upstream: down"}
+    assert set(results(final)) == {"technical_analyst", "macro_intelligence"}
 
 
 async def test_all_experts_failing_gives_failed_and_skips_debate() -> None:
@@ -137,10 +148,11 @@ async def test_all_experts_failing_gives_failed_and_skips_debate() -> None:
     debate, judge = FakeDebateGateway(), FakeJudgeGateway()
     final = await build_research_graph(gateway, debate, judge).ainvoke(state(experts))
     assert final["overall_status"] == "failed"
-    assert final["results"] == {}
-    assert final["errors"] == {e: f"{e} down" for e in experts}
+    assert results(final) == {}
+    assert errors(final) == {e: f"{e} down" for e in experts}
     assert final["debate_outcome"] == {}
     assert final["verdict"] == {}
+    assert final["stages"] == {"debate": StageOutcome("skipped"), "verdict": StageOutcome("skipped")}
     assert debate.calls == []
     assert judge.calls == []
 
@@ -149,13 +161,13 @@ async def test_full_graph_passes_results_to_debate_and_outcome_to_judge() -> Non
     debate, judge = FakeDebateGateway(), FakeJudgeGateway()
     graph = build_research_graph(FakeExpertGateway(), debate, judge)
     final = await graph.ainvoke(state(["technical_analyst", "valuation_modeler"]))
-    [(symbol, results)] = debate.calls
+    [(symbol, sent)] = debate.calls
     assert symbol == "600519.SH"
-    assert set(results) == {"technical_analyst", "valuation_modeler"}
+    assert set(sent) == {"technical_analyst", "valuation_modeler"}
     [(judged_symbol, outcome, context)] = judge.calls
     assert judged_symbol == "600519.SH"
     assert outcome == final["debate_outcome"]
-    assert context == {"expert_results": final["results"], "analysis_date": None, "failed_experts": []}
+    assert context == {"expert_results": results(final), "analysis_date": None, "failed_experts": []}
     assert final["verdict"]["action"] == "BUY"
 
 
@@ -163,17 +175,22 @@ async def test_experts_already_in_results_are_not_called_again() -> None:
     gateway = FakeExpertGateway()
     carried = {"technical_analyst": sample_result("technical_analyst")}
     final = await build_research_graph(gateway).ainvoke(
-        state(["technical_analyst", "macro_intelligence"], results=carried)
+        state(
+            ["technical_analyst", "macro_intelligence"],
+            outcomes=carried_outcomes(carried),
+        )
     )
     assert gateway.called == ["macro_intelligence"]
-    assert set(final["results"]) == {"technical_analyst", "macro_intelligence"}
+    assert set(results(final)) == {"technical_analyst", "macro_intelligence"}
     assert final["overall_status"] == "completed"
 
 
 async def test_with_every_result_carried_the_graph_goes_straight_to_the_aggregator() -> None:
     gateway, debate = FakeExpertGateway(), FakeDebateGateway()
     carried = {"valuation_modeler": sample_result("valuation_modeler")}
-    final = await build_research_graph(gateway, debate).ainvoke(state(["valuation_modeler"], results=carried))
+    final = await build_research_graph(gateway, debate).ainvoke(
+        state(["valuation_modeler"], outcomes=carried_outcomes(carried))
+    )
     assert gateway.called == []
     assert final["overall_status"] == "completed"
     assert len(debate.calls) == 1

@@ -3,7 +3,6 @@ what a retry carries."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date
 from typing import Any
 
@@ -39,9 +38,9 @@ def built_with(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any, Any]]:
     seen: list[tuple[Any, Any, Any]] = []
     real = module.build_research_graph
 
-    def spy(gateway: Any, debate_gateway: Any = None, judge_gateway: Any = None) -> Any:
+    def spy(gateway: Any, debate_gateway: Any = None, judge_gateway: Any = None, **kwargs: Any) -> Any:
         seen.append((gateway, debate_gateway, judge_gateway))
-        return real(gateway, debate_gateway, judge_gateway)
+        return real(gateway, debate_gateway, judge_gateway, **kwargs)
 
     monkeypatch.setattr(module, "build_research_graph", spy)
     return seen
@@ -119,7 +118,7 @@ async def test_listener_hears_each_stage_with_outcomes_and_attempts() -> None:
     )
     listener = RecordingListener()
     orchestrator = LangGraphResearchOrchestrator(gateway, FakeDebateGateway(), FakeJudgeGateway())
-    await orchestrator.run(request(TA, FA), listener)
+    await listener.run(orchestrator, request(TA, FA))
 
     assert listener.kinds() == ["expert", "expert", "debate", "verdict"]
     experts = {e[1]: e[2] for e in listener.events if e[0] == "expert"}
@@ -145,7 +144,7 @@ async def test_listener_hears_failed_debate_then_skipped_verdict() -> None:
     orchestrator = LangGraphResearchOrchestrator(
         FakeExpertGateway(), FakeDebateGateway(error=RuntimeError("debate timed out")), FakeJudgeGateway()
     )
-    await orchestrator.run(request(TA), listener)
+    await listener.run(orchestrator, request(TA))
     assert listener.events[-2][1:] == (
         StageOutcome("failed", "debate timed out", listener.events[-2][1].duration_ms),
         None,
@@ -156,7 +155,7 @@ async def test_listener_hears_failed_debate_then_skipped_verdict() -> None:
 async def test_listener_hears_skipped_stages_when_debate_is_skipped() -> None:
     listener = RecordingListener()
     orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway())
-    await orchestrator.run(request(TA, skip_debate=True), listener)
+    await listener.run(orchestrator, request(TA, skip_debate=True))
     assert listener.kinds() == ["expert", "debate", "verdict"]
     assert listener.events[1][1].status == "skipped"
     assert listener.events[2][1].status == "skipped"
@@ -168,7 +167,7 @@ async def test_carried_results_are_not_rerun_and_count_in_the_status() -> None:
     listener = RecordingListener()
     carried = {"technical_analyst": sample_result("technical_analyst")}
     orchestrator = LangGraphResearchOrchestrator(gateway, debate, FakeJudgeGateway())
-    result = await orchestrator.run(request(TA, MI, carried_results=carried), listener)
+    result = await listener.run(orchestrator, request(TA, MI, carried_results=carried))
     assert gateway.called == ["macro_intelligence"]
     assert result.overall_status == "completed"
     assert {i.expert_type: i.data for i in result.expert_results}[TA] == carried["technical_analyst"]
@@ -189,7 +188,7 @@ async def test_carried_debate_outcome_is_used_instead_of_a_new_debate() -> None:
     carried = {e.value: sample_result(e.value) for e in (TA, MI)}
     outcome = debate_outcome() | {"conflict_resolution": "carried"}
     orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), debate, judge)
-    result = await orchestrator.run(request(TA, MI, carried_results=carried, carried_debate_outcome=outcome), listener)
+    result = await listener.run(orchestrator, request(TA, MI, carried_results=carried, carried_debate_outcome=outcome))
     assert debate.calls == []
     assert judge.calls[0][1] == outcome
     assert result.debate_outcome == outcome
@@ -197,102 +196,20 @@ async def test_carried_debate_outcome_is_used_instead_of_a_new_debate() -> None:
     assert listener.kinds() == ["verdict"]  # carried experts and debate are the caller's to store
 
 
-async def test_listener_failure_is_raised_after_the_graph_not_recorded_as_expert_error() -> None:
-    class Broken(RecordingListener):
-        async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
-            raise OSError("database is locked")
-
-    gateway = FakeExpertGateway()
-    judge = FakeJudgeGateway()
-    with pytest.raises(OSError, match="database is locked"):
-        await LangGraphResearchOrchestrator(gateway, FakeDebateGateway(), judge).run(request(TA, MI), Broken())
-    assert sorted(gateway.called) == ["macro_intelligence", "technical_analyst"]
-    assert len(judge.calls) == 1  # the graph still ran to the end
-
-
-async def test_after_a_stage_the_listener_could_not_store_later_stages_are_not_stored() -> None:
-    class FailsOnTheFirstExpert(RecordingListener):
-        async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
-            if expert == "technical_analyst":
-                raise OSError("connection refused")
-            await super().on_expert_finished(expert, outcome)
-
-    listener = FailsOnTheFirstExpert()
+async def test_each_expert_and_stage_reports_starting_before_it_ends() -> None:
+    listener = RecordingListener()
     orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway())
-    with pytest.raises(OSError, match="connection refused"):
-        await orchestrator.run(request(TA), listener)
-    assert listener.kinds() == []  # no debate or verdict stored over a missing expert result
-
-
-class GatedListener(RecordingListener):
-    """Each write notes when it starts and ends; expert writes wait for ``experts_may_commit``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.experts_may_commit = asyncio.Event()
-        self.marks: list[str] = []
-
-    async def on_expert_finished(self, expert: str, outcome: ExpertOutcome) -> None:
-        self.marks.append(f"start expert {expert}")
-        await self.experts_may_commit.wait()
-        await super().on_expert_finished(expert, outcome)
-        self.marks.append(f"end expert {expert}")
-
-    async def on_debate_finished(self, stage: StageOutcome) -> None:
-        self.marks.append("start debate")
-        await super().on_debate_finished(stage)
-        self.marks.append("end debate")
-
-    async def on_verdict_finished(self, stage: StageOutcome) -> None:
-        self.marks.append("start verdict")
-        await super().on_verdict_finished(stage)
-        self.marks.append("end verdict")
-
-
-async def test_the_next_stage_does_not_wait_for_a_write_but_writes_keep_stage_order() -> None:
-    listener = GatedListener()
-
-    class DebateThatOpensTheGate(FakeDebateGateway):
-        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
-            self.writes_done_when_called = list(listener.events)
-            listener.experts_may_commit.set()
-            return await super().run_debate(symbol, expert_results)
-
-    debate = DebateThatOpensTheGate()
-    async with asyncio.timeout(5):  # a debate that waited for the writes would never be called
-        await LangGraphResearchOrchestrator(FakeExpertGateway(), debate, FakeJudgeGateway()).run(
-            request(TA, MI), listener
-        )
-
-    assert debate.writes_done_when_called == []  # the debate started while the experts' writes were pending
-    assert listener.kinds() == ["expert", "expert", "debate", "verdict"]  # all ended before run() returned
-    ends = {m: i for i, m in enumerate(listener.marks)}
-    experts_ended = max(ends["end expert technical_analyst"], ends["end expert macro_intelligence"])
-    assert experts_ended < ends["start debate"] < ends["end debate"] < ends["start verdict"]
-
-
-async def test_a_cancelled_run_still_waits_for_the_writes_it_started() -> None:
-    listener = GatedListener()
-    debate_called = asyncio.Event()
-
-    class DebateThatHangs(FakeDebateGateway):
-        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
-            debate_called.set()
-            await asyncio.Event().wait()
-            raise AssertionError("unreachable")
-
-    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), DebateThatHangs(), FakeJudgeGateway())
-    run = asyncio.create_task(orchestrator.run(request(TA, MI), listener))
-    async with asyncio.timeout(5):
-        await debate_called.wait()
-    run.cancel()
-    for _ in range(50):  # far more loop turns than an unwaited cancellation needs to finish
-        await asyncio.sleep(0)
-    assert not run.done()  # held by the two expert writes still waiting to commit
-    listener.experts_may_commit.set()
-    with pytest.raises(asyncio.CancelledError):
-        await run
-    assert listener.kinds() == ["expert", "expert"]
+    await listener.run(orchestrator, request(TA, MI))
+    names = [type(p).__name__ + ":" + str(getattr(p, "expert", getattr(p, "stage", ""))) for p in listener.progress]
+    for expert in ("technical_analyst", "macro_intelligence"):
+        assert names.index(f"ExpertStarted:{expert}") < names.index(f"ExpertFinished:{expert}")
+    assert names[-5:] == [
+        "StageStarted:debate",
+        "StageFinished:debate",
+        "StageStarted:verdict",
+        "StageFinished:verdict",
+        "ResearchFinished:",
+    ]
 
 
 async def test_every_expert_is_asked_for_the_researchs_analysis_date_and_the_judge_is_told_it() -> None:

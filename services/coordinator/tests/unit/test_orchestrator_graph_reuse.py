@@ -22,9 +22,9 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, bool]]:
     seen: list[tuple[bool, bool]] = []
     real = module.build_research_graph
 
-    def spy(gateway: Any, debate_gateway: Any = None, judge_gateway: Any = None) -> Any:
+    def spy(gateway: Any, debate_gateway: Any = None, judge_gateway: Any = None, **kwargs: Any) -> Any:
         seen.append((debate_gateway is not None, judge_gateway is not None))
-        return real(gateway, debate_gateway, judge_gateway)
+        return real(gateway, debate_gateway, judge_gateway, **kwargs)
 
     monkeypatch.setattr(module, "build_research_graph", spy)
     return seen
@@ -60,8 +60,8 @@ async def test_interleaved_requests_report_to_their_own_listener() -> None:
     orchestrator = LangGraphResearchOrchestrator(BarrierExpertGateway(asyncio.Barrier(3)), FakeDebateGateway(), judge)
     first, second = RecordingListener(), RecordingListener()
     results = await asyncio.gather(
-        orchestrator.run(ResearchRequest(symbol="600519.SH", experts=[TA, MI]), first),
-        orchestrator.run(ResearchRequest(symbol="000001.SZ", experts=[MI], skip_debate=True), second),
+        first.run(orchestrator, ResearchRequest(symbol="600519.SH", experts=[TA, MI])),
+        second.run(orchestrator, ResearchRequest(symbol="000001.SZ", experts=[MI], skip_debate=True)),
     )
     assert [r.symbol for r in results] == ["600519.SH", "000001.SZ"]
     assert sorted(e[1] for e in first.events if e[0] == "expert") == ["macro_intelligence", "technical_analyst"]

@@ -23,7 +23,11 @@ CoordinatorError
 └── SessionError
     ├── SessionNotFoundError       404 session_not_found
     ├── SessionConflictError       409: SessionRunningError session_running, SessionNotRetryableError
-    │                              not_retryable, RetryAlreadyStartedError retry_in_progress | already_retried
+    │                              not_retryable, RetryAlreadyStartedError retry_in_progress | already_retried,
+    │                              SessionFinishedError session_finished, IdempotencyKeyReusedError
+    │                              idempotency_key_reused
+    ├── QueueFullError             503 queue_full (with ``retry_after_seconds``)
+    ├── ResumeUnavailableError     a run cannot continue from its checkpoint (the session ends interrupted)
     └── SessionStoreUnavailableError  503 session_store_unavailable
 """
 
@@ -228,3 +232,36 @@ class SessionStoreUnavailableError(SessionError):
     """The session store (database) cannot be reached; the client may try again later."""
 
     code = "session_store_unavailable"
+
+
+class SessionFinishedError(SessionConflictError):
+    code = "session_finished"
+
+    def __init__(self, session_id: str, status: str) -> None:
+        super().__init__(f"Session {session_id} has already ended ({status}).")
+        self.session_id = session_id
+        self.problem_extra = {"session_id": session_id, "status": status}
+
+
+class IdempotencyKeyReusedError(SessionConflictError):
+    """The client sent this ``Idempotency-Key`` before with another request body."""
+
+    code = "idempotency_key_reused"
+
+    def __init__(self, key: str, session_id: str) -> None:
+        super().__init__(f"Idempotency-Key {key[:64]!r} was used for another request (session {session_id}).")
+        self.problem_extra = {"session_id": session_id}
+
+
+class QueueFullError(SessionError):
+    code = "queue_full"
+
+    def __init__(self, limit: int, retry_after_seconds: int) -> None:
+        super().__init__(f"{limit} researches are waiting already; try again in {retry_after_seconds} s.")
+        self.retry_after_seconds = retry_after_seconds
+
+
+class ResumeUnavailableError(SessionError):
+    """A research cannot continue from its checkpoint (there is none, or it cannot be read)."""
+
+    code = "session_error"

@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
+from coordinator.domain.dtos.research_dtos import ExpertFailure
+
 LOCAL_CLIENT_ID = "local"
 """The client of every session stored with ``AUTH_MODE=none`` (and of the rows stored before clients were)."""
 
-SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
+SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
+FINAL_STATUSES: frozenset[str] = frozenset({"completed", "partial", "failed", "cancelled", "interrupted"})
 StageStatus = Literal["success", "failed", "skipped", "pending"]
 
 
@@ -24,6 +27,8 @@ class ExpertOutcome:
     error: str | None = None
     duration_ms: float | None = None
     attempts: int = 1
+    failure: ExpertFailure | None = None
+    """What the research service said of a refused expert (its problem's status and code); not stored."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,19 @@ class ResearchSession:
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
     completed_at: datetime | None = None
+    resumable: bool = False
+    """Run with a checkpointer: when its coordinator is gone it is queued again and resumed, not interrupted."""
+    started_at: datetime | None = None
+    """When a coordinator first took it from the queue (None: not run yet)."""
+    resume_count: int = 0
+    status_reason: str | None = None
+    idempotency_key: str | None = None
+    request_hash: str | None = None
+    last_event_seq: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINAL_STATUSES
 
     @property
     def debate_outcome(self) -> dict[str, Any] | None:

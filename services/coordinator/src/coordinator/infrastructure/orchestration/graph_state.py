@@ -1,31 +1,39 @@
-"""The research graph's state. Parallel expert nodes each write their own key of ``results`` /
-``errors`` / ``failures``; ``merge_dicts`` merges those writes.
+"""The research graph's state and its per-run context.
 
-Beside the spec's fields: ``analysis_date``, the one day the research is made as of (every expert is
-asked for it, the judge prices on it), and ``failures``, what the research service said of each expert it
-refused (its problem's status and code), from which a research whose experts all failed for the caller's
-mistake is answered as such."""
+``experts``: one ``ExpertOutcome`` per expert that has ended (a retry's carried results are there from the start);
+parallel expert nodes each write their own key and ``merge_dicts`` merges those writes. ``debate_outcome`` and
+``verdict`` are the spec's: the debate's outcome and the verdict, empty unless they succeeded; ``stages`` holds how
+the debate and the verdict ended (status, error, duration; their data is in those two fields). ``analysis_date``
+is the one day the research is made as of (every expert is asked for it, the judge prices on it).
+
+``ResearchContext`` is what a run is given beside its state (LangGraph's typed runtime context, not checkpointed):
+a retry's carried debate outcome."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Any, Literal, TypedDict
 
-from coordinator.domain.dtos.research_dtos import ExpertFailure
+from coordinator.domain.model.session import ExpertOutcome, StageOutcome
 
 
 def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
     return {**(left or {}), **(right or {})}
 
 
-class ResearchGraphState(TypedDict):
+class ResearchGraphState(TypedDict, total=False):
     symbol: str
     selected_experts: list[str]
     options: dict[str, dict[str, Any]]
-    results: Annotated[dict[str, Any], merge_dicts]
-    errors: Annotated[dict[str, str], merge_dicts]
+    analysis_date: date | None
+    experts: Annotated[dict[str, ExpertOutcome], merge_dicts]
     overall_status: Literal["completed", "partial", "failed"]
     debate_outcome: dict[str, Any]
     verdict: dict[str, Any]
-    analysis_date: date | None
-    failures: Annotated[dict[str, ExpertFailure], merge_dicts]
+    stages: Annotated[dict[str, StageOutcome], merge_dicts]
+
+
+@dataclass(frozen=True)
+class ResearchContext:
+    carried_debate_outcome: dict[str, Any] | None = None

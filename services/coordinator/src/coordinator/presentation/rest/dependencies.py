@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 
 from coordinator.application.services.outcome_service import SessionOutcomeService
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
 from coordinator.container import CoordinatorContainer
 from coordinator.domain.model.viewer import Viewer
@@ -35,6 +36,10 @@ async def get_outcome_service(container: ContainerDep) -> SessionOutcomeService:
     return container.outcome_service
 
 
+async def get_event_feed(container: ContainerDep) -> SessionEventFeed:
+    return container.event_feed
+
+
 async def get_viewer(request: Request) -> Viewer:
     """The caller's own sessions, or every client's for an ``admin`` key (``AUTH_MODE=none``: the local user,
     who sees all)."""
@@ -46,3 +51,4 @@ ResearchServiceDep = Annotated[ResearchOrchestrationService, Depends(get_researc
 SessionQueriesDep = Annotated[SessionQueryService, Depends(get_session_queries)]
 OutcomeServiceDep = Annotated[SessionOutcomeService, Depends(get_outcome_service)]
 ViewerDep = Annotated[Viewer, Depends(get_viewer)]
+EventFeedDep = Annotated[SessionEventFeed, Depends(get_event_feed)]
