@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from coordinator.application.services.market_reference_service import MarketReferenceService
 from coordinator.application.services.outcome_service import SessionOutcomeService
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.application.services.session_query_service import SessionQueryService
@@ -35,6 +36,10 @@ async def get_outcome_service(container: ContainerDep) -> SessionOutcomeService:
     return container.outcome_service
 
 
+async def get_market_reference(container: ContainerDep) -> MarketReferenceService:
+    return container.market_reference
+
+
 async def get_viewer(request: Request) -> Viewer:
     """The caller's own sessions, or every client's for an ``admin`` key (``AUTH_MODE=none``: the local user,
     who sees all)."""
@@ -46,3 +51,4 @@ ResearchServiceDep = Annotated[ResearchOrchestrationService, Depends(get_researc
 SessionQueriesDep = Annotated[SessionQueryService, Depends(get_session_queries)]
 OutcomeServiceDep = Annotated[SessionOutcomeService, Depends(get_outcome_service)]
 ViewerDep = Annotated[Viewer, Depends(get_viewer)]
+MarketReferenceDep = Annotated[MarketReferenceService, Depends(get_market_reference)]
