@@ -22,9 +22,10 @@ const main = document.getElementById("main");
 let current = null; // the page's cleanup (e.g. closing an event stream)
 
 function parseRoute() {
-  const [name, ...rest] = location.hash.replace(/^#\/?/, "").split("/");
-  const [id, query] = (rest.join("/") || "").split("?");
-  return { name: ROUTES[name] ? name : "new", id: id ? decodeURIComponent(id) : "", query: new URLSearchParams(query || location.hash.split("?")[1] || "") };
+  const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
+  const [name, ...rest] = path.split("/");
+  const id = rest.join("/");
+  return { name: ROUTES[name] ? name : "new", id: id ? decodeURIComponent(id) : "", query: new URLSearchParams(query || "") };
 }
 
 async function render() {
