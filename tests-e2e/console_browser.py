@@ -19,10 +19,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "console"
 DOCS_SCREENSHOT = REPO_ROOT / "docs" / "images" / "console-session.png"
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
-CHROMIUM = next(
-    (p for p in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium")) if p and Path(p).exists()),
-    None,
-)
+_CANDIDATES = (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium"))
+CHROMIUM = next((p for p in _CANDIDATES if p and Path(p).exists()), None)
 
 try:
     from playwright.sync_api import Browser, Page, sync_playwright
@@ -35,10 +33,10 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
-
 def browser() -> Iterator[Browser]:
     """One headless Chromium for a test module."""
-    assert sync_playwright is not None and CHROMIUM is not None
+    assert sync_playwright is not None
+    assert CHROMIUM is not None
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:

@@ -155,9 +155,12 @@ def test_a_research_ticks_stage_by_stage_and_a_reload_loses_or_doubles_no_event(
         "verdict": "success",
     }
     technical = page.inner_text('#stages li[data-stage="technical_analyst"] .detail')
-    assert "BULLISH" in technical and "0.72" in technical and " s" in technical
+    assert "BULLISH" in technical
+    assert "0.72" in technical
+    assert " s" in technical
     failed = page.inner_text('#stages li[data-stage="catalyst_detective"] .detail')
-    assert "Catalyst detective failed:" in failed and "research" in failed  # the error in words
+    assert "Catalyst detective failed:" in failed
+    assert "research" in failed
     state["session_id"] = session_id
 
 
@@ -180,7 +183,8 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
 
     # The model's markup is shown as text and never runs.
     narrative = page.inner_text('[data-expert="technical_analyst"] .narrative')
-    assert "<script>window.__xss = 1</script>" in narrative and 'onerror="window.__xss = 2"' in narrative
+    assert "<script>window.__xss = 1</script>" in narrative
+    assert 'onerror="window.__xss = 2"' in narrative
     assert page.evaluate("window.__xss") is None
     assert page.locator("#experts img, #experts script").count() == 0
 
@@ -192,11 +196,14 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
     with page.expect_download() as download:
         page.click("#export-markdown")
     report = Path(download.value.path()).read_text(encoding="utf-8")
-    assert report.startswith(f"# Session {SYMBOL}") and NARRATIVE in report and detail["verdict"]["action"] in report
+    assert report.startswith(f"# Session {SYMBOL}")
+    assert NARRATIVE in report
+    assert detail["verdict"]["action"] in report
 
     assert serious_axe_violations(page) == []
     page.emulate_media(media="print")
-    assert not page.is_visible("#nav") and not page.is_visible("#export-markdown")
+    assert not page.is_visible("#nav")
+    assert not page.is_visible("#export-markdown")
     screenshot(page, "session-print")
 
 
@@ -255,7 +262,8 @@ def test_an_unknown_symbol_fails_in_words(page: Page, stack: Stack) -> None:
     page.wait_for_selector('main[data-finished="true"]', timeout=60_000)
     assert page.inner_text("#live-status").endswith("failed")
     detail = page.inner_text('#stages li[data-stage="technical_analyst"] .detail')
-    assert "Technical analyst failed:" in detail and "symbol_not_found" in detail
+    assert "Technical analyst failed:" in detail
+    assert "symbol_not_found" in detail
 
 
 def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[str, str]) -> None:
@@ -287,6 +295,8 @@ def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[
 def test_the_console_is_served_with_a_strict_content_security_policy(stack: Stack) -> None:
     response = httpx.get(console(stack), timeout=10)
     policy = response.headers["content-security-policy"]
-    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
-    assert "script-src 'self'" in policy and "default-src 'none'" in policy
+    assert "unsafe-inline" not in policy
+    assert "unsafe-eval" not in policy
+    assert "script-src 'self'" in policy
+    assert "default-src 'none'" in policy
     assert json.loads(httpx.get(console(stack, "vendor/manifest.json"), timeout=10).text)["packages"]
