@@ -137,6 +137,7 @@ async function chartSection(session, levels) {
   }
   const scored = outcome && outcome.status === "scored" && outcome.exit_day;
   const end = scored ? outcome.exit_day : day;
+  if (scored) caption.textContent = t("session.chart_caption_after");
   let bars = [];
   try {
     bars = (await get(`/bars/${encodeURIComponent(session.symbol)}?start=${shiftDay(day, -180)}&end=${end}`)).bars;
