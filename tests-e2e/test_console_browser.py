@@ -261,10 +261,20 @@ def test_the_scorecard_shows_hit_rates_with_intervals_and_the_reliability_chart(
 def test_an_unknown_symbol_fails_in_words(page: Page, stack: Stack) -> None:
     start_research(page, stack, "999999.SH")
     page.wait_for_selector('main[data-finished="true"]', timeout=60_000)
-    assert page.inner_text("#live-status").endswith("failed")
+    assert page.get_attribute("#live-status", "data-status") == "failed"
     detail = page.inner_text('#stages li[data-stage="technical_analyst"] .detail')
     assert "Technical analyst failed:" in detail
     assert "symbol_not_found" in detail
+
+
+def test_a_running_research_is_cancelled_from_its_page(page: Page, stack: Stack) -> None:
+    start_research(page, stack, SYMBOL, DAY)
+    page.wait_for_selector('#stages li[data-stage="technical_analyst"][data-state="running"]', timeout=30_000)
+    page.click("#cancel-research")
+    page.wait_for_selector('main[data-finished="true"]', timeout=60_000)
+    assert page.get_attribute("#live-status", "data-status") == "cancelled"
+    assert logged_events(page)[-1][1] == "session.cancelled"
+    assert page.is_disabled("#cancel-research")
 
 
 def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[str, str]) -> None:

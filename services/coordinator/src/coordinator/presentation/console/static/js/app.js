@@ -28,6 +28,8 @@ function parseRoute() {
   return { name: ROUTES[name] ? name : "new", id: id ? decodeURIComponent(id) : "", query: new URLSearchParams(query || "") };
 }
 
+let first = true;
+
 async function render() {
   if (current) current();
   current = null;
@@ -42,6 +44,8 @@ async function render() {
   } catch (error) {
     mount(main, h("h1", {}, t("title")), h("p", { class: "error", role: "alert" }, errorText(error)));
   }
+  if (!first && !document.querySelector("dialog[open]")) main.focus(); // a new page: reading starts at its top
+  first = false;
 }
 
 export function go(hash) {

@@ -35,6 +35,13 @@ const WORDS = {
     "live.events": "Events received",
     "live.reconnecting": "Connection lost; resuming after event {after}…",
     "live.queued": "Queued (position {position})",
+    "status.queued": "queued",
+    "status.running": "running",
+    "status.completed": "completed",
+    "status.partial": "partial",
+    "status.failed": "failed",
+    "status.cancelled": "cancelled",
+    "status.interrupted": "interrupted",
     "stage.debate": "Debate (bull and bear)",
     "stage.verdict": "Judge's verdict",
     "stage.pending": "waiting",
@@ -160,6 +167,13 @@ const WORDS = {
     "live.events": "已收到的事件",
     "live.reconnecting": "连接中断；从事件 {after} 之后继续…",
     "live.queued": "排队中（第 {position} 位）",
+    "status.queued": "排队中",
+    "status.running": "进行中",
+    "status.completed": "已完成",
+    "status.partial": "部分完成",
+    "status.failed": "失败",
+    "status.cancelled": "已取消",
+    "status.interrupted": "已中断",
     "stage.debate": "辩论（多方与空方）",
     "stage.verdict": "裁决",
     "stage.pending": "等待",
@@ -289,6 +303,11 @@ export function setLang(code) {
 export function t(key, params = {}) {
   const text = WORDS[lang()][key] ?? WORDS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (params[name] ?? "") + "");
+}
+
+/** A session status in words ("partial" → 部分完成). */
+export function statusWord(status) {
+  return WORDS[lang()][`status.${status}`] ?? status;
 }
 
 export function expertName(expert) {

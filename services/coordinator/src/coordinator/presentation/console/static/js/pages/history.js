@@ -5,7 +5,7 @@ import { get } from "../api.js";
 import { changesTable, previousOf } from "../compare.js";
 import { h, mount } from "../dom.js";
 import { errorText, text } from "../format.js";
-import { t } from "../i18n.js";
+import { statusWord, t } from "../i18n.js";
 
 const PAGE = 20;
 const STATUSES = ["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"];
@@ -40,7 +40,7 @@ export async function historyPage(main, route) {
   const field = (id, label, input) => h("div", { class: "field" }, h("label", { for: id }, label), input);
   const symbol = h("input", { id: "filter-symbol", value: filters.symbol, autocomplete: "off" });
   const status = h("select", { id: "filter-status" }, h("option", { value: "" }, t("history.all")),
-    STATUSES.map((s) => h("option", { value: s, selected: s === filters.status }, s)));
+    STATUSES.map((s) => h("option", { value: s, selected: s === filters.status }, statusWord(s))));
   const from = h("input", { id: "filter-from", type: "date", value: filters.from });
   const to = h("input", { id: "filter-to", type: "date", value: filters.to });
   const form = h("form", { id: "history-filters", class: "filters" },
@@ -69,7 +69,7 @@ export async function historyPage(main, route) {
     return h("tr", { "data-session": s.session_id, "data-status": s.status },
       h("td", {}, h("a", { href: `#/${live ? "live" : "session"}/${s.session_id}` }, s.symbol)),
       h("td", {}, text(s.analysis_date)),
-      h("td", {}, s.status),
+      h("td", {}, statusWord(s.status)),
       h("td", {}, new Date(s.created_at).toLocaleString()),
       h("td", {}, compare));
   });

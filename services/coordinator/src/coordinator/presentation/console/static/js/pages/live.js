@@ -4,7 +4,7 @@
 import { call, followEvents, get } from "../api.js";
 import { h, mount } from "../dom.js";
 import { errorText, expertError, num, seconds, text } from "../format.js";
-import { expertName, t } from "../i18n.js";
+import { expertName, statusWord, t } from "../i18n.js";
 
 const TERMINAL = new Set(["session.completed", "session.partial", "session.failed", "session.cancelled", "session.interrupted"]);
 const store = (id) => `console.events.${id}`;
@@ -25,7 +25,7 @@ export async function livePage(main, route) {
   let lastSeq = seen.reduce((m, e) => Math.max(m, e.seq || 0), 0);
   let finished = false;
 
-  const status = h("p", { id: "live-status", class: "status", role: "status" }, `${t("live.status")}: ${session.status}`);
+  const status = h("p", { id: "live-status", class: "status", role: "status" }, `${t("live.status")}: ${statusWord(session.status)}`);
   const note = h("p", { id: "live-note", class: "hint", "aria-live": "polite" });
   const stages = new Map();
   const row = (key, label) => {
@@ -58,7 +58,7 @@ export async function livePage(main, route) {
         break;
       case "session.started":
       case "session.resumed":
-        status.textContent = `${t("live.status")}: running`;
+        status.textContent = `${t("live.status")}: ${statusWord("running")}`;
         break;
       case "expert.started":
         tick(d.expert, "running");
@@ -96,7 +96,8 @@ export async function livePage(main, route) {
     }
     if (TERMINAL.has(event.type)) {
       finished = true;
-      status.textContent = `${t("live.status")}: ${d.status || event.type.split(".")[1]}`;
+      status.dataset.status = d.status || event.type.split(".")[1];
+      status.textContent = `${t("live.status")}: ${statusWord(status.dataset.status)}`;
       cancel.disabled = true;
       main.dataset.finished = "true";
     }
@@ -104,7 +105,7 @@ export async function livePage(main, route) {
 
   function record(event) {
     if (event.type === "snapshot") {
-      if (event.data.status) status.textContent = `${t("live.status")}: ${event.data.status}`;
+      if (event.data.status && !finished) status.textContent = `${t("live.status")}: ${statusWord(event.data.status)}`;
       return;
     }
     if (event.seq !== null && event.seq <= lastSeq) return; // already shown

@@ -7,7 +7,7 @@ import { changesTable, previousOf } from "../compare.js";
 import { h, mount } from "../dom.js";
 import { summaryOf } from "../experts.js";
 import { errorText, expertError, num, pct, seconds, text } from "../format.js";
-import { expertName, t } from "../i18n.js";
+import { expertName, statusWord, t } from "../i18n.js";
 import { sessionMarkdown } from "../markdown.js";
 
 const DAY = 86400000;
@@ -199,7 +199,7 @@ export async function sessionPage(main, route) {
   const compare = h("section", { id: "changes", class: "card" });
   mount(main,
     h("h1", {}, t("session.heading", { symbol: session.symbol, date: text(session.analysis_date) })),
-    h("p", { class: "status", id: "session-status", "data-status": session.status }, `${t("field.status")}: ${session.status}${session.status_reason ? ` — ${session.status_reason}` : ""}`),
+    h("p", { class: "status", id: "session-status", "data-status": session.status }, `${t("field.status")}: ${statusWord(session.status)}${session.status_reason ? ` — ${session.status_reason}` : ""}`),
     actions, problem, figure, verdictCard(session, levels),
     h("section", { id: "experts", "aria-labelledby": "experts-h" }, h("h2", { id: "experts-h" }, t("session.experts")),
       h("div", { class: "cards" }, session.experts.map((e) => expertCard(e, session.expert_results[e])))),
