@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
+from pydantic import WithJsonSchema
 
 from coordinator.presentation.rest.dependencies import MarketReferenceDep
+from coordinator.presentation.rest.scorecard_router import DAY_OR_BLANK
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.research import PriceBars, Universe
+from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["market data"])
 
@@ -43,9 +46,9 @@ async def universe(market: MarketReferenceDep) -> Universe:
     summary="A symbol's daily bars with volume, oldest first, as research has them now",
 )
 async def bars(
-    symbol: str,
+    symbol: Annotated[str, WithJsonSchema(SYMBOL_JSON_SCHEMA), Path(description="600519.SH, 0700.HK, AAPL.")],
     market: MarketReferenceDep,
-    start: Annotated[str | None, Query(description="First day, YYYY-MM-DD (inclusive).")] = None,
-    end: Annotated[str | None, Query(description="Last day, YYYY-MM-DD (inclusive).")] = None,
+    start: Annotated[str | None, DAY_OR_BLANK, Query(description="First day, YYYY-MM-DD (inclusive).")] = None,
+    end: Annotated[str | None, DAY_OR_BLANK, Query(description="Last day, YYYY-MM-DD (inclusive).")] = None,
 ) -> PriceBars:
     return await market.bars(symbol, start, end)
