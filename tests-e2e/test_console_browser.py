@@ -144,6 +144,7 @@ def test_a_research_ticks_stage_by_stage_and_a_reload_loses_or_doubles_no_event(
     assert [seq for seq, _ in shown] == list(range(1, len(shown) + 1)), "an event lost or shown twice"
     assert shown == server_events(stack, session_id)
     assert shown[-1][1] == "session.partial"
+    assert serious_axe_violations(page) == []
     states = stage_states(page)
     assert states == {
         "technical_analyst": "success",
@@ -234,6 +235,8 @@ def test_history_filters_pages_and_tells_what_changed(page: Page, stack: Stack, 
     page.wait_for_selector("#history-changes table.changes")
     changed = page.inner_text("#history-changes tr.changed")
     assert "Catalyst detective" in changed
+    screenshot(page, "history")
+    assert serious_axe_violations(page) == []
 
     page.select_option("#filter-status", "partial")
     page.click("#history-filters button[type=submit]")
@@ -255,6 +258,7 @@ def test_the_scorecard_shows_hit_rates_with_intervals_and_the_reliability_chart(
     assert page.inner_text("#scorecard-counts").startswith(f"{card['sessions']} sessions: {card['scored']} scored")
     actions = page.eval_on_selector_all("#scorecard-table tbody tr", "els => els.map(e => e.dataset.action)")
     assert set(actions) == set(card["per_action"])
+    screenshot(page, "scorecard")
     assert serious_axe_violations(page) == []
 
 

@@ -40,6 +40,6 @@ export function changesTable(before, after) {
   }
   return h("table", { class: "changes" },
     h("caption", {}, `${t("history.changes")} (${text(before.analysis_date)} → ${text(after.analysis_date)})`),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("field.status")), h("th", { scope: "col" }, t("history.before")), h("th", { scope: "col" }, t("history.after")))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("history.item")), h("th", { scope: "col" }, t("history.before")), h("th", { scope: "col" }, t("history.after")))),
     h("tbody", {}, rows.map(([name, x, y]) => h("tr", { class: x === y ? "same" : "changed" }, h("th", { scope: "row" }, name), h("td", {}, x), h("td", {}, y)))));
 }

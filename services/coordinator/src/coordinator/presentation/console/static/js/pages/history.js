@@ -54,7 +54,7 @@ export async function historyPage(main, route) {
 
   const changes = h("div", { id: "history-changes", "aria-live": "polite" });
   const rows = items.map((s) => {
-    const compare = h("button", { type: "button", class: "small", "data-compare": s.session_id }, t("history.changes"));
+    const compare = h("button", { type: "button", class: "small", "data-compare": s.session_id, "aria-label": `${t("history.compare")}: ${s.symbol} ${s.analysis_date || ""}` }, t("history.compare"));
     compare.addEventListener("click", async () => {
       mount(changes, h("p", { class: "status" }, t("loading")));
       try {
@@ -75,7 +75,7 @@ export async function historyPage(main, route) {
   });
   const table = items.length
     ? h("table", { id: "history-table" },
-      h("thead", {}, h("tr", {}, [t("field.symbol"), t("field.date"), t("field.status"), t("field.created"), ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("thead", {}, h("tr", {}, [t("field.symbol"), t("field.date"), t("field.status"), t("field.created"), t("history.compare")].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, rows))
     : h("p", { class: "hint", id: "history-empty" }, t("history.empty"));
 
