@@ -57,8 +57,14 @@ export async function livePage(main, route) {
         status.textContent = `${t("live.status")}: ${t("live.queued", { position: d.position ?? "?" })}`;
         break;
       case "session.started":
+        status.textContent = `${t("live.status")}: ${statusWord("running")}`;
+        break;
       case "session.resumed":
         status.textContent = `${t("live.status")}: ${statusWord("running")}`;
+        note.textContent = t("live.resumed", { stage: text(d.from_stage ?? d.stage ?? d.from) });
+        break;
+      case "session.stalled":
+        note.textContent = t("live.stalled");
         break;
       case "expert.started":
         tick(d.expert, "running");
