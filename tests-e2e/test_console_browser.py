@@ -271,6 +271,28 @@ def test_an_unknown_symbol_fails_in_words(page: Page, stack: Stack) -> None:
     assert "symbol_not_found" in detail
 
 
+def test_a_dropped_event_stream_is_resumed_after_the_last_event(page: Page, stack: Stack) -> None:
+    dropped: list[str] = []
+
+    def drop_the_second_connection(route: Any) -> None:
+        if len(dropped) == 0 and "after=0" not in route.request.url:
+            dropped.append(route.request.url)
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    start_research(page, stack, SYMBOL, DAY)
+    page.wait_for_selector('#stages li[data-stage="financial_auditor"][data-state="success"]', timeout=30_000)
+    page.route("**/events?after=*", drop_the_second_connection)
+    page.evaluate("window.dispatchEvent(new HashChangeEvent('hashchange'))")  # reconnect: a new stream after N
+    page.wait_for_selector('main[data-finished="true"]', timeout=90_000)
+    assert len(dropped) == 1
+    assert "resuming after event" in page.inner_text("#live-note")
+    shown = logged_events(page)
+    assert [seq for seq, _ in shown] == list(range(1, len(shown) + 1))
+    assert shown == server_events(stack, page.url.rsplit("/", 1)[1])
+
+
 def test_a_running_research_is_cancelled_from_its_page(page: Page, stack: Stack) -> None:
     start_research(page, stack, SYMBOL, DAY)
     page.wait_for_selector('#stages li[data-stage="technical_analyst"][data-state="running"]', timeout=30_000)
