@@ -17,10 +17,13 @@ from typing import Any
 
 import httpx
 
+from coordinator.application.services.research_jobs import JobSettings, ResearchJobs
+from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.container import CoordinatorContainer, build_container
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import GatewayError
 from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.events import NewEvent, SessionEvent
 from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.progress import ExpertFinished, Progress, ResearchFinished, StageFinished
 from coordinator.domain.model.session import (
@@ -31,6 +34,7 @@ from coordinator.domain.model.session import (
     utcnow,
 )
 from coordinator.domain.ports.debate_gateway import IDebateGateway
+from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
@@ -311,13 +315,62 @@ class RecordingListener:
         return [e[0] for e in self.events]
 
 
-class InMemorySessionRepository(ISessionRepository):
-    """Sessions in a dict; ``log`` records each write in order (``("create", id)``, ...)."""
+class InMemorySessionRepository(ISessionRepository, IJobStore):
+    """Sessions in a dict; ``log`` records each write in order (``("create", id)``, ...); also the job store."""
 
     def __init__(self, *, fail_on: str | None = None) -> None:
         self.sessions: dict[str, ResearchSession] = {}
         self.log: list[tuple[str, str]] = []
         self.fail_on = fail_on
+        self.events: dict[str, list[SessionEvent]] = {}
+
+    async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
+        stored = self.events.setdefault(session_id, [])
+        for event in events:
+            stored.append(SessionEvent(session_id, len(stored) + 1, event.type, dict(event.data)))
+        return len(stored)
+
+    async def events_after(self, session_id: str, after: int, *, limit: int = 500) -> Sequence[SessionEvent]:
+        return [e for e in self.events.get(session_id, []) if e.seq > after][:limit]
+
+    async def end(self, session_id: str, status: SessionStatus, event: NewEvent, *, reason: str | None = None) -> bool:
+        session = self.sessions[session_id]
+        if session.status not in ("queued", "running"):
+            return False
+        self.log.append(("finish", session_id))
+        self.sessions[session_id] = replace(session, status=status, status_reason=reason, completed_at=utcnow())
+        await self.append_events(session_id, [event])
+        return True
+
+    async def claim_next(self) -> ResearchSession | None:
+        queued = sorted((s for s in self.sessions.values() if s.status == "queued"), key=lambda s: s.created_at)
+        if not queued:
+            return None
+        first = queued[0]
+        resumed = first.started_at is not None
+        claimed = replace(
+            first,
+            status="running",
+            started_at=first.started_at or utcnow(),
+            resume_count=first.resume_count + int(resumed),
+        )
+        self.sessions[first.session_id] = claimed
+        return copy.deepcopy(claimed)
+
+    async def queued(self) -> Sequence[str]:
+        ordered = sorted(self.sessions.values(), key=lambda s: s.created_at)
+        return [s.session_id for s in ordered if s.status == "queued"]
+
+    async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]:
+        return {i: self.sessions[i].status for i in session_ids if i in self.sessions}
+
+    async def find_idempotent(self, client_id: str, key: str, since: datetime) -> ResearchSession | None:
+        found = [
+            s
+            for s in self.sessions.values()
+            if s.client_id == client_id and s.idempotency_key == key and s.created_at >= since
+        ]
+        return max(found, key=lambda s: s.created_at) if found else None
 
     def _write(self, op: str, session_id: str) -> ResearchSession:
         if op == self.fail_on:
@@ -402,6 +455,20 @@ class InMemorySessionRepository(ISessionRepository):
     async def ping(self) -> None:
         if self.fail_on == "ping":
             raise RuntimeError("store down")
+
+
+def research_service(
+    orchestrator: IResearchOrchestrationPort,
+    sessions: InMemorySessionRepository | None = None,
+    *,
+    today: Any = None,
+    settings: JobSettings | None = None,
+) -> ResearchOrchestrationService:
+    """The research use case over in-memory jobs (claimed at once: a poll of 10 ms)."""
+    store = sessions if sessions is not None else InMemorySessionRepository()
+    jobs = ResearchJobs(orchestrator, store, store, owner="test", settings=settings or JobSettings(poll_seconds=0.01))
+    extra = {"today": today} if today is not None else {}
+    return ResearchOrchestrationService(jobs, store, store, **extra)
 
 
 class FakeBarsGateway(IPriceBarsGateway):

@@ -13,7 +13,7 @@ from shared_contracts.judge import Verdict
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 OverallStatus = Literal["completed", "partial", "failed"]
-SessionStatus = Literal["running", "completed", "partial", "failed", "interrupted"]
+SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
 OutcomeStatus = Literal["scored", "pending", "not_scorable", "unavailable"]
 
 _EXPERTS_JSON_SCHEMA: dict[str, Any] = {
@@ -111,6 +111,8 @@ class SessionSummary(BaseModel):
     )
     created_at: datetime
     updated_at: datetime
+    resume_count: int = Field(default=0, description="How often a coordinator resumed it after its own had died.")
+    status_reason: str | None = Field(default=None, description="Why it ended so, when that needs saying.")
 
 
 class SessionOutcomeRecord(BaseModel):
@@ -148,6 +150,7 @@ class SessionDetail(SessionSummary):
     judge: StageRecord
     verdict: dict[str, Any] | None
     completed_at: datetime | None
+    queue_position: int | None = Field(default=None, description="Its place in the queue while it is queued.")
     outcome: SessionOutcomeRecord | None = Field(
         default=None, description="How the verdict did so far; null for a session without a verdict."
     )
@@ -194,3 +197,25 @@ class Scorecard(BaseModel):
         default_factory=dict, description="Symbols whose bars could not be fetched, and why."
     )
     method: str = Field(default="docs/evaluation.md", description="Where the scoring method is written down.")
+
+
+class JobLinks(BaseModel):
+    self_: str = Field(alias="self", description="The session (GET).")
+    events: str = Field(description="Its event stream (GET, text/event-stream).")
+    cancel: str = Field(description="Cancel it (POST).")
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class ResearchAccepted(BaseModel):
+    """The answer to a research or retry submitted with ``Prefer: respond-async`` (202)."""
+
+    session_id: str
+    status: SessionStatus
+    queue_position: int | None = Field(default=None, description="Its place in the queue while it is queued.")
+    links: JobLinks
+
+
+def job_links(session_id: str, prefix: str = "/api/v1/coordinator") -> JobLinks:
+    session = f"{prefix}/sessions/{session_id}"
+    return JobLinks(self_=session, events=f"{session}/events", cancel=f"{session}/cancel")

@@ -8,15 +8,19 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import structlog
 
 from coordinator.application.services.market_reference_service import MarketReferenceService
 from coordinator.application.services.outcome_service import SessionOutcomeService
+from coordinator.application.services.research_jobs import JobSettings, ResearchJobs
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
 from coordinator.domain.ports.debate_gateway import IDebateGateway
+from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.market_reference_gateway import IMarketReferenceGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
@@ -29,6 +33,7 @@ from coordinator.infrastructure.adapters.market_reference_gateway_adapter import
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, peer_http_client
 from coordinator.infrastructure.adapters.price_bars_gateway_adapter import PriceBarsGatewayAdapter
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
+from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.infrastructure.persistence.retention import RetentionPurge
 from coordinator.infrastructure.persistence.store import open_session_store
@@ -49,6 +54,9 @@ class CoordinatorContainer:
     judge_gateway: IJudgeGateway
     orchestrator: IResearchOrchestrationPort
     sessions: ISessionRepository
+    job_store: IJobStore
+    jobs: ResearchJobs
+    event_feed: SessionEventFeed
     research_service: ResearchOrchestrationService
     session_queries: SessionQueryService
     outcome_service: SessionOutcomeService
@@ -65,6 +73,7 @@ class CoordinatorContainer:
         return dict(zip(checks, await asyncio.gather(*checks.values()), strict=True))
 
     async def aclose(self) -> None:
+        await self.jobs.stop()
         if self.owns_http_client:
             await self.http_client.aclose()
 
@@ -79,7 +88,13 @@ def build_container(
     judge_gateway: IJudgeGateway | None = None,
     bars_gateway: IPriceBarsGateway | None = None,
     market_gateway: IMarketReferenceGateway | None = None,
+    checkpointer: Any = None,
+    owner: str | None = None,
 ) -> CoordinatorContainer:
+    """``sessions`` is also the job store (``IJobStore``); ``checkpointer``: LangGraph's, to resume researches
+    (None: not resumable); ``owner``: this coordinator's instance id (the sessions it claims are its own)."""
+    if not isinstance(sessions, IJobStore):
+        raise TypeError("the session repository must also be the job store (IJobStore)")
     client = http_client or peer_http_client(settings.http_max_connections)
     key = settings.service_api_key.get_secret_value() if settings.service_api_key is not None else None
 
@@ -106,7 +121,16 @@ def build_container(
     bars_peer = peer("research", settings.research_service_url, settings.bars_timeout_seconds)
     bars = bars_gateway or PriceBarsGatewayAdapter(bars_peer)
     market = market_gateway or MarketReferenceGatewayAdapter(bars_peer)
-    orchestrator = LangGraphResearchOrchestrator(research, debate, judge)
+    orchestrator = LangGraphResearchOrchestrator(research, debate, judge, checkpointer=checkpointer)
+    job_settings = JobSettings(
+        concurrency=settings.research_concurrency,
+        queue_limit=settings.research_queue_limit,
+        poll_seconds=settings.job_poll_seconds,
+        stall_seconds=settings.stall_seconds,
+    )
+    owner = owner or getattr(sessions, "owner", None) or "local"
+    resumable = checkpointer is not None
+    jobs = ResearchJobs(orchestrator, sessions, sessions, owner=owner, settings=job_settings, resumable=resumable)
     return CoordinatorContainer(
         settings=settings,
         http_client=client,
@@ -116,7 +140,10 @@ def build_container(
         judge_gateway=judge,
         orchestrator=orchestrator,
         sessions=sessions,
-        research_service=ResearchOrchestrationService(orchestrator, sessions),
+        job_store=sessions,
+        jobs=jobs,
+        event_feed=SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds),
+        research_service=ResearchOrchestrationService(jobs, sessions, sessions),
         session_queries=SessionQueryService(sessions),
         outcome_service=SessionOutcomeService(sessions, bars),
         market_reference=MarketReferenceService(market),
@@ -134,7 +161,13 @@ async def open_container(settings: Settings) -> AsyncIterator[CoordinatorContain
     try:
         if days:
             purge.start()
-        async with aclosing(build_container(settings, sessions=sessions)) as container:
+        async with (
+            open_checkpointer(settings.database_url) as checkpointer,
+            aclosing(
+                build_container(settings, sessions=sessions, checkpointer=checkpointer, owner=sessions.owner)
+            ) as container,
+        ):
+            container.jobs.start()
             yield container
     finally:
         await purge.stop()

@@ -40,8 +40,14 @@ async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> Non
             version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one()
     finally:
         await engine.dispose()
-    assert {"research_sessions", "research_session_experts", "coordinator_instances", "alembic_version"} <= tables
-    assert version == "0004_session_clients"
+    assert {
+        "research_sessions",
+        "research_session_experts",
+        "research_session_events",
+        "coordinator_instances",
+        "alembic_version",
+    } <= tables
+    assert version == "0005_session_jobs"
 
 
 _OLD_SESSIONS = sa.table(

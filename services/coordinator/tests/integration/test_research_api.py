@@ -17,11 +17,11 @@ from coordinator_fakes import (
     FakeJudgeGateway,
     InMemorySessionRepository,
     fake_container,
+    research_service,
     sample_result,
     serve,
 )
 
-from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.model.progress import ExpertStarted, Progress
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
@@ -305,7 +305,7 @@ async def test_an_unexpected_error_is_500_and_logged(capsys: pytest.CaptureFixtu
             raise RuntimeError("a bug in the graph")
 
     container = fake_container()
-    container.research_service = ResearchOrchestrationService(Exploding(), container.sessions)
+    container.research_service = research_service(Exploding(), container.sessions)  # type: ignore[arg-type]
     async with serve(container) as client:
         response = await client.post(PATH, json=VALID, headers={"X-Request-ID": "bug-1"})
     assert response.status_code == 500

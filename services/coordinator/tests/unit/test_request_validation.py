@@ -6,7 +6,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from coordinator_fakes import FakeOrchestrator, InMemorySessionRepository
+from coordinator_fakes import FakeOrchestrator, InMemorySessionRepository, research_service
 
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
@@ -24,7 +24,7 @@ TODAY = date(2026, 3, 2)
 
 
 def service(orchestrator: FakeOrchestrator) -> ResearchOrchestrationService:
-    return ResearchOrchestrationService(orchestrator, InMemorySessionRepository(), today=lambda: TODAY)
+    return research_service(orchestrator, InMemorySessionRepository(), today=lambda: TODAY)
 
 
 @pytest.mark.parametrize("symbol", [None, "", "   "])

@@ -14,13 +14,14 @@ from coordinator_fakes import (
     FakeJudgeGateway,
     FakeOrchestrator,
     InMemorySessionRepository,
+    research_service,
 )
 
 from coordinator.application.dtos.research_command import ResearchCommand
-from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.domain.dtos.research_dtos import ResearchRequest
-from coordinator.domain.exceptions import AllExpertsFailedError
+from coordinator.domain.exceptions import AllExpertsFailedError, SessionFinishedError
 from coordinator.domain.model.progress import ExpertStarted, Progress
+from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 
@@ -41,7 +42,7 @@ async def test_the_session_is_created_before_the_run_and_finished_after() -> Non
             async for progress in super().stream(request):
                 yield progress
 
-    result = await ResearchOrchestrationService(Probe(), sessions).execute(COMMAND)
+    result = await research_service(Probe(), sessions).execute(COMMAND)
     assert seen_at_run == ["running"]
     assert UUID.match(result.session_id)
     assert result.retry_count == 0
@@ -55,7 +56,7 @@ async def test_the_session_is_created_before_the_run_and_finished_after() -> Non
 async def test_each_stage_is_committed_as_it_finishes() -> None:
     sessions = InMemorySessionRepository()
     orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway())
-    result = await ResearchOrchestrationService(orchestrator, sessions).execute(COMMAND)
+    result = await research_service(orchestrator, sessions).execute(COMMAND)
     assert list(sessions.sessions) == [result.session_id]
     assert [op for op, _ in sessions.log] == [
         "create",
@@ -76,7 +77,7 @@ async def test_each_stage_is_committed_as_it_finishes() -> None:
 async def test_all_experts_failing_finishes_the_session_then_raises_with_the_result() -> None:
     sessions = InMemorySessionRepository()
     with pytest.raises(AllExpertsFailedError) as caught:
-        await ResearchOrchestrationService(FakeOrchestrator("failed"), sessions).execute(COMMAND)
+        await research_service(FakeOrchestrator("failed"), sessions).execute(COMMAND)
     result = caught.value.result
     assert caught.value.code == "all_experts_failed"
     assert result.overall_status == "failed"
@@ -94,7 +95,7 @@ async def test_a_broken_run_marks_the_session_failed_and_propagates() -> None:
 
     sessions = InMemorySessionRepository()
     with pytest.raises(RuntimeError, match="graph bug"):
-        await ResearchOrchestrationService(Exploding(), sessions).execute(COMMAND)
+        await research_service(Exploding(), sessions).execute(COMMAND)
     [stored] = sessions.sessions.values()
     assert stored.status == "failed"
 
@@ -102,27 +103,67 @@ async def test_a_broken_run_marks_the_session_failed_and_propagates() -> None:
 async def test_a_store_down_at_create_runs_nothing() -> None:
     orchestrator = FakeOrchestrator()
     with pytest.raises(RuntimeError, match="store down"):
-        await ResearchOrchestrationService(orchestrator, InMemorySessionRepository(fail_on="create")).execute(COMMAND)
+        await research_service(orchestrator, InMemorySessionRepository(fail_on="create")).execute(COMMAND)
     assert orchestrator.requests == []
 
 
 async def test_a_research_cancelled_during_the_debate_keeps_its_experts() -> None:
-    debate_called = asyncio.Event()
+    debate_called, debate_cancelled = asyncio.Event(), asyncio.Event()
 
     class DebateThatHangs(FakeDebateGateway):
         async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
             debate_called.set()
-            await asyncio.Event().wait()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                debate_cancelled.set()
+                raise
             raise AssertionError("unreachable")
 
     sessions = InMemorySessionRepository()
-    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), DebateThatHangs(), FakeJudgeGateway())
-    run = asyncio.create_task(ResearchOrchestrationService(orchestrator, sessions).execute(COMMAND))
+    judge = FakeJudgeGateway()
+    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), DebateThatHangs(), judge)
+    service = research_service(orchestrator, sessions)
+    waiter = asyncio.create_task(service.execute(COMMAND))
     async with asyncio.timeout(5):
         await debate_called.wait()
-    run.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await run
-    [stored] = sessions.sessions.values()
+    [session_id] = sessions.sessions
+    cancelled = await service.cancel(session_id, Viewer("local", sees_all=True))
+    assert cancelled.status == "cancelled"
+    assert debate_cancelled.is_set()  # the in-flight peer call was cancelled
+    with pytest.raises(SessionFinishedError):
+        await waiter
+    stored = sessions.sessions[session_id]
     assert set(stored.expert_outcomes) == {"technical_analyst", "macro_intelligence"}
-    assert stored.status == "interrupted"
+    assert judge.calls == []
+    assert [e.type for e in sessions.events[session_id]][-1] == "session.cancelled"
+    again = await service.cancel(session_id, Viewer("local", sees_all=True))  # idempotent
+    assert again.status == "cancelled"
+
+
+async def test_a_finished_session_cannot_be_cancelled() -> None:
+    sessions = InMemorySessionRepository()
+    service = research_service(FakeOrchestrator(), sessions)
+    result = await service.execute(COMMAND)
+    with pytest.raises(SessionFinishedError) as caught:
+        await service.cancel(result.session_id, Viewer("local", sees_all=True))
+    assert caught.value.code == "session_finished"
+
+
+async def test_a_waiter_that_goes_away_does_not_stop_the_research() -> None:
+    sessions = InMemorySessionRepository()
+    service = research_service(
+        LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway()), sessions
+    )
+    waiter = asyncio.create_task(service.execute(COMMAND))
+    await asyncio.sleep(0)
+    waiter.cancel()
+    for _ in range(200):
+        if sessions.sessions and next(iter(sessions.sessions.values())).status == "completed":
+            break
+        await asyncio.sleep(0.01)
+    [stored] = sessions.sessions.values()
+    assert stored.status == "completed"
+    types = [e.type for e in sessions.events[stored.session_id]]
+    assert types[:2] == ["session.queued", "session.started"]
+    assert types[-3:] == ["verdict.started", "verdict.completed", "session.completed"]

@@ -1,9 +1,12 @@
-"""The research use case: a research, or a retry of a stored one, run inside a stored session.
+"""The research use case: a research, or a retry of a stored one, run inside a stored session as a job
+(``ResearchJobs``): submitted and answered at once (``submit``), or submitted and waited for (``execute``, the
+spec's synchronous contract). The session is stored before anything runs, each stage is committed as it finishes,
+and it ends with the overall status (or ``failed``/``cancelled``/``interrupted``). Every expert failing is
+reported to a synchronous caller as an error carrying the full result (``AllExpertsFailedError``, or the subclass
+naming the caller's mistake when every expert failed for it).
 
-The session is created (``running``) before anything runs, each stage is committed as it finishes, and it is
-finished with the overall status, or ``failed`` (``interrupted`` on cancellation) when the run itself broke.
-Every expert failing is reported after that as an error carrying the full result (``AllExpertsFailedError``,
-or the subclass naming the caller's mistake when every expert failed for it).
+An ``Idempotency-Key`` (per client, for ``IDEMPOTENCY_HOURS``) makes a submission happen once: the same key with
+the same request names the first session; with another request it is ``IdempotencyKeyReusedError``.
 
 A retry re-runs only what failed in its source session (``running`` → 409 ``session_running``):
 
@@ -19,55 +22,85 @@ once (the store enforces it: ``RetryAlreadyStartedError``).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import hashlib
+import json
 import uuid
 from collections.abc import Callable
-from datetime import date
+from dataclasses import asdict, dataclass
+from datetime import date, timedelta
 from typing import Any
 
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.request_validation import validate_command
-from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.application.services.research_jobs import ResearchJobs
+from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
+    IdempotencyKeyReusedError,
+    SessionFinishedError,
     SessionNotFoundError,
     SessionNotRetryableError,
     SessionRunningError,
 )
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.model.progress import ExpertFinished, ResearchFinished, StageFinished
-from coordinator.domain.model.session import ResearchSession, StageOutcome
+from coordinator.domain.model.session import ResearchSession, SessionStatus, StageOutcome, utcnow
 from coordinator.domain.model.viewer import Viewer
-from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
+from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.experts import is_iso_date
+
+IDEMPOTENCY_HOURS = 24
+
+
+@dataclass(frozen=True)
+class Submission:
+    session_id: str
+    status: SessionStatus
+    queue_position: int | None
+    created: bool
+    """False: an earlier submission with the same Idempotency-Key made this session."""
 
 
 class ResearchOrchestrationService:
     def __init__(
         self,
-        orchestrator: IResearchOrchestrationPort,
+        jobs: ResearchJobs,
         sessions: ISessionRepository,
+        store: IJobStore,
         *,
         today: Callable[[], date] = date.today,
     ) -> None:
-        self._orchestrator = orchestrator
+        self._jobs = jobs
         self._sessions = sessions
+        self._store = store
         self._today = today
 
-    async def execute(self, command: ResearchCommand) -> ResearchResult:
+    async def execute(self, command: ResearchCommand, idempotency_key: str | None = None) -> ResearchResult:
         """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
+        return await self._result(await self.submit(command, idempotency_key))
+
+    async def submit(self, command: ResearchCommand, idempotency_key: str | None = None) -> Submission:
         request = validate_command(command, self._today)
         session = self._session(request, request_id=command.request_id, client_id=command.client_id)
-        return await self._run(session, request)
+        return await self._submit(session, idempotency_key, {"research": asdict(command) | {"request_id": None}})
 
-    async def retry(self, session_id: str, viewer: Viewer, *, request_id: str | None = None) -> ResearchResult:
+    async def retry(
+        self, session_id: str, viewer: Viewer, *, request_id: str | None = None, idempotency_key: str | None = None
+    ) -> ResearchResult:
+        return await self._result(
+            await self.submit_retry(session_id, viewer, request_id=request_id, idempotency_key=idempotency_key)
+        )
+
+    async def submit_retry(
+        self, session_id: str, viewer: Viewer, *, request_id: str | None = None, idempotency_key: str | None = None
+    ) -> Submission:
         """Raises ``SessionNotFoundError`` (also for a session ``viewer`` may not see) and a
         ``SessionConflictError`` (409) before anything runs. The retry belongs to the source's client."""
         source = await self._sessions.get(session_id)
         if source is None or not viewer.may_see(source):
             raise SessionNotFoundError(session_id)
+        if idempotency_key is not None and (earlier := await self._earlier(source.client_id, idempotency_key)):
+            return await self._replayed(earlier, idempotency_key, _hash({"retry": session_id}))
         request = plan_retry(source, self._today)
         session = self._session(
             request,
@@ -80,41 +113,89 @@ class ResearchOrchestrationService:
             expert_outcomes={e: o for e, o in source.expert_outcomes.items() if e in request.carried_results},
             debate=source.debate if request.carried_debate_outcome is not None else StageOutcome(),
         )
-        return await self._run(session, request)
+        return await self._submit(session, idempotency_key, {"retry": session_id})
+
+    async def cancel(self, session_id: str, viewer: Viewer) -> ResearchSession:
+        """End a queued or running session ``cancelled`` (again: no change); ``SessionFinishedError`` when it
+        ended otherwise."""
+        session = await self._sessions.get(session_id)
+        if session is None or not viewer.may_see(session):
+            raise SessionNotFoundError(session_id)
+        if session.status == "cancelled":
+            return session
+        if session.finished or not await self._jobs.cancel(session_id):
+            ended = await self._sessions.get(session_id) or session
+            if ended.status != "cancelled":
+                raise SessionFinishedError(session_id, ended.status)
+        return await self._sessions.get(session_id) or session
+
+    async def queue_position(self, session_id: str) -> int | None:
+        return self._jobs.queue_position(await self._store.queued(), session_id)
 
     def _session(self, request: ResearchRequest, **recorded: Any) -> ResearchSession:
         """A new session for ``request``, with what else is ``recorded`` of it."""
         asked = (request.symbol, [e.value for e in request.experts], request.options, request.skip_debate)
         return ResearchSession(str(uuid.uuid4()), *asked, request.analysis_date, **recorded)
 
-    async def _run(self, session: ResearchSession, request: ResearchRequest) -> ResearchResult:
-        """Raises an ``AllExpertsFailedError`` (after the session is finished) when no expert succeeded."""
-        await self._sessions.create(session)
+    async def _submit(self, session: ResearchSession, key: str | None, asked: dict[str, Any]) -> Submission:
+        request_hash = _hash(asked)
+        if key is not None:
+            if (earlier := await self._earlier(session.client_id, key)) is not None:
+                return await self._replayed(earlier, key, request_hash)
+            session.idempotency_key, session.request_hash = key, request_hash
+        position = await self._jobs.submit(session)
+        return Submission(session.session_id, "queued", position, created=True)
+
+    async def _earlier(self, client_id: str, key: str) -> ResearchSession | None:
+        return await self._store.find_idempotent(client_id, key, utcnow() - timedelta(hours=IDEMPOTENCY_HOURS))
+
+    async def _replayed(self, earlier: ResearchSession, key: str, request_hash: str) -> Submission:
+        if earlier.request_hash != request_hash:
+            raise IdempotencyKeyReusedError(key, earlier.session_id)
+        position = await self.queue_position(earlier.session_id)
+        return Submission(earlier.session_id, earlier.status, position, created=False)
+
+    async def _result(self, submission: Submission) -> ResearchResult:
+        """Waits for the session's result; raises an ``AllExpertsFailedError`` when no expert succeeded."""
         try:
-            result = await self._drive(session.session_id, request)
-        except (Exception, asyncio.CancelledError) as exc:
-            with contextlib.suppress(Exception):  # the original error matters more than a failure to record it
-                cancelled = isinstance(exc, asyncio.CancelledError)
-                await self._sessions.finish(session.session_id, "interrupted" if cancelled else "failed")
-            raise
-        await self._sessions.finish(session.session_id, result.overall_status)
-        result = result.model_copy(update={"session_id": session.session_id, "retry_count": session.retry_count})
+            result = await self._jobs.result(submission.session_id)
+        except SessionFinishedError:
+            stored = await self._sessions.get(submission.session_id)
+            if stored is None or stored.status not in ("completed", "partial", "failed"):
+                raise
+            result = result_of(stored)
+        session = await self._sessions.get(submission.session_id)
+        retry_count = session.retry_count if session is not None else 0
+        result = result.model_copy(update={"session_id": submission.session_id, "retry_count": retry_count})
         if result.overall_status == "failed":
             raise AllExpertsFailedError.for_result(result)
         return result
 
-    async def _drive(self, session_id: str, request: ResearchRequest) -> ResearchResult:
-        """Runs the research, committing each stage to the session as the graph reports it."""
-        async for progress in self._orchestrator.stream(request, run_id=session_id):
-            if isinstance(progress, ExpertFinished):
-                await self._sessions.record_expert(session_id, progress.expert, progress.outcome)
-            elif isinstance(progress, StageFinished) and progress.stage == "debate":
-                await self._sessions.record_debate(session_id, progress.outcome)
-            elif isinstance(progress, StageFinished):
-                await self._sessions.record_verdict(session_id, progress.outcome)
-            elif isinstance(progress, ResearchFinished):
-                return progress.result
-        raise RuntimeError("the research ended without a result")
+
+def _hash(asked: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(asked, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def result_of(session: ResearchSession) -> ResearchResult:
+    """The result of a session that ended with an overall status, as stored (it ran on another coordinator)."""
+    items = []
+    for expert in session.experts:
+        outcome = session.expert_outcomes.get(expert)
+        if outcome is not None and outcome.status == "success":
+            items.append(ExpertResultItem(expert_type=ExpertType(expert), status="success", data=outcome.data))
+        else:
+            error = (outcome.error if outcome is not None else None) or "the expert did not run"
+            items.append(ExpertResultItem(expert_type=ExpertType(expert), status="failed", error=error))
+    return ResearchResult(
+        symbol=session.symbol,
+        overall_status=session.status,
+        analysis_date=session.analysis_date,
+        expert_results=items,
+        debate_outcome=session.debate_outcome if session.debate_succeeded else None,
+        verdict=session.verdict if session.verdict_succeeded else None,
+        session_id=session.session_id,
+        retry_count=session.retry_count,
+    )
 
 
 def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) -> ResearchRequest:

@@ -65,6 +65,19 @@ class ResearchSession:
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
     completed_at: datetime | None = None
+    resumable: bool = False
+    """Run with a checkpointer: when its coordinator is gone it is queued again and resumed, not interrupted."""
+    started_at: datetime | None = None
+    """When a coordinator first took it from the queue (None: not run yet)."""
+    resume_count: int = 0
+    status_reason: str | None = None
+    idempotency_key: str | None = None
+    request_hash: str | None = None
+    last_event_seq: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINAL_STATUSES
 
     @property
     def debate_outcome(self) -> dict[str, Any] | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import ResumeUnavailableError
@@ -14,7 +14,7 @@ class IResearchOrchestrationPort(ABC):
     @abstractmethod
     def stream(
         self, request: ResearchRequest, *, run_id: str | None = None, resume: bool = False
-    ) -> AsyncIterator[Progress]:
+    ) -> AsyncGenerator[Progress]:
         """Run the research, yielding each stage as it starts and ends (stages that do not run end ``skipped``)
         and, last, ``ResearchFinished``. What ``request`` carries from a retry's source (results, debate outcome)
         is used but not reported: the caller stores it.
@@ -22,6 +22,10 @@ class IResearchOrchestrationPort(ABC):
         ``run_id`` names the run in the durable checkpoint store (the session id); with ``resume`` the run
         continues from its last checkpoint (what had finished is not run again) and raises
         ``ResumeUnavailableError`` when there is none."""
+
+    async def forget(self, run_id: str) -> None:
+        """Drop what is kept to resume run ``run_id`` (it has ended). Nothing is kept by default."""
+        return None
 
     async def run(self, request: ResearchRequest) -> ResearchResult:
         """The research's result, its progress ignored."""

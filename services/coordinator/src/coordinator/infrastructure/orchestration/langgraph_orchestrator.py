@@ -10,7 +10,7 @@ or the verdict that had finished are not run again.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import Any
 
@@ -61,9 +61,13 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
             self._graphs[skip_debate] = build_research_graph(self._gateway, *gateways, checkpointer=self._checkpointer)
         return self._graphs[skip_debate]
 
+    async def forget(self, run_id: str) -> None:
+        if self._checkpointer is not None:
+            await self._checkpointer.adelete_thread(run_id)
+
     async def stream(
         self, request: ResearchRequest, *, run_id: str | None = None, resume: bool = False
-    ) -> AsyncIterator[Progress]:
+    ) -> AsyncGenerator[Progress]:
         graph = self._graph(request.skip_debate)
         durable = self._checkpointer is not None and run_id is not None
         config: RunnableConfig = {"configurable": {"thread_id": run_id}} if durable else {}

@@ -157,7 +157,13 @@ class SqlAlchemyInstanceStore(SqlAlchemyStore):
 
 
 def _interrupt(conn: Connection, owned: ColumnElement[bool], now: datetime) -> int:
-    """The ``running`` sessions matching ``owned`` become ``interrupted``; returns how many."""
+    """The ``running`` sessions matching ``owned`` that can be resumed (``resumable``: checkpointed) are queued again
+    (a coordinator claims and resumes them); the others become ``interrupted``. Returns how many were interrupted."""
+    conn.execute(
+        update(SESSIONS)
+        .where(SESSIONS.c.status == "running", SESSIONS.c.resumable.is_(True), owned)
+        .values(status="queued", owner=None, updated_at=now)
+    )
     result = conn.execute(
         update(SESSIONS)
         .where(SESSIONS.c.status == "running", owned)

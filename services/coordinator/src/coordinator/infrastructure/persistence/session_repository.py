@@ -22,21 +22,25 @@ from sqlalchemy.orm import aliased, selectinload
 from sqlalchemy.sql.expression import and_, bindparam, delete, exists, func, insert, or_, select, update
 
 from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError, SessionStoreUnavailableError
+from coordinator.domain.model.events import NewEvent, SessionEvent
 from coordinator.domain.model.outcome import TECHNICAL, StoredVerdict, iso_day, technical_option_date
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome, utcnow
+from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
-from coordinator.infrastructure.persistence.tables import ExpertRow, SessionRow
+from coordinator.infrastructure.persistence.tables import EventRow, ExpertRow, SessionRow
 from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore, Statements, WriteTransactions
 from shared_contracts.experts import is_iso_date
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
 EXPERTS: Table = ExpertRow.__table__  # type: ignore[assignment]
+EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+UNFINISHED = ("queued", "running")
 # The write path's statements are built once and executed with parameters.
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
 
 
-class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
+class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository, IJobStore):
     """``owner``: the coordinator instance whose sessions this repository creates (``instances.InstanceLease``),
     stored with each."""
 
@@ -172,7 +176,7 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
         """Delete the finished sessions created before ``created_before`` (with their expert rows); a kept
         retry of a deleted session loses its ``retried_from`` link. Returns how many were deleted."""
         expired = select(SESSIONS.c.session_id).where(
-            SESSIONS.c.created_at < created_before, SESSIONS.c.status != "running"
+            SESSIONS.c.created_at < created_before, SESSIONS.c.status.not_in(UNFINISHED)
         )
 
         def statements(conn: Connection) -> int:
@@ -185,6 +189,7 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
                     .values(retried_from=None)
                 )
                 conn.execute(delete(EXPERTS).where(EXPERTS.c.session_id.in_(chunk)))
+                conn.execute(delete(EVENTS).where(EVENTS.c.session_id.in_(chunk)))
                 conn.execute(delete(SESSIONS).where(SESSIONS.c.session_id.in_(chunk)))
             return len(ids)
 
@@ -193,6 +198,98 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository):
     async def ping(self) -> None:
         async with self._transaction() as db:
             await db.execute(select(SessionRow.session_id).limit(1))
+
+    async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
+        def statements(conn: Connection) -> int:
+            return _append(conn, session_id, events)
+
+        return await self._write(statements)
+
+    async def events_after(self, session_id: str, after: int, *, limit: int = 500) -> Sequence[SessionEvent]:
+        rows = (
+            select(EVENTS)
+            .where(EVENTS.c.session_id == session_id, EVENTS.c.seq > after)
+            .order_by(EVENTS.c.seq)
+            .limit(limit)
+        )
+        async with self._transaction() as db:
+            found = (await db.execute(rows)).all()
+        return [SessionEvent(r.session_id, r.seq, r.type, r.data, r.created_at) for r in found]
+
+    async def end(self, session_id: str, status: SessionStatus, event: NewEvent, *, reason: str | None = None) -> bool:
+        now = utcnow()
+
+        def statements(conn: Connection) -> bool:
+            ended = conn.execute(
+                update(SESSIONS)
+                .where(SESSIONS.c.session_id == session_id, SESSIONS.c.status.in_(UNFINISHED))
+                .values(status=status, status_reason=reason, completed_at=now, updated_at=now)
+            )
+            if not ended.rowcount:
+                return False
+            _append(conn, session_id, [event])
+            return True
+
+        try:
+            return await self._write(statements)
+        except SessionStoreUnavailableError:
+            self._unwritten_finishes[session_id] = (status, now)
+            raise
+
+    async def claim_next(self) -> ResearchSession | None:
+        owner = self.owner
+
+        def statements(conn: Connection) -> str | None:
+            oldest = (
+                select(SESSIONS.c.session_id, SESSIONS.c.started_at)
+                .where(SESSIONS.c.status == "queued")
+                .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
+                .limit(1)
+            )
+            for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
+                found = conn.execute(oldest).first()
+                if found is None:
+                    return None
+                now = utcnow()
+                values: dict[str, Any] = {"status": "running", "owner": owner, "updated_at": now}
+                if found.started_at is None:
+                    values["started_at"] = now
+                else:
+                    values["resume_count"] = SESSIONS.c.resume_count + 1
+                mine = (SESSIONS.c.session_id == found.session_id) & (SESSIONS.c.status == "queued")
+                if conn.execute(update(SESSIONS).where(mine).values(values)).rowcount:
+                    return str(found.session_id)
+            return None
+
+        claimed = await self._write(statements)
+        return None if claimed is None else await self.get(claimed)
+
+    async def queued(self) -> Sequence[str]:
+        rows = (
+            select(SESSIONS.c.session_id)
+            .where(SESSIONS.c.status == "queued")
+            .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
+        )
+        async with self._transaction() as db:
+            return list((await db.execute(rows)).scalars())
+
+    async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]:
+        if not session_ids:
+            return {}
+        rows = select(SESSIONS.c.session_id, SESSIONS.c.status).where(SESSIONS.c.session_id.in_(list(session_ids)))
+        async with self._transaction() as db:
+            return {r.session_id: r.status for r in (await db.execute(rows)).all()}
+
+    async def find_idempotent(self, client_id: str, key: str, since: datetime) -> ResearchSession | None:
+        newest = (
+            select(SESSIONS.c.session_id)
+            .where(SESSIONS.c.client_id == client_id, SESSIONS.c.idempotency_key == key, SESSIONS.c.created_at >= since)
+            .order_by(SESSIONS.c.created_at.desc())
+            .limit(1)
+        )
+        async with self._transaction() as db:
+            found = await db.scalar(newest)
+        return None if found is None else await self.get(found)
 
 
 _TARGET = "target_session_id"
@@ -217,6 +314,29 @@ def _touch(conn: Connection, session_id: str, **values: Any) -> None:
     result = conn.execute(_session_update(tuple(sorted(values))), {_TARGET: session_id, **parameters})
     if result.rowcount == 0:
         raise SessionNotFoundError(session_id)
+
+
+def _append(conn: Connection, session_id: str, events: Sequence[NewEvent]) -> int:
+    """Number ``events`` after the session's last (the row's update also orders concurrent appends) and insert
+    them; returns the last number."""
+    if not events:
+        return int(conn.scalar(select(SESSIONS.c.last_event_seq).where(SESSIONS.c.session_id == session_id)) or 0)
+    bumped = conn.execute(
+        update(SESSIONS)
+        .where(SESSIONS.c.session_id == session_id)
+        .values(last_event_seq=SESSIONS.c.last_event_seq + len(events))
+        .returning(SESSIONS.c.last_event_seq)
+    ).first()
+    if bumped is None:
+        raise SessionNotFoundError(session_id)
+    last, now = int(bumped[0]), utcnow()
+    first = last - len(events) + 1
+    rows = [
+        {"session_id": session_id, "seq": first + i, "type": e.type, "data": e.data, "created_at": now}
+        for i, e in enumerate(events)
+    ]
+    conn.execute(insert(EVENTS), rows)
+    return last
 
 
 def _finishing(session_id: str, status: SessionStatus, at: datetime) -> Statements[None]:
@@ -295,7 +415,8 @@ def _expert_upsert(dialect: str) -> Any:
 
 
 _SESSION_FIELDS: tuple[str, ...] = ("session_id", "symbol", "skip_debate", "status", "retry_count", "retried_from")
-_SESSION_FIELDS += ("request_id", "client_id", "created_at", "updated_at", "completed_at")
+_SESSION_FIELDS += ("request_id", "client_id", "created_at", "updated_at", "completed_at", "resumable", "started_at")
+_SESSION_FIELDS += ("resume_count", "status_reason", "idempotency_key", "request_hash")
 """What is stored as it is, in the column of its name (experts' and stages' columns apart)."""
 _EXPERT_FIELDS = ("status", "data", "error", "duration_ms", "attempts")
 
@@ -340,6 +461,7 @@ def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSessio
         options=dict(row.options),
         analysis_date=_day(row.analysis_date),
         retried_by=retried_by,
+        last_event_seq=row.last_event_seq,
         expert_outcomes={e: ExpertOutcome(*(getattr(by_expert[e], name) for name in _EXPERT_FIELDS)) for e in ordered},
         debate=StageOutcome(row.debate_status, row.debate_error, row.debate_duration_ms, row.debate_outcome),  # type: ignore[arg-type]
         judge=StageOutcome(row.judge_status, row.judge_error, row.judge_duration_ms, row.verdict),  # type: ignore[arg-type]

@@ -1,7 +1,8 @@
 """The sessions schema (SQLAlchemy 2 declarative), one definition for SQLite and PostgreSQL.
 
 ``research_sessions`` holds the request, the debate and judge stages, the overall status and the
-coordinator instance running it (``owner``); ``research_session_experts`` holds one row per expert, so
+coordinator instance running it (``owner``); ``research_session_events`` holds each session's events (append-only,
+numbered per session); ``research_session_experts`` holds one row per expert, so
 that experts finishing in parallel each commit their own row (no read-modify-write of a shared JSON
 document); ``coordinator_instances`` holds one row per live coordinator process, renewed while it runs
 (the lease behind ``owner``). JSON columns use
@@ -14,6 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.schema import CheckConstraint, ForeignKey, Index, MetaData, UniqueConstraint
@@ -27,7 +29,7 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-SESSION_STATUSES = ("running", "completed", "partial", "failed", "interrupted")
+SESSION_STATUSES = ("queued", "running", "completed", "partial", "failed", "cancelled", "interrupted")
 STAGE_STATUSES = ("success", "failed", "skipped", "pending")
 EXPERT_STATUSES = ("success", "failed")
 
@@ -77,6 +79,8 @@ class SessionRow(Base):
         Index("ix_research_sessions_symbol_created_at", "symbol", "created_at"),
         Index("ix_research_sessions_status_created_at", "status", "created_at"),
         Index("ix_research_sessions_client_id_created_at", "client_id", "created_at"),
+        Index("ix_research_sessions_client_id_idempotency_key", "client_id", "idempotency_key"),
+        CheckConstraint("resume_count >= 0", name="resume_count"),
     )
 
     session_id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -108,7 +112,19 @@ class SessionRow(Base):
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     owner: Mapped[str | None] = mapped_column(String(36), nullable=True)
     """The coordinator instance running the session (``coordinator_instances``); NULL on rows written
-    before instances were recorded."""
+    before instances were recorded, and while the session is queued."""
+    resumable: Mapped[bool] = mapped_column(Boolean, server_default=sa_false())
+    """Run with a checkpointer: when its coordinator is gone it is queued again and resumed, not interrupted."""
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    """When a coordinator first took it from the queue (NULL: never run yet)."""
+    resume_count: Mapped[int] = mapped_column(Integer, server_default="0")
+    status_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Why it ended as it did, when that needs saying (e.g. why it could not be resumed)."""
+    idempotency_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """SHA-256 of the request that created it with ``idempotency_key``."""
+    last_event_seq: Mapped[int] = mapped_column(Integer, server_default="0")
+    """The sequence number of its last event (``research_session_events``)."""
 
     expert_rows: Mapped[list[ExpertRow]] = relationship(
         back_populates="session", cascade="all, delete-orphan", lazy="raise", passive_deletes=True
@@ -134,6 +150,20 @@ class ExpertRow(Base):
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
     session: Mapped[SessionRow] = relationship(back_populates="expert_rows", lazy="raise")
+
+
+class EventRow(Base):
+    """What happened to a session, append-only, numbered per session from 1 (the SSE event id)."""
+
+    __tablename__ = "research_session_events"
+
+    session_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("research_sessions.session_id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    type: Mapped[str] = mapped_column(String(40))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class CoordinatorInstanceRow(Base):

@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from coordinator.application.services.market_reference_service import MarketReferenceService
 from coordinator.application.services.outcome_service import SessionOutcomeService
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
 from coordinator.container import CoordinatorContainer
 from coordinator.domain.model.viewer import Viewer
@@ -40,6 +41,10 @@ async def get_market_reference(container: ContainerDep) -> MarketReferenceServic
     return container.market_reference
 
 
+async def get_event_feed(container: ContainerDep) -> SessionEventFeed:
+    return container.event_feed
+
+
 async def get_viewer(request: Request) -> Viewer:
     """The caller's own sessions, or every client's for an ``admin`` key (``AUTH_MODE=none``: the local user,
     who sees all)."""
@@ -52,3 +57,4 @@ SessionQueriesDep = Annotated[SessionQueryService, Depends(get_session_queries)]
 OutcomeServiceDep = Annotated[SessionOutcomeService, Depends(get_outcome_service)]
 ViewerDep = Annotated[Viewer, Depends(get_viewer)]
 MarketReferenceDep = Annotated[MarketReferenceService, Depends(get_market_reference)]
+EventFeedDep = Annotated[SessionEventFeed, Depends(get_event_feed)]

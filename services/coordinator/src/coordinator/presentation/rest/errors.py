@@ -17,6 +17,7 @@ from coordinator.domain.exceptions import (
     AllExpertsFailedError,
     DataUnavailableError,
     InsufficientHistoryError,
+    QueueFullError,
     SymbolNotFoundError,
 )
 from coordinator.presentation.rest.research_schemas import to_response_body
@@ -24,6 +25,7 @@ from shared_contracts.coordinator import ResearchResponseBody
 from shared_contracts.experts import IsoDate
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
 from shared_contracts.service.app_factory import ExceptionHandler
+from shared_contracts.service.problems import problem_response
 from shared_contracts.service.request_id import current_request_id
 
 log = structlog.get_logger(__name__)
@@ -79,4 +81,15 @@ async def research_failure_response(request: Request, exc: Exception) -> JSONRes
     return JSONResponse({**problem, **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
 
 
-EXCEPTION_HANDLERS: dict[type[Exception], ExceptionHandler] = {AllExpertsFailedError: research_failure_response}
+async def queue_full_response(request: Request, exc: Exception) -> JSONResponse:
+    """503 ``queue_full`` with ``Retry-After``."""
+    assert isinstance(exc, QueueFullError)
+    log.warning("research_queue_full", path=request.url.path, error=str(exc))
+    headers = {"Retry-After": str(exc.retry_after_seconds)}
+    return problem_response(status_of_code(exc.code), exc.code, str(exc), headers=headers)
+
+
+EXCEPTION_HANDLERS: dict[type[Exception], ExceptionHandler] = {
+    AllExpertsFailedError: research_failure_response,
+    QueueFullError: queue_full_response,
+}

@@ -5,9 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse
 
 from coordinator.presentation.rest.dependencies import ResearchServiceDep, ViewerDep
 from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, ResearchFailureProblem
+from coordinator.presentation.rest.job_responses import (
+    ASYNC_RESPONSES,
+    IdempotencyKeyHeader,
+    PreferHeader,
+    accepted,
+    prefers_async,
+)
 from coordinator.presentation.rest.research_schemas import to_command, to_response_body
 from shared_contracts.coordinator import ResearchRequestBody, ResearchResponseBody
 from shared_contracts.problems import ProblemDetail
@@ -16,6 +24,7 @@ from shared_contracts.service.request_id import current_request_id
 router = APIRouter(prefix="/api/v1/coordinator", tags=["coordinator"])
 
 _RESPONSES: dict[int | str, dict[str, Any]] = {
+    **ASYNC_RESPONSES,
     400: {
         "model": ProblemDetail,
         "description": "A client mistake; `code` is one of symbol_required, invalid_symbol, experts_empty, "
@@ -40,7 +49,15 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     summary="Research a symbol with the selected experts, then debate and judge",
 )
 async def run_research(
-    body: ResearchRequestBody, service: ResearchServiceDep, viewer: ViewerDep
-) -> ResearchResponseBody:
-    result = await service.execute(to_command(body, current_request_id(), viewer.client_id))
-    return to_response_body(result)
+    body: ResearchRequestBody,
+    service: ResearchServiceDep,
+    viewer: ViewerDep,
+    prefer: PreferHeader = None,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> ResearchResponseBody | JSONResponse:
+    """Without `Prefer: respond-async` the answer waits for the verdict (the spec's contract); with it, 202 at
+    once and the research runs as a job (follow `links.events`)."""
+    command = to_command(body, current_request_id(), viewer.client_id)
+    if prefers_async(prefer):
+        return accepted(await service.submit(command, idempotency_key))
+    return to_response_body(await service.execute(command, idempotency_key))

@@ -5,28 +5,52 @@
   the verdict's ``outcome`` on the bars known now (``unavailable`` when the research service cannot be asked);
 - ``POST /api/v1/coordinator/research/{session_id}/retry`` — re-run only what failed (same response
   contract as ``POST /research``, 404/422/500 when every expert failed included; 404 unknown session, 409
-  nothing to retry now).
+  nothing to retry now; ``Prefer: respond-async`` → 202 as for a research);
+- ``POST /api/v1/coordinator/sessions/{session_id}/cancel`` — end a queued or running session ``cancelled``;
+- ``GET  /api/v1/coordinator/sessions/{session_id}/events`` — its events as ``text/event-stream``: a ``snapshot``
+  first, the stored history after ``Last-Event-ID`` / ``?after=`` (default: all), then live events until the
+  terminal one; a comment every 15 s keeps idle connections open.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Header, Query
+from fastapi.responses import JSONResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
 
+from coordinator.application.services.session_event_feed import snapshot_of
 from coordinator.application.services.session_query_service import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE
 from coordinator.domain.exceptions import SessionNotFoundError
+from coordinator.domain.model.session import ResearchSession
 from coordinator.presentation.rest.dependencies import (
+    EventFeedDep,
     OutcomeServiceDep,
     ResearchServiceDep,
     SessionQueriesDep,
     ViewerDep,
 )
 from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, ResearchFailureProblem
+from coordinator.presentation.rest.job_responses import (
+    ASYNC_RESPONSES,
+    IdempotencyKeyHeader,
+    PreferHeader,
+    accepted,
+    prefers_async,
+)
 from coordinator.presentation.rest.research_schemas import to_response_body
 from coordinator.presentation.rest.session_schemas import to_detail
-from shared_contracts.coordinator import ResearchResponseBody, SessionDetail, SessionPage, SessionStatus
+from shared_contracts.coordinator import (
+    ResearchAccepted,
+    ResearchResponseBody,
+    SessionDetail,
+    SessionPage,
+    SessionStatus,
+    job_links,
+)
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.service.request_id import current_request_id
 
@@ -42,19 +66,34 @@ _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
         "research service has no data for the symbol (`code` symbol_not_found, with the full response body).",
     },
     422: ALL_FAILED_FOR_THE_CALLER[422],
+    202: ASYNC_RESPONSES[202],
     409: {
         "model": ProblemDetail,
         "description": "Nothing to retry now: `code` not_retryable (completed, debate and verdict succeeded), "
         "session_running, retry_in_progress or already_retried (a session is retried once; the problem's "
-        "`retry_session_id` names its retry — retry the newest session of the chain).",
+        "`retry_session_id` names its retry — retry the newest session of the chain); or "
+        "idempotency_key_reused.",
     },
     500: {
         "model": ResearchFailureProblem,
         "description": "Every expert failed again, not all for one mistake of the caller (`code` "
         "all_experts_failed, with the full response body).",
     },
-    503: {"model": ProblemDetail, "description": "The session store is unavailable."},
+    503: ASYNC_RESPONSES[503],
 }
+_CANCEL_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **_NOT_FOUND,
+    409: {
+        "model": ProblemDetail,
+        "description": "`code` session_finished: it had ended (completed, partial, failed or interrupted).",
+    },
+}
+_EVENT_TYPES = (
+    "snapshot, session.queued, session.started, session.resumed, expert.started, expert.completed, expert.failed, "
+    "debate.started, debate.completed, debate.failed, debate.skipped, verdict.started, verdict.completed, "
+    "verdict.failed, verdict.skipped, session.stalled, and one terminal event: session.completed, session.partial, "
+    "session.failed, session.cancelled or session.interrupted"
+)
 
 
 @router.get("/sessions", response_model=SessionPage, summary="Research sessions, newest first")
@@ -80,10 +119,15 @@ async def list_sessions(
     "how it did (outcome)",
 )
 async def get_session(
-    session_id: str, queries: SessionQueriesDep, outcomes: OutcomeServiceDep, viewer: ViewerDep
+    session_id: str,
+    queries: SessionQueriesDep,
+    outcomes: OutcomeServiceDep,
+    service: ResearchServiceDep,
+    viewer: ViewerDep,
 ) -> SessionDetail:
     session = await queries.get_session(canonical_session_id(session_id), viewer)
-    return to_detail(session, await outcomes.outcome_of(session))
+    position = await service.queue_position(session.session_id) if session.status == "queued" else None
+    return to_detail(session, await outcomes.outcome_of(session), queue_position=position)
 
 
 @router.post(
@@ -92,9 +136,69 @@ async def get_session(
     responses=_RETRY_RESPONSES,
     summary="Retry a session: re-run only what failed, keep what succeeded (a new session)",
 )
-async def retry_research(session_id: str, service: ResearchServiceDep, viewer: ViewerDep) -> ResearchResponseBody:
-    result = await service.retry(canonical_session_id(session_id), viewer, request_id=current_request_id())
+async def retry_research(
+    session_id: str,
+    service: ResearchServiceDep,
+    viewer: ViewerDep,
+    prefer: PreferHeader = None,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> ResearchResponseBody | JSONResponse:
+    source, request_id = canonical_session_id(session_id), current_request_id()
+    if prefers_async(prefer):
+        submission = await service.submit_retry(source, viewer, request_id=request_id, idempotency_key=idempotency_key)
+        return accepted(submission)
+    result = await service.retry(source, viewer, request_id=request_id, idempotency_key=idempotency_key)
     return to_response_body(result)
+
+
+@router.post(
+    "/sessions/{session_id}/cancel",
+    status_code=202,
+    response_model=ResearchAccepted,
+    responses=_CANCEL_RESPONSES,
+    summary="Cancel a queued or running session: nothing more is started, in-flight peer calls are cancelled",
+)
+async def cancel_session(session_id: str, service: ResearchServiceDep, viewer: ViewerDep) -> ResearchAccepted:
+    """Idempotent: a cancelled session is answered as it is."""
+    session = await service.cancel(canonical_session_id(session_id), viewer)
+    return ResearchAccepted(session_id=session.session_id, status=session.status, links=job_links(session.session_id))
+
+
+async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: ViewerDep) -> ResearchSession:
+    """The session, read before the stream starts (another client's is a 404 here too)."""
+    return await queries.get_session(canonical_session_id(session_id), viewer)
+
+
+@router.get(
+    "/sessions/{session_id}/events",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "description": f"`text/event-stream`; `id` is the event's number in the session. Events: {_EVENT_TYPES}."
+        },
+        **_NOT_FOUND,
+    },
+    summary="A session's events (SSE): a snapshot, the history, then live events until the terminal one",
+)
+async def session_events(
+    session: Annotated[ResearchSession, Depends(visible_session)],
+    service: ResearchServiceDep,
+    feed: EventFeedDep,
+    last_event_id: Annotated[
+        str | None, Header(description="Resume after this event (what an EventSource sends on reconnection).")
+    ] = None,
+    after: Annotated[int | None, Query(ge=0, description="Resume after event N (overrides Last-Event-ID).")] = None,
+) -> AsyncIterator[ServerSentEvent]:
+    start = after if after is not None else _event_number(last_event_id)
+    position = await service.queue_position(session.session_id) if session.status == "queued" else None
+    yield ServerSentEvent(event="snapshot", data=snapshot_of(session, position))
+    async for event in feed.follow(session.session_id, start):
+        yield ServerSentEvent(id=str(event.seq) if event.seq else None, event=event.type, data=event.data)
+
+
+def _event_number(raw: str | None) -> int:
+    """``Last-Event-ID`` as a number; anything else is no position (the whole history)."""
+    return int(raw) if raw is not None and raw.strip().isdigit() else 0
 
 
 def canonical_session_id(raw: str) -> str:

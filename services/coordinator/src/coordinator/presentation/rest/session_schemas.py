@@ -20,7 +20,9 @@ def to_summary(session: ResearchSession) -> SessionSummary:
     return SessionSummary.model_validate(session, from_attributes=True)
 
 
-def to_detail(session: ResearchSession, outcome: SessionOutcome | None = None) -> SessionDetail:
+def to_detail(
+    session: ResearchSession, outcome: SessionOutcome | None = None, *, queue_position: int | None = None
+) -> SessionDetail:
     return SessionDetail(
         **to_summary(session).model_dump(),
         request={
@@ -40,6 +42,7 @@ def to_detail(session: ResearchSession, outcome: SessionOutcome | None = None) -
         judge=StageRecord.model_validate(session.judge, from_attributes=True),
         verdict=session.verdict,
         completed_at=session.completed_at,
+        queue_position=queue_position,
         outcome=to_outcome_record(outcome) if outcome is not None else None,
     )
 

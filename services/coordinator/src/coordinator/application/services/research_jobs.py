@@ -1,0 +1,282 @@
+"""Research sessions run as jobs: every research, synchronous or not, is stored ``queued``, claimed from the store by
+a coordinator with a free slot (at most ``concurrency`` at a time; the oldest first, across replicas), run with the
+graph checkpointed under its session id, and ended with exactly one terminal event.
+
+A session whose coordinator died is queued again by the instance lease (``resumable`` sessions) and claimed like any
+other; the claim counts a resume, and the run continues from its checkpoint (``ResumeUnavailableError``: it ends
+``interrupted``, saying why). Cancelling a session ends it ``cancelled``: a job running here is cancelled at once
+(its in-flight peer calls with it), one running elsewhere within ``poll_seconds`` (its coordinator sees the status).
+At shutdown the running jobs are stopped without ending their sessions: the lease's release queues them again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from coordinator.application.services.session_events import event_of, expert_event, stage_event
+from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.exceptions import QueueFullError, ResumeUnavailableError, SessionFinishedError
+from coordinator.domain.model.enums import ExpertType
+from coordinator.domain.model.events import NewEvent, terminal_event
+from coordinator.domain.model.progress import ExpertFinished, ResearchFinished, StageFinished
+from coordinator.domain.model.session import ExpertOutcome, ResearchSession, StageOutcome
+from coordinator.domain.ports.job_store import IJobStore
+from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
+from coordinator.domain.ports.session_repository import ISessionRepository
+from shared_contracts.redaction import error_text
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    concurrency: int = 8
+    """Researches run at once by this coordinator."""
+    queue_limit: int = 100
+    """Sessions waiting in the (shared) queue beyond which a submission is refused (``queue_full``)."""
+    poll_seconds: float = 0.5
+    """How often the queue and the running sessions' statuses are read (a local submission wakes it at once)."""
+    stall_seconds: float = 120.0
+    """A running research that reports nothing this long gets a ``session.stalled`` event."""
+    retry_after_seconds: int = 5
+
+
+class ResearchJobs:
+    def __init__(
+        self,
+        orchestrator: IResearchOrchestrationPort,
+        sessions: ISessionRepository,
+        store: IJobStore,
+        *,
+        owner: str,
+        settings: JobSettings,
+        resumable: bool = False,
+    ) -> None:
+        """``owner``: this coordinator's instance (named in the events); ``resumable``: the orchestrator checkpoints
+        its runs, so a session whose coordinator died is queued again rather than interrupted."""
+        self._orchestrator = orchestrator
+        self._sessions = sessions
+        self._store = store
+        self._owner = owner
+        self.settings = settings
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._results: dict[str, asyncio.Future[ResearchResult]] = {}
+        self._cancelling: set[str] = set()
+        # The submitting request's context (its request id, its trace) for a job this coordinator runs.
+        self._contexts: dict[str, contextvars.Context] = {}
+        self._wake = asyncio.Event()
+        self._claims: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._resumable = resumable
+
+    @property
+    def owner(self) -> str:
+        return self._owner
+
+    def start(self) -> None:
+        """Start claiming queued sessions (``submit`` starts it too, when nothing has)."""
+        if self._claims is None and not self._stopping:
+            self._claims = asyncio.create_task(self._claim_forever(), name="research-job-claims")
+
+    async def stop(self) -> None:
+        """Stop claiming and stop the running jobs; their sessions stay ``running`` for the lease to queue again."""
+        self._stopping = True
+        tasks = [t for t in (self._claims, *self._running.values()) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def submit(self, session: ResearchSession) -> int:
+        """Store ``session`` as ``queued`` (with its ``session.queued`` event); returns its place in the queue.
+        Raises ``QueueFullError`` when no slot is free here and the queue is full."""
+        waiting = len(await self._store.queued())
+        if waiting >= self.settings.queue_limit and len(self._running) >= self.settings.concurrency:
+            raise QueueFullError(self.settings.queue_limit, self.settings.retry_after_seconds)
+        self.start()
+        self._contexts[session.session_id] = contextvars.copy_context()
+        await self._sessions.create(replace(session, status="queued", resumable=self._resumable))
+        await self._store.append_events(session.session_id, [NewEvent("session.queued", {"position": waiting + 1})])
+        self._wake.set()
+        return waiting + 1
+
+    async def result(self, session_id: str) -> ResearchResult:
+        """The result of a session run here, once it has ended; when it ended elsewhere (another replica took
+        it) or without a result, ``SessionFinishedError`` names how it ended."""
+        future = self._results.setdefault(session_id, asyncio.get_running_loop().create_future())
+        try:
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.settings.poll_seconds * 4):
+                        return await asyncio.shield(future)
+                status = (await self._store.statuses([session_id])).get(session_id)
+                if status is not None and status not in ("queued", "running") and not future.done():
+                    raise SessionFinishedError(session_id, status)
+        finally:
+            if future.done() or not future.cancelled():
+                self._results.pop(session_id, None)
+
+    async def cancel(self, session_id: str) -> bool:
+        """End the session ``cancelled``; False when it had ended already. Its job stops here at once, or on the
+        coordinator running it at its next poll."""
+        task = self._running.get(session_id)
+        if task is not None:
+            self._cancelling.add(session_id)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        return await self._store.end(session_id, "cancelled", terminal_event("cancelled"))
+
+    def queue_position(self, queued: Sequence[str], session_id: str) -> int | None:
+        return queued.index(session_id) + 1 if session_id in queued else None
+
+    async def _claim_forever(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                while len(self._running) < self.settings.concurrency:
+                    session = await self._store.claim_next()
+                    if session is None:
+                        break
+                    self._spawn(session)
+                await self._stop_cancelled_elsewhere()
+            except Exception as exc:  # the store may be briefly down: the next round claims
+                log.warning("job_claim_failed: %s", error_text(exc))
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.settings.poll_seconds):
+                    await self._wake.wait()
+
+    async def _stop_cancelled_elsewhere(self) -> None:
+        statuses = await self._store.statuses(list(self._running))
+        for session_id, status in statuses.items():
+            if status == "cancelled" and (task := self._running.get(session_id)) is not None:
+                self._cancelling.add(session_id)
+                task.cancel()
+
+    def _spawn(self, session: ResearchSession) -> None:
+        context = self._contexts.pop(session.session_id, None)
+        task = asyncio.create_task(self._execute(session), name=f"research-{session.session_id}", context=context)
+        self._running[session.session_id] = task
+
+        def done(_: asyncio.Task[None]) -> None:
+            self._running.pop(session.session_id, None)
+            self._cancelling.discard(session.session_id)
+            self._wake.set()
+
+        task.add_done_callback(done)
+
+    async def _execute(self, session: ResearchSession) -> None:
+        session_id, resume = session.session_id, session.resume_count > 0
+        request = request_of(session)
+        future = self._results.setdefault(session_id, asyncio.get_running_loop().create_future())
+        try:
+            started: dict[str, object] = {"instance": self._owner}
+            if resume:
+                started |= {"from_stage": first_unfinished_stage(session), "resume_count": session.resume_count}
+            kind = "session.resumed" if resume else "session.started"
+            await self._store.append_events(session_id, [NewEvent(kind, started)])
+            result = await self._drive(session, request, resume)
+        except ResumeUnavailableError as exc:
+            log.warning("research_not_resumable %s: %s", session_id, exc)
+            ended = SessionFinishedError(session_id, "interrupted")
+            await self._end(session_id, "interrupted", future, ended, str(exc))
+        except asyncio.CancelledError:
+            if self._stopping and session_id not in self._cancelling:
+                future.cancel()
+                raise  # shutdown: the session stays running; the lease's release queues it again
+            ended = SessionFinishedError(session_id, "cancelled")
+            await asyncio.shield(self._end(session_id, "cancelled", future, ended))
+        except Exception as exc:
+            log.error("research_failed %s: %s", session_id, error_text(exc))
+            await self._end(session_id, "failed", future, exc, error_text(exc))
+        else:
+            await self._end(session_id, result.overall_status, future, None)
+            if not future.done():
+                future.set_result(result)
+        try:
+            await self._orchestrator.forget(session_id)
+        except Exception as exc:  # a checkpoint left behind costs space, not correctness
+            log.warning("checkpoint_not_deleted %s: %s", session_id, error_text(exc))
+
+    async def _end(
+        self,
+        session_id: str,
+        status: str,
+        future: asyncio.Future[ResearchResult],
+        error: BaseException | None,
+        reason: str | None = None,
+    ) -> None:
+        extra = {"reason": reason} if reason else {}
+        try:
+            await self._store.end(session_id, status, terminal_event(status, **extra), reason=reason)  # type: ignore[arg-type]
+        except Exception as exc:
+            log.error("session_end_not_written %s: %s", session_id, error_text(exc))
+            error = error or exc
+        if error is not None and not future.done():
+            future.set_exception(error)
+            future.exception()  # retrieved here: nobody may be waiting for it
+
+    async def _drive(self, session: ResearchSession, request: ResearchRequest, resume: bool) -> ResearchResult:
+        """Runs (or resumes) the research, committing each stage and its event as the graph reports it."""
+        session_id = session.session_id
+        stream = self._orchestrator.stream(request, run_id=session_id, resume=resume)
+        async with contextlib.aclosing(stream):
+            async for progress in stream:
+                if isinstance(progress, ExpertFinished):
+                    await self._sessions.record_expert(session_id, progress.expert, progress.outcome)
+                elif isinstance(progress, StageFinished) and progress.stage == "debate":
+                    await self._sessions.record_debate(session_id, progress.outcome)
+                elif isinstance(progress, StageFinished):
+                    await self._sessions.record_verdict(session_id, progress.outcome)
+                elif isinstance(progress, ResearchFinished):
+                    if resume:
+                        await self._record_what_the_checkpoint_had(session, progress.result)
+                    return progress.result
+                if (event := event_of(progress)) is not None:
+                    await self._store.append_events(session_id, [event])
+        raise ResumeUnavailableError(f"research {session_id} ended without a result")
+
+    async def _record_what_the_checkpoint_had(self, before: ResearchSession, result: ResearchResult) -> None:
+        """Stages the checkpoint holds that the session had not recorded (the coordinator died in between)."""
+        stored = await self._sessions.get(before.session_id) or before
+        events: list[NewEvent] = []
+        for item in result.expert_results:
+            if item.expert_type.value not in stored.expert_outcomes and item.status == "success":
+                outcome = ExpertOutcome("success", item.data)
+                await self._sessions.record_expert(before.session_id, item.expert_type.value, outcome)
+                events.append(expert_event(item.expert_type.value, outcome))
+        if stored.debate.status == "pending" and result.debate_outcome is not None:
+            await self._sessions.record_debate(before.session_id, StageOutcome("success", data=result.debate_outcome))
+            events.append(stage_event("debate", StageOutcome("success", data=result.debate_outcome)))
+        if stored.judge.status == "pending" and result.verdict is not None:
+            await self._sessions.record_verdict(before.session_id, StageOutcome("success", data=result.verdict))
+            events.append(stage_event("verdict", StageOutcome("success", data=result.verdict)))
+        if events:
+            await self._store.append_events(before.session_id, events)
+
+
+def request_of(session: ResearchSession) -> ResearchRequest:
+    """The request a stored session runs: what it asked, with what it carries from a retry's source (the results
+    stored before it first ran, and a debate already recorded as succeeded)."""
+    return ResearchRequest(
+        symbol=session.symbol,
+        experts=[ExpertType(e) for e in session.experts],
+        options=session.options,
+        skip_debate=session.skip_debate,
+        analysis_date=session.analysis_date,
+        carried_results=session.successful_results,
+        carried_debate_outcome=session.debate_outcome if session.debate_succeeded else None,
+    )
+
+
+def first_unfinished_stage(session: ResearchSession) -> str:
+    if any(e not in session.expert_outcomes for e in session.experts):
+        return "experts"
+    if not session.skip_debate and session.debate.status == "pending":
+        return "debate"
+    if not session.skip_debate and session.judge.status == "pending":
+        return "verdict"
+    return "end"

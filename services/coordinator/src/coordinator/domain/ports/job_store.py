@@ -1,0 +1,41 @@
+"""Where research jobs wait, are claimed, and record their events: the session store seen as a durable queue."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+
+from coordinator.domain.model.events import NewEvent, SessionEvent
+from coordinator.domain.model.session import ResearchSession, SessionStatus
+
+
+class IJobStore(ABC):
+    @abstractmethod
+    async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
+        """Append ``events`` to the session's, numbered after its last; returns the last number."""
+
+    @abstractmethod
+    async def events_after(self, session_id: str, after: int, *, limit: int = 500) -> Sequence[SessionEvent]:
+        """The session's events numbered above ``after``, in order, at most ``limit``."""
+
+    @abstractmethod
+    async def end(self, session_id: str, status: SessionStatus, event: NewEvent, *, reason: str | None = None) -> bool:
+        """Give a session that has not ended its final ``status`` (and ``reason``) and append ``event`` (its
+        terminal event) in one transaction; False (nothing written) when it had ended already."""
+
+    @abstractmethod
+    async def claim_next(self) -> ResearchSession | None:
+        """Take the oldest ``queued`` session for this coordinator: it becomes ``running``, owned by it; one that had
+        started before counts one more resume. None when the queue is empty. Two claimers never get one session."""
+
+    @abstractmethod
+    async def queued(self) -> Sequence[str]:
+        """The queued sessions' ids, oldest first (the queue's order)."""
+
+    @abstractmethod
+    async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]: ...
+
+    @abstractmethod
+    async def find_idempotent(self, client_id: str, key: str, since: datetime) -> ResearchSession | None:
+        """The newest session ``client_id`` created with ``key`` since ``since``."""
