@@ -6,6 +6,9 @@ list the symbols the research service's data covers.
     make cli ARGS="600519.SH --analysis-date 2024-06-28"
     make cli ARGS="--sessions [600519.SH] [--status partial]"
     make cli ARGS="--retry SESSION_ID"
+    make cli ARGS="600519.SH --detach"            submit, print the session id and its URLs, return at once
+    make cli ARGS="--follow SESSION_ID"            re-attach: live progress, then the summary
+    make cli ARGS="--cancel SESSION_ID"
     make cli ARGS="--universe"
 
 (``make cli ARGS=...`` is ``uv run python scripts/research_cli.py ...`` on the uv make installed if needed.)
@@ -18,6 +21,10 @@ A symbol without data (404 symbol_not_found) or a date before its data can suppo
 
 --universe lists what the research service's data covers: each symbol's market, daily bars (first and last
 day, count), annual financials (report period ends) and valuation snapshots; a live provider is open-ended.
+
+A research (and a retry) is submitted as a job (Prefer: respond-async) and followed on its event stream:
+one line per expert, the debate and the verdict as each starts and ends, with its duration (on stderr), then
+the summary. Ctrl-C stops following, not the research: --follow SESSION_ID re-attaches.
 
 When the debate or the verdict is missing, the session's record says why (GET /sessions/{id}); the
 summary shows it.
@@ -320,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
         help="make the research as of that day, with the data public then (default: today)",
     )
     parser.add_argument("--retry", metavar="SESSION_ID", help="retry a session: re-run only what failed")
+    parser.add_argument("--detach", action="store_true", help="submit and return: print the session id and URLs")
+    parser.add_argument("--follow", metavar="SESSION_ID", help="follow a session's progress, then summarise it")
+    parser.add_argument("--cancel", metavar="SESSION_ID", help="cancel a queued or running session")
     parser.add_argument("--sessions", action="store_true", help="list the latest sessions instead")
     parser.add_argument("--status", help="with --sessions: only sessions of this status (e.g. partial)")
     parser.add_argument("--limit", type=int, default=20, help="with --sessions: how many (default 20)")
@@ -350,8 +360,12 @@ def main(argv: list[str] | None = None) -> int:
         params = {"limit": args.limit, **({"symbol": args.symbol} if args.symbol else {})}
         params.update({"status": args.status} if args.status else {})
         request = httpx.Request("GET", f"{api}/sessions", params=params)
+    elif args.follow:
+        request = httpx.Request("GET", f"{api}/sessions/{args.follow}")
+    elif args.cancel:
+        request = httpx.Request("POST", f"{api}/sessions/{args.cancel}/cancel")
     elif args.retry:
-        request = httpx.Request("POST", f"{api}/research/{args.retry}/retry")
+        request = httpx.Request("POST", f"{api}/research/{args.retry}/retry", headers=ASYNC)
     elif args.symbol:
         payload = {
             "symbol": args.symbol,
@@ -359,9 +373,9 @@ def main(argv: list[str] | None = None) -> int:
             "skip_debate": args.skip_debate,
             **({"analysis_date": args.analysis_date} if args.analysis_date else {}),
         }
-        request = httpx.Request("POST", f"{api}/research", json=payload)
+        request = httpx.Request("POST", f"{api}/research", json=payload, headers=ASYNC)
     else:
-        parser.error("a symbol, --retry SESSION_ID, --sessions or --universe is required")
+        parser.error("a symbol, --retry SESSION_ID, --sessions or --universe is required (or --follow/--cancel ID)")
 
     print(f"{request.method} {request.url}", file=sys.stderr, flush=True)
     key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
@@ -377,6 +391,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"No answer from {base_url} within {args.timeout:g} s.", file=sys.stderr)
             return 2
         body = _json_or_text(response)
+        if (response.status_code == 202 and isinstance(body, Mapping) and args.detach) or args.cancel:
+            print(
+                format_job(body)
+                if isinstance(body, Mapping) and "links" in body
+                else format_problem(response.status_code, body)
+            )
+            return 0 if response.status_code == 202 else 1
+        if (response.status_code == 202 or args.follow) and isinstance(body, Mapping) and "session_id" in body:
+            response, body = follow(client, api, str(body["session_id"]))
         refused = 400 <= response.status_code < 500
         if args.json:
             print(json.dumps(body, ensure_ascii=False, indent=2))
@@ -394,6 +417,98 @@ def main(argv: list[str] | None = None) -> int:
                 print("Set STOCK_RESEARCH_API_KEY to your API key (stock-research-keys create).", file=sys.stderr)
     print(f"\nHTTP {response.status_code}   X-Request-ID {response.headers.get('x-request-id', '-')}", file=sys.stderr)
     return 0 if response.status_code == 200 else 1
+
+
+ASYNC = {"Prefer": "respond-async"}
+FINAL = ("completed", "partial", "failed", "cancelled", "interrupted")
+
+
+def format_job(body: Mapping[str, Any]) -> str:
+    links = body.get("links") or {}
+    lines = [f"Session {body.get('session_id')}: {body.get('status')}"]
+    if body.get("queue_position"):
+        lines.append(f"  queue position  {body['queue_position']}")
+    lines += [f"  {name:<14}  {url}" for name, url in links.items()]
+    return "\n".join(lines)
+
+
+def format_event(event: str, data: Mapping[str, Any]) -> str | None:
+    """One progress line for an event of the session's stream (None: nothing to show)."""
+    took = f"  {data['duration_ms'] / 1000:.1f} s" if isinstance(data.get("duration_ms"), int | float) else ""
+    if event == "snapshot":
+        position = f", queue position {data['queue_position']}" if data.get("queue_position") else ""
+        return f"session {data.get('session_id')} {data.get('status')}{position}"
+    if event in ("session.queued", "session.started", "session.resumed", "session.stalled"):
+        detail = ", ".join(f"{k} {v}" for k, v in data.items() if k != "instance")
+        return f"{event.split('.')[1]}{': ' + detail if detail else ''}"
+    if event == "expert.started":
+        return f"  … {data.get('expert')}"
+    if event == "expert.completed":
+        return f"  ✓ {data.get('expert'):<20} {data.get('signal')} {data.get('confidence')}{took}"
+    if event == "expert.failed":
+        return f"  ✗ {data.get('expert'):<20} {_short(data.get('message'), 80)}{took}"
+    stage, _, what = event.partition(".")
+    if stage in ("debate", "verdict"):
+        shown = {
+            "started": "…",
+            "completed": "✓",
+            "failed": "✗",
+            "skipped": "–",
+        }.get(what, what)
+        fields = {k: v for k, v in data.items() if k != "duration_ms" and v is not None}
+        return f"  {shown} {stage:<20} {_short(' '.join(str(v) for v in fields.values()), 80)}{took}".rstrip()
+    if event.startswith("session."):
+        reason = f": {data['reason']}" if data.get("reason") else ""
+        return f"{what}{reason}"
+    return None
+
+
+def follow(client: httpx.Client, api: str, session_id: str) -> tuple[httpx.Response, Any]:
+    """Print the session's progress from its event stream (reconnecting after the last event seen) until it ends;
+    returns its stored record as a research response."""
+    last = 0
+    while True:
+        try:
+            url = f"{api}/sessions/{session_id}/events"
+            with client.stream("GET", url, params={"after": last}, timeout=httpx.Timeout(60.0, connect=5.0)) as stream:
+                if stream.status_code != 200:
+                    stream.read()
+                    return stream, _json_or_text(stream)
+                event, data, ended = "", "", False
+                for line in stream.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: "):
+                        data = line[6:]
+                    elif line.startswith("id: "):
+                        last = int(line[4:])
+                    elif not line and event:
+                        shown = format_event(event, json.loads(data) if data else {})
+                        if shown:
+                            print(shown, file=sys.stderr, flush=True)
+                        ended = ended or (event.startswith("session.") and event.split(".")[1] in FINAL)
+                        event, data = "", ""
+                if ended:
+                    break
+        except httpx.TransportError:
+            continue  # the stream was cut (a gateway, a restart): reconnect after the last event seen
+    detail = client.get(f"{api}/sessions/{session_id}")
+    return detail, _as_research_response(_json_or_text(detail))
+
+
+def _as_research_response(detail: Any) -> Any:
+    """A stored session in the shape of the research response, for the summary."""
+    if not isinstance(detail, Mapping) or "expert_results" not in detail:
+        return detail
+    status = detail.get("status")
+    return {
+        **detail,
+        "overall_status": status,
+        "expert_results": {
+            e: {k: v for k, v in r.items() if k in ("status", "data", "error")}
+            for e, r in detail["expert_results"].items()
+        },
+    }
 
 
 def _json_or_text(response: httpx.Response) -> Any:

@@ -51,6 +51,17 @@ def test_gateway_proxies_the_coordinator_api_to_the_coordinator_port() -> None:
     assert f"listen {GATEWAY_PORT};" in conf
 
 
+def test_the_event_stream_is_streamed_unbuffered_with_a_long_read_timeout_of_its_own() -> None:
+    blocks = _blocks(_conf())
+    events = blocks["~ ^/api/v1/coordinator/sessions/[^/]+/events$"]
+    assert "proxy_buffering off;" in events
+    assert "proxy_cache off;" in events
+    timeout = _duration_seconds(re.search(r"proxy_read_timeout (\S+);", events).group(1))  # type: ignore[union-attr]
+    api = _duration_seconds(re.search(r"proxy_read_timeout (\S+);", blocks["/api/v1/coordinator/"]).group(1))  # type: ignore[union-attr]
+    assert timeout >= 3600 > api  # long for the stream alone
+    assert 'proxy_set_header X-Client-Id "";' in events
+
+
 def test_request_id_is_passed_through_or_generated() -> None:
     conf = _conf()
     mapping = conf[conf.index("map $http_x_request_id $gateway_request_id") :]

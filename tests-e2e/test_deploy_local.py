@@ -695,3 +695,68 @@ def test_cli_sends_the_api_key_from_the_environment(monkeypatch: pytest.MonkeyPa
     cli = _load(RESEARCH_CLI)
     assert cli.main(["--sessions", "--url", "http://coord.test"]) == 0
     assert route.calls.last.request.headers["authorization"] == "Bearer sr_cli-test-key"
+
+
+EVENTS = (
+    "\n\n".join(
+        [
+            'event: snapshot\ndata: {"session_id": "5b0c6f0e-1", "status": "queued", "queue_position": 1}',
+            'event: session.started\ndata: {"instance": "i-1"}\nid: 2',
+            'event: expert.started\ndata: {"expert": "technical_analyst"}\nid: 3',
+            'event: expert.completed\ndata: {"expert": "technical_analyst", "signal": "BULLISH", "confidence": 0.72, '
+            '"duration_ms": 1234.0, "attempts": 1}\nid: 4',
+            'event: expert.failed\ndata: {"expert": "catalyst_detective", "message": "news source timed out (504)", '
+            '"duration_ms": 300.0}\nid: 5',
+            'event: debate.completed\ndata: {"direction": "BULLISH", "confidence": 0.66, "duration_ms": 2500.0}\nid: 6',
+            'event: verdict.completed\ndata: {"action": "BUY", "position": 15.0, "duration_ms": 900.0}\nid: 7',
+            'event: session.partial\ndata: {"status": "partial"}\nid: 8',
+        ]
+    )
+    + "\n\n"
+)
+
+
+@respx.mock
+def test_cli_follows_a_research_stage_by_stage_then_summarises_it(capsys: pytest.CaptureFixture[str]) -> None:
+    session_id = RESPONSE["session_id"]
+    links = {"self": f"/s/{session_id}", "events": f"/s/{session_id}/events", "cancel": f"/s/{session_id}/cancel"}
+    posted = respx.post("http://coord.test/api/v1/coordinator/research").mock(
+        return_value=httpx.Response(202, json={"session_id": session_id, "status": "queued", "links": links})
+    )
+    respx.get(f"http://coord.test/api/v1/coordinator/sessions/{session_id}/events").mock(
+        return_value=httpx.Response(200, text=EVENTS, headers={"content-type": "text/event-stream"})
+    )
+    detail = {**RESPONSE, "status": "partial", "expert_results": {**RESPONSE["expert_results"]}}
+    respx.get(f"http://coord.test/api/v1/coordinator/sessions/{session_id}").mock(
+        return_value=httpx.Response(200, json=detail)
+    )
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["600519.SH", "--url", "http://coord.test"]) == 0
+    out = capsys.readouterr()
+    assert posted.calls.last.request.headers["Prefer"] == "respond-async"
+    assert re.search(r"✓ technical_analyst\s+BULLISH 0\.72\s+1\.2 s", out.err)
+    assert re.search(r"✗ catalyst_detective\s+news source timed out \(504\)\s+0\.3 s", out.err)
+    assert re.search(r"✓ debate\s+BULLISH 0\.66\s+2\.5 s", out.err)
+    assert "Research 600519.SH: PARTIAL" in out.out
+    assert "Verdict  BUY" in out.out
+
+
+@respx.mock
+def test_cli_detaches_and_cancels(capsys: pytest.CaptureFixture[str]) -> None:
+    links = {"self": "/s/1", "events": "/s/1/events", "cancel": "/s/1/cancel"}
+    respx.post("http://coord.test/api/v1/coordinator/research").mock(
+        return_value=httpx.Response(
+            202, json={"session_id": "1", "status": "queued", "queue_position": 2, "links": links}
+        )
+    )
+    respx.post("http://coord.test/api/v1/coordinator/sessions/1/cancel").mock(
+        return_value=httpx.Response(202, json={"session_id": "1", "status": "cancelled", "links": links})
+    )
+    cli = _load(RESEARCH_CLI)
+    assert cli.main(["600519.SH", "--detach", "--url", "http://coord.test"]) == 0
+    assert cli.main(["--cancel", "1", "--url", "http://coord.test"]) == 0
+    out = capsys.readouterr().out
+    assert "Session 1: queued" in out
+    assert "queue position  2" in out
+    assert "events          /s/1/events" in out
+    assert "Session 1: cancelled" in out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -547,3 +548,19 @@ def fake_container(
         bars_gateway=bars or FakeBarsGateway(),
         sessions=sessions or InMemorySessionRepository(),
     )
+
+
+def parse_sse(text: str) -> list[dict[str, Any]]:
+    """The events of an event stream: ``{"event", "id", "data"}`` each (comments dropped)."""
+    events = []
+    for block in text.strip().split("\n\n"):
+        event: dict[str, Any] = {"id": None}
+        for line in block.splitlines():
+            field, _, value = line.partition(": ")
+            if field in ("event", "id"):
+                event[field] = value
+            elif field == "data":
+                event["data"] = json.loads(value)
+        if "event" in event:
+            events.append(event)
+    return events

@@ -5,14 +5,20 @@ links; the session's event stream (snapshot, history in order, terminal event; r
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
-from coordinator_fakes import FakeBarsGateway, FakeDebateGateway, FakeExpertGateway, FakeJudgeGateway, make_settings
+from coordinator_fakes import (
+    FakeBarsGateway,
+    FakeDebateGateway,
+    FakeExpertGateway,
+    FakeJudgeGateway,
+    make_settings,
+    parse_sse,
+)
 from coordinator_persistence_fakes import RESEARCH, SESSIONS, local_postgres_database, retry_path
 
 from coordinator.container import build_container
@@ -74,22 +80,6 @@ async def coordinator(
         await stack.enter_async_context(app.router.lifespan_context(app))
         client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
         yield await stack.enter_async_context(client)
-
-
-def parse_sse(text: str) -> list[dict[str, Any]]:
-    """The events of an event stream: ``{"event", "id", "data"}`` each (comments dropped)."""
-    events = []
-    for block in text.strip().split("\n\n"):
-        event: dict[str, Any] = {"id": None}
-        for line in block.splitlines():
-            field, _, value = line.partition(": ")
-            if field in ("event", "id"):
-                event[field] = value
-            elif field == "data":
-                event["data"] = json.loads(value)
-        if "event" in event:
-            events.append(event)
-    return events
 
 
 async def stream(

@@ -1,6 +1,5 @@
-"""Crash durability: a coordinator process killed (SIGKILL) mid-session, then restarted, shows the
-session ``interrupted``; retrying it re-runs only what had not finished and completes; no session
-that was acknowledged before the crash is missing.
+"""Crash durability: a coordinator process killed (SIGKILL) mid-session is resumed from its last finished stage,
+by the same coordinator restarted or by another replica; what had finished is not called again.
 
 Real processes: the coordinator runs as ``uvicorn --factory coordinator.main:create_app`` on a SQLite
 file; the research/debate/judge peers are a tiny fake ASGI app served by uvicorn in a thread, which
@@ -9,160 +8,23 @@ can hold an expert's call until released (so a session is mid-flight when the co
 
 from __future__ import annotations
 
-import asyncio
-import os
-import signal
-import socket
-import subprocess
-import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from coordinator_fakes import debate_outcome, sample_result, verdict
-from coordinator_persistence_fakes import RESEARCH, SESSIONS, retry_path, sqlite_url
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from coordinator_fakes import parse_sse
+from coordinator_persistence_fakes import RESEARCH, SESSIONS, local_postgres_database, sqlite_url
+from coordinator_processes import CoordinatorProcess, FakePeers, wait_for
 
 pytestmark = pytest.mark.e2e
 
 TA, MI = "technical_analyst", "macro_intelligence"
-# The product's entry point; another factory can be named to run this test against it.
-FACTORY = os.environ.get("CRASH_TEST_COORDINATOR_FACTORY", "coordinator.main:create_app")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class FakePeers:
-    """research + debate + judge on one port. Experts in ``hold`` block until ``release`` is set."""
-
-    def __init__(self) -> None:
-        self.hold: set[str] = set()
-        self.release = threading.Event()
-        self.entered: set[str] = set()
-        self.calls: list[str] = []
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        app = Starlette(
-            routes=[
-                Route("/healthz", self._health),
-                Route("/api/v1/research/experts/{expert}", self._expert, methods=["POST"]),
-                Route("/api/v1/debate/run", self._debate, methods=["POST"]),
-                Route("/api/v1/judge/verdict", self._judge, methods=["POST"]),
-            ]
-        )
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
-
-    async def _health(self, _request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok"})
-
-    async def _expert(self, request: Request) -> JSONResponse:
-        expert = request.path_params["expert"]
-        body = await request.json()
-        self.calls.append(expert)
-        self.entered.add(expert)
-        if expert in self.hold:
-            await asyncio.to_thread(self.release.wait)
-        return JSONResponse(sample_result(expert, body["symbol"]))
-
-    async def _debate(self, request: Request) -> JSONResponse:
-        return JSONResponse(debate_outcome((await request.json())["symbol"]))
-
-    async def _judge(self, request: Request) -> JSONResponse:
-        return JSONResponse(verdict((await request.json())["symbol"]))
-
-    def __enter__(self) -> FakePeers:
-        self._thread.start()
-        _wait_for(lambda: self._server.started, "the fake peers to start")
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.release.set()
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
-
-
-class CoordinatorProcess:
-    def __init__(self, database_url: str, peers_url: str, log: Path) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "RESEARCH_SERVICE_URL": peers_url,
-            "DEBATE_SERVICE_URL": peers_url,
-            "JUDGE_SERVICE_URL": peers_url,
-            "HTTP_MAX_ATTEMPTS": "1",
-            "LOG_JSON": "false",
-        }
-        self._log = log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self._log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "--factory",
-                    FACTORY,
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                ],
-                env=self._env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        # generous: importing the service takes seconds, more on a loaded machine
-        _wait_for(self._healthy, f"the coordinator at {self.url} (log: {self._log})", timeout=180)
-
-    def _healthy(self) -> bool:
-        assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"the coordinator exited with {self.process.returncode}: {self._log.read_text()}")
-        try:
-            return httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+FA, VM, CD = "financial_auditor", "valuation_modeler", "catalyst_detective"
+FIVE_EXPERTS = {"symbol": "600519.SH", "experts": [TA, FA, VM, MI, CD]}
+ASYNC = {"Prefer": "respond-async"}
 
 
 @pytest.fixture
@@ -185,52 +47,85 @@ def _json(response: httpx.Response, status: int = 200) -> Any:
     return response.json()
 
 
-def test_a_killed_coordinator_leaves_an_interrupted_session_that_a_retry_completes(
+def test_a_killed_coordinator_restarted_resumes_its_research_from_the_last_finished_stage(
     coordinator: CoordinatorProcess, peers: FakePeers
 ) -> None:
+    """kill -9 with two of five experts finished (the other three held by slow peers): the restarted coordinator
+    resumes the session from its checkpoint; the two are not called again; the verdict arrives on the stream."""
     coordinator.start()
+    peers.hold = {MI, FA, VM}
     with httpx.Client(base_url=coordinator.url, timeout=30) as client:
-        acknowledged = _json(client.post(RESEARCH, json={"symbol": "600519.SH", "experts": [TA]}))
-        if not acknowledged["session_id"] or client.get(SESSIONS).status_code == 404:
-            pytest.skip(f"{FACTORY} does not open the session store and session routes yet (composition root)")
+        acknowledged = _json(client.post(RESEARCH, json=FIVE_EXPERTS, headers=ASYNC), 202)
+        session_id = acknowledged["session_id"]
+        wait_for(lambda: {TA, CD} <= set(_expert_results(client, session_id)), "two finished experts committed")
+        coordinator.kill()
+    assert sorted(peers.calls) == sorted(FIVE_EXPERTS["experts"])
 
-        peers.hold = {MI}
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            in_flight = pool.submit(client.post, RESEARCH, json={"symbol": "600519.SH", "experts": [TA, MI]})
-            _wait_for(lambda: MI in peers.entered, "the held expert to be called")
-            running = _running_session(client)
-            _wait_for(
-                lambda: TA in _json(client.get(f"{SESSIONS}/{running}"))["expert_results"],
-                "the finished expert to be committed",
-            )
-
-            coordinator.kill()
-            with pytest.raises(httpx.TransportError):
-                in_flight.result(timeout=30)
-
-    coordinator.start()  # same database: the start-up marks what was running as interrupted
+    peers.calls.clear()
+    peers.hold = set()
+    peers.release.set()
+    coordinator.start()  # same database: the start-up queues the dead coordinator's session again
+    events = stream_events(coordinator.url, session_id)
     with httpx.Client(base_url=coordinator.url, timeout=30) as client:
-        crashed = _json(client.get(f"{SESSIONS}/{running}"))
-        assert crashed["status"] == "interrupted"
-        assert crashed["expert_results"][TA]["status"] == "success"
-        assert MI not in crashed["expert_results"]
-        survived = _json(client.get(f"{SESSIONS}/{acknowledged['session_id']}"))
-        assert survived["status"] == "completed"  # nothing acknowledged is lost
-        assert survived["verdict"] is not None
-        assert _json(client.get(SESSIONS))["total"] == 2
+        stored = _json(client.get(f"{SESSIONS}/{session_id}"))
+        unfinished = [_json(client.get(SESSIONS, params={"status": s}))["total"] for s in ("running", "queued")]
 
-        peers.hold = set()
-        peers.calls.clear()
-        retried = _json(client.post(retry_path(running)))
+    assert sorted(peers.calls) == sorted([MI, FA, VM])  # the two finished experts are not called again
+    kinds = [e["event"] for e in events]
+    assert "session.resumed" in kinds
+    resumed = next(e["data"] for e in events if e["event"] == "session.resumed")
+    assert (resumed["from_stage"], resumed["resume_count"]) == ("experts", 1)
+    assert kinds[-2:] == ["verdict.completed", "session.completed"]
+    assert (stored["status"], stored["resume_count"]) == ("completed", 1)
+    assert set(stored["expert_results"]) == set(FIVE_EXPERTS["experts"])
+    assert stored["verdict"]["action"] == "BUY"
+    assert unfinished == [0, 0]  # nothing left running or queued
 
-        assert peers.calls == [MI]  # only what had not finished
-        assert (retried["overall_status"], retried["retry_count"]) == ("completed", 1)
-        assert retried["expert_results"][TA]["data"] == sample_result(TA)
-        assert retried["expert_results"][MI]["status"] == "success"
-        assert retried["verdict"]["action"] == "BUY"
-        stored = _json(client.get(f"{SESSIONS}/{retried['session_id']}"))
-        assert (stored["status"], stored["retried_from"]) == ("completed", running)
-        assert _json(client.post(retry_path(running)), 409)["code"] == "already_retried"
+
+@pytest.mark.postgres
+def test_a_second_coordinator_resumes_what_a_killed_one_was_running(tmp_path: Path, peers: FakePeers) -> None:
+    """Two coordinators on one PostgreSQL: submitted on A, which is killed after two of five experts finished; B
+    resumes it once A is known gone (its lease), without calling the two again; B's stream delivers the verdict."""
+    with local_postgres_database() as database:
+        lease = {"SESSION_LEASE_SECONDS": "3"}
+        a = CoordinatorProcess(database, peers.url, tmp_path / "a.log", **lease)
+        b = CoordinatorProcess(database, peers.url, tmp_path / "b.log", **lease)
+        try:
+            a.start()
+            b.start()
+            peers.hold = {MI, FA, VM}
+            with httpx.Client(base_url=a.url, timeout=30) as client:
+                session_id = _json(client.post(RESEARCH, json=FIVE_EXPERTS, headers=ASYNC), 202)["session_id"]
+                wait_for(lambda: {TA, CD} <= set(_expert_results(client, session_id)), "two experts committed")
+            a.kill()
+            peers.calls.clear()
+            peers.hold = set()
+            peers.release.set()
+            events = stream_events(b.url, session_id)
+            with httpx.Client(base_url=b.url, timeout=30) as client:
+                stored = _json(client.get(f"{SESSIONS}/{session_id}"))
+                unfinished = [_json(client.get(SESSIONS, params={"status": s}))["total"] for s in ("running", "queued")]
+        finally:
+            a.stop()
+            b.stop()
+    assert sorted(peers.calls) == sorted([MI, FA, VM])
+    resumed = next(e["data"] for e in events if e["event"] == "session.resumed")
+    assert resumed["instance"] != next(e["data"] for e in events if e["event"] == "session.started")["instance"]
+    assert [e["event"] for e in events][-2:] == ["verdict.completed", "session.completed"]
+    assert (stored["status"], stored["resume_count"]) == ("completed", 1)
+    assert unfinished == [0, 0]
+
+
+def _expert_results(client: httpx.Client, session_id: str) -> dict[str, Any]:
+    results: dict[str, Any] = _json(client.get(f"{SESSIONS}/{session_id}"))["expert_results"]
+    return results
+
+
+def stream_events(url: str, session_id: str, timeout: float = 120.0) -> list[dict[str, Any]]:
+    """The session's whole event stream (it ends with the terminal event)."""
+    with httpx.stream("GET", f"{url}{SESSIONS}/{session_id}/events", timeout=timeout) as response:
+        assert response.status_code == 200
+        return parse_sse("".join(response.iter_text()))
 
 
 def _running_session(client: httpx.Client) -> str:
@@ -240,7 +135,7 @@ def _running_session(client: httpx.Client) -> str:
         found[:] = [s["session_id"] for s in _json(client.get(SESSIONS, params={"status": "running"}))["items"]]
         return len(found) == 1
 
-    _wait_for(look, "the running session to be listed")
+    wait_for(look, "the running session to be listed")
     return found[0]
 
 
@@ -254,9 +149,10 @@ def test_a_coordinator_starting_beside_a_running_one_leaves_its_session_alone(tm
     try:
         old.start()
         peers.hold = {MI}
-        with httpx.Client(base_url=old.url, timeout=60) as client, ThreadPoolExecutor(max_workers=1) as pool:
+        # generous: the second coordinator's start takes long on a loaded machine, and the research waits for it
+        with httpx.Client(base_url=old.url, timeout=300) as client, ThreadPoolExecutor(max_workers=1) as pool:
             in_flight = pool.submit(client.post, RESEARCH, json={"symbol": "600519.SH", "experts": [TA, MI]})
-            _wait_for(lambda: MI in peers.entered, "the held expert to be called")
+            wait_for(lambda: MI in peers.entered, "the held expert to be called")
             running = _running_session(client)
 
             new.start()  # registers, then sweeps: the old coordinator is alive, its session is not touched
@@ -264,7 +160,7 @@ def test_a_coordinator_starting_beside_a_running_one_leaves_its_session_alone(tm
                 assert _json(beside.get(f"{SESSIONS}/{running}"))["status"] == "running"
 
             peers.release.set()
-            answered = in_flight.result(timeout=60)
+            answered = in_flight.result(timeout=300)
         assert _json(answered)["overall_status"] == "completed"
         old.stop()  # graceful: nothing of its own is still running
         with httpx.Client(base_url=new.url, timeout=30) as client:

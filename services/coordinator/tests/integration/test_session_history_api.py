@@ -138,6 +138,8 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
         "stages_to_retry",
         "created_at",
         "updated_at",
+        "resume_count",
+        "status_reason",
     }
 
     by_symbol = (await app.client.get(SESSIONS, params={"symbol": "600519.sh"})).json()

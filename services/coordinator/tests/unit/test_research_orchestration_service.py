@@ -18,6 +18,7 @@ from coordinator_fakes import (
 )
 
 from coordinator.application.dtos.research_command import ResearchCommand
+from coordinator.application.services.research_jobs import JobSettings
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import AllExpertsFailedError, SessionFinishedError
 from coordinator.domain.model.progress import ExpertStarted, Progress
@@ -167,3 +168,27 @@ async def test_a_waiter_that_goes_away_does_not_stop_the_research() -> None:
     types = [e.type for e in sessions.events[stored.session_id]]
     assert types[:2] == ["session.queued", "session.started"]
     assert types[-3:] == ["verdict.started", "verdict.completed", "session.completed"]
+
+
+async def test_a_research_silent_for_stall_seconds_reports_it_stalled() -> None:
+    release = asyncio.Event()
+
+    class SlowExpert(FakeExpertGateway):
+        async def run_expert(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            await release.wait()
+            return await super().run_expert(*args, **kwargs)
+
+    sessions = InMemorySessionRepository()
+    orchestrator = LangGraphResearchOrchestrator(SlowExpert(), FakeDebateGateway(), FakeJudgeGateway())
+    service = research_service(orchestrator, sessions, settings=JobSettings(poll_seconds=0.01, stall_seconds=0.1))
+    waiter = asyncio.create_task(service.execute(COMMAND))
+    for _ in range(500):
+        if any(e.type == "session.stalled" for events in sessions.events.values() for e in events):
+            break
+        await asyncio.sleep(0.01)
+    release.set()
+    result = await waiter
+    types = [e.type for e in sessions.events[result.session_id]]
+    assert "session.stalled" in types
+    assert types.index("session.stalled") < types.index("expert.completed")
+    assert types[-1] == "session.completed"

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -172,13 +173,15 @@ class ResearchJobs:
         session_id, resume = session.session_id, session.resume_count > 0
         request = request_of(session)
         future = self._results.setdefault(session_id, asyncio.get_running_loop().create_future())
+        heard = [time.monotonic()]  # when the run last reported anything
+        watch = asyncio.create_task(self._watch_for_stalls(session_id, heard))
         try:
             started: dict[str, object] = {"instance": self._owner}
             if resume:
                 started |= {"from_stage": first_unfinished_stage(session), "resume_count": session.resume_count}
             kind = "session.resumed" if resume else "session.started"
             await self._store.append_events(session_id, [NewEvent(kind, started)])
-            result = await self._drive(session, request, resume)
+            result = await self._drive(session, request, resume, heard)
         except ResumeUnavailableError as exc:
             log.warning("research_not_resumable %s: %s", session_id, exc)
             ended = SessionFinishedError(session_id, "interrupted")
@@ -196,6 +199,8 @@ class ResearchJobs:
             await self._end(session_id, result.overall_status, future, None)
             if not future.done():
                 future.set_result(result)
+        finally:
+            watch.cancel()
         try:
             await self._orchestrator.forget(session_id)
         except Exception as exc:  # a checkpoint left behind costs space, not correctness
@@ -219,12 +224,28 @@ class ResearchJobs:
             future.set_exception(error)
             future.exception()  # retrieved here: nobody may be waiting for it
 
-    async def _drive(self, session: ResearchSession, request: ResearchRequest, resume: bool) -> ResearchResult:
+    async def _watch_for_stalls(self, session_id: str, heard: list[float]) -> None:
+        """A ``session.stalled`` event each time the run has reported nothing for ``stall_seconds``."""
+        stall = self.settings.stall_seconds
+        while True:
+            await asyncio.sleep(max(heard[0] + stall - time.monotonic(), stall / 10))
+            silent = time.monotonic() - heard[0]
+            if silent >= stall:
+                heard[0] = time.monotonic()
+                with contextlib.suppress(Exception):
+                    await self._store.append_events(
+                        session_id, [NewEvent("session.stalled", {"seconds": round(silent)})]
+                    )
+
+    async def _drive(
+        self, session: ResearchSession, request: ResearchRequest, resume: bool, heard: list[float]
+    ) -> ResearchResult:
         """Runs (or resumes) the research, committing each stage and its event as the graph reports it."""
         session_id = session.session_id
         stream = self._orchestrator.stream(request, run_id=session_id, resume=resume)
         async with contextlib.aclosing(stream):
             async for progress in stream:
+                heard[0] = time.monotonic()
                 if isinstance(progress, ExpertFinished):
                     await self._sessions.record_expert(session_id, progress.expert, progress.outcome)
                 elif isinstance(progress, StageFinished) and progress.stage == "debate":

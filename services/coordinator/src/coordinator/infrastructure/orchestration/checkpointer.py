@@ -54,6 +54,9 @@ async def open_checkpointer(database_url: str | URL) -> AsyncIterator[BaseCheckp
         path.parent.mkdir(parents=True, exist_ok=True)
         async with aiosqlite.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S) as conn:
             await conn.execute("PRAGMA journal_mode=WAL")
+            # As the sessions store (engine.sqlite_pragmas): a commit survives the process crashing, fsync at
+            # checkpoints only (a research commits a dozen checkpoints and writes).
+            await conn.execute("PRAGMA synchronous=NORMAL")
             saver = AsyncSqliteSaver(conn, serde=serializer())
             await saver.setup()
             yield saver

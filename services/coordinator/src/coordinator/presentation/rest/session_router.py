@@ -51,7 +51,7 @@ from shared_contracts.coordinator import (
     SessionStatus,
     job_links,
 )
-from shared_contracts.problems import ProblemDetail
+from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
 from shared_contracts.service.request_id import current_request_id
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["sessions"])
@@ -176,7 +176,10 @@ async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: V
         200: {
             "description": f"`text/event-stream`; `id` is the event's number in the session. Events: {_EVENT_TYPES}."
         },
-        **_NOT_FOUND,
+        404: {
+            "description": _NOT_FOUND[404]["description"],
+            "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}},
+        },
     },
     summary="A session's events (SSE): a snapshot, the history, then live events until the terminal one",
 )
