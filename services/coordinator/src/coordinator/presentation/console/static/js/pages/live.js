@@ -61,10 +61,10 @@ export async function livePage(main, route) {
         break;
       case "session.resumed":
         status.textContent = `${t("live.status")}: ${statusWord("running")}`;
-        note.textContent = t("live.resumed", { stage: text(d.from_stage ?? d.stage ?? d.from) });
+        note.textContent = t("live.resumed", { stage: text(d.from_stage) });
         break;
       case "session.stalled":
-        note.textContent = t("live.stalled");
+        note.textContent = t("live.stalled", { seconds: d.seconds ?? "?" });
         break;
       case "expert.started":
         tick(d.expert, "running");
