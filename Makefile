@@ -9,7 +9,7 @@ UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 RUN := $(UV) run --no-sync
 SRC := shared-contracts/src services/coordinator/src services/research/src services/debate/src services/judge/src evaluation/src
 
-.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research cli keys bench evaluate clean
+.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research cli keys bench evaluate vendor clean
 
 help:
 	@echo "make test      bootstrap, lint (ruff), types (mypy), layers (import-linter), all tests"
@@ -18,6 +18,7 @@ help:
 	@echo "make cli ARGS=\"--sessions\"      the same CLI with any of its options (ARGS=--help lists them)"
 	@echo "make keys ARGS=\"create alice\"  create, revoke or list API keys (stock-research-keys)"
 	@echo "make bench     run the benchmarks and write a report under bench-results/"
+	@echo "make vendor    refresh the console's vendored front-end files from the npm registry (needs npm)"
 	@echo "make evaluate  walk-forward evaluation of the verdicts, report under eval-results/ (ARGS=\"--help\")"
 
 $(CURDIR)/.tools/bin/uv:
@@ -84,6 +85,12 @@ bench: bootstrap
 # 2024-01-01"; the options: make evaluate ARGS=--help. (ARGS is passed only when given: its default is cli's.)
 evaluate: bootstrap
 	$(RUN) research-eval $(if $(filter command line environment,$(origin ARGS)),$(ARGS))
+
+# The console's third-party front-end files (lightweight-charts; axe-core for its tests), pinned in their manifests
+# (scripts/vendor_frontend.py): npm pack of each pinned version, files copied, sha256 rewritten. Only when
+# changing a version: the files are committed, nothing is fetched at run time.
+vendor: bootstrap
+	$(RUN) python scripts/vendor_frontend.py
 
 clean:
 	rm -rf .venv .tools .pytest_cache .mypy_cache .ruff_cache

@@ -129,6 +129,8 @@ def banner(services: list[Service]) -> str:
     lines += [f"  {s.name:<12} {s.url:<24} docs {s.url}/docs   health {s.url}/readyz" for s in services]
     lines += [
         "",
+        f"Console: {coordinator.url}/console/   (new research, live progress, sessions, history, scorecard)",
+        "",
         "Try:",
         f"  curl -s -X POST {coordinator.url}/api/v1/coordinator/research \\",
         f"       -H 'Content-Type: application/json' -d {payload}",

@@ -20,6 +20,8 @@ import httpx
 import pytest
 from deploy_manifests import GATEWAY_PORT, ROOT, SERVICE_PORTS
 
+from coordinator.presentation.console.site import CONTENT_SECURITY_POLICY as CONSOLE_POLICY
+
 CONF = ROOT / "deploy" / "nginx" / "nginx.conf"
 NGINX = shutil.which("nginx") or next(
     (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if Path(p).exists()), None
@@ -182,6 +184,13 @@ def test_every_answer_carries_the_security_headers() -> None:
                 assert f"proxy_hide_header {header};" in body, f"{name}: {header}"
     api = _blocks(conf)["/api/v1/coordinator/"]
     assert "add_header Content-Security-Policy \"default-src 'none'; frame-ancestors 'none'\" always;" in api
+
+
+def test_the_console_is_routed_to_the_coordinator_with_the_coordinators_own_policy() -> None:
+    console = _blocks(_conf())["/console"]
+    assert "proxy_pass http://coordinator;" in console  # the path unchanged: /console/... on the coordinator
+    assert "proxy_hide_header Content-Security-Policy;" in console
+    assert f'add_header Content-Security-Policy "{CONSOLE_POLICY}" always;' in console
 
 
 # ------------------------------------------------------------------------------------- real nginx
@@ -420,3 +429,13 @@ def test_gateway_refuses_a_large_body_with_a_problem(gateway: tuple[str, Path]) 
     assert response.headers["content-type"].startswith("application/problem+json")
     assert response.json()["code"] == "request_too_large"
     assert _Coordinator.seen == []
+
+
+@needs_nginx
+def test_gateway_passes_the_console_to_the_coordinator_with_one_policy(gateway: tuple[str, Path]) -> None:
+    url, _log = gateway
+    response = httpx.get(f"{url}/console/js/app.js")
+    assert response.status_code == 200
+    assert _Coordinator.seen[-1]["path"] == "/console/js/app.js"
+    assert response.headers.get_list("content-security-policy") == [CONSOLE_POLICY]
+    assert response.headers.get_list("x-frame-options") == ["DENY"]

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import structlog
 
+from coordinator.application.services.market_reference_service import MarketReferenceService
 from coordinator.application.services.outcome_service import SessionOutcomeService
 from coordinator.application.services.research_jobs import JobSettings, ResearchJobs
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
@@ -21,12 +22,14 @@ from coordinator.application.services.session_query_service import SessionQueryS
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.market_reference_gateway import IMarketReferenceGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
 from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
+from coordinator.infrastructure.adapters.market_reference_gateway_adapter import MarketReferenceGatewayAdapter
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, peer_http_client
 from coordinator.infrastructure.adapters.price_bars_gateway_adapter import PriceBarsGatewayAdapter
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
@@ -57,6 +60,8 @@ class CoordinatorContainer:
     research_service: ResearchOrchestrationService
     session_queries: SessionQueryService
     outcome_service: SessionOutcomeService
+    market_reference: MarketReferenceService
+    """The console's universe and bars."""
     owns_http_client: bool = True
 
     async def readiness(self) -> dict[str, str]:
@@ -82,6 +87,7 @@ def build_container(
     debate_gateway: IDebateGateway | None = None,
     judge_gateway: IJudgeGateway | None = None,
     bars_gateway: IPriceBarsGateway | None = None,
+    market_gateway: IMarketReferenceGateway | None = None,
     checkpointer: Any = None,
     owner: str | None = None,
 ) -> CoordinatorContainer:
@@ -112,9 +118,9 @@ def build_container(
     debate = debate_gateway or DebateGatewayAdapter(peers["debate"])
     judge = judge_gateway or JudgeGatewayAdapter(peers["judge"])
     # The research service again, with the bars call's own budget (a session read waits for it).
-    bars = bars_gateway or PriceBarsGatewayAdapter(
-        peer("research", settings.research_service_url, settings.bars_timeout_seconds)
-    )
+    bars_peer = peer("research", settings.research_service_url, settings.bars_timeout_seconds)
+    bars = bars_gateway or PriceBarsGatewayAdapter(bars_peer)
+    market = market_gateway or MarketReferenceGatewayAdapter(bars_peer)
     orchestrator = LangGraphResearchOrchestrator(research, debate, judge, checkpointer=checkpointer)
     job_settings = JobSettings(
         concurrency=settings.research_concurrency,
@@ -140,6 +146,7 @@ def build_container(
         research_service=ResearchOrchestrationService(jobs, sessions, sessions),
         session_queries=SessionQueryService(sessions),
         outcome_service=SessionOutcomeService(sessions, bars),
+        market_reference=MarketReferenceService(market),
         owns_http_client=http_client is None,
     )
 

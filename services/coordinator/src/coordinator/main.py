@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 from coordinator.api.routes import ROUTERS
 from coordinator.container import CoordinatorContainer, open_container
+from coordinator.presentation.console.site import mount_console
 from coordinator.presentation.rest.errors import EXCEPTION_HANDLERS
 from coordinator.settings import Settings
 from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
@@ -15,7 +16,7 @@ from shared_contracts.service.settings import settings_of_this_process
 def create_app(settings: Settings | None = None, container: CoordinatorContainer | None = None) -> FastAPI:
     """Without ``container`` the lifespan opens one (``open_container``); a given container is the caller's."""
     settings = settings or settings_of_this_process(Settings)
-    return create_service_app(
+    app = create_service_app(
         service="coordinator",
         title="Coordinator",
         description="Fans a research request out to the selected experts in parallel (LangGraph Send), "
@@ -28,3 +29,5 @@ def create_app(settings: Settings | None = None, container: CoordinatorContainer
         quota_path="/api/v1/coordinator/research",
         exception_handlers=EXCEPTION_HANDLERS,  # every expert failed: the problem plus the full response body
     )
+    mount_console(app)  # the web console at /console (static files)
+    return app

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from coordinator.presentation.rest.market_router import router as market_router
 from coordinator.presentation.rest.research_router import router as research_router
 from coordinator.presentation.rest.scorecard_router import router as scorecard_router
 from coordinator.presentation.rest.session_router import router as session_router
 
-ROUTERS: list[APIRouter] = [research_router, session_router, scorecard_router]
+ROUTERS: list[APIRouter] = [research_router, session_router, scorecard_router, market_router]

@@ -20,6 +20,7 @@ CoordinatorError
 │   ├── PeerTimeoutError           peer_timeout
 │   ├── PeerUnavailableError       peer_unavailable (connection refused/reset, DNS, ...)
 │   └── PeerContractError          peer_contract: a body that breaks the wire contract
+├── BarsNotFoundError              404 symbol_not_found: research has no bars for the symbol (the console's chart)
 └── SessionError
     ├── SessionNotFoundError       404 session_not_found
     ├── SessionConflictError       409: SessionRunningError session_running, SessionNotRetryableError
@@ -175,6 +176,14 @@ class PeerUnavailableError(GatewayError):
 
 class PeerContractError(GatewayError):
     code = "peer_contract"
+
+
+class BarsNotFoundError(CoordinatorError):
+    code = "symbol_not_found"
+
+    def __init__(self, symbol: str, detail: str) -> None:
+        super().__init__(f"No bars for {symbol}: {detail}")
+        self.symbol = symbol
 
 
 class SessionError(CoordinatorError):

@@ -40,13 +40,14 @@ class ScorecardQuery(VerdictFilter):
         if named is not None and (len(named) > MAX_ENGINE_LENGTH or not (named.isascii() and named.isprintable())):
             limit = f"printable ASCII, at most {MAX_ENGINE_LENGTH} characters"
             raise ScorecardEngineError(f"engine must be 'rules' or an LLM model name ({limit})")
-        first, last = _day("start", start), _day("end", end)
+        first, last = optional_day("start", start), optional_day("end", end)
         if first is not None and last is not None and first > last:
             raise InvalidDateRangeError(f"start {first.isoformat()} is after end {last.isoformat()}")
         return cls(symbol=wanted, engine=named, client_id=client_id, start=first, end=last)
 
 
-def _day(name: str, value: str | None) -> date | None:
+def optional_day(name: str, value: str | None) -> date | None:
+    """``value`` as a day; None or blank: None; anything but YYYY-MM-DD: ``InvalidDateError`` naming ``name``."""
     if value is None or not value.strip():
         return None
     text = value.strip()

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from coordinator.application.services.market_reference_service import MarketReferenceService
 from coordinator.application.services.outcome_service import SessionOutcomeService
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.application.services.session_event_feed import SessionEventFeed
@@ -36,6 +37,10 @@ async def get_outcome_service(container: ContainerDep) -> SessionOutcomeService:
     return container.outcome_service
 
 
+async def get_market_reference(container: ContainerDep) -> MarketReferenceService:
+    return container.market_reference
+
+
 async def get_event_feed(container: ContainerDep) -> SessionEventFeed:
     return container.event_feed
 
@@ -51,4 +56,5 @@ ResearchServiceDep = Annotated[ResearchOrchestrationService, Depends(get_researc
 SessionQueriesDep = Annotated[SessionQueryService, Depends(get_session_queries)]
 OutcomeServiceDep = Annotated[SessionOutcomeService, Depends(get_outcome_service)]
 ViewerDep = Annotated[Viewer, Depends(get_viewer)]
+MarketReferenceDep = Annotated[MarketReferenceService, Depends(get_market_reference)]
 EventFeedDep = Annotated[SessionEventFeed, Depends(get_event_feed)]

@@ -23,7 +23,8 @@ def _pattern(pattern: str) -> WithJsonSchema:
     return WithJsonSchema({"type": "string", "pattern": pattern})
 
 
-_DAY = WithJsonSchema({"anyOf": [{"type": "string", "pattern": r"^\s*$"}, ISO_DATE_JSON_SCHEMA]})
+DAY_OR_BLANK = WithJsonSchema({"anyOf": [{"type": "string", "pattern": r"^\s*$"}, ISO_DATE_JSON_SCHEMA]})
+"""A YYYY-MM-DD query parameter, blank meaning none (the API document's schema; the application checks it)."""
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["sessions"])
 
@@ -59,9 +60,11 @@ async def scorecard(
         _pattern(ENGINE_FILTER_PATTERN),
         Query(description="Only verdicts of this engine: `rules` or an LLM model (verdict.engine)."),
     ] = None,
-    start: Annotated[str | None, _DAY, Query(description="First analysis date, YYYY-MM-DD (inclusive).")] = None,
+    start: Annotated[
+        str | None, DAY_OR_BLANK, Query(description="First analysis date, YYYY-MM-DD (inclusive).")
+    ] = None,
     end: Annotated[
-        str | None, _DAY, Query(description="Last analysis date, YYYY-MM-DD (inclusive; not before start).")
+        str | None, DAY_OR_BLANK, Query(description="Last analysis date, YYYY-MM-DD (inclusive; not before start).")
     ] = None,
 ) -> Scorecard:
     query = ScorecardQuery.parse(symbol=symbol, engine=engine, start=start, end=end, client_id=viewer.only_client)

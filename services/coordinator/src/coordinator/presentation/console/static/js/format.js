@@ -1,0 +1,58 @@
+// Numbers, durations and errors in words.
+
+import { ApiError, NetworkError } from "./api.js";
+import { expertName, t } from "./i18n.js";
+
+export const EXPERTS = [
+  "technical_analyst",
+  "financial_auditor",
+  "valuation_modeler",
+  "macro_intelligence",
+  "catalyst_detective",
+];
+
+export function num(value, digits = 2) {
+  return typeof value === "number" && Number.isFinite(value) ? value.toFixed(digits) : t("none");
+}
+
+/** A fraction (0.0123) as a percent (1.23 %). */
+export function pct(value, digits = 1) {
+  return typeof value === "number" && Number.isFinite(value) ? `${(value * 100).toFixed(digits)} %` : t("none");
+}
+
+export function seconds(ms) {
+  return typeof ms === "number" && Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : t("none");
+}
+
+export function text(value) {
+  if (value === undefined || value === null || value === "") return t("none");
+  if (Array.isArray(value)) return value.map(text).join("; ");
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/** An estimate {value, low, high, n} as "0.55 [0.41, 0.68] (n=40)"; fractions as percents when `asPct`. */
+export function estimate(e, asPct = true) {
+  if (!e || e.value === null || e.value === undefined) return t("none");
+  const f = asPct ? (v) => pct(v) : (v) => num(v, 3);
+  return `${f(e.value)} [${f(e.low)}, ${f(e.high)}] (n=${e.n})`;
+}
+
+/** Any error of a call, in words: a 404 symbol, a 429 with its wait, a queue full, a network failure... */
+export function errorText(error) {
+  if (error instanceof NetworkError) return t("err.network");
+  if (error instanceof ApiError) {
+    const wait = error.retryAfter ?? error.problem?.retry_after_seconds ?? 1;
+    if (error.status === 429) return t("err.rate_limited", { seconds: wait });
+    if (error.code === "queue_full") return t("err.queue_full", { seconds: wait });
+    if (error.code === "symbol_not_found") return t("err.symbol_not_found", { detail: error.detail });
+    if (error.code === "session_not_found") return t("err.session_not_found");
+    if (error.status === 401) return t("err.unauthenticated");
+    return t("err.generic", { status: error.status, code: error.code || error.title, detail: error.detail });
+  }
+  return String(error && error.message ? error.message : error);
+}
+
+export function expertError(expert, message) {
+  return t("err.expert_failed", { expert: expertName(expert), message: message || t("none") });
+}
