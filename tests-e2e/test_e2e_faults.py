@@ -19,6 +19,8 @@ import pytest
 from e2e_processes import FakeLLM, Stack, running_fake_llm, running_stack
 from e2e_support import ALL_EXPERTS, RESEARCH, SESSIONS, errors, expect, expect_problem, post_research, statuses
 
+from shared_contracts.standing import standing_side
+
 pytestmark = pytest.mark.e2e
 
 EXPERT_TIMEOUT = 3.0
@@ -99,7 +101,11 @@ def test_judge_down_keeps_the_debate_and_nulls_the_verdict(
     body = post_research(coordinator, symbol="600519.SH", experts=["technical_analyst", "financial_auditor"])
 
     assert body["overall_status"] == "completed"
-    assert body["debate_outcome"]["direction"] == "BULLISH"
+    outcome = body["debate_outcome"]  # issue 35: its direction follows the stock's standing, not the model's
+    assert (
+        outcome["direction"]
+        == standing_side(outcome["score"], outcome["universe_rank"], outcome["standing_coverage"])[0]
+    )
     assert body["verdict"] is None
     assert "judge" not in fake_llm.calls_by_role()
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)

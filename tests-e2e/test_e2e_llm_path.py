@@ -38,6 +38,8 @@ from e2e_support import (
     wait_for,
 )
 
+from shared_contracts.standing import standing_side
+
 pytestmark = pytest.mark.e2e
 
 MODEL = "fake-e2e-model"
@@ -100,7 +102,11 @@ def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models
 
     debate = body["debate_outcome"]
     resolution = replies.reply("resolution")
-    assert (debate["direction"], debate["confidence"]) == (resolution["direction"], resolution["confidence"])
+    # issue 35: with the stock's standing in its universe, the direction and confidence follow it, not the model
+    assert "score" in debate
+    side = standing_side(debate["score"], debate.get("universe_rank"), debate.get("standing_coverage"))
+    assert (debate["direction"], debate["confidence"]) == side
+    assert debate["conflict_resolution"].startswith(resolution["conflict_resolution"])
     assert debate["bull_case"]["core_thesis"] == replies.reply("bull_advocate")["core_thesis"]
     assert debate["bear_case"]["core_thesis"] == replies.reply("bear_advocate")["core_thesis"]
     assert debate["risk_matrix"] == resolution["risk_matrix"]
@@ -218,7 +224,11 @@ def test_malformed_judge_output_keeps_the_debate_and_nulls_the_verdict(
     body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
 
     assert body["overall_status"] == "completed"
-    assert body["debate_outcome"]["direction"] == "BULLISH"
+    outcome = body["debate_outcome"]
+    assert (
+        outcome["direction"]
+        == standing_side(outcome["score"], outcome["universe_rank"], outcome["standing_coverage"])[0]
+    )
     assert body["verdict"] is None
     assert fake_llm.calls_by_role()["judge"] == ATTEMPTS  # llm_output_invalid: the coordinator asks again
     stored = expect(coordinator.get(f"{SESSIONS}/{body['session_id']}"), 200)

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared_contracts.experts import IsoDate
+from shared_contracts.experts import IsoDate, JsonInt
 
 SignedUnit = Annotated[float, Field(ge=-1.0, le=1.0, allow_inf_nan=False)]
 """A number in [-1, 1]: a composite score."""
@@ -31,19 +31,18 @@ class FactorStanding(BaseModel):
 
 
 class CompositeStanding(BaseModel):
-    """The fixed composite of every factor family (docs/decisions.md, "Stock-specific composite")."""
+    """The fixed composite of every factor family (docs/decisions.md, "Stock-specific composite"). Strict: a
+    debate request may carry one, and a boolean or a numeric string is no number."""
 
     model_config = ConfigDict(extra="forbid")
 
-    score: float = Field(
-        ge=-1.0, le=1.0, allow_inf_nan=False, description="Σ w·sign·(2p−1) / Σ w over factors with data."
+    score: SignedUnit = Field(strict=True, description="Σ w·sign·(2p−1) / Σ w over the factors with data.")
+    universe_rank: UnitShare | None = Field(
+        default=None, strict=True, description="Mid-rank percentile of the score among the universe's scores."
     )
-    universe_rank: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Mid-rank percentile of the score among the universe's scores."
-    )
-    coverage: float = Field(ge=0.0, le=1.0, description="Share of the composite's weight that had data.")
+    coverage: UnitShare = Field(strict=True, description="Share of the composite's weight that had data.")
     factors_used: list[str] = Field(default_factory=list)
-    universe_scored: int = Field(ge=0, description="Universe symbols with a composite score on the day.")
+    universe_scored: JsonInt = Field(ge=0, description="Universe symbols with a composite score on the day.")
 
 
 class RelativeStanding(BaseModel):
