@@ -82,6 +82,7 @@ async def test_an_expert_node_notes_it_starts_and_writes_its_outcome() -> None:
     assert outcome.status == "success"
     assert outcome.data == sample_result("technical_analyst")
     assert outcome.duration_ms is not None
+    assert update["results"] == {"technical_analyst": outcome.data}  # the spec's view of the same outcome
 
 
 async def test_debate_node_skips_when_every_expert_failed() -> None:
@@ -176,5 +177,6 @@ async def test_an_unexpected_expert_failure_is_recorded_with_secrets_masked() ->
     leaking = FakeExpertGateway(failures={"technical_analyst": RuntimeError("boom Bearer sk-test-SECRET-123456")})
     update = await create_expert_node(ExpertType.TECHNICAL_ANALYST, leaking)(state(), runtime())
     error = update["experts"]["technical_analyst"].error
+    assert update["errors"] == {"technical_analyst": error}  # the spec's view of the same outcome
     assert "sk-test-SECRET-123456" not in error
     assert error.startswith("boom")

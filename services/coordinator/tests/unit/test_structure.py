@@ -91,14 +91,18 @@ def test_graph_state_has_the_spec_fields_with_reducers() -> None:
         "symbol",
         "selected_experts",
         "options",
+        "results",
+        "errors",
         "overall_status",
         "debate_outcome",
         "verdict",
     }
-    # The spec's results / errors are one map of typed expert outcomes (docs/decisions.md); the research's day;
-    # how the debate and the verdict ended.
+    # Beside the spec's fields: the typed outcome of each expert (results / errors are its views), the research's
+    # day, how the debate and the verdict ended.
     assert set(hints) == spec_fields | {"experts", "analysis_date", "stages"}
-    for merged in ("experts", "stages"):
+    assert hints["results"].__origin__ == dict[str, Any]
+    assert hints["errors"].__origin__ == dict[str, str]
+    for merged in ("results", "errors", "experts", "stages"):
         assert typing.get_origin(hints[merged]) is typing.Annotated
         assert hints[merged].__metadata__[0].__name__ == "merge_dicts"
 

@@ -77,10 +77,11 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
             error, attempts = error_text(exc), exc.attempts if isinstance(exc, GatewayError) else 1
             log.warning("expert_failed", expert=name, error=error)
             failed = ExpertOutcome("failed", None, error, _elapsed_ms(started), attempts, _failure_of(exc))
-            return {"experts": {name: failed}}
+            return {"experts": {name: failed}, "errors": {name: error}}
         duration = _elapsed_ms(started)
         log.info("expert_done", expert=name, ms=duration, attempts=options.attempts)
-        return {"experts": {name: ExpertOutcome("success", result, None, duration, options.attempts)}}
+        outcome = ExpertOutcome("success", result, None, duration, options.attempts)
+        return {"experts": {name: outcome}, "results": {name: result}}
 
     expert_node.__name__ = expert_node_name(expert_type)
     return expert_node
@@ -97,7 +98,7 @@ def _failure_of(exc: Exception) -> ExpertFailure | None:
 
 
 def succeeded(state: ResearchGraphState) -> dict[str, dict[str, Any]]:
-    """The data of each expert that succeeded."""
+    """The data of each expert that succeeded (what the spec's ``results`` holds)."""
     outcomes = state.get("experts") or {}
     return {e: o.data for e, o in outcomes.items() if o.status == "success" and o.data is not None}
 

@@ -1,13 +1,13 @@
 """The research graph's state and its per-run context.
 
 ``experts``: one ``ExpertOutcome`` per expert that has ended (a retry's carried results are there from the start);
-parallel expert nodes each write their own key and ``merge_dicts`` merges those writes. ``debate_outcome`` and
-``verdict`` are the spec's: the debate's outcome and the verdict, empty unless they succeeded; ``stages`` holds how
-the debate and the verdict ended (status, error, duration; their data is in those two fields). ``analysis_date``
-is the one day the research is made as of (every expert is asked for it, the judge prices on it).
-
-``ResearchContext`` is what a run is given beside its state (LangGraph's typed runtime context, not checkpointed):
-a retry's carried debate outcome."""
+parallel expert nodes each write their own key and ``merge_dicts`` merges those writes. ``results`` and ``errors``
+are the spec's views of the same outcomes (an expert's data, or its error text), written by the same update.
+``debate_outcome`` and ``verdict`` are the spec's: the debate's outcome and the verdict, empty unless they
+succeeded; ``stages`` holds how the debate and the verdict ended (status, error, duration; their data is in those
+two fields). ``analysis_date`` is the one day the research is made as of (every expert is asked for it, the judge
+prices on it). ``ResearchContext`` is what a run is given beside its state (LangGraph's typed runtime context, not
+checkpointed): a retry's carried debate outcome."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ class ResearchGraphState(TypedDict, total=False):
     selected_experts: list[str]
     options: dict[str, dict[str, Any]]
     analysis_date: date | None
+    results: Annotated[dict[str, Any], merge_dicts]
+    errors: Annotated[dict[str, str], merge_dicts]
     experts: Annotated[dict[str, ExpertOutcome], merge_dicts]
     overall_status: Literal["completed", "partial", "failed"]
     debate_outcome: dict[str, Any]

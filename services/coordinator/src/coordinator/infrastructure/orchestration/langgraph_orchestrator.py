@@ -103,12 +103,15 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
 
 def _initial_state(request: ResearchRequest) -> ResearchGraphState:
     selected = [e.value for e in request.experts]
+    carried = {e: data for e, data in request.carried_results.items() if e in selected}
     return {
         "symbol": request.symbol,
         "selected_experts": selected,
         "options": request.options,
         "analysis_date": request.analysis_date,
-        "experts": {e: ExpertOutcome("success", data) for e, data in request.carried_results.items() if e in selected},
+        "experts": {e: ExpertOutcome("success", data) for e, data in carried.items()},
+        "results": carried,
+        "errors": {},
         "overall_status": "failed",  # nothing has succeeded yet; the aggregator decides
     }
 
