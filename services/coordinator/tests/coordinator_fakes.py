@@ -419,13 +419,17 @@ class InMemorySessionRepository(ISessionRepository, IJobStore):
         limit: int,
         offset: int,
         client_id: str | None = None,
+        days: tuple[date | None, date | None] = (None, None),
     ) -> tuple[list[ResearchSession], int]:
+        first, last = days
         found = [
             self._read(s)
             for s in sorted(self.sessions.values(), key=lambda s: s.created_at, reverse=True)
             if (symbol is None or s.symbol == symbol)
             and (status is None or s.status == status)
             and (client_id is None or s.client_id == client_id)
+            and (first is None or (s.analysis_date is not None and s.analysis_date >= first))
+            and (last is None or (s.analysis_date is not None and s.analysis_date <= last))
         ]
         return found[offset : offset + limit], len(found)
 

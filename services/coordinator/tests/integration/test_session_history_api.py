@@ -289,3 +289,23 @@ async def test_the_session_is_on_disk_before_the_first_call_stages_in_order_and_
     assert after.debate_outcome is not None
     assert after.verdict is not None
     assert after.completed_at is not None
+
+
+async def test_history_filters_by_analysis_date_on_the_server(app: AppUnderTest) -> None:
+    for day in ("2025-03-31", "2025-06-30", "2025-09-30"):
+        body = {"symbol": "600519.SH", "experts": [TA], "analysis_date": day}
+        assert (await app.client.post(RESEARCH, json=body)).status_code == 200
+
+    window = {"analysis_date_from": "2025-04-01", "analysis_date_to": "2025-09-30", "limit": 1}
+    page = (await app.client.get(SESSIONS, params=window)).json()
+    assert page["total"] == 2  # counted on the server, not on the page returned
+    assert [s["analysis_date"] for s in page["items"]] == ["2025-09-30"]
+    since = (await app.client.get(SESSIONS, params={"analysis_date_from": "2025-06-30"})).json()
+    assert sorted(s["analysis_date"] for s in since["items"]) == ["2025-06-30", "2025-09-30"]
+
+    backwards = await app.client.get(
+        SESSIONS, params={"analysis_date_from": "2025-09-30", "analysis_date_to": "2025-01-01"}
+    )
+    assert backwards.status_code == 400
+    assert backwards.json()["code"] == "invalid_date_range"
+    assert (await app.client.get(SESSIONS, params={"analysis_date_from": "June"})).status_code == 400

@@ -48,9 +48,17 @@ class ISessionRepository(ABC):
 
     @abstractmethod
     async def list(
-        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int, client_id: str | None = None
+        self,
+        *,
+        symbol: str | None,
+        status: SessionStatus | None,
+        limit: int,
+        offset: int,
+        client_id: str | None = None,
+        days: tuple[date | None, date | None] = (None, None),
     ) -> tuple[list[ResearchSession], int]:
-        """Newest first; returns (page, total matching); only ``client_id``'s sessions unless it is None."""
+        """Newest first; returns (page, total matching); only ``client_id``'s sessions unless it is None, only
+        analysis dates within ``days`` (first, last; either may be None)."""
 
     @abstractmethod
     async def list_verdicts(self, where: VerdictFilter, *, limit: int) -> tuple[Sequence[StoredVerdict], int]:

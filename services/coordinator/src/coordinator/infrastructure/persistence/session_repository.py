@@ -128,7 +128,14 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository, IJobStore
             return _to_domain(row, retried_by)
 
     async def list(
-        self, *, symbol: str | None, status: SessionStatus | None, limit: int, offset: int, client_id: str | None = None
+        self,
+        *,
+        symbol: str | None,
+        status: SessionStatus | None,
+        limit: int,
+        offset: int,
+        client_id: str | None = None,
+        days: tuple[date | None, date | None] = (None, None),
     ) -> tuple[list[ResearchSession], int]:
         """Newest first (ties broken by id, so pages are stable); returns (page, total matching).
         ``symbol`` matches case-insensitively."""
@@ -139,6 +146,11 @@ class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository, IJobStore
             filters.append(func.upper(SessionRow.symbol) == symbol.strip().upper())
         if status is not None:
             filters.append(SessionRow.status == status)
+        first, last = days
+        if first is not None:
+            filters.append(SessionRow.analysis_date >= first.isoformat())
+        if last is not None:
+            filters.append(SessionRow.analysis_date <= last.isoformat())
         page = (
             _sessions()
             .where(*filters)

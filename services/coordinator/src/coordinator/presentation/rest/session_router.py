@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from datetime import date
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query
@@ -102,12 +103,19 @@ async def list_sessions(
     viewer: ViewerDep,
     symbol: Annotated[str | None, Query(description="Only this symbol (case-insensitive).")] = None,
     status: Annotated[SessionStatus | None, Query(description="Only sessions with this status.")] = None,
+    analysis_date_from: Annotated[
+        date | None, Query(description="Only researches made as of this day or later (YYYY-MM-DD).")
+    ] = None,
+    analysis_date_to: Annotated[
+        date | None, Query(description="Only researches made as of this day or earlier (YYYY-MM-DD).")
+    ] = None,
     limit: Annotated[
         int, Query(ge=1, description=f"Page size; at most {MAX_PAGE_SIZE} (a larger value is capped).")
     ] = DEFAULT_PAGE_SIZE,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Sessions to skip.")] = 0,
 ) -> SessionPage:
-    page = await queries.list_sessions(viewer, symbol=symbol, status=status, limit=limit, offset=offset)
+    days = (analysis_date_from, analysis_date_to)
+    page = await queries.list_sessions(viewer, symbol=symbol, status=status, days=days, limit=limit, offset=offset)
     return SessionPage.model_validate(page, from_attributes=True)
 
 

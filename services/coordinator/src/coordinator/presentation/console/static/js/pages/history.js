@@ -27,6 +27,8 @@ export async function historyPage(main, route) {
   const params = new URLSearchParams({ limit: String(PAGE), offset: String(filters.offset) });
   if (filters.symbol) params.set("symbol", filters.symbol);
   if (filters.status) params.set("status", filters.status);
+  if (filters.from) params.set("analysis_date_from", filters.from);
+  if (filters.to) params.set("analysis_date_to", filters.to);
   const problem = h("p", { class: "error", role: "alert" });
   let page = { items: [], total: 0, limit: PAGE, offset: 0 };
   try {
@@ -34,8 +36,7 @@ export async function historyPage(main, route) {
   } catch (error) {
     problem.textContent = errorText(error);
   }
-  const inRange = (s) => (!filters.from || (s.analysis_date || "") >= filters.from) && (!filters.to || (s.analysis_date || "") <= filters.to);
-  const items = page.items.filter(inRange);
+  const items = page.items;
 
   const field = (id, label, input) => h("div", { class: "field" }, h("label", { for: id }, label), input);
   const symbol = h("input", { id: "filter-symbol", value: filters.symbol, autocomplete: "off" });
