@@ -70,10 +70,12 @@ def baseline_tree(workdir: Path) -> dict[str, Any]:
     # tar(1), not tarfile: extractall's ``filter`` argument is missing from older 3.11 patch releases
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
     # Both stacks run under today's server options (e2e_processes: UVICORN_OPTIONS), so the baseline gets the
-    # protocol module they name when it predates it: the server is the same on both sides of the comparison.
-    server = Path("shared-contracts/src/shared_contracts/service/server.py")
-    if not (root / server).exists():
-        shutil.copy(REPO_ROOT / server, root / server)
+    # protocol module they name (and the modules it imports beside it) when it predates it: the server is the
+    # same on both sides of the comparison.
+    kit = Path("shared-contracts/src/shared_contracts/service")
+    if not (root / kit / "server.py").exists():
+        for module in (REPO_ROOT / kit).glob("server*.py"):
+            shutil.copy(module, root / kit / module.name)
     changed = subprocess.run(
         ["git", "diff", "--stat", BASELINE_REF, "--", *SOURCE_ROOTS],
         cwd=REPO_ROOT,
