@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import structlog
 from limits import RateLimitItem, RateLimitItemPerDay, parse_many
-from limits.aio.storage import Storage
+from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, RateLimiter
 from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -35,7 +35,10 @@ from shared_contracts.service.problems import problem_response
 log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
-STORE_TIMEOUT_SECONDS = 0.5
+STORE_TIMEOUT_SECONDS = 3.0
+"""How long a remote counter store (Redis) may take before a request is served without it. Counted in wall time,
+so it must exceed what a busy event loop adds: at 0.5 s, 20 concurrent researches on two cores timed out and
+overshot the quota. The in-process store cannot hang and has no timeout."""
 QUOTA = "research-quota"
 
 
@@ -54,6 +57,7 @@ def storage_uri(redis_url: str | None) -> str:
 class ClientRateLimits:
     def __init__(self, *, writes: str, reads: str, daily_quota: int, storage: Storage) -> None:
         self._storage = storage
+        self.store_timeout = None if isinstance(storage, MemoryStorage) else STORE_TIMEOUT_SECONDS
         self._rates = MovingWindowRateLimiter(storage)
         self._quota = FixedWindowRateLimiter(storage)
         self._writes = parse_many(writes)
@@ -108,7 +112,8 @@ class RateLimitMiddleware(HttpMiddleware):
         limits = self.limits
         write = scope["method"] == "POST"
         research = write and self.quota_path is not None and scope["path"].startswith(self.quota_path)
-        refusal = await _unless_unavailable(limits.check(client.client_id, write=write, research=research))
+        timeout = limits.store_timeout
+        refusal = await _unless_unavailable(limits.check(client.client_id, write=write, research=research), timeout)
         if refusal is not None:
             response = problem_response(429, refusal.code, refusal.detail)
             response.headers["Retry-After"] = str(refusal.retry_after_seconds)
@@ -129,13 +134,13 @@ class RateLimitMiddleware(HttpMiddleware):
             await self.app(scope, receive, send_noting_status)
         finally:
             if 400 <= status < 500:  # refused as a client mistake: it did not run
-                await _unless_unavailable(limits.refund_research(client.client_id))
+                await _unless_unavailable(limits.refund_research(client.client_id), timeout)
 
 
-async def _unless_unavailable(call: Awaitable[T]) -> T | None:
-    """``call``'s result, or None (logged) when the counter store fails or does not answer in time."""
+async def _unless_unavailable(call: Awaitable[T], limit_seconds: float | None) -> T | None:
+    """``call``'s result, or None (logged) when the counter store fails or does not answer within ``limit_seconds``."""
     try:
-        async with asyncio.timeout(STORE_TIMEOUT_SECONDS):
+        async with asyncio.timeout(limit_seconds):
             return await call
     except Exception as exc:  # the counter store is down or hung: serve, and say so
         log.warning("rate_limit_store_unavailable", error=type(exc).__name__)
