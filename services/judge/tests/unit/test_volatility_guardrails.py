@@ -160,31 +160,3 @@ async def test_lots_follow_the_guardrails() -> None:
     assert rules_of(verdict) == ["position_risk_budget_capped"]
     assert verdict.position_shares == 2500
     assert verdict.position_percent == 25.0
-
-
-@pytest.mark.parametrize(
-    ("action", "rank", "kept"),
-    [
-        (Action.BUY, 0.90, True),
-        (Action.BUY, 0.55, False),  # the universe's middle: no trade, whatever a model proposes
-        (Action.SELL, 0.10, True),
-        (Action.SELL, 0.85, False),
-    ],
-)
-async def test_a_trade_needs_the_side_of_the_stocks_standing(action: Action, rank: float, kept: bool) -> None:
-    direction = Direction.BULLISH if action is Action.BUY else Direction.BEARISH
-    score = 2 * rank - 1
-    proposal = make_proposal(action=action, position_percent=10.0)
-    verdict = await judge(proposal, direction=direction, score=score, universe_rank=rank, standing_coverage=1.0)
-    if kept:
-        assert verdict.action is action
-        assert "trade_outside_standing" not in rules_of(verdict)
-    else:
-        assert verdict.action is Action.HOLD
-        assert verdict.position_percent == 0.0
-        assert rules_of(verdict)[:2] == ["trade_outside_standing", "hold_without_position"]
-
-
-async def test_without_a_standing_the_rule_does_not_apply() -> None:
-    verdict = await judge(make_proposal(action=Action.BUY, position_percent=10.0))
-    assert verdict.action is Action.BUY

@@ -9,10 +9,7 @@ In order (each change is recorded as a ``GuardrailNote``; nothing is adjusted si
    ``contrarian_justification``. A justified contrarian verdict is accepted, noted, and its position is
    capped at ``max_position_percent × (1 − debate confidence)``: the surer the debate, the smaller the bet
    against it. NEUTRAL outcomes contradict nothing.
-4. Standing rule: when the input carries the stock's standing in its reference universe (``score``), a BUY
-   needs a BULLISH standing (the universe's top fifth) and a SELL a BEARISH one (its bottom fifth); any other
-   trade becomes HOLD (``shared_contracts.standing.standing_side``), whatever the engine proposed.
-4b. HOLD opens no position: its ``position_percent`` is 0.
+4. HOLD opens no position: its ``position_percent`` is 0.
 5. A BUY (or SELL) needs a positive position: with none left after 1-4 the action becomes HOLD.
 6. Stop-loss and take-profit distances are clamped to their percent bounds from entry (``domain/model/risk.py``);
    a SELL's take-profit, below entry, to at most 95 % (a price cannot fall 100 % or more).
@@ -36,7 +33,6 @@ from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model import risk
 from judge.domain.model.enums import Action, opposes
-from shared_contracts.standing import standing_side
 
 MAX_RISK_WARNINGS = 10
 
@@ -82,7 +78,6 @@ def apply_guardrails(
     action = proposal.action
     if opposes(action, judge_input.direction):
         position = _contrarian(proposal, judge_input, policy, position, notes)
-    action = _within_standing(action, judge_input, notes)
     if action is Action.HOLD and position > 0:
         notes.add("hold_without_position", f"HOLD opens no position: {position:g}% → 0%")
         position = 0.0
@@ -131,23 +126,6 @@ def _contrarian(
         position = cap
     notes.add("contrarian_verdict", detail)
     return position
-
-
-_STANDING_SIDE = {Action.BUY: "BULLISH", Action.SELL: "BEARISH"}
-
-
-def _within_standing(action: Action, judge_input: JudgeInput, notes: _Notes) -> Action:
-    if judge_input.score is None or action is Action.HOLD:
-        return action
-    side, _ = standing_side(judge_input.score, judge_input.universe_rank, judge_input.standing_coverage)
-    if side == _STANDING_SIDE[action]:
-        return action
-    rank = "unranked" if judge_input.universe_rank is None else f"rank {judge_input.universe_rank:.2f}"
-    notes.add(
-        "trade_outside_standing",
-        f"{action.value} on a {side} standing (score {judge_input.score:+.2f}, {rank}): → HOLD",
-    )
-    return Action.HOLD
 
 
 def _clamp(value: float, low: float, high: float, rule: str, what: str, notes: _Notes) -> float:

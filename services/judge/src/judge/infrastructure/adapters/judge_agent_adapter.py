@@ -29,7 +29,6 @@ from shared_contracts.llm.json_output import parse_model_output
 from shared_contracts.llm.numbers.gate import Levels, NumbersGate
 from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
-from shared_contracts.standing import BOTTOM_RANK, TOP_RANK
 
 log = structlog.get_logger(__name__)
 
@@ -86,9 +85,6 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             realised_volatility=_realised(judge_input),
             intrinsic_value_range=_valuation(judge_input),
             evidence_horizon=judge_input.evidence_horizon.value if judge_input.evidence_horizon else "not provided",
-            standing=_standing(judge_input),
-            top_rank=f"{TOP_RANK:g}",
-            bottom_rank=f"{BOTTOM_RANK:g}",
             risk_limits=_risk_limits(judge_input),
             min_stop_atr=f"{risk.MIN_STOP_ATR:g}",
             max_stop_atr=f"{risk.MAX_STOP_ATR:g}",
@@ -146,15 +142,6 @@ def _bullets(items: tuple[str, ...]) -> str:
 
 def _prices(prices: tuple[float, ...]) -> str:
     return ", ".join(price_text(p) for p in sorted(prices)) if prices else "not provided"
-
-
-def _standing(judge_input: JudgeInput) -> str:
-    if judge_input.score is None:
-        return "not provided"
-    rank = "not ranked" if judge_input.universe_rank is None else f"rank {judge_input.universe_rank:.2f}"
-    coverage = judge_input.standing_coverage
-    covered = "" if coverage is None else f", evidence coverage {coverage:.2f}"
-    return f"composite score {judge_input.score:+.2f}, {rank}{covered}"
 
 
 def _reference(judge_input: JudgeInput) -> str:
