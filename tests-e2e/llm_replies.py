@@ -142,7 +142,7 @@ REPLIES: dict[str, dict[str, Any]] = {
         "take_profit_basis": "Next resistance",
         "time_horizon": "MEDIUM_TERM",
         "risk_warnings": ["Volatility", "Rates rise"],
-        "reasoning": "Bullish outcome at 0.7 with two named risks.",
+        "reasoning": "Bullish outcome with two named risks.",
         "contrarian_justification": "",
     },
 }
