@@ -31,7 +31,6 @@ from e2e_support import (
     SESSIONS,
     errors,
     expect,
-    expect_problem,
     post_research,
     retry_path,
     statuses,
@@ -276,11 +275,12 @@ def test_a_debate_llm_outage_nulls_debate_and_verdict_without_a_second_debate(
 # ------------------------------------------------------------------------------------- crash
 
 
-def test_a_coordinator_killed_mid_session_leaves_it_interrupted_and_a_retry_completes_it(
+def test_a_coordinator_killed_mid_session_resumes_it_asking_the_llm_only_for_what_had_not_finished(
     stack: Stack, fake_llm: FakeLLM
 ) -> None:
     """Full stack: macro_intelligence's LLM answer is held back (latency) while the coordinator is SIGKILLed;
-    the restarted coordinator marks the session interrupted; its retry asks the LLM for macro only."""
+    the restarted coordinator resumes the session from its checkpoint (issue 36) and asks the LLM for macro,
+    the debate and the judge only."""
     held = "macro_intelligence"
     fake_llm.client.reset(replies.with_role(replies.script(), held, latency_ms=20_000, times=1))
     # The held expert first: the two after it finish while it is held, so the experts run in parallel.
@@ -315,27 +315,20 @@ def test_a_coordinator_killed_mid_session_leaves_it_interrupted_and_a_retry_comp
     in_flight.join(timeout=30)
     assert isinstance(outcome.get("error"), httpx.TransportError), outcome
 
-    stack["coordinator"].restart()  # same SQLite file: start-up marks what was running as interrupted
+    stack["coordinator"].restart()  # same SQLite file: start-up claims what was running and resumes it
     fake_llm.client.reset(replies.script())
     with httpx.Client(base_url=url, timeout=90) as client:
-        crashed = expect(client.get(f"{SESSIONS}/{running[0]}"), 200)
-        assert crashed["status"] == "interrupted"
-        assert held not in crashed["expert_results"]
-        assert crashed["expert_results"]["technical_analyst"]["status"] == "success"
+        before = expect(client.get(f"{SESSIONS}/{running[0]}"), 200)["expert_results"]
 
-        retried = expect(client.post(retry_path(running[0])), 200)
+        def resumed_and_finished() -> bool:
+            return expect(client.get(f"{SESSIONS}/{running[0]}"), 200)["status"] == "completed"
 
-        assert (retried["overall_status"], retried["retry_count"]) == ("completed", 1)
-        assert fake_llm.calls_by_role() == {
-            held: 1,
-            "bull_advocate": 1,
-            "bear_advocate": 1,
-            "resolution": 1,
-            "judge": 1,
-        }
-        for expert in ("technical_analyst", "valuation_modeler"):
-            assert retried["expert_results"][expert]["data"] == crashed["expert_results"][expert]["data"]
-        assert retried["verdict"] is not None
-        stored = expect(client.get(f"{SESSIONS}/{retried['session_id']}"), 200)
-        assert (stored["status"], stored["retried_from"]) == ("completed", running[0])
-        expect_problem(client.post(retry_path(running[0])), 409, "already_retried")
+        wait_for(resumed_and_finished, "the restarted coordinator to resume and finish the session")
+        done = expect(client.get(f"{SESSIONS}/{running[0]}"), 200)
+
+    assert done["resume_count"] == 1
+    assert fake_llm.calls_by_role() == {held: 1, "bull_advocate": 1, "bear_advocate": 1, "resolution": 1, "judge": 1}
+    for expert in ("technical_analyst", "valuation_modeler"):
+        assert done["expert_results"][expert]["data"] == before[expert]["data"]
+    assert done["expert_results"][held]["status"] == "success"
+    assert done["verdict"] is not None
