@@ -192,3 +192,19 @@ async def test_a_research_silent_for_stall_seconds_reports_it_stalled() -> None:
     assert "session.stalled" in types
     assert types.index("session.stalled") < types.index("expert.completed")
     assert types[-1] == "session.completed"
+
+
+def test_a_result_rebuilt_from_the_store_keeps_the_client_side_refusal() -> None:
+    from coordinator.application.services.research_orchestration_service import result_of
+    from coordinator.domain.exceptions import AllExpertsFailedError, DataUnavailableError
+    from coordinator.domain.model.session import ExpertOutcome, ResearchSession
+
+    refused = "research 404 data_unavailable: the offline snapshot has no financial statements for AAPL"
+    session = ResearchSession("s-1", "AAPL", ["financial_auditor"], {}, False, None, status="failed")
+    session.expert_outcomes = {"financial_auditor": ExpertOutcome("failed", None, refused)}
+
+    error = AllExpertsFailedError.for_result(result_of(session))
+
+    assert isinstance(error, DataUnavailableError)  # a 404 for the client, as the run that made it answered
+    session.expert_outcomes = {"financial_auditor": ExpertOutcome("failed", None, "research 504 peer_timeout: slow")}
+    assert type(AllExpertsFailedError.for_result(result_of(session))) is AllExpertsFailedError

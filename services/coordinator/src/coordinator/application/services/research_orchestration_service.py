@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -33,7 +34,7 @@ from typing import Any
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.request_validation import validate_command
 from coordinator.application.services.research_jobs import ResearchJobs
-from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
+from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
     IdempotencyKeyReusedError,
@@ -179,6 +180,16 @@ def _hash(asked: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(asked, sort_keys=True, default=str).encode()).hexdigest()
 
 
+_REFUSAL = re.compile(r"^research (?P<status>4\d\d) (?P<code>[a-z_]+):")
+
+
+def _failure_in(error: str) -> ExpertFailure | None:
+    """The research service's refusal as a stored error names it (``research 404 data_unavailable: …``), so a
+    result rebuilt from the store answers a client-side failure with its 4xx, as the run that made it did."""
+    found = _REFUSAL.match(error)
+    return ExpertFailure(status=int(found["status"]), code=found["code"]) if found else None
+
+
 def result_of(session: ResearchSession) -> ResearchResult:
     """The result of a session that ended with an overall status, as stored (it ran on another coordinator)."""
     items = []
@@ -188,7 +199,10 @@ def result_of(session: ResearchSession) -> ResearchResult:
             items.append(ExpertResultItem(expert_type=ExpertType(expert), status="success", data=outcome.data))
         else:
             error = (outcome.error if outcome is not None else None) or "the expert did not run"
-            items.append(ExpertResultItem(expert_type=ExpertType(expert), status="failed", error=error))
+            failure = (outcome.failure if outcome is not None else None) or _failure_in(error)
+            items.append(
+                ExpertResultItem(expert_type=ExpertType(expert), status="failed", error=error, failure=failure)
+            )
     return ResearchResult(
         symbol=session.symbol,
         overall_status=session.status,
