@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from datetime import date
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
+from coordinator.application.dtos.scorecard import optional_day
 from coordinator.application.services.session_event_feed import snapshot_of
 from coordinator.application.services.session_query_service import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE
 from coordinator.domain.exceptions import SessionNotFoundError
@@ -43,6 +43,7 @@ from coordinator.presentation.rest.job_responses import (
     prefers_async,
 )
 from coordinator.presentation.rest.research_schemas import to_response_body
+from coordinator.presentation.rest.scorecard_router import DAY_OR_BLANK
 from coordinator.presentation.rest.session_schemas import to_detail
 from shared_contracts.coordinator import (
     ResearchAccepted,
@@ -104,17 +105,19 @@ async def list_sessions(
     symbol: Annotated[str | None, Query(description="Only this symbol (case-insensitive).")] = None,
     status: Annotated[SessionStatus | None, Query(description="Only sessions with this status.")] = None,
     analysis_date_from: Annotated[
-        date | None, Query(description="Only researches made as of this day or later (YYYY-MM-DD).")
+        str | None, DAY_OR_BLANK, Query(description="Only researches made as of this day or later (YYYY-MM-DD).")
     ] = None,
     analysis_date_to: Annotated[
-        date | None, Query(description="Only researches made as of this day or earlier (YYYY-MM-DD).")
+        str | None,
+        DAY_OR_BLANK,
+        Query(description="Only researches made as of this day or earlier (YYYY-MM-DD; not before the first)."),
     ] = None,
     limit: Annotated[
         int, Query(ge=1, description=f"Page size; at most {MAX_PAGE_SIZE} (a larger value is capped).")
     ] = DEFAULT_PAGE_SIZE,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Sessions to skip.")] = 0,
 ) -> SessionPage:
-    days = (analysis_date_from, analysis_date_to)
+    days = optional_day("analysis_date_from", analysis_date_from), optional_day("analysis_date_to", analysis_date_to)
     page = await queries.list_sessions(viewer, symbol=symbol, status=status, days=days, limit=limit, offset=offset)
     return SessionPage.model_validate(page, from_attributes=True)
 
