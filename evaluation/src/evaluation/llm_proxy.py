@@ -1,19 +1,19 @@
 """A caching, budgeting proxy between the services and the real OpenAI-compatible endpoint (LLM mode).
 
-The evaluator points the services' ``LLM_BASE_URL`` at it. Each ``POST …/chat/completions`` is answered from
-the disk cache when the exact same request body was answered before (``<cache>/<sha256[:2]>/<sha256>.json``,
-the body's SHA-256), else forwarded to ``upstream + path`` with the caller's headers (``Authorization``) and,
-on a 200 with choices, cached: a rerun of the same evaluation costs nothing. Identical requests in flight at
-once (the two configurations ask the technical analyst the same question) share one upstream call.
+The evaluator points the services' ``LLM_BASE_URL`` at it. Each ``POST …/chat/completions`` is answered from the
+disk cache when the same request body was answered before (``<cache>/<sha256[:2]>/<sha256>.json``, the body's
+SHA-256 without the prompt fences' random ids), else forwarded to ``upstream + path`` with the caller's headers
+(``Authorization``) and, on a 200 with choices, cached: a rerun of the same evaluation costs nothing. Identical
+requests in flight at once (the two configurations ask the technical analyst the same question) share one upstream
+call.
 
-It counts what it forwards (``LLMStats``: calls, ``usage.total_tokens`` or prompt + completion when the
-endpoint reports them) and what it answered from the cache. The runner asks ``Budget.decide`` before each
-research; the proxy itself refuses a call (HTTP 402, which the services do not retry) once a limit is reached,
-so a research that needed more calls than reserved cannot overspend.
+It counts what it forwards (``LLMStats``: calls, ``usage.total_tokens`` or prompt + completion when the endpoint
+reports them) and what it answered from the cache. The runner asks ``Budget.decide`` before each research; the proxy
+itself refuses a call (HTTP 402, which the services do not retry) once a limit is reached, so a research that needed
+more calls than reserved cannot overspend.
 
-``serving(proxy)`` runs it under uvicorn on a free loopback port, in a thread of its own (uvicorn there
-installs no signal handler: Ctrl-C stays the evaluator's).
-"""
+``serving(proxy)`` runs it under uvicorn on a free loopback port, in a thread of its own (uvicorn there installs no
+signal handler: Ctrl-C stays the evaluator's)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
@@ -42,8 +43,14 @@ _DROPPED_HEADERS = {"host", "content-length", "connection", "accept-encoding", "
 _KEPT_RESPONSE_HEADERS = ("content-type", "retry-after")
 
 
+_FENCE_ID = re.compile(rb"(UNTRUSTED [^>\n]*>>> fence=)[0-9a-f]{16}")
+
+
 def cache_key(body: bytes) -> str:
-    return hashlib.sha256(body).hexdigest()
+    """SHA-256 of the body with each prompt fence's random id (``fence=<16 hex>``, new for every request) left
+    out, so the same question asked again is the same request: ``…UNTRUSTED X>>> fence=0123456789abcdef`` and
+    ``…UNTRUSTED X>>> fence=fedcba9876543210`` give one key."""
+    return hashlib.sha256(_FENCE_ID.sub(rb"\1", body)).hexdigest()
 
 
 def tokens_of(body: bytes) -> int:

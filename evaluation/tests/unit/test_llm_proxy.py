@@ -187,3 +187,11 @@ async def test_calls_in_flight_at_once_cannot_overrun_the_call_limit(tmp_path: P
     answers = await asyncio.gather(*(post(proxy, {**REQUEST, "temperature": t / 10}) for t in range(5)))
     assert sorted(a.status_code for a in answers) == [200, 200, 402, 402, 402]
     assert len(upstream.requests) == 2
+
+
+def test_the_cache_key_leaves_out_the_prompt_fences_random_ids() -> None:
+    fence = b"UNTRUSTED NEWS>>> fence=0123456789abcdef"
+    fenced = b'{"content": "<<<BEGIN ' + fence + b"\\nx\\n<<<END " + fence + b'"}'
+    again = fenced.replace(b"0123456789abcdef", b"fedcba9876543210")
+    assert cache_key(fenced) == cache_key(again)
+    assert cache_key(fenced) != cache_key(fenced.replace(b"\\nx\\n", b"\\ny\\n"))
