@@ -315,8 +315,8 @@ def test_a_coordinator_killed_mid_session_resumes_it_asking_the_llm_only_for_wha
     in_flight.join(timeout=30)
     assert isinstance(outcome.get("error"), httpx.TransportError), outcome
 
+    fake_llm.client.reset(replies.script())  # before the restart: the resumed run calls the LLM at once
     stack["coordinator"].restart()  # same SQLite file: start-up claims what was running and resumes it
-    fake_llm.client.reset(replies.script())
     with httpx.Client(base_url=url, timeout=90) as client:
         before = expect(client.get(f"{SESSIONS}/{running[0]}"), 200)["expert_results"]
 
