@@ -66,7 +66,9 @@ def test_procfile_is_valid_for_honcho() -> None:
 def test_make_targets_call_the_scripts() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^run: bootstrap\n\t\$\(RUN\) python scripts/run_local\.py$", makefile, re.M)
-    assert re.search(r"^research: .*\n\t\$\(RUN\) python scripts/research_cli\.py \$\(SYMBOL\)", makefile, re.M)
+    assert re.search(
+        r"^research: .*\n\t\$\(CLI_FAILURE\)\$\(RUN\) python scripts/research_cli\.py \$\(SYMBOL\)", makefile, re.M
+    )
     research = re.search(r"^research: .*\n\t(.*)$", makefile, re.M)
     assert research is not None
     assert '$(if $(DATE),--analysis-date "$(DATE)")' in research.group(1)
@@ -385,6 +387,8 @@ def test_cli_lists_sessions_with_the_filters_given(capsys: pytest.CaptureFixture
                 "retried_from": "0a1b",
                 "stages_to_retry": ["macro_intelligence", "debate", "judge"],
                 "created_at": "2026-11-21T14:00:00.123456Z",
+                "analysis_date": "2025-09-30",
+                "action": "HOLD",
             }
         ],
         "total": 7,
@@ -400,7 +404,7 @@ def test_cli_lists_sessions_with_the_filters_given(capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "1 of 7 sessions, newest first" in out
     assert re.search(
-        r"2026-11-21T14:00:00  5b0c6f0e-1  600519.SH\s+partial\s+retries 1  retry of 0a1b"
+        r"2026-11-21 14:00\s+5b0c6f0e-1\s+600519.SH\s+2025-09-30\s+partial\s+HOLD\s+retries 1  retry of 0a1b"
         r"  to retry: macro_intelligence, debate, judge",
         out,
     )
@@ -541,7 +545,7 @@ def test_cli_prints_a_symbol_without_data_as_an_error(capsys: pytest.CaptureFixt
     assert out.out == ""  # no summary of a research that did not happen
     assert "Refused: 404 Not Found [symbol_not_found]: no expert could analyse 600519.SH" in out.err
     assert "research 600519.SH as of 2010-01-04, session 5b0c6f0e-1" in out.err
-    assert "technical_analyst, valuation_modeler: research 404 symbol_not_found: no data for XYZ.SH" in out.err
+    assert "every expert (2): research 404 symbol_not_found: no data for XYZ.SH" in out.err
     assert "`--universe` lists the symbols" in out.err
     assert "HTTP 404" in out.err
 
@@ -555,7 +559,8 @@ def test_cli_prints_a_date_before_the_data_with_the_earliest_usable_date(capsys:
     cli = _load(RESEARCH_CLI)
     assert cli.main(["600519.SH", "--url", "http://coord.test", "--analysis-date", "2010-01-04"]) == 1
     err = capsys.readouterr().err
-    assert "Refused: 422 Unprocessable Content [insufficient_history]: every expert failed" in err
+    assert "Refused: 422 Unprocessable Content [insufficient_history]\n" in err  # the detail only listed the reasons
+    assert f"every expert (2): research 422 insufficient_history: {detail}" in err
     assert "earliest usable date: 2010-07-01 (try --analysis-date 2010-07-01 or later)" in err
     assert err.count(detail) == 1  # the reasons already in the detail are not repeated
     # A bare problem (no research in it) says the date too.
