@@ -225,6 +225,38 @@ def test_run_local_refuses_ports_already_in_use(tmp_path: Path) -> None:
     assert f"port already in use for: coordinator (127.0.0.1:{port})" in output
 
 
+def test_the_banner_names_the_session_store_the_coordinator_uses() -> None:
+    run_local = _load(RUN_LOCAL)
+    services = run_local.read_procfile(ROOT / "Procfile")
+    local = run_local.banner(services, {})
+    assert f"sessions in SQLite {ROOT / 'data' / 'coordinator.db'})." in local
+    postgres = {"DATABASE_URL": "postgresql+asyncpg://stock:s3cret@db.internal:5433/stock_research"}
+    text = run_local.banner(services, postgres)
+    assert "sessions in PostgreSQL db.internal:5433/stock_research)." in text
+    assert "s3cret" not in text
+    assert "sessions in SQLite /tmp/x.db" in run_local.banner(
+        services, {"DATABASE_URL": "sqlite+aiosqlite:////tmp/x.db"}
+    )
+
+
+def test_the_banner_of_a_stack_with_api_keys_prints_a_curl_with_the_bearer_header(tmp_path: Path) -> None:
+    run_local = _load(RUN_LOCAL)
+    services = run_local.read_procfile(ROOT / "Procfile")
+    assert "Authorization" not in run_local.banner(services, {})  # AUTH_MODE=none: every caller is trusted
+    text = run_local.banner(services, {"AUTH_MODE": "api_key"})
+    assert "export STOCK_RESEARCH_API_KEY=<your key>" in text
+    curl = text[text.index("  curl ") : text.index("  make research")]
+    assert '-H "Authorization: Bearer $STOCK_RESEARCH_API_KEY"' in curl
+    # The lines pasted into a shell are one command: bash runs it (curl replaced by a script printing its args).
+    fake = tmp_path / "curl"
+    fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    env = {"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}", "STOCK_RESEARCH_API_KEY": "sr_k"}
+    args = subprocess.run(["bash", "-c", curl], env=env, capture_output=True, text=True, check=True).stdout
+    assert "Authorization: Bearer sr_k\n" in args
+    assert json.loads(args.splitlines()[-1])["symbol"] == "600519.SH"
+
+
 # ------------------------------------------------------------------------------------- research CLI
 
 RESPONSE: dict[str, Any] = {
