@@ -162,7 +162,7 @@ def banner(services: list[Service], given: dict[str, str] | None = None) -> str:
     ]
     if with_keys:
         lines += [
-            'AUTH_MODE=api_key: every /api/ request needs a key (make keys ARGS="create alice" makes one).',
+            'AUTH_MODE=api_key: every /api/ request needs a key of API_KEYS (make keys ARGS="create alice").',
             "  export STOCK_RESEARCH_API_KEY=<your key>      # make research and the CLI send it too",
             "",
         ]
