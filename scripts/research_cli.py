@@ -116,7 +116,7 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
     for name, envelope in experts.items():
         envelope = envelope if isinstance(envelope, Mapping) else {}
         if envelope.get("status") != "success":
-            lines.extend(_failure_lines(name, failures, len(experts)))
+            lines.extend(_failure_lines(name, failures, experts))
             continue
         data = _data(envelope)
         as_of = f"as of {data['as_of']}  " if data.get("as_of") else ""
@@ -228,12 +228,14 @@ def _failure_groups(experts: Mapping[str, Any]) -> dict[str, list[str]]:
     return groups
 
 
-def _failure_lines(name: str, groups: Mapping[str, list[str]], total: int) -> list[str]:
-    """A failed expert's lines; experts that failed with the same error share them, under the first one."""
+def _failure_lines(name: str, groups: Mapping[str, list[str]], experts: Mapping[str, Any]) -> list[str]:
+    """A failed expert's lines; experts that failed with the same error share them, under the first one, marked
+    permanent when a retry would get the same answer (``is_retryable``)."""
     error, names = next((e, n) for e, n in groups.items() if name in n)
     if names[0] != name:
         return []
-    permanent = "  [permanent: a retry gets the same answer]" if failure_status(error) in PERMANENT_STATUSES else ""
+    total = len(experts)
+    permanent = "" if is_retryable(experts[name]) else "  [permanent: a retry gets the same answer]"
     if len(names) == total > 1:  # one line for all of them
         text = f"  FAILED  all {total} experts: {_short(error, 600)}{permanent}"
         return [textwrap.fill(text, width=WIDTH, subsequent_indent="    ")]

@@ -188,8 +188,11 @@ def test_a_permanent_expert_failure_is_not_offered_for_retry() -> None:
 def test_the_session_reads_retryable_flag_wins_over_the_status_code() -> None:
     cli = _cli()
     flagged = {EXPERTS[0]: _failed(NOT_FOUND, retryable=True), EXPERTS[1]: _failed(TIMED_OUT, retryable=False)}
-    retry = next(line for line in cli.format_summary(_research(flagged), STAGES).splitlines() if "Retry" in line)
+    text = cli.format_summary(_research(flagged), STAGES)
+    retry = next(line for line in text.splitlines() if "Retry" in line)
     assert retry.endswith(f"worth retrying: {EXPERTS[0]}")
+    assert " ".join(text.split()).count("[permanent: a retry gets the same answer]") == 1  # the 504 flagged so
+    assert "peer_timeout: no answer within 120 s [permanent" in " ".join(text.split())
     # The flag survives the session read being turned into a research response (--follow, a retry).
     detail = {**_research(flagged), "status": "partial", "expert_results": {EXPERTS[0]: flagged[EXPERTS[0]]}}
     assert cli._as_research_response(detail)["expert_results"][EXPERTS[0]]["retryable"] is True
