@@ -14,7 +14,7 @@ SRC := shared-contracts/src services/coordinator/src services/research/src servi
 help:
 	@echo "make test      bootstrap, lint (ruff), types (mypy), layers (import-linter), all tests"
 	@echo "make run       start the services locally (SQLite, offline snapshot, rules engines)"
-	@echo "make research SYMBOL=600519.SH   post a research to the running stack and print a summary"
+	@echo "make research SYMBOL=600519.SH   post a research to the running stack and print a summary (STRICT=1: fail on a refusal)"
 	@echo "make cli ARGS=\"--sessions\"      the same CLI with any of its options (ARGS=--help lists them)"
 	@echo "make keys ARGS=\"create alice\"  create, revoke or list API keys (stock-research-keys)"
 	@echo "make bench     run the benchmarks and write a report under bench-results/"
@@ -57,15 +57,25 @@ run: bootstrap
 
 # Post a research to the running stack (make run) and print a summary. COORDINATOR_URL=... for another one;
 # EXPERTS=a,b for some experts only; DATE=YYYY-MM-DD for a research as of that day (point in time).
+# A refusal (a 4xx, a research that failed) is the CLI's answer, printed by it: make exits 0 and adds no
+# "make: *** ... Error 1" of its own (the recipe's failure is ignored, and make runs silent, the only way it prints
+# nothing for an ignored one). STRICT=1 keeps the failure, for scripts: make exits 2 on a refusal. The CLI run
+# directly (.venv/bin/python scripts/research_cli.py) exits 0, 1 (refused or failed) or 2 (usage, unreachable).
+ifneq ($(filter research cli,$(MAKECMDGOALS)),)
+ifndef STRICT
+MAKEFLAGS += --silent
+endif
+endif
+CLI_FAILURE := $(if $(STRICT),,-)
 SYMBOL ?= 600519.SH
 research: $(UV)
-	$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts "$(EXPERTS)") $(if $(DATE),--analysis-date "$(DATE)")
+	$(CLI_FAILURE)$(RUN) python scripts/research_cli.py $(SYMBOL) $(if $(EXPERTS),--experts "$(EXPERTS)") $(if $(DATE),--analysis-date "$(DATE)")
 
 # The same CLI with any of its arguments (--help): make cli ARGS="--sessions --status partial". It runs on the
 # uv that make installed when none was on PATH (.tools/bin/uv), where a bare `uv run` would not be found.
 ARGS ?= --help
 cli: $(UV)
-	$(RUN) python scripts/research_cli.py $(ARGS)
+	$(CLI_FAILURE)$(RUN) python scripts/research_cli.py $(ARGS)
 
 # API keys (AUTH_MODE=api_key; docs/security.md): make keys ARGS="create alice", "create ops --scope admin",
 # "revoke alice", "list" (with --file or API_KEYS_FILE). A key is printed once; only its hash is stored.

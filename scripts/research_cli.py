@@ -27,17 +27,28 @@ one line per expert, the debate and the verdict as each starts and ends, with it
 the summary. Ctrl-C stops following, not the research: --follow SESSION_ID re-attaches.
 
 When the debate or the verdict is missing, the session's record says why (GET /sessions/{id}); the
-summary shows it.
+summary shows it. Experts that failed with the same error share one line. A failure the research service answered
+with 404 or 422 (no such symbol or data, too little history on that date) is permanent: it is marked so and not
+offered for retry (the session read's `retryable`, when it has one, decides); a retry the coordinator refuses
+(409) is printed with what to do instead. A refusal that says when to come back (429, 503) shows its Retry-After.
+
+Without --analysis-date a research is made as of today; when the newest bar it read is more than two weeks
+older, the summary says so first, with the date to give instead (the offline snapshot ends in 2025).
+
+--sessions lists each session's creation time, id, symbol, analysis date, status and verdict action.
 
 COORDINATOR_URL (default http://127.0.0.1:8000) points it at another coordinator, e.g. the compose gateway
 http://127.0.0.1:8080; STOCK_RESEARCH_API_KEY is the API key sent (Authorization: Bearer) where the services
 run with AUTH_MODE=api_key; RESEARCH_URL (default http://127.0.0.1:8001) at another research service (--universe).
-Exit code: 0 completed/partial, 1 failed or refused, 2 usage error or service unreachable.
+Exit code: 0 completed/partial, 1 failed or refused, 2 usage error or service unreachable. `make research` and
+`make cli` print a refusal without make's own "Error" line and exit 0 (the last line says "exit status N");
+with STRICT=1 they exit 2 on a refusal, for scripts.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import re
@@ -85,23 +96,27 @@ def _engine(block: Mapping[str, Any]) -> str:
     return f"[engine: {text}]"
 
 
-def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = None) -> str:
+def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = None, *, undated: bool = False) -> str:
     """The coordinator's research response as a few readable lines; ``stages`` (the stored session's
-    ``debate`` and ``judge`` records) says why a missing debate or verdict is missing."""
+    ``debate`` and ``judge`` records) says why a missing debate or verdict is missing; ``undated``: the research
+    was asked for without a date (the coordinator used today), so a newest bar far behind it is said first."""
     experts = body.get("expert_results") or {}
+    date = _analysis_date(body)
     lines = [
         f"Research {body.get('symbol', '?')}: {str(body.get('overall_status', '?')).upper()}"
         f"   session {body.get('session_id', '?')}   retry_count {body.get('retry_count', 0)}",
-        f"Analysis date {_analysis_date(body) or '(not reported)'}",
+        f"Analysis date {date or '(not reported)'}"
+        + (" (today: no --analysis-date given)" if undated and date else ""),
+        *(_undated_lines(date, experts) if undated else []),
         *_staleness_lines(experts),
         "",
         "Experts",
     ]
+    failures = _failure_groups(experts)
     for name, envelope in experts.items():
         envelope = envelope if isinstance(envelope, Mapping) else {}
         if envelope.get("status") != "success":
-            lines.append(f"  FAILED  {name}")
-            lines.append(_indent(envelope.get("error"), 600))  # the whole reason: it may list what exists
+            lines.extend(_failure_lines(name, failures, experts))
             continue
         data = _data(envelope)
         as_of = f"as of {data['as_of']}  " if data.get("as_of") else ""
@@ -148,7 +163,105 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
     else:
         lines.append(f"Verdict  ({_why_missing(stages, 'judge', 'none')})")
     lines.extend(_numbers_lines(body.get("numbers_check")))
+    lines.extend(_retry_lines(body, stages))
     return "\n".join(lines)
+
+
+STALE_AFTER_DAYS = 14
+"""A research without a date is made as of today; a newest bar more days behind than this is warned about first
+(two weeks: longer than any exchange holiday, as the research service's own bar staleness threshold)."""
+
+
+def _undated_lines(date: str | None, experts: Mapping[str, Any]) -> list[str]:
+    """When the newest bar any expert read is far behind the analysis date (today, no date having been given):
+    one warning that says so and how to research as of the data's end instead."""
+    newest = max(_bar_dates(experts), default=None)
+    if date is None or newest is None or not is_iso_date(date):
+        return []
+    behind = (dt.date.fromisoformat(date) - dt.date.fromisoformat(newest)).days
+    if behind <= STALE_AFTER_DAYS:
+        return []
+    text = (
+        f"⚠ No --analysis-date was given, so this research is as of today, {date}, but the newest bar is "
+        f"{newest}, {behind} days earlier: prices and indicators are those of {newest}. For a research as of "
+        f"the data's end: --analysis-date {newest} (make research DATE={newest})."
+    )
+    return [textwrap.fill(text, width=WIDTH, subsequent_indent="    ")]
+
+
+def _bar_dates(experts: Mapping[str, Any]) -> list[str]:
+    """The last bar each expert read (``inputs_as_of.bars``: a day, or ``{"last": day}``)."""
+    dates = []
+    for envelope in experts.values():
+        inputs = _data(envelope).get("inputs_as_of") if isinstance(envelope, Mapping) else None
+        bars = inputs.get("bars") if isinstance(inputs, Mapping) else None
+        day = bars.get("last") if isinstance(bars, Mapping) else bars
+        if isinstance(day, str) and is_iso_date(day):
+            dates.append(day)
+    return dates
+
+
+PERMANENT_STATUSES = frozenset({404, 422})
+"""A research service answer that a retry gets again: the data is not there (404) or not enough of it (422)."""
+
+
+def failure_status(error: Any) -> int | None:
+    """The peer status in an expert's error (``research 404 symbol_not_found: ...``), when it names one."""
+    match = re.match(r"^\S+ (\d{3})\b", str(error or ""))
+    return int(match.group(1)) if match else None
+
+
+def is_retryable(envelope: Mapping[str, Any]) -> bool:
+    """Whether a failed expert could succeed on a retry: the session read's ``retryable`` when it has one, else
+    not when the research service refused it with 404 or 422 (the same data gives the same answer)."""
+    if isinstance(envelope.get("retryable"), bool):
+        return bool(envelope["retryable"])
+    return failure_status(envelope.get("error")) not in PERMANENT_STATUSES
+
+
+def _failure_groups(experts: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The failed experts by their error (whitespace-normalised), in the order they come."""
+    groups: dict[str, list[str]] = {}
+    for name, envelope in experts.items():
+        if isinstance(envelope, Mapping) and envelope.get("status") != "success":
+            groups.setdefault(" ".join(str(envelope.get("error") or "").split()), []).append(name)
+    return groups
+
+
+def _failure_lines(name: str, groups: Mapping[str, list[str]], experts: Mapping[str, Any]) -> list[str]:
+    """A failed expert's lines; experts that failed with the same error share them, under the first one, marked
+    permanent when a retry would get the same answer (``is_retryable``)."""
+    error, names = next((e, n) for e, n in groups.items() if name in n)
+    if names[0] != name:
+        return []
+    total = len(experts)
+    permanent = "" if is_retryable(experts[name]) else "  [permanent: a retry gets the same answer]"
+    if len(names) == total > 1:  # one line for all of them
+        text = f"  FAILED  all {total} experts: {_short(error, 600)}{permanent}"
+        return [textwrap.fill(text, width=WIDTH, subsequent_indent="    ")]
+    return [f"  FAILED  {', '.join(names)}", _indent(error, 600) + permanent]
+
+
+def _retry_lines(body: Mapping[str, Any], stages: Mapping[str, Any] | None) -> list[str]:
+    """What a retry would re-run, with the command; a permanent failure (research 404/422) is not offered."""
+    experts = body.get("expert_results") or {}
+    failed = {n: e for n, e in experts.items() if isinstance(e, Mapping) and e.get("status") != "success"}
+    retryable = [n for n, e in failed.items() if is_retryable(e)]
+    records = stages or {}
+    stage_failed = [
+        s for s in ("debate", "judge") if isinstance(records.get(s), Mapping) and records[s].get("status") == "failed"
+    ]
+    if retryable or (stage_failed and not failed):
+        what = ", ".join([*retryable, *stage_failed])
+        return ["", f'Retry    make cli ARGS="--retry {body.get("session_id", "?")}"   worth retrying: {what}']
+    if failed:
+        text = (
+            "Retry    not offered: every failure is permanent (the research service answered 404 or 422: the data "
+            "is not there, or not enough of it on that date); a retry would get the same answer"
+        )
+        hint = "`--universe` lists the symbols there is data for, with their first and last days."
+        return ["", textwrap.fill(text, width=WIDTH, subsequent_indent="         "), f"         {hint}"]
+    return []
 
 
 def _numbers_lines(rollup: Any, limit: int = 12) -> list[str]:
@@ -225,8 +338,12 @@ def _why_missing(stages: Mapping[str, Any] | None, stage: str, otherwise: str) -
 
 
 def format_sessions(page: Mapping[str, Any]) -> str:
+    """A page of sessions, one line each: when asked, the id, symbol, analysis date, status and the verdict's
+    action (``-`` without one), retries."""
     items = page.get("items") or []
     lines = [f"{len(items)} of {page.get('total', len(items))} sessions, newest first"]
+    if items:
+        lines.append(f"  {'created (UTC)':<16}  {'session':<36}  {'symbol':<10} {'as of':<10}  {'status':<11} action")
     for item in items:
         retried = f"  retry of {item['retried_from']}" if item.get("retried_from") else ""
         if item.get("stages_to_retry"):
@@ -234,52 +351,84 @@ def format_sessions(page: Mapping[str, Any]) -> str:
         elif item.get("retried_by"):
             retried += f"  retried by {item['retried_by']}"
         lines.append(
-            f"  {str(item.get('created_at', '?'))[:19]}  {item.get('session_id', '?')}  {item.get('symbol', '?'):<10} "
-            f"{item.get('status', '?'):<11} retries {item.get('retry_count', 0)}{retried}"
+            f"  {str(item.get('created_at', '?'))[:16].replace('T', ' '):<16}  {item.get('session_id', '?'):<36}  "
+            f"{item.get('symbol', '?'):<10} {item.get('analysis_date') or '-':<10}  {item.get('status', '?'):<11} "
+            f"{item.get('action') or '-':<6} retries {item.get('retry_count', 0)}{retried}"
         )
     return "\n".join(lines)
 
 
-def format_problem(status: int, body: Any) -> str:
+def format_problem(status: int, body: Any, *, retry_after: str | None = None, detail: bool = True) -> str:
+    """A problem detail in a line (``detail=False``: without its detail), then what it says to do: the earliest
+    usable date, the symbols there are, how long to wait (``Retry-After``)."""
     if not isinstance(body, Mapping):
-        return f"{status}: {_short(body, 500)}"
-    code = f" [{body['code']}]" if body.get("code") else ""
-    lines = [f"{status} {body.get('title', '')}{code}: {body.get('detail', '')}".strip()]
-    if body.get("earliest_usable_date"):
-        earliest = body["earliest_usable_date"]
-        lines.append(f"  earliest usable date: {earliest} (try --analysis-date {earliest} or later)")
-    if isinstance(body.get("available_symbols"), list):
-        lines.append(f"  available symbols: {_short(', '.join(map(str, body['available_symbols'])), 300)}")
+        lines = [f"{status}: {_short(body, 500)}"]
+    else:
+        code = f" [{body['code']}]" if body.get("code") else ""
+        said = f": {body.get('detail', '')}" if detail else ""
+        lines = [f"{status} {body.get('title', '')}{code}{said}".strip().rstrip(":")]
+        if body.get("earliest_usable_date"):
+            earliest = body["earliest_usable_date"]
+            lines.append(f"  earliest usable date: {earliest} (try --analysis-date {earliest} or later)")
+        if isinstance(body.get("available_symbols"), list):
+            lines.append(f"  available symbols: {_short(', '.join(map(str, body['available_symbols'])), 300)}")
+    if retry_after:
+        seconds = f"{retry_after} s" if retry_after.strip().isdigit() else retry_after.strip()
+        lines.append(f"  wait {seconds} before trying again (Retry-After)")
     return "\n".join(lines)
 
 
 def format_refusal(status: int, body: Mapping[str, Any]) -> str:
     """A 4xx research answer that also carries the research response (404 ``symbol_not_found``, 422
-    ``insufficient_history``): the problem, the research it refused, each expert's reason, what to do."""
+    ``insufficient_history``): the problem, the research it refused, each expert's reason once (experts that
+    failed alike share one line; a detail that only lists the experts' reasons is left out), what to do."""
     date = _analysis_date(body)
+    detail = " ".join(str(body.get("detail") or "").split())
+    experts = body.get("expert_results")
+    groups = _failure_groups(experts if isinstance(experts, Mapping) else {})
+    groups.pop("", None)
+    listed = bool(groups) and all(error in detail for error in groups)  # the detail only repeats the reasons
     lines = [
-        f"Refused: {format_problem(status, body)}",
+        f"Refused: {format_problem(status, body, detail=not listed)}",
         f"  research {body.get('symbol', '?')}"
         + (f" as of {date}" if date else "")
         + f", session {body.get('session_id', '?')}",
     ]
-    detail = " ".join(str(body.get("detail") or "").split())
-    reasons: dict[str, list[str]] = {}
-    experts = body.get("expert_results")
-    for name, envelope in experts.items() if isinstance(experts, Mapping) else []:
-        error = " ".join(str(envelope.get("error") or "").split()) if isinstance(envelope, Mapping) else ""
-        if error and error not in detail:  # not when the detail already lists it
-            reasons.setdefault(error, []).append(name)
-    for error, names in reasons.items():
+    total = len(experts) if isinstance(experts, Mapping) else 0
+    for error, names in groups.items():
+        if error in detail and not listed:
+            continue  # the detail already says it
+        who = f"every expert ({len(names)})" if len(names) == total > 1 else ", ".join(names)
         lines.append(
-            textwrap.fill(
-                f"{', '.join(names)}: {_short(error, 400)}", WIDTH, initial_indent="  ", subsequent_indent="    "
-            )
+            textwrap.fill(f"{who}: {_short(error, 400)}", WIDTH, initial_indent="  ", subsequent_indent="    ")
         )
     if body.get("code") == "symbol_not_found":
         lines.append("  `--universe` lists the symbols the research service has data for.")
     elif body.get("code") == "insufficient_history":
         lines.append("  `--universe` shows each symbol's first bar and report.")
+    return "\n".join(lines)
+
+
+RETRY_HINTS = {
+    "already_retried": "It was retried already: retry the newest session of its chain (--sessions: `retried by`).",
+    "retry_in_progress": "A retry of it is running: --follow that one.",
+    "session_running": "It has not ended yet: --follow it, and retry it once it has.",
+}
+PERMANENT_HINT = (
+    "A failure the research service answered with 404 or 422 (no such data, or not enough of it on that date) gets "
+    "the same answer again: research another symbol (--universe lists them) or another --analysis-date."
+)
+
+
+def format_retry_refusal(status: int, body: Any, *, retry_after: str | None = None) -> str:
+    """A retry the coordinator would not start (409): its problem, then what to do instead."""
+    lines = [f"Not retried: {format_problem(status, body, retry_after=retry_after)}"]
+    said = " ".join(str(body.get(k, "")) for k in ("code", "detail")) if isinstance(body, Mapping) else str(body)
+    code = body.get("code") if isinstance(body, Mapping) else None
+    if code in RETRY_HINTS:
+        lines.append(textwrap.fill(RETRY_HINTS[str(code)], WIDTH, initial_indent="  ", subsequent_indent="  "))
+    elif re.search(r"permanent|\b404\b|\b422\b", said, re.IGNORECASE):
+        lines.append(textwrap.fill(PERMANENT_HINT, WIDTH, initial_indent="  ", subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -367,6 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     api = f"{args.url.rstrip('/')}/api/v1/coordinator"
     timeout = httpx.Timeout(args.timeout, connect=5.0)
     service, base_url = "coordinator", args.url
+    undated = False  # a new research without --analysis-date: as of today
     if args.analysis_date and (args.universe or args.sessions or args.retry):
         parser.error("--analysis-date dates a new research: give it with a SYMBOL only (a retry keeps its date)")
 
@@ -391,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
             **({"analysis_date": args.analysis_date} if args.analysis_date else {}),
         }
         request = httpx.Request("POST", f"{api}/research", json=payload, headers=ASYNC)
+        undated = not args.analysis_date
     else:
         parser.error("a symbol, --retry SESSION_ID, --sessions or --universe is required (or --follow/--cancel ID)")
 
@@ -418,22 +569,40 @@ def main(argv: list[str] | None = None) -> int:
         if (response.status_code == 202 or args.follow) and isinstance(body, Mapping) and "session_id" in body:
             response, body = follow(client, api, str(body["session_id"]))
         refused = 400 <= response.status_code < 500
+        retry_after = response.headers.get("retry-after")
         if args.json:
             print(json.dumps(body, ensure_ascii=False, indent=2))
         elif isinstance(body, Mapping) and "expert_results" in body and refused:
             print(format_refusal(response.status_code, body), file=sys.stderr)
         elif isinstance(body, Mapping) and "expert_results" in body:
-            print(format_summary(body, _stages(client, api, body)))
+            print(format_summary(body, _stages(client, api, body), undated=undated))
         elif isinstance(body, Mapping) and "items" in body:
             print(format_sessions(body))
         elif isinstance(body, Mapping) and "symbols" in body and response.status_code == 200:
             print(format_universe(body))
+        elif args.retry and response.status_code == 409:
+            print(format_retry_refusal(response.status_code, body, retry_after=retry_after), file=sys.stderr)
         else:
-            print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
+            print(f"Refused: {format_problem(response.status_code, body, retry_after=retry_after)}", file=sys.stderr)
             if response.status_code == 401:
-                print("Set STOCK_RESEARCH_API_KEY to your API key (stock-research-keys create).", file=sys.stderr)
-    print(f"\nHTTP {response.status_code}   X-Request-ID {response.headers.get('x-request-id', '-')}", file=sys.stderr)
-    return 0 if response.status_code == 200 else 1
+                print('Set STOCK_RESEARCH_API_KEY to your API key (make keys ARGS="create NAME").', file=sys.stderr)
+    code = exit_code(response.status_code, body)
+    ended = f"   exit status {code}" if code else ""  # make research says it too, its own exit status being 0
+    print(
+        f"\nHTTP {response.status_code}   X-Request-ID {response.headers.get('x-request-id', '-')}{ended}",
+        file=sys.stderr,
+    )
+    return code
+
+
+def exit_code(status: int, body: Any) -> int:
+    """0 for an answer to act on (a completed or partial research, a list); 1 for a refusal or a research that
+    failed, was cancelled or interrupted (its record is read with a 200)."""
+    if status != 200:
+        return 1
+    if not isinstance(body, Mapping) or "expert_results" not in body:
+        return 0
+    return 0 if body.get("overall_status", body.get("status")) in ("completed", "partial") else 1
 
 
 ASYNC = {"Prefer": "respond-async"}
@@ -449,8 +618,9 @@ def format_job(body: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def format_event(event: str, data: Mapping[str, Any]) -> str | None:
-    """One progress line for an event of the session's stream (None: nothing to show)."""
+def format_event(event: str, data: Mapping[str, Any], failures: dict[str, str] | None = None) -> str | None:
+    """One progress line for an event of the session's stream (None: nothing to show). ``failures`` (message →
+    the first expert that failed with it) turns an expert failing as another did into a short line."""
     took = f"  {data['duration_ms'] / 1000:.1f} s" if isinstance(data.get("duration_ms"), int | float) else ""
     if event == "snapshot":
         position = f", queue position {data['queue_position']}" if data.get("queue_position") else ""
@@ -463,7 +633,10 @@ def format_event(event: str, data: Mapping[str, Any]) -> str | None:
     if event == "expert.completed":
         return f"  ✓ {data.get('expert'):<20} {data.get('signal')} {data.get('confidence')}{took}"
     if event == "expert.failed":
-        return f"  ✗ {data.get('expert'):<20} {_short(data.get('message'), 80)}{took}"
+        message = " ".join(str(data.get("message") or "").split())
+        first = (failures if failures is not None else {}).setdefault(message, str(data.get("expert")))
+        said = _short(message, 80) if first == data.get("expert") else f"the same as {first}"
+        return f"  ✗ {data.get('expert'):<20} {said}{took}"
     stage, _, what = event.partition(".")
     if stage in ("debate", "verdict"):
         shown = {
@@ -484,6 +657,7 @@ def follow(client: httpx.Client, api: str, session_id: str) -> tuple[httpx.Respo
     """Print the session's progress from its event stream (reconnecting after the last event seen) until it ends;
     returns its stored record as a research response."""
     last = 0
+    failures: dict[str, str] = {}
     while True:
         try:
             url = f"{api}/sessions/{session_id}/events"
@@ -500,7 +674,7 @@ def follow(client: httpx.Client, api: str, session_id: str) -> tuple[httpx.Respo
                     elif line.startswith("id: "):
                         last = int(line[4:])
                     elif not line and event:
-                        shown = format_event(event, json.loads(data) if data else {})
+                        shown = format_event(event, json.loads(data) if data else {}, failures)
                         if shown:
                             print(shown, file=sys.stderr, flush=True)
                         ended = ended or (event.startswith("session.") and event.split(".")[1] in FINAL)
@@ -522,7 +696,7 @@ def _as_research_response(detail: Any) -> Any:
         **detail,
         "overall_status": status,
         "expert_results": {
-            e: {k: v for k, v in r.items() if k in ("status", "data", "error")}
+            e: {k: v for k, v in r.items() if k in ("status", "data", "error", "retryable")}
             for e, r in detail["expert_results"].items()
         },
     }

@@ -21,6 +21,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -104,35 +105,71 @@ def wait_until_ready(honcho: subprocess.Popen[bytes], services: list[Service], t
     return []
 
 
-def engines() -> str:
-    """Which engines the analysing services will pick (ANALYSIS_ENGINE=auto: LLM when an endpoint or key is set)."""
-    settings = {k: v for k, v in os.environ.items() if v}
+def settings() -> dict[str, str]:
+    """The variables the services will read: this environment's, then ``.env``'s (honcho loads it; the shell wins)."""
+    found = {k: v for k, v in os.environ.items() if v}
     dotenv = ROOT / ".env"
     if dotenv.is_file():
         for line in dotenv.read_text(encoding="utf-8").splitlines():
             key, _, value = line.partition("=")
-            if value.strip().strip("'\""):
-                settings.setdefault(key.strip().removeprefix("export "), value)
-    keys = set(settings)
-    if settings.get("ANALYSIS_ENGINE", "auto").strip("'\" ") != "auto":
-        return f"ANALYSIS_ENGINE={settings['ANALYSIS_ENGINE']}"
-    if keys & {"LLM_BASE_URL", "LLM_API_KEY"}:
+            value = value.strip().strip("'\"")
+            if value and not key.lstrip().startswith("#"):
+                found.setdefault(key.strip().removeprefix("export "), value)
+    return found
+
+
+def engines(given: dict[str, str] | None = None) -> str:
+    """Which engines the analysing services will pick (ANALYSIS_ENGINE=auto: LLM when an endpoint or key is set)."""
+    given = settings() if given is None else given
+    if given.get("ANALYSIS_ENGINE", "auto").strip("'\" ") != "auto":
+        return f"ANALYSIS_ENGINE={given['ANALYSIS_ENGINE']}"
+    if set(given) & {"LLM_BASE_URL", "LLM_API_KEY"}:
         return "LLM engine configured by LLM_* variables"
     return "rules engines: no LLM_BASE_URL / LLM_API_KEY set"
 
 
-def banner(services: list[Service]) -> str:
+LOCAL_DATABASE_URL = "sqlite+aiosqlite:///./data/coordinator.db"
+"""The Procfile's DATABASE_URL when none is set."""
+
+
+def session_store(given: dict[str, str] | None = None) -> str:
+    """Where the coordinator keeps the sessions (its DATABASE_URL, as the Procfile passes it), without a password."""
+    url = (settings() if given is None else given).get("DATABASE_URL") or LOCAL_DATABASE_URL
+    parts = urlsplit(url)
+    kind = parts.scheme.split("+", 1)[0]
+    if kind == "sqlite":
+        path = url.split(":///", 1)[1] if ":///" in url else ""
+        return f"SQLite {(ROOT / path).resolve() if path and path != ':memory:' else 'in memory'}"
+    name = {"postgresql": "PostgreSQL", "postgres": "PostgreSQL"}.get(kind, kind)
+    where = parts.hostname or "localhost"
+    return f"{name} {where}{f':{parts.port}' if parts.port else ''}{parts.path or ''}"
+
+
+def banner(services: list[Service], given: dict[str, str] | None = None) -> str:
+    """What is running and how to use it: the URLs, the engines, the session store, a curl to paste (with the
+    Bearer header the services need under AUTH_MODE=api_key)."""
+    given = settings() if given is None else given
     by_name = {s.name: s for s in services}
     coordinator = by_name.get("coordinator", services[0])
     payload = shlex.quote(json.dumps({"symbol": "600519.SH", "experts": [e.value for e in ExpertType]}))
-    lines = ["", f"All {len(services)} services are ready ({engines()}; sessions in {ROOT / 'data'}).", ""]
+    with_keys = given.get("AUTH_MODE", "none").strip().lower() == "api_key"
+    lines = ["", f"All {len(services)} services are ready ({engines(given)}; sessions in {session_store(given)}).", ""]
     lines += [f"  {s.name:<12} {s.url:<24} docs {s.url}/docs   health {s.url}/readyz" for s in services]
     lines += [
         "",
         f"Console: {coordinator.url}/console/   (new research, live progress, sessions, history, scorecard)",
         "",
+    ]
+    if with_keys:
+        lines += [
+            'AUTH_MODE=api_key: every /api/ request needs a key of API_KEYS (make keys ARGS="create alice").',
+            "  export STOCK_RESEARCH_API_KEY=<your key>      # make research and the CLI send it too",
+            "",
+        ]
+    lines += [
         "Try:",
         f"  curl -s -X POST {coordinator.url}/api/v1/coordinator/research \\",
+        *(['       -H "Authorization: Bearer $STOCK_RESEARCH_API_KEY" \\'] if with_keys else []),
         f"       -H 'Content-Type: application/json' -d {payload}",
         "  make research SYMBOL=600519.SH        # the same, summarised",
         "",

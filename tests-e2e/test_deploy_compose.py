@@ -302,7 +302,7 @@ def test_env_example_lists_the_required_variables_without_values() -> None:
     assigned = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
     assert set(REQUIRED) <= set(assigned)
     assert all(value == "" for value in assigned.values()), ".env.example holds values"
-    assert "stock-research-keys create" in "\n".join(lines)
+    assert 'make keys ARGS="create' in "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------- Dockerfile

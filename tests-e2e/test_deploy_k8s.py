@@ -300,7 +300,7 @@ def test_the_overlay_documents_how_to_create_the_secret(rendered: list[dict[str,
     for key, required in _secret_refs(rendered).items():
         if required:
             assert f"--from-literal={key}=" in text, f"the documented command does not create {key}"
-    assert "stock-research-keys create" in text
+    assert 'make keys ARGS="create' in text
 
 
 def test_k8s_manifests_hold_no_literal_credential(rendered: list[dict[str, Any]]) -> None:

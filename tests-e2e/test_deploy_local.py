@@ -66,7 +66,9 @@ def test_procfile_is_valid_for_honcho() -> None:
 def test_make_targets_call_the_scripts() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^run: bootstrap\n\t\$\(RUN\) python scripts/run_local\.py$", makefile, re.M)
-    assert re.search(r"^research: .*\n\t\$\(RUN\) python scripts/research_cli\.py \$\(SYMBOL\)", makefile, re.M)
+    assert re.search(
+        r"^research: .*\n\t\$\(CLI_FAILURE\)\$\(RUN\) python scripts/research_cli\.py \$\(SYMBOL\)", makefile, re.M
+    )
     research = re.search(r"^research: .*\n\t(.*)$", makefile, re.M)
     assert research is not None
     assert '$(if $(DATE),--analysis-date "$(DATE)")' in research.group(1)
@@ -221,6 +223,38 @@ def test_run_local_refuses_ports_already_in_use(tmp_path: Path) -> None:
         output, _ = proc.communicate(timeout=30)
     assert proc.returncode == 1
     assert f"port already in use for: coordinator (127.0.0.1:{port})" in output
+
+
+def test_the_banner_names_the_session_store_the_coordinator_uses() -> None:
+    run_local = _load(RUN_LOCAL)
+    services = run_local.read_procfile(ROOT / "Procfile")
+    local = run_local.banner(services, {})
+    assert f"sessions in SQLite {ROOT / 'data' / 'coordinator.db'})." in local
+    postgres = {"DATABASE_URL": "postgresql+asyncpg://stock:s3cret@db.internal:5433/stock_research"}
+    text = run_local.banner(services, postgres)
+    assert "sessions in PostgreSQL db.internal:5433/stock_research)." in text
+    assert "s3cret" not in text
+    assert "sessions in SQLite /tmp/x.db" in run_local.banner(
+        services, {"DATABASE_URL": "sqlite+aiosqlite:////tmp/x.db"}
+    )
+
+
+def test_the_banner_of_a_stack_with_api_keys_prints_a_curl_with_the_bearer_header(tmp_path: Path) -> None:
+    run_local = _load(RUN_LOCAL)
+    services = run_local.read_procfile(ROOT / "Procfile")
+    assert "Authorization" not in run_local.banner(services, {})  # AUTH_MODE=none: every caller is trusted
+    text = run_local.banner(services, {"AUTH_MODE": "api_key"})
+    assert "export STOCK_RESEARCH_API_KEY=<your key>" in text
+    curl = text[text.index("  curl ") : text.index("  make research")]
+    assert '-H "Authorization: Bearer $STOCK_RESEARCH_API_KEY"' in curl
+    # The lines pasted into a shell are one command: bash runs it (curl replaced by a script printing its args).
+    fake = tmp_path / "curl"
+    fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    env = {"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}", "STOCK_RESEARCH_API_KEY": "sr_k"}
+    args = subprocess.run(["bash", "-c", curl], env=env, capture_output=True, text=True, check=True).stdout
+    assert "Authorization: Bearer sr_k\n" in args
+    assert json.loads(args.splitlines()[-1])["symbol"] == "600519.SH"
 
 
 # ------------------------------------------------------------------------------------- research CLI
@@ -385,6 +419,8 @@ def test_cli_lists_sessions_with_the_filters_given(capsys: pytest.CaptureFixture
                 "retried_from": "0a1b",
                 "stages_to_retry": ["macro_intelligence", "debate", "judge"],
                 "created_at": "2026-11-21T14:00:00.123456Z",
+                "analysis_date": "2025-09-30",
+                "action": "HOLD",
             }
         ],
         "total": 7,
@@ -400,7 +436,7 @@ def test_cli_lists_sessions_with_the_filters_given(capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "1 of 7 sessions, newest first" in out
     assert re.search(
-        r"2026-11-21T14:00:00  5b0c6f0e-1  600519.SH\s+partial\s+retries 1  retry of 0a1b"
+        r"2026-11-21 14:00\s+5b0c6f0e-1\s+600519.SH\s+2025-09-30\s+partial\s+HOLD\s+retries 1  retry of 0a1b"
         r"  to retry: macro_intelligence, debate, judge",
         out,
     )
@@ -541,7 +577,7 @@ def test_cli_prints_a_symbol_without_data_as_an_error(capsys: pytest.CaptureFixt
     assert out.out == ""  # no summary of a research that did not happen
     assert "Refused: 404 Not Found [symbol_not_found]: no expert could analyse 600519.SH" in out.err
     assert "research 600519.SH as of 2010-01-04, session 5b0c6f0e-1" in out.err
-    assert "technical_analyst, valuation_modeler: research 404 symbol_not_found: no data for XYZ.SH" in out.err
+    assert "every expert (2): research 404 symbol_not_found: no data for XYZ.SH" in out.err
     assert "`--universe` lists the symbols" in out.err
     assert "HTTP 404" in out.err
 
@@ -555,7 +591,8 @@ def test_cli_prints_a_date_before_the_data_with_the_earliest_usable_date(capsys:
     cli = _load(RESEARCH_CLI)
     assert cli.main(["600519.SH", "--url", "http://coord.test", "--analysis-date", "2010-01-04"]) == 1
     err = capsys.readouterr().err
-    assert "Refused: 422 Unprocessable Content [insufficient_history]: every expert failed" in err
+    assert "Refused: 422 Unprocessable Content [insufficient_history]\n" in err  # the detail only listed the reasons
+    assert f"every expert (2): research 422 insufficient_history: {detail}" in err
     assert "earliest usable date: 2010-07-01 (try --analysis-date 2010-07-01 or later)" in err
     assert err.count(detail) == 1  # the reasons already in the detail are not repeated
     # A bare problem (no research in it) says the date too.

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, options_json_schema
-from shared_contracts.judge import Verdict
+from shared_contracts.judge import Action, Verdict
 from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
@@ -103,6 +103,9 @@ class SessionSummary(BaseModel):
     )
     experts: list[str]
     status: SessionStatus
+    action: Action | None = Field(
+        default=None, description="The verdict's action; null while there is no verdict (or none was made)."
+    )
     retry_count: int
     retried_from: str | None
     retried_by: str | None = Field(

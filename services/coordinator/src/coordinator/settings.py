@@ -58,7 +58,8 @@ class Settings(ServiceSettings):
         if self.auth_mode == "api_key" and self.service_api_key is None:
             raise ValueError(
                 "AUTH_MODE=api_key needs SERVICE_API_KEY, the key the coordinator calls research, debate and judge "
-                "with (create it with: stock-research-keys create coordinator --scope service)"
+                'with (create it with: make keys ARGS="create coordinator --scope service"; '
+                "stock-research-keys in an image)"
             )
         return self
 

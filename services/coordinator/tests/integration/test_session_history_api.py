@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,7 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
         "analysis_date",
         "experts",
         "status",
+        "action",
         "retry_count",
         "retried_from",
         "retried_by",
@@ -148,6 +150,19 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
     by_status = (await app.client.get(SESSIONS, params={"status": "partial", "limit": 1, "offset": 1})).json()
     assert [s["session_id"] for s in by_status["items"]] == [mid.session_id]
     assert (by_status["total"], by_status["limit"], by_status["offset"]) == (2, 1, 1)
+
+
+async def test_the_history_lists_each_sessions_analysis_date_and_action(app: AppUnderTest) -> None:
+    await _store(app, minutes=1, status="failed", analysis_date=date(2025, 6, 30))  # no verdict
+    body = {"symbol": "600519.SH", "experts": [TA], "analysis_date": "2025-09-30"}
+    done = (await app.client.post(RESEARCH, json=body)).json()
+    items = (await app.client.get(SESSIONS)).json()["items"]
+    assert [(s["analysis_date"], s["status"], s["action"]) for s in items] == [
+        ("2025-09-30", done["overall_status"], done["verdict"]["action"]),
+        ("2025-06-30", "failed", None),
+    ]
+    detail = (await app.client.get(f"{SESSIONS}/{done['session_id']}")).json()
+    assert detail["action"] == done["verdict"]["action"]
 
 
 async def test_the_page_size_is_capped(app: AppUnderTest) -> None:

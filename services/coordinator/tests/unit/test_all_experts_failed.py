@@ -84,3 +84,16 @@ def test_any_failure_research_did_not_explain_as_the_callers_is_all_experts_fail
     for other in (None, server_side):  # a timeout or an unreachable service; a 5xx problem
         error = AllExpertsFailedError.for_result(failed(technical_analyst=not_found(), valuation_modeler=other))
         assert type(error) is AllExpertsFailedError
+
+
+def test_experts_that_failed_alike_are_named_together_and_the_error_said_once() -> None:
+    error = "research 404 symbol_not_found: ZZZZ is not in the offline snapshot"
+    items = [ExpertResultItem(expert_type=e, status="failed", error=error, failure=not_found()) for e in (TA, VM, MI)]
+    items.append(ExpertResultItem(expert_type=ExpertType.CATALYST_DETECTIVE, status="failed", error="timed out"))
+    refused = AllExpertsFailedError.for_result(
+        ResearchResult(symbol="ZZZZ", overall_status="failed", expert_results=items)
+    )
+    assert str(refused) == (
+        f"every selected expert failed (technical_analyst, valuation_modeler, macro_intelligence: {error}; "
+        "catalyst_detective: timed out)"
+    )

@@ -83,7 +83,7 @@ class ServiceSettings(BaseSettings):
         if self.auth_mode == "api_key" and len(self.key_ring()) == 0:
             raise ValueError(
                 "AUTH_MODE=api_key needs at least one key in API_KEYS or API_KEYS_FILE "
-                "(create one with: stock-research-keys create CLIENT_ID)"
+                '(create one with: make keys ARGS="create CLIENT_ID"; stock-research-keys in an image)'
             )
         return self
 

@@ -84,7 +84,10 @@ class AllExpertsFailedError(CoordinatorError):
     code = "all_experts_failed"
 
     def __init__(self, result: ResearchResult) -> None:
-        errors = "; ".join(f"{i.expert_type.value}: {i.error}" for i in result.expert_results)
+        by_error: dict[str, list[str]] = {}  # experts that failed alike are named together, the error said once
+        for item in result.expert_results:
+            by_error.setdefault(str(item.error), []).append(item.expert_type.value)
+        errors = "; ".join(f"{', '.join(names)}: {error}" for error, names in by_error.items())
         super().__init__(f"every selected expert failed ({errors})")
         self.result = result
 

@@ -91,6 +91,12 @@ class ResearchSession:
         return self.judge.data
 
     @property
+    def action(self) -> str | None:
+        """The verdict's action (BUY, SELL, HOLD); None without a verdict."""
+        action = (self.verdict or {}).get("action")
+        return action if isinstance(action, str) else None
+
+    @property
     def failed_experts(self) -> list[str]:
         return [e for e in self.experts if (o := self.expert_outcomes.get(e)) is None or o.status != "success"]
 

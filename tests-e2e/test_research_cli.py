@@ -1,0 +1,289 @@
+"""scripts/research_cli.py on what goes wrong (issue 38): an error every expert shares said once, the wait of a
+429, a permanent expert failure (research 404/422) never offered for retry and a refused retry said plainly, a
+research without a date warned about first when the newest bar is far behind today, and `make research` / `make
+cli` printing a refusal without make's own error line. The coordinator is faked with respx (no processes)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from deploy_manifests import ROOT
+
+from shared_contracts.experts import ExpertType
+
+RESEARCH_CLI = ROOT / "scripts" / "research_cli.py"
+URL = "http://coord.test"
+API = f"{URL}/api/v1/coordinator"
+SESSION = "5b0c6f0e-1"
+EXPERTS = [e.value for e in ExpertType]
+NOT_FOUND = (
+    "research 404 symbol_not_found: 0700.HK is not in the offline snapshot; it has 121 symbols "
+    "(GET /api/v1/research/universe lists them), e.g. 000001.SZ, 000021.SZ"
+)
+TIMED_OUT = "research 504 peer_timeout: no answer within 120 s"
+
+
+def _cli() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("research_cli_under_test", RESEARCH_CLI)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _ok(bars: str = "2025-09-30", analysis_date: str = "2026-11-27") -> dict[str, Any]:
+    return {
+        "status": "success",
+        "data": {
+            "signal": "NEUTRAL",
+            "confidence": 0.44,
+            "summary_reasoning": "Flat.",
+            "risk_warning": "None specific.",
+            "analysis_date": analysis_date,
+            "as_of": bars,
+            "inputs_as_of": {"bars": bars},
+            "staleness": [],
+        },
+    }
+
+
+def _failed(error: str, **extra: Any) -> dict[str, Any]:
+    return {"status": "failed", "error": error, **extra}
+
+
+def _research(experts: dict[str, Any], status: str = "partial", **extra: Any) -> dict[str, Any]:
+    return {
+        "session_id": SESSION,
+        "symbol": "600519.SH",
+        "analysis_date": "2026-11-27",
+        "overall_status": status,
+        "retry_count": 0,
+        "expert_results": experts,
+        "debate_outcome": None,
+        "verdict": None,
+        **extra,
+    }
+
+
+STAGES = {"debate": {"status": "skipped", "error": None}, "judge": {"status": "skipped", "error": None}}
+
+
+# ------------------------------------------------------------------- an error every expert shares, once
+
+
+def test_an_error_every_expert_shares_is_one_line_of_the_summary() -> None:
+    cli = _cli()
+    text = cli.format_summary(_research({e: _failed(NOT_FOUND) for e in EXPERTS}, "failed"), STAGES)
+    joined = " ".join(text.split())
+    assert joined.count("0700.HK is not in the offline snapshot") == 1
+    assert f"FAILED all {len(EXPERTS)} experts: research 404 symbol_not_found: 0700.HK" in joined
+    assert text.count("  FAILED  ") == 1
+    # Experts that failed alike but not all: one block naming them, the others as before.
+    mixed = {**{e: _failed(NOT_FOUND) for e in EXPERTS[:2]}, EXPERTS[2]: _failed(TIMED_OUT), EXPERTS[3]: _ok()}
+    lines = cli.format_summary(_research(mixed), STAGES).splitlines()
+    assert f"  FAILED  {EXPERTS[0]}, {EXPERTS[1]}" in lines
+    assert f"  FAILED  {EXPERTS[2]}" in lines
+    assert " ".join(lines).count("0700.HK is not in the offline snapshot") == 1
+
+
+def test_a_refusal_shared_by_every_expert_is_one_line_and_the_detail_does_not_list_it_again() -> None:
+    cli = _cli()
+    listed = "; ".join(f"{e}: {NOT_FOUND}" for e in EXPERTS)
+    body = _research({e: _failed(NOT_FOUND) for e in EXPERTS}, "failed") | {
+        "type": "about:blank",
+        "title": "Symbol not found",
+        "status": 404,
+        "detail": f"every selected expert failed ({listed})",
+        "code": "symbol_not_found",
+    }
+    text = cli.format_refusal(404, body)
+    assert text.splitlines()[0] == "Refused: 404 Symbol not found [symbol_not_found]"
+    assert " ".join(text.split()).count("0700.HK is not in the offline snapshot") == 1
+    assert f"every expert ({len(EXPERTS)}): research 404 symbol_not_found" in text
+
+
+def test_following_a_research_says_a_repeated_failure_in_a_few_words() -> None:
+    cli = _cli()
+    seen: dict[str, str] = {}
+    lines = [
+        cli.format_event("expert.failed", {"expert": expert, "message": NOT_FOUND, "duration_ms": 10.0}, seen)
+        for expert in EXPERTS
+    ]
+    assert "0700.HK is not in the offline snapshot" in lines[0]
+    assert all(f"the same as {EXPERTS[0]}" in line for line in lines[1:])
+    other = cli.format_event("expert.failed", {"expert": "x", "message": TIMED_OUT}, seen)
+    assert "peer_timeout" in other
+
+
+# ------------------------------------------------------------------------------------- --sessions
+
+
+@respx.mock
+def test_sessions_show_the_analysis_date_the_status_and_the_action(capsys: pytest.CaptureFixture[str]) -> None:
+    item = {"session_id": SESSION, "symbol": "600519.SH", "retry_count": 0, "created_at": "2026-11-27T09:15:00Z"}
+    page = {
+        "items": [
+            item | {"analysis_date": "2025-09-30", "status": "completed", "action": "BUY"},
+            item | {"analysis_date": "2021-06-30", "status": "failed", "action": None},
+        ],
+        "total": 2,
+        "limit": 20,
+        "offset": 0,
+    }
+    respx.get(f"{API}/sessions").mock(return_value=httpx.Response(200, json=page))
+    assert _cli().main(["--sessions", "--url", URL]) == 0
+    header, first, second = capsys.readouterr().out.splitlines()[1:4]
+    assert header.split() == ["created", "(UTC)", "session", "symbol", "as", "of", "status", "action"]
+    assert first.split()[:7] == ["2026-11-27", "09:15", SESSION, "600519.SH", "2025-09-30", "completed", "BUY"]
+    assert second.split()[:7] == ["2026-11-27", "09:15", SESSION, "600519.SH", "2021-06-30", "failed", "-"]
+    assert first.index("BUY") == header.index("action")  # under its header
+
+
+# ------------------------------------------------------------------------------------------- 429
+
+
+@respx.mock
+def test_a_429_says_how_long_to_wait(capsys: pytest.CaptureFixture[str]) -> None:
+    problem = {"title": "Too Many Requests", "status": 429, "detail": "research quota spent", "code": "rate_limited"}
+    respx.post(f"{API}/research").mock(return_value=httpx.Response(429, json=problem, headers={"Retry-After": "37"}))
+    assert _cli().main(["600519.SH", "--url", URL]) == 1
+    err = capsys.readouterr().err
+    assert "Refused: 429 Too Many Requests [rate_limited]: research quota spent" in err
+    assert "wait 37 s before trying again (Retry-After)" in err
+
+
+# ------------------------------------------------------------------------------ permanent failures
+
+
+def test_a_permanent_expert_failure_is_not_offered_for_retry() -> None:
+    cli = _cli()
+    mixed = {EXPERTS[0]: _failed(NOT_FOUND), EXPERTS[1]: _failed(TIMED_OUT), EXPERTS[2]: _ok()}
+    text = cli.format_summary(_research(mixed), STAGES)
+    retry = next(line for line in text.splitlines() if line.startswith("Retry"))
+    assert retry == f'Retry    make cli ARGS="--retry {SESSION}"   worth retrying: {EXPERTS[1]}'
+    assert "[permanent: a retry gets the same answer]" in " ".join(text.split())
+
+    insufficient = "research 422 insufficient_history: 61 bars before 2021-06-30, 120 needed"
+    permanent = {EXPERTS[0]: _failed(NOT_FOUND), EXPERTS[1]: _failed(insufficient), EXPERTS[2]: _ok()}
+    text = cli.format_summary(_research(permanent), STAGES)
+    assert "--retry" not in text
+    assert "Retry    not offered: every failure is permanent" in text
+
+    assert "Retry" not in cli.format_summary(_research({EXPERTS[0]: _ok()}, "completed"), STAGES)
+
+
+def test_the_session_reads_retryable_flag_wins_over_the_status_code() -> None:
+    cli = _cli()
+    flagged = {EXPERTS[0]: _failed(NOT_FOUND, retryable=True), EXPERTS[1]: _failed(TIMED_OUT, retryable=False)}
+    text = cli.format_summary(_research(flagged), STAGES)
+    retry = next(line for line in text.splitlines() if "Retry" in line)
+    assert retry.endswith(f"worth retrying: {EXPERTS[0]}")
+    assert " ".join(text.split()).count("[permanent: a retry gets the same answer]") == 1  # the 504 flagged so
+    assert "peer_timeout: no answer within 120 s [permanent" in " ".join(text.split())
+    # The flag survives the session read being turned into a research response (--follow, a retry).
+    detail = {**_research(flagged), "status": "partial", "expert_results": {EXPERTS[0]: flagged[EXPERTS[0]]}}
+    assert cli._as_research_response(detail)["expert_results"][EXPERTS[0]]["retryable"] is True
+    assert cli.is_retryable({"status": "failed", "error": "research 422 insufficient_history: x"}) is False
+    assert cli.is_retryable({"status": "failed", "error": "debate 503 llm_unavailable: x"}) is True
+
+
+@respx.mock
+def test_a_retry_the_coordinator_refuses_is_said_plainly(capsys: pytest.CaptureFixture[str]) -> None:
+    problem = {
+        "title": "Conflict",
+        "status": 409,
+        "code": "not_retryable",
+        "detail": f"Session {SESSION} has nothing to retry: every failure is permanent (research 404).",
+    }
+    route = respx.post(f"{API}/research/{SESSION}/retry").mock(return_value=httpx.Response(409, json=problem))
+    assert _cli().main(["--retry", SESSION, "--url", URL]) == 1
+    assert route.called
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"Not retried: 409 Conflict [not_retryable]: Session {SESSION} has nothing to retry" in err
+    assert "gets the same answer again: research another symbol (--universe lists them)" in err
+    already = {**problem, "code": "already_retried", "detail": "Session x was retried by y."}
+    assert "retry the newest session of its chain" in _cli().format_retry_refusal(409, already)
+
+
+# ------------------------------------------------------------------- a research without a date
+
+
+def test_a_research_without_a_date_warns_first_when_the_newest_bar_is_far_behind() -> None:
+    cli = _cli()
+    body = _research({e: _ok() for e in EXPERTS[:2]}, "completed")
+    lines = cli.format_summary(body, STAGES, undated=True).splitlines()
+    assert lines[1] == "Analysis date 2026-11-27 (today: no --analysis-date given)"
+    warning = " ".join(" ".join(lines[2:4]).split())
+    assert warning.startswith(
+        "⚠ No --analysis-date was given, so this research is as of today, 2026-11-27, but the newest bar is "
+        "2025-09-30, 423 days earlier"
+    )
+    assert "--analysis-date 2025-09-30 (make research DATE=2025-09-30)" in " ".join(" ".join(lines[2:5]).split())
+    # Asked for a date: that is the user's choice, nothing to warn of; fresh bars: nothing either.
+    assert "No --analysis-date" not in cli.format_summary(body, STAGES)
+    fresh = _research({EXPERTS[0]: _ok(bars="2026-11-20")}, "completed")
+    assert "No --analysis-date" not in cli.format_summary(fresh, STAGES, undated=True)
+
+
+@respx.mock
+def test_only_a_research_asked_without_a_date_is_warned_about(capsys: pytest.CaptureFixture[str]) -> None:
+    body = _research({e: _ok() for e in EXPERTS}, "completed")
+    respx.post(f"{API}/research").mock(return_value=httpx.Response(200, json=body))
+    respx.get(f"{API}/sessions/{SESSION}").mock(return_value=httpx.Response(200, json=STAGES))
+    cli = _cli()
+    assert cli.main(["600519.SH", "--url", URL]) == 0
+    assert capsys.readouterr().out.splitlines()[2].startswith("⚠ No --analysis-date was given")
+    assert cli.main(["600519.SH", "--url", URL, "--analysis-date", "2026-11-27"]) == 0
+    assert "No --analysis-date" not in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------ exit codes
+
+
+@respx.mock
+def test_a_research_that_failed_exits_1_though_its_record_is_read_with_a_200() -> None:
+    respx.post(f"{API}/research").mock(
+        return_value=httpx.Response(200, json=_research({e: _failed(NOT_FOUND) for e in EXPERTS}, "failed"))
+    )
+    respx.get(f"{API}/sessions/{SESSION}").mock(return_value=httpx.Response(200, json=STAGES))
+    assert _cli().main(["0700.HK", "--url", URL]) == 1
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make on this machine")
+@pytest.mark.parametrize("target", ["research SYMBOL=600519.SH", "cli ARGS=--sessions"])
+def test_make_prints_a_refusal_without_its_own_error_line_unless_strict(target: str) -> None:
+    """The CLI exits 2 (nothing listens at COORDINATOR_URL); make runs it on this interpreter (RUN) without
+    bootstrapping (UV names a file that exists)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "STRICT")}
+    env["COORDINATOR_URL"] = f"http://127.0.0.1:{_free_port()}"
+    run = f"RUN=env PATH={Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    command = ["make", *target.split(), f"UV={sys.executable}", run]
+    relaxed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert relaxed.returncode == 0, relaxed.stderr
+    assert "is not reachable" in relaxed.stderr
+    assert "make:" not in relaxed.stdout + relaxed.stderr
+    strict = subprocess.run(
+        [*command, "STRICT=1"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert strict.returncode == 2
+    assert "is not reachable" in strict.stderr
+    assert "Error 2" in strict.stderr  # make's line: what a script checking the exit status asked for
