@@ -12,6 +12,7 @@ from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, 
 from shared_contracts.judge import Verdict
 from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
+from shared_contracts.usage import LLMUsage, ResearchUsage
 
 OverallStatus = Literal["completed", "partial", "failed"]
 SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
@@ -55,6 +56,14 @@ class ResearchRequestBody(BaseModel):
             "400 conflicting_analysis_date."
         ),
     )
+    token_budget: int | None = Field(
+        default=None,
+        strict=True,
+        ge=1,
+        description="Tokens this research's model calls may use, below RESEARCH_TOKEN_BUDGET (the lower of the two "
+        "applies). Once spent, no further model call is made and the stages not run fail with "
+        "token_budget_exhausted (a partial research).",
+    )
 
 
 class ExpertResultEnvelope(BaseModel):
@@ -76,6 +85,12 @@ class ResearchResponseBody(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="LLM stages only: the figures of their texts traced to their inputs, per stage and in total.",
+    )
+    usage: ResearchUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls of each stage and their tokens, in total and new (a retry: without the "
+        "carried stages), with their cost when LLM_PRICES is set.",
     )
 
 
@@ -171,6 +186,12 @@ class SessionDetail(SessionSummary):
         exclude_if=lambda value: value is None,
         description="LLM stages only: the stored results' numbers checks, per stage and in total.",
     )
+    usage: ResearchUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls of each stage and their tokens, in total and new (a retry: without the "
+        "carried stages), with their cost when LLM_PRICES is set.",
+    )
 
 
 class SessionPage(BaseModel):
@@ -247,3 +268,24 @@ class ResearchAccepted(BaseModel):
 def job_links(session_id: str, prefix: str = "/api/v1/coordinator") -> JobLinks:
     session = f"{prefix}/sessions/{session_id}"
     return JobLinks(self_=session, events=f"{session}/events", cancel=f"{session}/cancel")
+
+
+class UsageRow(BaseModel):
+    """The model calls of one day (UTC, the day the session ended) to one model, summed."""
+
+    day: IsoDate
+    model: str = Field(description="The model the calls named (empty: the endpoint named none).")
+    client_id: str | None = Field(default=None, description="The client (an admin's view: every client's rows).")
+    usage: LLMUsage
+    cost: float | None = Field(default=None, description="At LLM_PRICES; null without a price for the model.")
+
+
+class UsageReport(BaseModel):
+    """``GET /api/v1/coordinator/usage``: the caller's LLM usage by day and model (an admin: every client's, per
+    client). A retry counts only the calls it made (its carried stages were counted on their own session)."""
+
+    start: IsoDate
+    end: IsoDate
+    rows: list[UsageRow]
+    total: LLMUsage
+    cost: float | None = Field(default=None, description="The rows' cost summed; null when a row has none.")
