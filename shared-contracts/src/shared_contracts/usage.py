@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+MAX_TOKEN_BUDGET = 1_000_000_000
+"""The largest token budget a research may have (stored as a 32-bit integer)."""
 TOKEN_BUDGET_EXHAUSTED = "token_budget_exhausted"
 """The problem code of a stage that was not run (or stopped) because the research's token budget was spent."""
 

@@ -9,7 +9,7 @@ from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
 from shared_contracts.redaction import url_password
 from shared_contracts.service.settings import ServiceSettings
-from shared_contracts.usage import ModelPrice
+from shared_contracts.usage import MAX_TOKEN_BUDGET, ModelPrice
 
 
 class Settings(ServiceSettings):
@@ -41,7 +41,7 @@ class Settings(ServiceSettings):
     )
 
     research_token_budget: int | None = Field(
-        default=None, ge=1, description="Tokens one research's model calls may use; unset: no cap."
+        default=None, ge=1, le=MAX_TOKEN_BUDGET, description="Tokens one research's model calls may use; unset: no cap."
     )
     client_daily_tokens: int = Field(
         default=0, ge=0, description="Tokens a client's researches may use per 24 hours (limits backend); 0: none."

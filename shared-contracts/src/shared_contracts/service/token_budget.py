@@ -20,6 +20,10 @@ TokenBudgetHeader = Annotated[
     Header(
         alias=TOKEN_BUDGET_HEADER,
         ge=0,
+        # The coordinator's header to its peers, not a client's: left out of the API documents (the routes' 422
+        # says what it does), and out of the property-based runs, whose coverage phase paired it with bodies its
+        # generator could not build for the judge (a bare 0).
+        include_in_schema=False,
         description="Tokens the model calls of this request may still use (the coordinator's research budget); "
         "once they are spent no further model call is made and the request fails with token_budget_exhausted. "
         "Absent: no budget.",

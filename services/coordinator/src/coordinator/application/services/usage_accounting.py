@@ -116,10 +116,11 @@ class UsageAccounting:
 
     async def report(self, viewer: Viewer, start: str | None, end: str | None) -> UsageReport:
         """The viewer's usage by day and model (an admin: every client's, per client), ``start`` to ``end`` (ISO days,
-        inclusive; default: the ``REPORT_DAYS`` days up to today). Raises ``InvalidDateError`` /
-        ``InvalidDateRangeError``."""
-        last = optional_day("end", end) or self._today()
-        first = optional_day("start", start) or last - timedelta(days=REPORT_DAYS - 1)
+        inclusive; default: the ``REPORT_DAYS`` days up to today, or up to ``start`` when that is later). Raises
+        ``InvalidDateError`` / ``InvalidDateRangeError``."""
+        given_start = optional_day("start", start)
+        last = optional_day("end", end) or max(self._today(), given_start or self._today())
+        first = given_start or last - timedelta(days=REPORT_DAYS - 1)
         if first > last:
             raise InvalidDateRangeError(f"start {first.isoformat()} is after end {last.isoformat()}")
         return await self._report(viewer, first, last)
