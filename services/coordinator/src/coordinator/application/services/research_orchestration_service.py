@@ -89,8 +89,6 @@ class ResearchOrchestrationService:
 
     async def submit(self, command: ResearchCommand, idempotency_key: str | None = None) -> Submission:
         request = validate_command(command, self._today)
-        if self._accounting is not None:
-            await self._accounting.check_quota(command.client_id)
         budgets = [b for b in (self._token_budget, command.token_budget) if b is not None]
         recorded = {
             "client_id": command.client_id,
@@ -119,8 +117,6 @@ class ResearchOrchestrationService:
         if idempotency_key is not None and (earlier := await self._earlier(source.client_id, idempotency_key)):
             return await self._replayed(earlier, idempotency_key, _hash({"retry": session_id}))
         request = plan_retry(source, self._today)
-        if self._accounting is not None:
-            await self._accounting.check_quota(source.client_id)
         session = self._session(
             request,
             retry_count=source.retry_count + 1,
@@ -165,6 +161,8 @@ class ResearchOrchestrationService:
             if (earlier := await self._earlier(session.client_id, key)) is not None:
                 return await self._replayed(earlier, key, request_hash)
             session.idempotency_key, session.request_hash = key, request_hash
+        if self._accounting is not None:  # a replay above answers the first submission, tokens left or not
+            await self._accounting.check_quota(session.client_id)
         position = await self._jobs.submit(session)
         return Submission(session.session_id, "queued", position, created=True)
 
