@@ -17,7 +17,7 @@ TOKEN_BUDGET_EXHAUSTED = "token_budget_exhausted"
 
 class LLMUsage(BaseModel):
     """The model calls one stage made and the tokens they used. ``estimated``: at least one call's endpoint
-    reported no usage and its tokens were estimated (docs/decisions.md, "Token usage")."""
+    reported no usage and its tokens were estimated (docs/decisions.md, "LLM usage and token budgets")."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -4,7 +4,7 @@ A peer's route opens a meter around its use case (``metering(budget)``); every `
 inside it (parallel agents included: they share the request's context) first asks the meter whether the budget
 still allows a call (``check``: ``TokenBudgetExhaustedError`` once the tokens used reach the budget) and then
 records what the call used (``record``). The budget is checked before each call, not reserved: calls that start
-while budget remains may together go past it by what they use (docs/decisions.md, "Token budgets").
+while budget remains may together go past it by what they use (docs/decisions.md, "LLM usage and token budgets").
 
 When the endpoint reports no ``usage``, the call's tokens are estimated from its text (``estimate_tokens``) and the
 usage is marked ``estimated``.

@@ -4,7 +4,7 @@ written when a session ends (the calls it made, by client, day and model), the c
 usage report by day and model.
 
 A failed stage carries no result, so the calls it made before failing are not counted here (docs/decisions.md,
-"Token usage")."""
+"LLM usage and token budgets")."""
 
 from __future__ import annotations
 

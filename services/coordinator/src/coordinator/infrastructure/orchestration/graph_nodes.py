@@ -4,7 +4,7 @@ typed runtime context (``ResearchContext``).
 The token budget (``token_budget`` in the state) is checked before each peer call: a stage that finds it spent fails
 with ``token_budget_exhausted`` without calling its peer; otherwise the peer is given what is left (``X-Token-Budget``)
 and enforces it before each model call. The experts run in parallel and share what is left evenly (each gets its
-share; docs/decisions.md, "Token budgets"). Each node adds what its stage used to ``tokens_spent``.
+share; docs/decisions.md, "LLM usage and token budgets"). Each node adds what its stage used to ``tokens_spent``.
 
 Nodes never let an exception escape (in LangGraph an exception in one ``Send`` branch cancels its siblings): a
 failing expert, debate or judge is written as a failed outcome, with its error, duration and attempts.
