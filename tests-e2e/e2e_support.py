@@ -33,6 +33,7 @@ RESPONSE_KEYS = {
     "debate_outcome",
     "verdict",
     "retry_count",
+    "usage",  # issue 41: every stage's model calls and tokens, beside the spec's fields
 }
 EXPERT_HANDLER = "/api/v1/research/experts/{expert_type}"
 

@@ -1,10 +1,12 @@
 """A fake OpenAI-compatible chat server for end-to-end tests and benchmarks (test code, its own process).
 
 Scripted replies: each rule matches a substring of the system + user prompt and answers with a reply
-(a string, or an object sent as JSON text), an optional HTTP status (a fault), a latency, and an optional
-number of uses. Rules come from the JSON file named by FAKE_LLM_SCRIPT, or are replaced at run time via
-``PUT /_control/script``. Every call is recorded (``GET /_control/calls``) with the token counts the
-server reports in ``usage`` (an estimate: one token per 4 bytes of UTF-8, at least 1); ``?prompts=true``
+(a string, or an object sent as JSON text), an optional HTTP status (a fault), a latency, an optional
+number of uses, and the ``usage`` it reports: by default the estimate below, ``{"prompt_tokens": n,
+"completion_tokens": m}`` for fixed counts, or ``false`` for none (an endpoint that reports no usage). Rules
+come from the JSON file named by FAKE_LLM_SCRIPT, or are replaced at run time via ``PUT /_control/script``.
+Every call is recorded (``GET /_control/calls``) with the token counts it stands for (``usage_reported``: whether
+the reply said them; by default an estimate: one token per 4 bytes of UTF-8, at least 1); ``?prompts=true``
 adds each call's prompt text, ``?in_flight=true`` the calls still waiting out their latency. A prompt no
 rule matches is answered 500 and recorded with ``rule: null``. ``POST /_control/reset`` forgets the calls
 and releases the ones still held by a latency (they answer at once and are not recorded).
@@ -44,6 +46,7 @@ class Rule:
     latency_ms: float | None = None
     times: int | None = None
     name: str = ""
+    usage: dict[str, int] | bool = True
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Rule:
@@ -54,6 +57,7 @@ class Rule:
             latency_ms=data.get("latency_ms"),
             times=data.get("times"),
             name=data.get("name", data.get("match", "")),
+            usage=data.get("usage", True),
         )
 
 
@@ -128,20 +132,26 @@ def create_app() -> ASGIApp:
             return rule.status, {"error": {"message": f"scripted fault {rule.status}"}}
         text = rule.reply if isinstance(rule.reply, str) else json.dumps(rule.reply, ensure_ascii=False)
         completion_tokens = estimate_tokens(text)
+        if isinstance(rule.usage, dict):
+            record["prompt_tokens"] = int(rule.usage.get("prompt_tokens", record["prompt_tokens"]))
+            completion_tokens = int(rule.usage.get("completion_tokens", completion_tokens))
         record.update(status=200, completion_tokens=completion_tokens, ended=time.monotonic())
+        record["usage_reported"] = rule.usage is not False
         finish(record, generation)
-        return 200, {
+        reply: dict[str, Any] = {
             "id": f"fake-{len(state['calls'])}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {
+        }
+        if record["usage_reported"]:
+            reply["usage"] = {
                 "prompt_tokens": record["prompt_tokens"],
                 "completion_tokens": completion_tokens,
                 "total_tokens": record["prompt_tokens"] + completion_tokens,
-            },
-        }
+            }
+        return 200, reply
 
     @app.put("/_control/script")
     async def put_script(request: Request) -> dict[str, int]:

@@ -103,6 +103,7 @@ FIXES: dict[tuple[str, str], Fix] = {
     ("POST", "/api/v1/judge/verdict"): lambda case: _in_order(case.body, "intrinsic_value_low", "intrinsic_value_high"),
     ("POST", "/api/v1/coordinator/research"): _coordinator_research,
     ("GET", "/api/v1/coordinator/scorecard"): lambda case: _in_order(case.query, "start", "end"),
+    ("GET", "/api/v1/coordinator/usage"): lambda case: _in_order(case.query, "start", "end"),
     ("GET", "/api/v1/coordinator/sessions"): lambda case: _in_order(
         case.query, "analysis_date_from", "analysis_date_to"
     ),

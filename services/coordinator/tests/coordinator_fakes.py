@@ -41,9 +41,11 @@ from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
+from coordinator.domain.ports.usage_ledger import IUsageLedger, UsageRecord, UsageTotal
 from coordinator.main import create_app
 from coordinator.settings import Settings
 from shared_contracts.scoring import DailyBar
+from shared_contracts.usage import LLMUsage
 
 ALL_EXPERTS = [e.value for e in ExpertType]
 _ENGINE = {"kind": "rules", "model": None, "fallback_reason": None}
@@ -316,14 +318,27 @@ class RecordingListener:
         return [e[0] for e in self.events]
 
 
-class InMemorySessionRepository(ISessionRepository, IJobStore):
-    """Sessions in a dict; ``log`` records each write in order (``("create", id)``, ...); also the job store."""
+class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
+    """Sessions in a dict; ``log`` records each write in order (``("create", id)``, ...); also the job store and
+    the usage ledger (``usage_records``)."""
 
     def __init__(self, *, fail_on: str | None = None) -> None:
         self.sessions: dict[str, ResearchSession] = {}
         self.log: list[tuple[str, str]] = []
         self.fail_on = fail_on
         self.events: dict[str, list[SessionEvent]] = {}
+        self.usage_records: dict[tuple[str, str], UsageRecord] = {}
+
+    async def record_usage(self, records: Sequence[UsageRecord]) -> None:
+        self.usage_records.update({(r.session_id, r.stage): r for r in records})
+
+    async def usage_totals(self, *, client_id: str | None, start: date, end: date) -> list[UsageTotal]:
+        totals: dict[tuple[date, str, str], LLMUsage] = {}
+        for r in self.usage_records.values():
+            if start <= r.day <= end and client_id in (None, r.client_id):
+                key = (r.day, r.client_id, r.usage.model or "")
+                totals[key] = totals.get(key, LLMUsage()) + r.usage
+        return [UsageTotal(client, day, model, usage) for (day, client, model), usage in sorted(totals.items())]
 
     async def enqueue(self, session: ResearchSession, events: Sequence[NewEvent]) -> None:
         await self.create(session)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, options_json_schema
 from shared_contracts.judge import Action, Verdict
 from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
+from shared_contracts.usage import MAX_TOKEN_BUDGET, LLMUsage, ResearchUsage
 
 OverallStatus = Literal["completed", "partial", "failed"]
 SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
@@ -55,6 +56,24 @@ class ResearchRequestBody(BaseModel):
             "400 conflicting_analysis_date."
         ),
     )
+    token_budget: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_TOKEN_BUDGET,
+        description="Tokens this research's model calls may use, below RESEARCH_TOKEN_BUDGET (the lower of the two "
+        "applies). Once spent, no further model call is made and the stages not run fail with "
+        "token_budget_exhausted (a partial research).",
+    )
+
+    @field_validator("token_budget", mode="before")
+    @classmethod
+    def _whole_number(cls, value: Any) -> Any:
+        """A JSON number without a fraction (``5`` or ``5.0``); not a string or a boolean."""
+        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise ValueError("must be a whole number of tokens")
 
 
 class ExpertResultEnvelope(BaseModel):
@@ -76,6 +95,12 @@ class ResearchResponseBody(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="LLM stages only: the figures of their texts traced to their inputs, per stage and in total.",
+    )
+    usage: ResearchUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls of each stage and their tokens, in total and new (a retry: without the "
+        "carried stages), with their cost when LLM_PRICES is set.",
     )
 
 
@@ -174,6 +199,12 @@ class SessionDetail(SessionSummary):
         exclude_if=lambda value: value is None,
         description="LLM stages only: the stored results' numbers checks, per stage and in total.",
     )
+    usage: ResearchUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls of each stage and their tokens, in total and new (a retry: without the "
+        "carried stages), with their cost when LLM_PRICES is set.",
+    )
 
 
 class SessionPage(BaseModel):
@@ -250,3 +281,24 @@ class ResearchAccepted(BaseModel):
 def job_links(session_id: str, prefix: str = "/api/v1/coordinator") -> JobLinks:
     session = f"{prefix}/sessions/{session_id}"
     return JobLinks(self_=session, events=f"{session}/events", cancel=f"{session}/cancel")
+
+
+class UsageRow(BaseModel):
+    """The model calls of one day (UTC, the day the session ended) to one model, summed."""
+
+    day: IsoDate
+    model: str = Field(description="The model the calls named (empty: the endpoint named none).")
+    client_id: str | None = Field(default=None, description="The client (an admin's view: every client's rows).")
+    usage: LLMUsage
+    cost: float | None = Field(default=None, description="At LLM_PRICES; null without a price for the model.")
+
+
+class UsageReport(BaseModel):
+    """``GET /api/v1/coordinator/usage``: the caller's LLM usage by day and model (an admin: every client's, per
+    client). A retry counts only the calls it made (its carried stages were counted on their own session)."""
+
+    start: IsoDate
+    end: IsoDate
+    rows: list[UsageRow]
+    total: LLMUsage
+    cost: float | None = Field(default=None, description="The rows' cost summed; null when a row has none.")

@@ -11,6 +11,7 @@ from shared_contracts.experts import KNOWN_SIGNALS
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.projection import ExpertDataQuality
 from shared_contracts.standing import CompositeStanding, SignedUnit, UnitShare
+from shared_contracts.usage import LLMUsage
 
 Direction = Literal["BULLISH", "BEARISH", "NEUTRAL"]
 Level = Literal["HIGH", "MEDIUM", "LOW"]
@@ -169,6 +170,11 @@ class DebateOutcome(BaseModel):
         exclude_if=lambda value: value is None,
         description="Who answered, who failed and how much of their data they had (both engines); optional, "
         "and left out of the serialised outcome when absent, so the spec's shape stays as it was.",
+    )
+    usage: LLMUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls made for it and their tokens (rules engine: zero calls).",
     )
     numbers_check: NumbersCheck | None = Field(
         default=None,

@@ -12,7 +12,8 @@ ServiceError
 │   ├── InvalidDateRangeError  invalid_date_range (start after end)
 │   ├── ConflictingAnalysisDateError  conflicting_analysis_date (analysis_date and the option differ)
 │   └── AnalysisDateInFutureError     analysis_date_in_future (after today)
-└── LLMOutputParseError      llm_output_invalid (the model's answer is not the promised JSON)
+├── LLMOutputParseError      llm_output_invalid (the model's answer is not the promised JSON)
+└── TokenBudgetExhaustedError  token_budget_exhausted (the research's token budget is spent: no model call)
 """
 
 from __future__ import annotations
@@ -93,3 +94,15 @@ class LLMOutputParseError(ServiceError):
         self.agent = agent
         extra = {"agent": agent} if agent else {}
         self.problem_extra = {**extra, **raw_output_member(raw_output)} or None
+
+
+class TokenBudgetExhaustedError(ServiceError):
+    """The research's token budget is spent: the model call was not made. Never a reason to fall back to the
+    rules engine (it is not an ``LLMError``): the stage fails and the research is partial."""
+
+    code = "token_budget_exhausted"
+
+    def __init__(self, budget: int, used: int) -> None:
+        super().__init__(f"the research's token budget ({budget} tokens) is spent ({used} used): no model call made")
+        self.budget = budget
+        self.used = used

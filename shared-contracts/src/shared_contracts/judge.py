@@ -11,6 +11,7 @@ from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import SignedUnit, UnitShare
+from shared_contracts.usage import LLMUsage
 
 Action = Literal["BUY", "SELL", "HOLD"]
 TimeHorizon = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
@@ -214,4 +215,9 @@ class Verdict(BaseModel):
         exclude_if=lambda value: value is None,
         description="LLM verdicts: the figures of the verdict's texts traced to the judge's input; quoted stop, "
         "target and position equal to the structured ones.",
+    )
+    usage: LLMUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls made for it and their tokens (rules engine: zero calls).",
     )

@@ -22,6 +22,7 @@ from shared_contracts.experts import (
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import RelativeStanding
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
+from shared_contracts.usage import LLMUsage
 
 Confidence = Field(ge=0.0, le=1.0, allow_inf_nan=False)
 
@@ -99,6 +100,11 @@ class ExpertResultBase(BaseModel):
         exclude_if=lambda value: value is None,
         description="LLM answers: the figures of the free-text fields traced to the call's input (rules: absent).",
     )
+    usage: LLMUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls made for it and their tokens (rules engine: zero calls).",
+    )
 
 
 class TechnicalAnalystResult(ExpertResultBase):
@@ -172,6 +178,11 @@ class CatalystDetectiveResult(BaseModel):
     analysis_date: str | None = None
     inputs_as_of: dict[str, Any] = Field(default_factory=dict)
     staleness: list[str] = Field(default_factory=list)
+    usage: LLMUsage | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The model calls made for it and their tokens (rules engine: zero calls).",
+    )
 
 
 class DateSpan(BaseModel):

@@ -19,6 +19,7 @@ from coordinator.application.services.research_jobs import JobSettings, Research
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
+from coordinator.application.services.usage_accounting import UsageAccounting
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
@@ -27,12 +28,14 @@ from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository
+from coordinator.domain.ports.usage_ledger import ITokenQuota, IUsageLedger
 from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
 from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
 from coordinator.infrastructure.adapters.market_reference_gateway_adapter import MarketReferenceGatewayAdapter
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, peer_http_client
 from coordinator.infrastructure.adapters.price_bars_gateway_adapter import PriceBarsGatewayAdapter
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
+from coordinator.infrastructure.adapters.token_quota_adapter import LimitsTokenQuota
 from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.infrastructure.persistence.retention import RetentionPurge
@@ -62,6 +65,7 @@ class CoordinatorContainer:
     outcome_service: SessionOutcomeService
     market_reference: MarketReferenceService
     """The console's universe and bars."""
+    usage_accounting: UsageAccounting
     owns_http_client: bool = True
 
     async def readiness(self) -> dict[str, str]:
@@ -90,11 +94,16 @@ def build_container(
     market_gateway: IMarketReferenceGateway | None = None,
     checkpointer: Any = None,
     owner: str | None = None,
+    token_quota: ITokenQuota | None = None,
 ) -> CoordinatorContainer:
-    """``sessions`` is also the job store (``IJobStore``); ``checkpointer``: LangGraph's, to resume researches
-    (None: not resumable); ``owner``: this coordinator's instance id (the sessions it claims are its own)."""
+    """``sessions`` is also the job store (``IJobStore``) and the usage ledger (``IUsageLedger``); ``checkpointer``:
+    LangGraph's, to resume researches (None: not resumable); ``owner``: this coordinator's instance id (the sessions
+    it claims are its own); ``token_quota``: the clients' daily tokens (default: CLIENT_DAILY_TOKENS on the limits
+    store, when limits are on)."""
     if not isinstance(sessions, IJobStore):
         raise TypeError("the session repository must also be the job store (IJobStore)")
+    if not isinstance(sessions, IUsageLedger):
+        raise TypeError("the session repository must also be the usage ledger (IUsageLedger)")
     client = http_client or peer_http_client(settings.http_max_connections)
     key = settings.service_api_key.get_secret_value() if settings.service_api_key is not None else None
 
@@ -130,7 +139,18 @@ def build_container(
     )
     owner = owner or getattr(sessions, "owner", None) or "local"
     resumable = checkpointer is not None
-    jobs = ResearchJobs(orchestrator, sessions, sessions, owner=owner, settings=job_settings, resumable=resumable)
+    if token_quota is None and settings.limits_on and settings.client_daily_tokens:
+        token_quota = LimitsTokenQuota.for_store(settings.redis_url, settings.client_daily_tokens)
+    accounting = UsageAccounting(sessions, sessions, prices=settings.llm_prices, quota=token_quota)
+    jobs = ResearchJobs(
+        orchestrator,
+        sessions,
+        sessions,
+        owner=owner,
+        settings=job_settings,
+        resumable=resumable,
+        accounting=accounting,
+    )
     return CoordinatorContainer(
         settings=settings,
         http_client=client,
@@ -143,10 +163,13 @@ def build_container(
         job_store=sessions,
         jobs=jobs,
         event_feed=SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds),
-        research_service=ResearchOrchestrationService(jobs, sessions, sessions),
+        research_service=ResearchOrchestrationService(
+            jobs, sessions, sessions, token_budget=settings.research_token_budget, accounting=accounting
+        ),
         session_queries=SessionQueryService(sessions),
         outcome_service=SessionOutcomeService(sessions, bars),
         market_reference=MarketReferenceService(market),
+        usage_accounting=accounting,
         owns_http_client=http_client is None,
     )
 

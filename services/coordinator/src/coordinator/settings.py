@@ -9,6 +9,7 @@ from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
 from shared_contracts.redaction import url_password
 from shared_contracts.service.settings import ServiceSettings
+from shared_contracts.usage import MAX_TOKEN_BUDGET, ModelPrice
 
 
 class Settings(ServiceSettings):
@@ -37,6 +38,17 @@ class Settings(ServiceSettings):
     stall_seconds: float = Field(default=120.0, gt=0, description="A research silent this long: session.stalled.")
     job_poll_seconds: float = Field(
         default=0.5, gt=0, le=5.0, description="How often the queue, cancellations and events are read from the store."
+    )
+
+    research_token_budget: int | None = Field(
+        default=None, ge=1, le=MAX_TOKEN_BUDGET, description="Tokens one research's model calls may use; unset: no cap."
+    )
+    client_daily_tokens: int = Field(
+        default=0, ge=0, description="Tokens a client's researches may use per 24 hours (limits backend); 0: none."
+    )
+    llm_prices: dict[str, ModelPrice] = Field(
+        default_factory=dict,
+        description='Per model, its price per million tokens, JSON: {"gpt-4o": {"input": 2.5, "output": 10}}.',
     )
 
     def secret_values(self) -> list[str | None]:

@@ -47,7 +47,7 @@ async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> Non
         "coordinator_instances",
         "alembic_version",
     } <= tables
-    assert version == "0006_session_jobs"
+    assert version == "0007_llm_usage"
 
 
 _OLD_SESSIONS = sa.table(

@@ -49,7 +49,9 @@ async def test_valid_request_returns_200_with_the_orchestrated_result() -> None:
         "debate_outcome",
         "verdict",
         "retry_count",
+        "usage",  # issue 41: the model calls of each stage (none here: the fakes report no usage)
     }
+    assert body["usage"]["total"]["llm_calls"] == 0
     assert body["symbol"] == "600519.SH"
     assert body["expert_results"]["technical_analyst"] == {
         "status": "success",

@@ -180,3 +180,47 @@ async def test_an_unexpected_expert_failure_is_recorded_with_secrets_masked() ->
     assert update["errors"] == {"technical_analyst": error}  # the spec's view of the same outcome
     assert "sk-test-SECRET-123456" not in error
     assert error.startswith("boom")
+
+
+# --- token budget (issue 41) ---------------------------------------------------------------------------------------
+
+
+async def test_parallel_experts_share_what_is_left_of_the_budget_evenly() -> None:
+    gateway = FakeExpertGateway()
+    node = create_expert_node(ExpertType.TECHNICAL_ANALYST, gateway)
+    await node(state(token_budget=1000, tokens_spent=100), runtime())  # two experts still to run
+    options = gateway.calls[0][2]
+    assert getattr(options, "token_budget", None) == 450
+
+
+async def test_an_expert_whose_share_is_nothing_fails_without_calling_its_peer() -> None:
+    gateway = FakeExpertGateway()
+    update = await create_expert_node(ExpertType.TECHNICAL_ANALYST, gateway)(state(token_budget=1), runtime())
+    assert gateway.calls == []
+    failed_outcome = update["experts"]["technical_analyst"]
+    assert failed_outcome.status == "failed"
+    assert failed_outcome.error.startswith("token_budget_exhausted")
+
+
+async def test_an_expert_adds_the_tokens_its_result_used() -> None:
+    used = {"llm_calls": 1, "input_tokens": 70, "output_tokens": 5, "estimated": False, "model": "m"}
+
+    class Reporting(FakeExpertGateway):
+        async def run_expert(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return {**await super().run_expert(*args, **kwargs), "usage": used}
+
+    update = await create_expert_node(ExpertType.TECHNICAL_ANALYST, Reporting())(state(token_budget=500), runtime())
+    assert update["tokens_spent"] == 75
+
+
+async def test_a_spent_budget_fails_debate_and_judge_without_calling_them() -> None:
+    debate, judge = FakeDebateGateway(), FakeJudgeGateway()
+    spent = state(experts=ok("technical_analyst", "macro_intelligence"), token_budget=100, tokens_spent=100)
+    debate_update = await create_debate_node(debate)(spent, runtime())
+    after_debate = {**spent, "stages": debate_update["stages"], "debate_outcome": {}}
+    judge_update = await create_judge_node(judge)(after_debate, runtime())  # type: ignore[arg-type]
+    assert debate.calls == []
+    assert judge.calls == []
+    assert debate_update["stages"]["debate"].error.startswith("token_budget_exhausted")
+    assert judge_update["stages"]["verdict"].status == "failed"
+    assert judge_update["stages"]["verdict"].error.startswith("token_budget_exhausted")

@@ -98,13 +98,14 @@ def test_graph_state_has_the_spec_fields_with_reducers() -> None:
         "verdict",
     }
     # Beside the spec's fields: the typed outcome of each expert (results / errors are its views), the research's
-    # day, how the debate and the verdict ended.
-    assert set(hints) == spec_fields | {"experts", "analysis_date", "stages"}
+    # day, how the debate and the verdict ended, the token budget and what the stages spent of it.
+    assert set(hints) == spec_fields | {"experts", "analysis_date", "stages", "token_budget", "tokens_spent"}
     assert hints["results"].__origin__ == dict[str, Any]
     assert hints["errors"].__origin__ == dict[str, str]
     for merged in ("results", "errors", "experts", "stages"):
         assert typing.get_origin(hints[merged]) is typing.Annotated
         assert hints[merged].__metadata__[0].__name__ == "merge_dicts"
+    assert hints["tokens_spent"].__metadata__[0].__name__ == "add"  # parallel experts each add their own
 
 
 def test_research_result_has_verdict_defaulting_to_none() -> None:

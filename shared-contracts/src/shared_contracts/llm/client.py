@@ -12,7 +12,8 @@ import openai
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.llm.errors import LLMError, LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.llm.usage_meter import call_usage, current_meter
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
 from shared_contracts.service.settings import EngineSettings
 
@@ -133,6 +134,7 @@ class OpenAICompatibleChat:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
         if self._json_mode:
             body["response_format"] = {"type": "json_object"}
+        _check_token_budget()
         attempts: list[int | None] = []
         recording = _attempts_of_this_call.set(attempts)
         try:
@@ -158,7 +160,12 @@ class OpenAICompatibleChat:
             raise _status_failure(exc) from None  # the SDK's exception holds the answer's text
         finally:
             _attempts_of_this_call.reset(recording)
-        completion = _read_reply(raw, self.model)
+        try:
+            completion = _read_reply(raw, self.model)
+        except LLMError:
+            _meter_unreadable_reply(raw, self.model, messages)
+            raise
+        _meter_completion(completion, messages)
         log.info(
             "llm_call",
             model=completion.model,
@@ -249,6 +256,41 @@ def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
         prompt_tokens=usage.prompt_tokens if usage else None,
         completion_tokens=completion_tokens,
     )
+
+
+# Usage metering (shared_contracts.llm.usage_meter): the request's budget is checked before each call, and what
+# each answered call used is recorded, as the endpoint reported it or estimated from the texts.
+
+
+def _check_token_budget() -> None:
+    meter = current_meter()
+    if meter is not None:
+        meter.check()
+
+
+def _meter_completion(completion: LLMCompletion, messages: list[dict[str, str]]) -> None:
+    meter = current_meter()
+    if meter is not None:
+        prompt = "\n".join(m["content"] for m in messages)
+        usage = call_usage(
+            completion.model, completion.prompt_tokens, completion.completion_tokens, prompt, completion.text
+        )
+        meter.record(usage)
+
+
+def _meter_unreadable_reply(raw: bytes, model: str, messages: list[dict[str, str]]) -> None:
+    """A 2xx reply that is no usable completion (cut off, refused) still used tokens: what it reports, if any."""
+    meter = current_meter()
+    if meter is None:
+        return
+    try:
+        reply = ChatReply.model_validate_json(raw)
+    except ValidationError:
+        reply = ChatReply()
+    usage = reply.usage or _Usage()
+    text = (reply.choices[0].message.content or "") if reply.choices else ""
+    prompt = "\n".join(m["content"] for m in messages)
+    meter.record(call_usage(model, usage.prompt_tokens, usage.completion_tokens, prompt, text))
 
 
 def build_chat_client(settings: EngineSettings, http_client: httpx2.AsyncClient | None = None) -> OpenAICompatibleChat:

@@ -163,7 +163,7 @@ UNSUPPORTED_MEDIA_TYPE = EdgeAnswer(
 )
 RATE_LIMITED = EdgeAnswer(
     "Too many requests from this client (`code` rate_limited, or research_quota_exceeded once the daily research "
-    "quota is spent); `Retry-After` says how many seconds to wait.",
+    "quota is spent, or token_quota_exceeded once the daily tokens are); `Retry-After` says how many seconds to wait.",
     ("rate_limited",),
     {"Retry-After": _header("Seconds to wait before sending the request again.", {"type": "integer", "minimum": 0})},
 )

@@ -28,6 +28,8 @@ CoordinatorError
     │                              SessionFinishedError session_finished, IdempotencyKeyReusedError
     │                              idempotency_key_reused
     ├── QueueFullError             503 queue_full (with ``retry_after_seconds``)
+    ├── TokenQuotaExceededError    429 token_quota_exceeded: the client's CLIENT_DAILY_TOKENS are used up
+    │                              (with ``retry_after_seconds``)
     ├── ResumeUnavailableError     a run cannot continue from its checkpoint (the session ends interrupted)
     └── SessionStoreUnavailableError  503 session_store_unavailable
 """
@@ -270,6 +272,16 @@ class QueueFullError(SessionError):
 
     def __init__(self, limit: int, retry_after_seconds: int) -> None:
         super().__init__(f"{limit} researches are waiting already; try again in {retry_after_seconds} s.")
+        self.retry_after_seconds = retry_after_seconds
+
+
+class TokenQuotaExceededError(SessionError):
+    """The client's daily token quota (``CLIENT_DAILY_TOKENS``) is used up: no research starts until it resets."""
+
+    code = "token_quota_exceeded"
+
+    def __init__(self, detail: str, retry_after_seconds: int) -> None:
+        super().__init__(detail)
         self.retry_after_seconds = retry_after_seconds
 
 

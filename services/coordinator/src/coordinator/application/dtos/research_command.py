@@ -15,6 +15,8 @@ class ResearchCommand:
     options: dict[str, dict[str, Any]] | None = None
     skip_debate: bool = False
     analysis_date: str | None = None
+    token_budget: int | None = None
+    """The request's own token budget (the lower of it and RESEARCH_TOKEN_BUDGET applies)."""
     """As sent (``YYYY-MM-DD`` expected); the service validates and resolves it."""
     request_id: str | None = field(default=None, compare=False)
     """The caller's X-Request-ID, stored on the session for audit."""

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from coordinator.application.services.session_events import event_of, expert_event, stage_event
+from coordinator.application.services.usage_accounting import UsageAccounting, budget_reason
 from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import QueueFullError, ResumeUnavailableError, SessionFinishedError
 from coordinator.domain.model.enums import ExpertType
@@ -57,9 +58,12 @@ class ResearchJobs:
         owner: str,
         settings: JobSettings,
         resumable: bool = False,
+        accounting: UsageAccounting | None = None,
     ) -> None:
         """``owner``: this coordinator's instance (named in the events); ``resumable``: the orchestrator checkpoints
-        its runs, so a session whose coordinator died is queued again rather than interrupted."""
+        its runs, so a session whose coordinator died is queued again rather than interrupted; ``accounting``:
+        settles what each session spent on model calls when it ends."""
+        self._accounting = accounting
         self._orchestrator = orchestrator
         self._sessions = sessions
         self._store = store
@@ -186,17 +190,21 @@ class ResearchJobs:
             log.warning("research_not_resumable %s: %s", session_id, exc)
             ended = SessionFinishedError(session_id, "interrupted")
             await self._end(session_id, "interrupted", future, ended, str(exc))
+            await self._settle(session_id)
         except asyncio.CancelledError:
             if self._stopping and session_id not in self._cancelling:
                 future.cancel()
                 raise  # shutdown: the session stays running; the lease's release queues it again
             ended = SessionFinishedError(session_id, "cancelled")
             await asyncio.shield(self._end(session_id, "cancelled", future, ended))
+            await asyncio.shield(self._settle(session_id))
         except Exception as exc:
             log.error("research_failed %s: %s", session_id, error_text(exc))
             await self._end(session_id, "failed", future, exc, error_text(exc))
+            await self._settle(session_id)
         else:
-            await self._end(session_id, result.overall_status, future, None)
+            reason = await self._settle(session_id)
+            await self._end(session_id, result.overall_status, future, None, reason)
             if not future.done():
                 future.set_result(result)
         finally:
@@ -206,6 +214,18 @@ class ResearchJobs:
             await self._orchestrator.forget(session_id)
         except Exception as exc:  # a checkpoint left behind costs space, not correctness
             log.warning("checkpoint_not_deleted %s: %s", session_id, error_text(exc))
+
+    async def _settle(self, session_id: str) -> str | None:
+        """Settles the session's usage (ledger, daily tokens); returns why its token budget stopped stages, if it
+        did. A failure is logged: usage accounting never fails a research."""
+        if self._accounting is None:
+            return None
+        try:
+            usage = await self._accounting.settle(session_id)
+        except Exception as exc:
+            log.warning("usage_not_settled %s: %s", session_id, error_text(exc))
+            return None
+        return budget_reason(usage) if usage is not None else None
 
     async def _end(
         self,
@@ -291,6 +311,7 @@ def request_of(session: ResearchSession) -> ResearchRequest:
         analysis_date=session.analysis_date,
         carried_results=session.successful_results,
         carried_debate_outcome=session.debate_outcome if session.debate_succeeded else None,
+        token_budget=session.token_budget,
     )
 
 

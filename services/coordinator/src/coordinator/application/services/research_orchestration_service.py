@@ -34,6 +34,7 @@ from typing import Any
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.request_validation import validate_command
 from coordinator.application.services.research_jobs import ResearchJobs
+from coordinator.application.services.usage_accounting import UsageAccounting
 from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
@@ -70,11 +71,17 @@ class ResearchOrchestrationService:
         store: IJobStore,
         *,
         today: Callable[[], date] = date.today,
+        token_budget: int | None = None,
+        accounting: UsageAccounting | None = None,
     ) -> None:
+        """``token_budget``: RESEARCH_TOKEN_BUDGET, the cap of every research (a request may ask for less);
+        ``accounting``: the usage on each result, and the client's daily token quota checked before a research."""
+        self._accounting = accounting
         self._jobs = jobs
         self._sessions = sessions
         self._store = store
         self._today = today
+        self._token_budget = token_budget
 
     async def execute(self, command: ResearchCommand, idempotency_key: str | None = None) -> ResearchResult:
         """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
@@ -82,7 +89,12 @@ class ResearchOrchestrationService:
 
     async def submit(self, command: ResearchCommand, idempotency_key: str | None = None) -> Submission:
         request = validate_command(command, self._today)
-        recorded = {"client_id": command.client_id, "requested_by": command.client_id}
+        budgets = [b for b in (self._token_budget, command.token_budget) if b is not None]
+        recorded = {
+            "client_id": command.client_id,
+            "requested_by": command.client_id,
+            "token_budget": min(budgets) if budgets else None,
+        }
         session = self._session(request, request_id=command.request_id, **recorded)
         return await self._submit(session, idempotency_key, {"research": asdict(command) | {"request_id": None}})
 
@@ -116,6 +128,8 @@ class ResearchOrchestrationService:
             # data (the orchestrator does not report carried stages): the new session tells the whole story.
             expert_outcomes={e: o for e, o in source.expert_outcomes.items() if e in request.carried_results},
             debate=source.debate if request.carried_debate_outcome is not None else StageOutcome(),
+            carried_stages=[*request.carried_results, *(["debate"] if request.carried_debate_outcome else [])],
+            token_budget=source.token_budget if source.token_budget is not None else self._token_budget,
         )
         return await self._submit(session, idempotency_key, {"retry": session_id})
 
@@ -147,6 +161,8 @@ class ResearchOrchestrationService:
             if (earlier := await self._earlier(session.client_id, key)) is not None:
                 return await self._replayed(earlier, key, request_hash)
             session.idempotency_key, session.request_hash = key, request_hash
+        if self._accounting is not None:  # a replay above answers the first submission, tokens left or not
+            await self._accounting.check_quota(session.client_id)
         position = await self._jobs.submit(session)
         return Submission(session.session_id, "queued", position, created=True)
 
@@ -170,7 +186,9 @@ class ResearchOrchestrationService:
             result = result_of(stored)
         session = await self._sessions.get(submission.session_id)
         retry_count = session.retry_count if session is not None else 0
-        result = result.model_copy(update={"session_id": submission.session_id, "retry_count": retry_count})
+        usage = self._accounting.usage_of(session) if self._accounting is not None and session is not None else None
+        update = {"session_id": submission.session_id, "retry_count": retry_count, "usage": usage}
+        result = result.model_copy(update=update)
         if result.overall_status == "failed":
             raise AllExpertsFailedError.for_result(result)
         return result

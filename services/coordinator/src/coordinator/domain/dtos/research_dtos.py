@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coordinator.domain.model.enums import ExpertType
+from shared_contracts.usage import ResearchUsage
 
 OverallStatus = Literal["completed", "partial", "failed"]
 
@@ -30,6 +31,8 @@ class ResearchRequest(BaseModel):
     skip_debate: bool = False
     carried_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
     carried_debate_outcome: dict[str, Any] | None = None
+    token_budget: int | None = Field(default=None, ge=0)
+    """Tokens the model calls of the stages it runs may use (None: no cap)."""
 
 
 class ExpertFailure(BaseModel):
@@ -63,6 +66,7 @@ class ResearchResult(BaseModel):
     session_id: str = ""
     """The stored session's id."""
     retry_count: int = 0
+    usage: ResearchUsage | None = None
 
 
 def overall_status_of(selected: list[str], succeeded: set[str]) -> OverallStatus:

@@ -77,6 +77,10 @@ class ResearchSession:
     idempotency_key: str | None = None
     request_hash: str | None = None
     last_event_seq: int = 0
+    token_budget: int | None = None
+    """Tokens the model calls of this session may use (the lower of RESEARCH_TOKEN_BUDGET and the request's)."""
+    carried_stages: list[str] = field(default_factory=list)
+    """The stages a retry carried from its source (each expert by name, ``debate``): their calls were made there."""
 
     @property
     def finished(self) -> bool:

@@ -13,4 +13,5 @@ class IJudgeGateway(ABC):
     ) -> dict[str, Any]:
         """``debate_outcome``: the graph state's debate outcome. ``context`` (optional):
         ``{"expert_results": {...}, "analysis_date": "YYYY-MM-DD" | None, "failed_experts": [...]}``, from
-        which a gateway may take price references (none after the analysis date). Returns the verdict as a dict."""
+        which a gateway may take price references (none after the analysis date), and ``token_budget`` when the research
+        has one (what the judge's model calls may use). Returns the verdict as a dict."""

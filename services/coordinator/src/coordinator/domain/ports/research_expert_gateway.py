@@ -13,12 +13,15 @@ class ExpertOptions(dict[str, Any]):
     """What the graph hands ``run_expert`` as ``options``: the expert's own options (the dict's items) and the
     day the whole research is made as of (``analysis_date``, sent beside the options). A gateway that retries
     sets ``attempts`` to the number of calls a success took (a failure carries it on its ``GatewayError``); the
-    session's audit stores it. A plain dict is still accepted by every gateway: then no date is given."""
+    session's audit stores it; ``token_budget``: the expert's share of the research's token budget. A plain dict
+    is still accepted by every gateway: then no date is given."""
 
     def __init__(self, options: dict[str, Any] | None = None, *, analysis_date: date | None = None) -> None:
         super().__init__(options or {})
         self.analysis_date = analysis_date
         self.attempts = 1
+        self.token_budget: int | None = None
+        """The tokens the expert's model calls may use (None: no budget)."""
 
     def __repr__(self) -> str:
         return f"ExpertOptions({dict.__repr__(self)}, analysis_date={self.analysis_date!r})"

@@ -46,7 +46,10 @@ class DebateGatewayAdapter(IDebateGateway):
     def __init__(self, debate: PeerClient) -> None:
         self._debate = debate
 
-    async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+    async def run_debate(
+        self, symbol: str, expert_results: dict[str, Any], token_budget: int | None = None
+    ) -> dict[str, Any]:
+        """``token_budget``: what the debate's model calls may use (None: no budget)."""
         service = self._debate.service
         try:
             body = debate_request_body(symbol, expert_results)
@@ -54,5 +57,5 @@ class DebateGatewayAdapter(IDebateGateway):
             raise PeerContractError(service, f"cannot summarise an expert result for {service}: {exc}") from None
         if not body["expert_results"]:
             raise GatewayError(service, "no successful expert result to debate")
-        reply, attempts = await self._debate.post_json("/api/v1/debate/run", body)
+        reply, attempts = await self._debate.post_json("/api/v1/debate/run", body, token_budget=token_budget)
         return self._debate.parsed(DebateOutcome, reply, attempts, "reply (DebateOutcome)").model_dump(mode="json")

@@ -172,8 +172,12 @@ class JudgeGatewayAdapter(IJudgeGateway):
     async def run_verdict(
         self, symbol: str, debate_outcome: dict[str, Any], context: dict[str, Any] | None = None
     ) -> dict[str, Any]:
+        """``context["token_budget"]``, when there: what the judge's model calls may use."""
         judge_input = to_judge_input(symbol, debate_outcome, context)
+        budget = (context or {}).get("token_budget")
         reply, attempts = await self._judge.post_json(
-            "/api/v1/judge/verdict", judge_input.model_dump(mode="json", exclude_none=True, exclude_unset=True)
+            "/api/v1/judge/verdict",
+            judge_input.model_dump(mode="json", exclude_none=True, exclude_unset=True),
+            token_budget=budget if isinstance(budget, int) else None,
         )
         return self._judge.parsed(Verdict, reply, attempts, "reply (Verdict)").model_dump(mode="json")

@@ -41,6 +41,7 @@ from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
 from shared_contracts.service.authentication import caller_headers
 from shared_contracts.service.request_id import outgoing_headers
+from shared_contracts.service.token_budget import TOKEN_BUDGET_HEADER
 
 log = structlog.get_logger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -133,9 +134,12 @@ class PeerClient:
             url = self._parsed_urls[path] = httpx.URL(f"{self.base_url}{path}")
         return url
 
-    async def post_json(self, path: str, body: dict[str, Any]) -> tuple[Any, int]:
-        """POST ``body``; return (the decoded JSON reply, attempts made)."""
+    async def post_json(self, path: str, body: dict[str, Any], *, token_budget: int | None = None) -> tuple[Any, int]:
+        """POST ``body``; return (the decoded JSON reply, attempts made). ``token_budget``: what the peer's model
+        calls may use (``X-Token-Budget``)."""
         url, headers = self._url(path), self._headers()
+        if token_budget is not None:
+            headers[TOKEN_BUDGET_HEADER] = str(token_budget)
         return await self._call(url, lambda: self._client.post(url, json=body, headers=headers, timeout=self._timeout))
 
     async def get_json(self, path: str, params: Mapping[str, str] | None = None) -> tuple[Any, int]:

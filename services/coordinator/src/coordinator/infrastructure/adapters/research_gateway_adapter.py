@@ -45,7 +45,9 @@ class ResearchGatewayAdapter(IResearchExpertGateway):
         if (analysis_date := analysis_date_of(options)) is not None:
             request["analysis_date"] = analysis_date.isoformat()
         request["options"] = dict(options or {})
-        body, attempts = await self._research.post_json(f"/api/v1/research/experts/{expert.value}", request)
+        budget = options.token_budget if isinstance(options, ExpertOptions) else None
+        path = f"/api/v1/research/experts/{expert.value}"
+        body, attempts = await self._research.post_json(path, request, token_budget=budget)
         if isinstance(options, ExpertOptions):
             options.attempts = attempts
         self._research.parsed(RESULT_MODELS[expert], body, attempts, f"{expert.value}: result")

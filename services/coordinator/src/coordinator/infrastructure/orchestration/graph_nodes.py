@@ -1,6 +1,11 @@
 """The research graph's nodes. Gateways come in through the factories; what differs per run comes in through the
 typed runtime context (``ResearchContext``).
 
+The token budget (``token_budget`` in the state) is checked before each peer call: a stage that finds it spent fails
+with ``token_budget_exhausted`` without calling its peer; otherwise the peer is given what is left (``X-Token-Budget``)
+and enforces it before each model call. The experts run in parallel and share what is left evenly (each gets its
+share; docs/decisions.md, "LLM usage and token budgets"). Each node adds what its stage used to ``tokens_spent``.
+
 Nodes never let an exception escape (in LangGraph an exception in one ``Send`` branch cancels its siblings): a
 failing expert, debate or judge is written as a failed outcome, with its error, duration and attempts.
 """
@@ -28,6 +33,7 @@ from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IRes
 from coordinator.infrastructure.orchestration.graph_state import ResearchContext, ResearchGraphState
 from shared_contracts.experts import is_iso_date
 from shared_contracts.redaction import error_text
+from shared_contracts.usage import TOKEN_BUDGET_EXHAUSTED
 
 log = structlog.get_logger(__name__)
 
@@ -56,6 +62,31 @@ def expert_of_node(node: str) -> str | None:
     return name if node.endswith("_node") and name in ExpertType._value2member_map_ else None
 
 
+def tokens_used_by(data: dict[str, Any] | None) -> int:
+    """The tokens a stage's result (or a failed stage's problem detail) says its model calls used."""
+    usage = (data or {}).get("usage")
+    if not isinstance(usage, dict):
+        return 0
+    return sum(n for key in ("input_tokens", "output_tokens") if isinstance(n := usage.get(key), int))
+
+
+def _spent_by_failure(exc: Exception) -> int:
+    return tokens_used_by(exc.extensions) if isinstance(exc, PeerResponseError) else 0
+
+
+def remaining_budget(state: ResearchGraphState) -> int | None:
+    """The tokens the research may still use; None: no budget."""
+    budget = state.get("token_budget")
+    return None if budget is None else budget - state.get("tokens_spent", 0)
+
+
+def budget_exhausted(state: ResearchGraphState, stage: str) -> str:
+    """The error of a stage not run because the budget is spent."""
+    budget, spent = state.get("token_budget"), state.get("tokens_spent", 0)
+    spent_text = f"the research's token budget ({budget} tokens) is spent ({spent} used)"
+    return f"{TOKEN_BUDGET_EXHAUSTED}: {spent_text}: {stage} not run"
+
+
 def route_to_experts(state: ResearchGraphState) -> list[Send] | str:
     """One ``Send`` per selected expert that has no outcome yet (a retry carries the others'); with none left
     to run, straight to the aggregator."""
@@ -70,6 +101,13 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
     async def expert_node(state: ResearchGraphState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
         started = time.perf_counter()
         options = ExpertOptions(state["options"].get(name, {}), analysis_date=state.get("analysis_date"))
+        if (remaining := remaining_budget(state)) is not None:
+            running = [e for e in state["selected_experts"] if e not in (state.get("experts") or {})]
+            options.token_budget = max(remaining, 0) // max(len(running), 1)  # parallel experts share it evenly
+            if options.token_budget <= 0:
+                error = budget_exhausted(state, name)
+                log.warning("expert_failed", expert=name, error=error)
+                return {"experts": {name: ExpertOutcome("failed", None, error, 0.0, 0)}, "errors": {name: error}}
         runtime.stream_writer({STARTED: expert_node_name(expert_type)})
         try:
             result = await gateway.run_expert(expert_type, state["symbol"], options)
@@ -77,11 +115,11 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
             error, attempts = error_text(exc), exc.attempts if isinstance(exc, GatewayError) else 1
             log.warning("expert_failed", expert=name, error=error)
             failed = ExpertOutcome("failed", None, error, _elapsed_ms(started), attempts, _failure_of(exc))
-            return {"experts": {name: failed}, "errors": {name: error}}
+            return {"experts": {name: failed}, "errors": {name: error}, "tokens_spent": _spent_by_failure(exc)}
         duration = _elapsed_ms(started)
         log.info("expert_done", expert=name, ms=duration, attempts=options.attempts)
         outcome = ExpertOutcome("success", result, None, duration, options.attempts)
-        return {"experts": {name: outcome}, "results": {name: result}}
+        return {"experts": {name: outcome}, "results": {name: result}, "tokens_spent": tokens_used_by(result)}
 
     expert_node.__name__ = expert_node_name(expert_type)
     return expert_node
@@ -117,25 +155,37 @@ async def aggregator_node(state: ResearchGraphState) -> dict[str, Any]:
 
 async def _stage(
     stage: str, runtime: Runtime[ResearchContext], call: Callable[[], Awaitable[dict[str, Any]]], shown: str
-) -> StageOutcome:
-    """Runs the debate or the judge; its outcome, failed when the call raised. ``shown``: the field of the answer
-    its log line names."""
+) -> tuple[StageOutcome, int]:
+    """Runs the debate or the judge; its outcome, failed when the call raised, and the tokens it used. ``shown``:
+    the field of the answer its log line names."""
     runtime.stream_writer({STARTED: DEBATE_NODE if stage == "debate" else JUDGE_NODE})
     started = time.perf_counter()
     try:
         data = await call()
     except Exception as exc:
         log.error(f"{stage}_failed", error=error_text(exc))
-        return StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started))
+        return StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started)), _spent_by_failure(exc)
     duration = _elapsed_ms(started)
     log.info(f"{stage}_done", ms=duration, **{shown: data.get(shown)})
-    return StageOutcome("success", duration_ms=duration, data=data)
+    return StageOutcome("success", duration_ms=duration, data=data), tokens_used_by(data)
 
 
-def _written(stage: str, outcome: StageOutcome) -> dict[str, Any]:
-    """The state update of a stage that ended: its data (empty unless it succeeded) and how it ended."""
+def _written(stage: str, outcome: StageOutcome, tokens: int = 0) -> dict[str, Any]:
+    """The state update of a stage that ended: its data (empty unless it succeeded), how it ended, what it used."""
     key = "debate_outcome" if stage == "debate" else "verdict"
-    return {key: outcome.data or {}, "stages": {stage: replace(outcome, data=None)}}
+    written = {key: outcome.data or {}, "stages": {stage: replace(outcome, data=None)}}
+    return written | ({"tokens_spent": tokens} if tokens else {})
+
+
+def _not_funded(state: ResearchGraphState, stage: str) -> dict[str, Any]:
+    error = budget_exhausted(state, stage)
+    log.warning(f"{stage}_failed", error=error)
+    return _written(stage, StageOutcome("failed", error=error, duration_ms=0.0))
+
+
+def _budget_kwargs(remaining: int | None) -> dict[str, int]:
+    """What a gateway is given of the budget (nothing without one: fakes of the spec's signature still fit)."""
+    return {} if remaining is None else {"token_budget": remaining}
 
 
 def create_debate_node(debate_gateway: IDebateGateway) -> Node:
@@ -149,8 +199,11 @@ def create_debate_node(debate_gateway: IDebateGateway) -> Node:
         if runtime.context is not None and (carried := runtime.context.carried_debate_outcome):
             return _written("debate", StageOutcome("success", data=carried))
         results = {**dict.fromkeys(failed(state)), **succeeded(state)}
-        run = partial(debate_gateway.run_debate, state["symbol"], results)
-        return _written("debate", await _stage("debate", runtime, run, "direction"))
+        remaining = remaining_budget(state)
+        if remaining is not None and remaining <= 0:
+            return _not_funded(state, "debate")
+        run = partial(debate_gateway.run_debate, state["symbol"], results, **_budget_kwargs(remaining))
+        return _written("debate", *await _stage("debate", runtime, run, "direction"))
 
     return debate_node
 
@@ -160,16 +213,23 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
 
     async def judge_node(state: ResearchGraphState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
         debate_outcome = state.get("debate_outcome")
+        remaining = remaining_budget(state)
         if not debate_outcome:
+            debate_error = (state.get("stages") or {}).get("debate", StageOutcome()).error or ""
+            if TOKEN_BUDGET_EXHAUSTED in debate_error:
+                return _not_funded(state, "verdict")
             log.info("verdict_skipped", reason="no debate outcome")
             return _written("verdict", StageOutcome("skipped"))
+        if remaining is not None and remaining <= 0:
+            return _not_funded(state, "verdict")
         analysis_date = state.get("analysis_date")
-        context = {
+        context: dict[str, Any] = {
             "expert_results": succeeded(state),
             "analysis_date": analysis_date.isoformat() if analysis_date is not None else None,
             "failed_experts": failed(state),
+            **_budget_kwargs(remaining),
         }
         run = partial(judge_gateway.run_verdict, state["symbol"], debate_outcome, context=context)
-        return _written("verdict", await _stage("verdict", runtime, run, "action"))
+        return _written("verdict", *await _stage("verdict", runtime, run, "action"))
 
     return judge_node

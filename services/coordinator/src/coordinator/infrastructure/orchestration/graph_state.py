@@ -6,11 +6,14 @@ are the spec's views of the same outcomes (an expert's data, or its error text),
 ``debate_outcome`` and ``verdict`` are the spec's: the debate's outcome and the verdict, empty unless they
 succeeded; ``stages`` holds how the debate and the verdict ended (status, error, duration; their data is in those
 two fields). ``analysis_date`` is the one day the research is made as of (every expert is asked for it, the judge
-prices on it). ``ResearchContext`` is what a run is given beside its state (LangGraph's typed runtime context, not
-checkpointed): a retry's carried debate outcome."""
+prices on it). ``token_budget``: the tokens the research's model calls may use (None: no cap); ``tokens_spent``:
+what the stages run so far used (each node adds its own; a retry's carried stages add nothing), checkpointed with
+the rest, so a resumed research goes on with what it had left. ``ResearchContext`` is what a run is given beside its
+state (LangGraph's typed runtime context, not checkpointed): a retry's carried debate outcome."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Any, Literal, TypedDict
@@ -34,6 +37,8 @@ class ResearchGraphState(TypedDict, total=False):
     debate_outcome: dict[str, Any]
     verdict: dict[str, Any]
     stages: Annotated[dict[str, StageOutcome], merge_dicts]
+    token_budget: int | None
+    tokens_spent: Annotated[int, operator.add]
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,8 @@ def _initial_state(request: ResearchRequest) -> ResearchGraphState:
         "results": carried,
         "errors": {},
         "overall_status": "failed",  # nothing has succeeded yet; the aggregator decides
+        "token_budget": request.token_budget,
+        "tokens_spent": 0,
     }
 
 

@@ -28,7 +28,8 @@ from coordinator.domain.model.session import ExpertOutcome, ResearchSession, Ses
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.infrastructure.persistence.tables import EventRow, ExpertRow, SessionRow
-from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore, Statements, WriteTransactions
+from coordinator.infrastructure.persistence.usage_ledger import SqlAlchemyUsageLedger
+from coordinator.infrastructure.persistence.write_transactions import Statements, WriteTransactions
 from shared_contracts.experts import is_iso_date
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
@@ -40,9 +41,9 @@ INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
 
 
-class SqlAlchemySessionRepository(SqlAlchemyStore, ISessionRepository, IJobStore):
+class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJobStore):
     """``owner``: the coordinator instance whose sessions this repository creates (``instances.InstanceLease``),
-    stored with each."""
+    stored with each. It is also the usage ledger (the same database)."""
 
     def __init__(self, engine: AsyncEngine, owner: str | None = None, writes: WriteTransactions | None = None) -> None:
         super().__init__(engine, writes)
@@ -444,7 +445,7 @@ _SESSION_FIELDS += (
     "resumable",
     "started_at",
 )
-_SESSION_FIELDS += ("resume_count", "status_reason", "idempotency_key", "request_hash")
+_SESSION_FIELDS += ("resume_count", "status_reason", "idempotency_key", "request_hash", "token_budget")
 """What is stored as it is, in the column of its name (experts' and stages' columns apart)."""
 _EXPERT_FIELDS = ("status", "data", "error", "duration_ms", "attempts")
 
@@ -460,6 +461,7 @@ def _session_values(session: ResearchSession) -> dict[str, Any]:
         "experts": list(session.experts),
         "options": {k: dict(v) for k, v in session.options.items()},
         "analysis_date": session.analysis_date.isoformat() if session.analysis_date is not None else None,
+        "carried_stages": list(session.carried_stages) or None,
         **_stage_values("debate", "debate_outcome", session.debate),
         **_stage_values("judge", "verdict", session.judge),
     }
@@ -490,6 +492,7 @@ def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSessio
         analysis_date=_day(row.analysis_date),
         retried_by=retried_by,
         last_event_seq=row.last_event_seq,
+        carried_stages=list(row.carried_stages or []),
         expert_outcomes={e: ExpertOutcome(*(getattr(by_expert[e], name) for name in _EXPERT_FIELDS)) for e in ordered},
         debate=StageOutcome(row.debate_status, row.debate_error, row.debate_duration_ms, row.debate_outcome),  # type: ignore[arg-type]
         judge=StageOutcome(row.judge_status, row.judge_error, row.judge_duration_ms, row.verdict),  # type: ignore[arg-type]

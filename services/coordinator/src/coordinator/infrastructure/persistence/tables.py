@@ -126,6 +126,10 @@ class SessionRow(Base):
     """SHA-256 of the request that created it with ``idempotency_key``."""
     last_event_seq: Mapped[int] = mapped_column(Integer, server_default="0")
     """The sequence number of its last event (``research_session_events``)."""
+    token_budget: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Tokens its model calls may use (NULL: no cap)."""
+    carried_stages: Mapped[list[str] | None] = mapped_column(JSONDocument, nullable=True)
+    """The stages a retry carried from its source (NULL on rows written before it was recorded: none)."""
 
     expert_rows: Mapped[list[ExpertRow]] = relationship(
         back_populates="session", cascade="all, delete-orphan", lazy="raise", passive_deletes=True
@@ -165,6 +169,26 @@ class EventRow(Base):
     type: Mapped[str] = mapped_column(String(40))
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class UsageRecordRow(Base):
+    """What one stage of one session spent on model calls, written when the session ends (the calls it made
+    itself: a retry's carried stages are not written again). Not tied to the session row, so the usage history
+    outlives the sessions' retention."""
+
+    __tablename__ = "llm_usage_records"
+    __table_args__ = (Index("ix_llm_usage_records_client_id_day", "client_id", "day"),)
+
+    session_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    stage: Mapped[str] = mapped_column(String(64), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(64))
+    day: Mapped[str] = mapped_column(String(10))
+    """The UTC day the session ended (ISO)."""
+    model: Mapped[str] = mapped_column(String(200))
+    llm_calls: Mapped[int] = mapped_column(Integer)
+    input_tokens: Mapped[int] = mapped_column(BigInteger)
+    output_tokens: Mapped[int] = mapped_column(BigInteger)
+    estimated: Mapped[bool] = mapped_column(Boolean)
 
 
 class CoordinatorInstanceRow(Base):

@@ -12,6 +12,7 @@ from coordinator.application.services.outcome_service import SessionOutcomeServi
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
 from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
+from coordinator.application.services.usage_accounting import UsageAccounting
 from coordinator.container import CoordinatorContainer
 from coordinator.domain.model.viewer import Viewer
 from shared_contracts.service.authentication import client_of
@@ -45,6 +46,10 @@ async def get_event_feed(container: ContainerDep) -> SessionEventFeed:
     return container.event_feed
 
 
+async def get_usage_accounting(container: ContainerDep) -> UsageAccounting:
+    return container.usage_accounting
+
+
 async def get_viewer(request: Request) -> Viewer:
     """The caller's own sessions, or every client's for an ``admin`` key (``AUTH_MODE=none``: the local user,
     who sees all)."""
@@ -58,3 +63,4 @@ OutcomeServiceDep = Annotated[SessionOutcomeService, Depends(get_outcome_service
 ViewerDep = Annotated[Viewer, Depends(get_viewer)]
 MarketReferenceDep = Annotated[MarketReferenceService, Depends(get_market_reference)]
 EventFeedDep = Annotated[SessionEventFeed, Depends(get_event_feed)]
+UsageAccountingDep = Annotated[UsageAccounting, Depends(get_usage_accounting)]

@@ -19,6 +19,7 @@ from coordinator.domain.exceptions import (
     InsufficientHistoryError,
     QueueFullError,
     SymbolNotFoundError,
+    TokenQuotaExceededError,
 )
 from coordinator.presentation.rest.research_schemas import to_response_body
 from shared_contracts.coordinator import ResearchResponseBody
@@ -81,15 +82,16 @@ async def research_failure_response(request: Request, exc: Exception) -> JSONRes
     return JSONResponse({**problem, **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
 
 
-async def queue_full_response(request: Request, exc: Exception) -> JSONResponse:
-    """503 ``queue_full`` with ``Retry-After``."""
-    assert isinstance(exc, QueueFullError)
-    log.warning("research_queue_full", path=request.url.path, error=str(exc))
+async def retry_later_response(request: Request, exc: Exception) -> JSONResponse:
+    """503 ``queue_full`` or 429 ``token_quota_exceeded``, with ``Retry-After``."""
+    assert isinstance(exc, QueueFullError | TokenQuotaExceededError)
+    log.warning("research_refused", path=request.url.path, code=exc.code, error=str(exc))
     headers = {"Retry-After": str(exc.retry_after_seconds)}
     return problem_response(status_of_code(exc.code), exc.code, str(exc), headers=headers)
 
 
 EXCEPTION_HANDLERS: dict[type[Exception], ExceptionHandler] = {
     AllExpertsFailedError: research_failure_response,
-    QueueFullError: queue_full_response,
+    QueueFullError: retry_later_response,
+    TokenQuotaExceededError: retry_later_response,
 }

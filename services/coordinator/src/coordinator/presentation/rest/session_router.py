@@ -32,6 +32,7 @@ from coordinator.presentation.rest.dependencies import (
     OutcomeServiceDep,
     ResearchServiceDep,
     SessionQueriesDep,
+    UsageAccountingDep,
     ViewerDep,
 )
 from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, ResearchFailureProblem
@@ -135,10 +136,12 @@ async def get_session(
     outcomes: OutcomeServiceDep,
     service: ResearchServiceDep,
     viewer: ViewerDep,
+    accounting: UsageAccountingDep,
 ) -> SessionDetail:
     session = await queries.get_session(canonical_session_id(session_id), viewer)
     position = await service.queue_position(session.session_id) if session.status == "queued" else None
-    return to_detail(session, await outcomes.outcome_of(session), queue_position=position)
+    usage = accounting.usage_of(session)
+    return to_detail(session, await outcomes.outcome_of(session), queue_position=position, usage=usage)
 
 
 @router.post(

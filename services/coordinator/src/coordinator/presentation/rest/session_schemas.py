@@ -15,6 +15,7 @@ from shared_contracts.coordinator import (
 from shared_contracts.numbers_check import roll_up
 from shared_contracts.scorecard import rounded
 from shared_contracts.scoring import TradeOutcome
+from shared_contracts.usage import ResearchUsage
 
 
 def to_summary(session: ResearchSession) -> SessionSummary:
@@ -22,7 +23,11 @@ def to_summary(session: ResearchSession) -> SessionSummary:
 
 
 def to_detail(
-    session: ResearchSession, outcome: SessionOutcome | None = None, *, queue_position: int | None = None
+    session: ResearchSession,
+    outcome: SessionOutcome | None = None,
+    *,
+    queue_position: int | None = None,
+    usage: ResearchUsage | None = None,
 ) -> SessionDetail:
     return SessionDetail(
         **to_summary(session).model_dump(),
@@ -53,6 +58,7 @@ def to_detail(
                 "judge": session.verdict,
             }
         ),
+        usage=usage,
     )
 
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
 from debate.presentation.rest.dependencies import DebateServiceDep
 from shared_contracts.problems import ProblemDetail
+from shared_contracts.service.token_budget import TokenBudgetHeader, metered_request
 
 log = structlog.get_logger(__name__)
 
@@ -19,6 +20,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ProblemDetail, "description": description}
     for status, description in {
         400: "symbol missing/invalid, expert_results empty, or an expert result that cannot be read",
+        422: "token_budget_exhausted: X-Token-Budget allows no further model call",
         500: "an agent's LLM output could not be parsed (llm_output_invalid)",
         502: "the LLM endpoint refused the call",
         503: "the LLM endpoint is unavailable",
@@ -30,9 +32,14 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 @router.post(
     "/run", response_model=DebateOutcome, summary="Run a bull/bear debate on expert results", responses=_ERRORS
 )
-async def run_debate(body: DebateRunRequest, service: DebateServiceDep) -> DebateOutcome:
+async def run_debate(
+    body: DebateRunRequest, service: DebateServiceDep, token_budget: TokenBudgetHeader = None
+) -> DebateOutcome:
+    """The outcome with the ``usage`` of the model calls it took (bull and bear share the budget)."""
     debate_input = to_debate_input(body)
-    outcome = await service.run(debate_input)
+    with metered_request(token_budget) as meter:
+        outcome = await service.run(debate_input)
+    outcome = outcome.model_copy(update={"usage": meter.usage})
     log.info(
         "debate_done",
         symbol=outcome.symbol,

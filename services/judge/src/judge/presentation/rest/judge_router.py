@@ -8,6 +8,7 @@ from judge.presentation.rest.dependencies import JudgeServiceDep
 from judge.presentation.rest.judge_schemas import to_judge_input, to_wire_verdict
 from shared_contracts.judge import JudgeInput, Verdict
 from shared_contracts.problems import ProblemDetail
+from shared_contracts.service.token_budget import TokenBudgetHeader, metered_request
 
 router = APIRouter(prefix="/api/v1/judge", tags=["judge"])
 
@@ -15,6 +16,7 @@ _ERRORS: dict[int | str, dict[str, object]] = {
     status: {"model": ProblemDetail, "description": description}
     for status, description in {
         400: "Invalid input: missing symbol, unknown direction, confidence outside [0, 1], unknown field.",
+        422: "token_budget_exhausted: X-Token-Budget allows no further model call.",
         500: "The engine's answer is unusable (llm_output_invalid) or contradicts the debate unjustified.",
         502: "The LLM endpoint refused the call.",
         503: "The LLM endpoint is unavailable.",
@@ -24,6 +26,8 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 
 
 @router.post("/verdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome")
-async def verdict(body: JudgeInput, service: JudgeServiceDep) -> Verdict:
-    result = await service.run(to_judge_input(body))
-    return to_wire_verdict(result)
+async def verdict(body: JudgeInput, service: JudgeServiceDep, token_budget: TokenBudgetHeader = None) -> Verdict:
+    """The verdict with the ``usage`` of the model calls it took."""
+    with metered_request(token_budget) as meter:
+        result = await service.run(to_judge_input(body))
+    return to_wire_verdict(result).model_copy(update={"usage": meter.usage})

@@ -12,6 +12,7 @@ from pydantic import WithJsonSchema
 from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
 from shared_contracts.research import ExpertCatalog, ExpertDescriptor, ExpertOptionSpec, ExpertRunRequest
+from shared_contracts.service.token_budget import TokenBudgetHeader, metered_request
 
 log = structlog.get_logger(__name__)
 router = APIRouter(prefix="/api/v1/research", tags=["research"])
@@ -82,7 +83,8 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
         404: {"description": "unknown expert, unknown symbol, no data of that kind"},
         422: {
             "description": "insufficient_history: too little data public on the analysis date "
-            "(`earliest_usable_date` says from when there is enough)"
+            "(`earliest_usable_date` says from when there is enough); token_budget_exhausted: X-Token-Budget "
+            "allows no further model call"
         },
         500: {"description": "llm_output_invalid: the LLM's answer is not the promised JSON"},
         502: {"description": "a live data source or the LLM endpoint refused the call"},
@@ -90,9 +92,17 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
         504: {"description": "a live data source or the LLM endpoint timed out"},
     },
 )
-async def run_expert(expert_type: ExpertName, body: ExpertRunRequest, experts: ExpertDispatcherDep) -> dict[str, Any]:
+async def run_expert(
+    expert_type: ExpertName,
+    body: ExpertRunRequest,
+    experts: ExpertDispatcherDep,
+    token_budget: TokenBudgetHeader = None,
+) -> dict[str, Any]:
+    """The expert's result with the ``usage`` of the model calls it took."""
     started = time.perf_counter()
-    result = await experts.run(expert_type, body.symbol, body.options, body.analysis_date)
+    with metered_request(token_budget) as meter:
+        result = await experts.run(expert_type, body.symbol, body.options, body.analysis_date)
+    result["usage"] = meter.usage.model_dump(mode="json")
     ms = round((time.perf_counter() - started) * 1000, 1)
     log.info("expert_done", expert=expert_type, symbol=body.symbol, engine=result["engine"]["kind"], ms=ms)
     return result
