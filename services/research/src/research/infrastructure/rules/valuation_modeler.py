@@ -14,12 +14,82 @@ DIVIDEND_WEIGHT = 0.5
 HIGH_PE = 40.0
 
 
-def _basis_zh(basis: str | None) -> str:
-    if basis is None:
-        return "-"
+def _basis_zh(basis: str) -> str:
     if basis.startswith("own_history"):
         return "自身历史" + basis.removeprefix("own_history").replace(" points", " 个点")
     return "数据源提供，统计窗口未说明"
+
+
+def _pe_notes(f: ValuationFacts) -> tuple[str, str]:
+    """The PE, named by the earnings it uses, and its percentile when there is one (each missing part in words)."""
+    label_zh, label_en = pe_label(f, "zh"), pe_label(f, "en")
+    if f.pe_ttm is None:
+        return f"无 {label_zh} 数据", f"no {label_en} available"
+    pe, p = num(f.pe_ttm), f.pe_ttm_percentile
+    if p is None:
+        return f"{label_zh} {pe}，无历史分位数据", f"{label_en} {pe} (no historical percentile available)"
+    basis = f.pe_percentile_basis
+    return (
+        f"{label_zh} {pe}，历史分位 {num(p, 1)}%" + (f"（{_basis_zh(basis)}）" if basis else ""),
+        f"{label_en} {pe} at the {num(p, 1)}th percentile" + (f" ({basis})" if basis else ""),
+    )
+
+
+def pe_label(f: ValuationFacts, lang: Language) -> str:
+    """ "PE(TTM)" for a trailing-twelve-months PE, else the PE on the last annual report's profit."""
+    if f.pe_earnings == "ttm":
+        return "PE(TTM)"
+    return tr(lang, "PE（上一年报利润）", "PE (last annual profit)")
+
+
+def _bond_text(f: ValuationFacts) -> tuple[str, str]:
+    bond = num(f.bond_yield_10y_pct, 3)
+    if f.bond_yield_date is None:
+        return f"10年期国债 {bond}%", f"the 10-year yield {bond}%"
+    return f"10年期国债 {bond}%（{f.bond_yield_date}）", f"the 10-year yield {bond}% ({f.bond_yield_date})"
+
+
+def _spread_notes(f: ValuationFacts) -> tuple[str, str]:
+    if f.earnings_yield_pct is None:
+        return (
+            "无盈利收益率（PE 缺失或为负），不与国债收益率比较",
+            "no earnings yield (PE missing or negative) to compare",
+        )
+    ey = num(f.earnings_yield_pct)
+    if f.bond_yield_10y_pct is None or f.yield_spread_pts is None:
+        return f"盈利收益率 {ey}%，无10年期国债收益率可比", f"earnings yield {ey}%, no 10-year yield to compare it with"
+    bond_zh, bond_en = _bond_text(f)
+    spread = num(f.yield_spread_pts)
+    return (
+        f"盈利收益率 {ey}% 对比{bond_zh}，利差 {spread} 个百分点",
+        f"earnings yield {ey}% against {bond_en}: spread {spread} pts",
+    )
+
+
+def _intrinsic_notes(f: ValuationFacts) -> tuple[str, str]:
+    if f.close is None:
+        return "无收盘价，不与内在价值比较", "no close to compare with an intrinsic value"
+    close, day = num(f.close), f.as_of.isoformat()
+    if f.intrinsic_value is None:
+        return (
+            f"股价 {close}（{day} 收盘），无盈利能力价值区间可比",
+            f"price {close} (close of {day}), no earnings-power value range to compare it with",
+        )
+    low, high = num(f.intrinsic_value.low), num(f.intrinsic_value.high)
+    return (
+        f"股价 {close}（{day} 收盘）对比盈利能力价值区间 {low}–{high}",
+        f"price {close} (close of {day}) against the earnings-power value range {low}–{high}",
+    )
+
+
+def _dividend_notes(f: ValuationFacts) -> tuple[str, str]:
+    if f.dividend_yield_pct is None:
+        return "无股息率数据", "no dividend yield available"
+    dy = num(f.dividend_yield_pct)
+    if f.bond_yield_10y_pct is None:
+        return f"股息率 {dy}%，无10年期国债收益率可比", f"dividend yield {dy}%, no 10-year yield to compare it with"
+    bond = num(f.bond_yield_10y_pct, 3)
+    return f"股息率 {dy}% 对比10年期国债 {bond}%", f"dividend yield {dy}% against the 10-year yield {bond}%"
 
 
 def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
@@ -29,17 +99,14 @@ def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
         "pe_percentile",
         None if p is None else 1 if p <= CHEAP_PERCENTILE else -1 if p >= DEAR_PERCENTILE else 0,
         {"pe_ttm": f.pe_ttm, "percentile": p},
-        f"PE(TTM) {num(f.pe_ttm)}，历史分位 {num(p, 1)}%（{_basis_zh(f.pe_percentile_basis)}）",
-        f"PE(TTM) {num(f.pe_ttm)} at the {num(p, 1)}th percentile ({f.pe_percentile_basis or '-'})",
+        *_pe_notes(f),
     )
-    spread, bond, bond_day = f.yield_spread_pts, num(f.bond_yield_10y_pct, 3), f.bond_yield_date or "-"
+    spread = f.yield_spread_pts
     card.add(
         "earnings_yield_spread",
         None if spread is None else 1 if spread >= WIDE_SPREAD else -1 if spread < NARROW_SPREAD else 0,
         {"earnings_yield_pct": f.earnings_yield_pct, "bond_yield_10y_pct": f.bond_yield_10y_pct, "spread_pts": spread},
-        f"盈利收益率 {num(f.earnings_yield_pct)}% 对比10年期国债 {bond}%（{bond_day}），利差 {num(spread)} 个百分点",
-        f"earnings yield {num(f.earnings_yield_pct)}% against the 10-year yield {bond}% ({bond_day}): "
-        f"spread {num(spread)} pts",
+        *_spread_notes(f),
     )
     iv, close = f.intrinsic_value, f.close
     low, high = (iv.low, iv.high) if iv else (None, None)
@@ -47,17 +114,14 @@ def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
         "price_vs_intrinsic_range",
         None if iv is None or close is None else 1 if close < iv.low else -1 if close > iv.high else 0,
         {"close": close, "low": low, "high": high},
-        f"股价 {num(close)}（{f.as_of.isoformat()} 收盘）对比盈利能力价值区间 {num(low)}–{num(high)}",
-        f"price {num(close)} (close of {f.as_of.isoformat()}) against the earnings-power value range "
-        f"{num(low)}–{num(high)}",
+        *_intrinsic_notes(f),
     )
     dy, bond_pct = f.dividend_yield_pct, f.bond_yield_10y_pct
     card.add(
         "dividend_yield_vs_bond",
         None if dy is None or bond_pct is None else 1 if dy >= bond_pct else -1 if dy < bond_pct / 2 else 0,
         {"dividend_yield_pct": dy, "bond_yield_10y_pct": bond_pct},
-        f"股息率 {num(dy)}% 对比10年期国债 {bond}%",
-        f"dividend yield {num(dy)}% against the 10-year yield {bond}%",
+        *_dividend_notes(f),
         weight=DIVIDEND_WEIGHT,
     )
     return card
@@ -72,8 +136,10 @@ def risk_factors(f: ValuationFacts, lang: Language) -> list[str]:
         zh, en = "PE 为负（亏损），估值基于盈利的方法失效", "negative PE (losses): earnings-based methods do not apply"
         risks.append(tr(lang, zh, en))
     if f.pe_ttm is not None and f.pe_ttm >= HIGH_PE:
-        pe = num(f.pe_ttm)
-        risks.append(tr(lang, f"PE {pe} 偏高，对盈利不及预期敏感", f"PE {pe} is high and sensitive to earnings misses"))
+        pe, label = num(f.pe_ttm), pe_label(f, lang)
+        risks.append(
+            tr(lang, f"{label} {pe} 偏高，对盈利不及预期敏感", f"{label} {pe} is high and sensitive to earnings misses")
+        )
     return risks
 
 
