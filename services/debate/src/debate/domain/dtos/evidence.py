@@ -1,4 +1,4 @@
-"""The evidence behind a debate: each answering expert's stance, confidence and data coverage, and the experts
+"""The evidence behind a debate: each answering expert's stance, confidence and data completeness, and the experts
 that were asked for but failed (``DebateInput.panel()``). Both advocates hand it to the resolution, whose port
 sees only the two cases.
 
