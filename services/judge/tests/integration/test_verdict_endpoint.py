@@ -55,7 +55,7 @@ async def post_with_agent(agent: Any, body: dict[str, Any] | None = None) -> htt
 
 
 async def test_rules_verdict(client: httpx.AsyncClient) -> None:
-    response = await client.post("/api/v1/judge/verdict", json=wire_body(reference_price=20.0))
+    response = await client.post("/api/v1/judge/verdict", json=wire_body(reference_price=20.0, atr=0.5))
     assert response.status_code == 200
     verdict = Verdict.model_validate(response.json())
     assert verdict.action == "BUY"
