@@ -297,3 +297,18 @@ async def test_rules_verdicts_with_volatility_never_need_a_guardrail() -> None:
     for vol in (3.0, 25.0, 80.0, 400.0):
         verdict = await service.run(make_input(realised_volatility_pct=vol))
         assert verdict.guardrail_adjustments == (), vol
+
+
+async def test_a_longer_horizon_never_stops_on_a_level_a_short_trade_would_use() -> None:
+    """Issue 38 (a LONG_TERM BUY with a −2.9 % stop): the anchor band grows with the horizon like the stop."""
+    levels = KeyLevels(support=(97.0,), resistance=(140.0,))  # support 1.5 ATR below the close
+    short, long = [
+        await agent("en").decide(make_input(reference_price=100.0, atr=2.0, key_levels=levels, evidence_horizon=h))
+        for h in (TimeHorizon.SHORT_TERM, TimeHorizon.LONG_TERM)
+    ]
+    assert (short.time_horizon, long.time_horizon) == (TimeHorizon.SHORT_TERM, TimeHorizon.LONG_TERM)
+    assert short.stop_loss.distance_percent == pytest.approx(3.5)  # (1.5 + 0.25) ATR below support 97
+    assert long.stop_loss.distance_percent == pytest.approx(8.0)  # 4.90 ATR, held at the 4-ATR bound
+    assert long.take_profit.distance_percent >= 2 * long.stop_loss.distance_percent
+    assert policy.anchor_scale(TimeHorizon.SHORT_TERM) == 1.0
+    assert policy.anchor_scale(TimeHorizon.LONG_TERM) == pytest.approx(2.449, abs=1e-3)

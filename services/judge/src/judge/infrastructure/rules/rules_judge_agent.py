@@ -145,7 +145,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             parts.append(say("reason_confidence", count=count, result=raw))
         theses = (judge_input.bull_thesis, judge_input.bear_thesis, judge_input.conflict_resolution)
         bull, bear, resolution = (_clause(thesis) or say("none") for thesis in theses)
-        parts.append(say("reason_theses", bull=bull, bear=bear, resolution=resolution))
+        parts.append(_theses(say, bull, bear, resolution))
         return ("" if self._language == "zh" else " ").join(parts)
 
     def _source(self, volatility: Volatility, price: float | None) -> str:
@@ -202,7 +202,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             parts.append(say("reason_calibrated", raw=raw, calibrated=policy.calibrated_confidence(raw)))
         theses = (judge_input.bull_thesis, judge_input.bear_thesis, judge_input.conflict_resolution)
         bull, bear, resolution = (_clause(thesis) or say("none") for thesis in theses)
-        parts.append(say("reason_theses", bull=bull, bear=bear, resolution=resolution))
+        parts.append(_theses(say, bull, bear, resolution))
         return ("" if self._language == "zh" else " ").join(parts)
 
 
@@ -318,6 +318,12 @@ def _why(
     if horizon is TimeHorizon.LONG_TERM:
         return say("why_strong", threshold=policy.LONG_TERM_CONFIDENCE)
     return say("why_default")
+
+
+def _theses(say: Say, bull: str, bear: str, resolution: str) -> str:
+    """The three theses quoted; a shortened one keeps its ellipsis as its closing mark (no "…。")."""
+    quoted = say("reason_theses", bull=bull, bear=bear, resolution=resolution)
+    return quoted.replace("…。", "…").replace("….", "…")
 
 
 def _clause(thesis: str) -> str:
