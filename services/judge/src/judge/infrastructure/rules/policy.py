@@ -17,7 +17,7 @@ stop       ``STOP_ATR_MULTIPLE`` (2) ATR from entry; moved to ``ANCHOR_BUFFER_AT
            1…30 % (which win a conflict).
 take       ``MIN_REWARD_RISK`` (2) × the stop distance; or the nearest resistance (long) / support (short)
            or end of the intrinsic value range beyond that, up to ``MAX_TARGET_REWARD_RISK`` (5) × the stop.
-no price   a BUY/SELL without a reference close or a volatility measure is a HOLD (``unpriced``).
+no price   a BUY/SELL without a reference close or a volatility measure is a HOLD (``JudgeInput.unpriced``).
 position   (BUY/SELL) risk = ``RISK_BUDGET_PERCENT`` (1 % of the portfolio) × clip((confidence − 0.50) /
            0.50, 0, 1) × (1 − min(0.10 × risks, 0.50)); position = risk / stop % × 100, at most
            min(max, ``RISK_BUDGET_PERCENT`` / stop % × 100); rounded down to 0.5 %, at least 0.5 % (or the
@@ -39,7 +39,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
+from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model import risk
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
 
@@ -85,22 +85,6 @@ def stop_multiple(horizon: TimeHorizon) -> float:
     root of the horizon (a random walk's range does): 2 ATR short, 3.46 medium, 4.90 long (capped by the
     stop bounds)."""
     return round(STOP_ATR_MULTIPLE * math.sqrt(HORIZON_DAYS[horizon] / BASE_HORIZON_DAYS), 4)
-
-
-Unpriced = tuple[Literal["price", "volatility"], ...]
-
-
-def unpriced(judge_input: JudgeInput) -> Unpriced:
-    """What a BUY or SELL lacks to be acted on: a reference close (the coordinator sends one only when it is of
-    the analysis date or within ``shared_contracts.reference_price.REFERENCE_STALE_WEEKDAYS`` before it) and a
-    volatility measure (the stop and the size are set in ATR). Empty when it has both; a call that lacks either
-    is a HOLD."""
-    missing: list[Literal["price", "volatility"]] = []
-    if judge_input.reference_price is None:
-        missing.append("price")
-    if judge_input.volatility is None:
-        missing.append("volatility")
-    return tuple(missing)
 
 
 def anchor_scale(horizon: TimeHorizon) -> float:

@@ -41,7 +41,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             action = policy.standing_action(side)
         else:
             action, strength = policy.decide_action(judge_input.direction, c), c
-        called, unpriced = action, policy.unpriced(judge_input) if action is not Action.HOLD else ()
+        called, unpriced = action, judge_input.unpriced if action is not Action.HOLD else ()
         if unpriced:  # no price to act on: the call stands in the reasoning, the action is a HOLD
             action = Action.HOLD
         level = policy.risk_level(risks)
@@ -173,7 +173,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             parts.append(say("reason_exposure" if judge_input.market_view else "reason_no_market_view"))
         if action is Action.SELL:
             parts.append(say("reason_sell_a_share" if is_a_share(judge_input.symbol) else "reason_sell_other"))
-        if action is Action.HOLD or volatility is None:  # ``policy.unpriced``: a trade always has a volatility
+        if action is Action.HOLD or volatility is None:  # ``JudgeInput.unpriced``: a trade always has a volatility
             parts.append(say("reason_no_position"))
         elif standing:
             exposure = policy.market_exposure(judge_input.market_view) or 1.0
