@@ -12,6 +12,8 @@ CHEAP_PERCENTILE, DEAR_PERCENTILE = 20.0, 80.0
 WIDE_SPREAD, NARROW_SPREAD = 3.0, 1.0
 DIVIDEND_WEIGHT = 0.5
 HIGH_PE = 40.0
+Notes = tuple[str, str]
+"""A note in zh and en."""
 
 
 def _basis_zh(basis: str) -> str:
@@ -20,7 +22,7 @@ def _basis_zh(basis: str) -> str:
     return "数据源提供，统计窗口未说明"
 
 
-def _pe_notes(f: ValuationFacts) -> tuple[str, str]:
+def _pe_notes(f: ValuationFacts) -> Notes:
     """The PE, named by the earnings it uses, and its percentile when there is one (each missing part in words)."""
     label_zh, label_en = pe_label(f, "zh"), pe_label(f, "en")
     if f.pe_ttm is None:
@@ -42,54 +44,56 @@ def pe_label(f: ValuationFacts, lang: Language) -> str:
     return tr(lang, "PE（上一年报利润）", "PE (last annual profit)")
 
 
-def _bond_text(f: ValuationFacts) -> tuple[str, str]:
+def _bond_text(f: ValuationFacts) -> Notes:
     bond = num(f.bond_yield_10y_pct, 3)
     if f.bond_yield_date is None:
         return f"10年期国债 {bond}%", f"the 10-year yield {bond}%"
     return f"10年期国债 {bond}%（{f.bond_yield_date}）", f"the 10-year yield {bond}% ({f.bond_yield_date})"
 
 
-def _spread_notes(f: ValuationFacts) -> tuple[str, str]:
+def _against(subject: Notes, comparison: Notes | None, nothing: Notes) -> Notes:
+    """``subject`` and its comparison, or ``subject`` and that there is no ``nothing`` to compare it with."""
+    if comparison is None:
+        return f"{subject[0]}，无{nothing[0]}可比", f"{subject[1]}, no {nothing[1]} to compare it with"
+    return subject[0] + comparison[0], subject[1] + comparison[1]
+
+
+def _spread_notes(f: ValuationFacts) -> Notes:
     if f.earnings_yield_pct is None:
         return (
             "无盈利收益率（PE 缺失或为负），不与国债收益率比较",
             "no earnings yield (PE missing or negative) to compare",
         )
-    ey = num(f.earnings_yield_pct)
-    if f.bond_yield_10y_pct is None or f.yield_spread_pts is None:
-        return f"盈利收益率 {ey}%，无10年期国债收益率可比", f"earnings yield {ey}%, no 10-year yield to compare it with"
+    ey, spread = num(f.earnings_yield_pct), num(f.yield_spread_pts)
     bond_zh, bond_en = _bond_text(f)
-    spread = num(f.yield_spread_pts)
-    return (
-        f"盈利收益率 {ey}% 对比{bond_zh}，利差 {spread} 个百分点",
-        f"earnings yield {ey}% against {bond_en}: spread {spread} pts",
+    compared = (
+        None
+        if f.yield_spread_pts is None
+        else (f" 对比{bond_zh}，利差 {spread} 个百分点", f" against {bond_en}: spread {spread} pts")
     )
+    return _against((f"盈利收益率 {ey}%", f"earnings yield {ey}%"), compared, ("10年期国债收益率", "10-year yield"))
 
 
-def _intrinsic_notes(f: ValuationFacts) -> tuple[str, str]:
+def _intrinsic_notes(f: ValuationFacts) -> Notes:
     if f.close is None:
         return "无收盘价，不与内在价值比较", "no close to compare with an intrinsic value"
-    close, day = num(f.close), f.as_of.isoformat()
-    if f.intrinsic_value is None:
-        return (
-            f"股价 {close}（{day} 收盘），无盈利能力价值区间可比",
-            f"price {close} (close of {day}), no earnings-power value range to compare it with",
-        )
-    low, high = num(f.intrinsic_value.low), num(f.intrinsic_value.high)
-    return (
-        f"股价 {close}（{day} 收盘）对比盈利能力价值区间 {low}–{high}",
-        f"price {close} (close of {day}) against the earnings-power value range {low}–{high}",
-    )
+    close, day, iv = num(f.close), f.as_of.isoformat(), f.intrinsic_value
+    compared = None
+    if iv is not None:
+        low, high = num(iv.low), num(iv.high)
+        compared = (f"对比盈利能力价值区间 {low}–{high}", f" against the earnings-power value range {low}–{high}")
+    subject = (f"股价 {close}（{day} 收盘）", f"price {close} (close of {day})")
+    return _against(subject, compared, ("盈利能力价值区间", "earnings-power value range"))
 
 
-def _dividend_notes(f: ValuationFacts) -> tuple[str, str]:
+def _dividend_notes(f: ValuationFacts) -> Notes:
     if f.dividend_yield_pct is None:
         return "无股息率数据", "no dividend yield available"
-    dy = num(f.dividend_yield_pct)
-    if f.bond_yield_10y_pct is None:
-        return f"股息率 {dy}%，无10年期国债收益率可比", f"dividend yield {dy}%, no 10-year yield to compare it with"
-    bond = num(f.bond_yield_10y_pct, 3)
-    return f"股息率 {dy}% 对比10年期国债 {bond}%", f"dividend yield {dy}% against the 10-year yield {bond}%"
+    dy, bond = num(f.dividend_yield_pct), num(f.bond_yield_10y_pct, 3)
+    compared = (
+        None if f.bond_yield_10y_pct is None else (f" 对比10年期国债 {bond}%", f" against the 10-year yield {bond}%")
+    )
+    return _against((f"股息率 {dy}%", f"dividend yield {dy}%"), compared, ("10年期国债收益率", "10-year yield"))
 
 
 def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
