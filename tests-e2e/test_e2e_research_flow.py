@@ -459,27 +459,30 @@ def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
 
 
 def test_the_judge_readme_example_gives_the_documented_verdict(stack: Stack) -> None:
-    """services/judge/README.md: BULLISH 0.78 with 2 risks → BUY 13% (30 × 0.56 × 0.8 = 13.44, rounded down)."""
+    """services/judge/README.md: BULLISH 0.80, 2 risks, reference 1500, ATR 30 (2 %), a SHORT_TERM trade → stop 4 %
+    (2 ATR), risk 1 × 0.6 × 0.8 = 0.48 %, position 0.48 / 4 × 100 = 12 %."""
     verdict = expect(
         httpx.post(
             stack["judge"].url + JUDGE_VERDICT,
             json={
                 "symbol": "600519.SH",
                 "direction": "BULLISH",
-                "confidence": 0.78,
+                "confidence": 0.80,
                 "bull_thesis": "估值低于内在价值",
                 "bear_thesis": "行业景气度下行",
                 "risk_factors": ["需求放缓", "政策风险"],
                 "key_disagreements": ["估值是否合理"],
                 "conflict_resolution": "多头略占优",
                 "reference_price": 1500,
-                "key_levels": {"support": [1420], "resistance": [1700]},
+                "atr": 30,
+                "evidence_horizon": "SHORT_TERM",
             },
             timeout=30,
         ),
         200,
     )
-    assert (verdict["action"], verdict["position_percent"]) == ("BUY", 13.0)
+    assert (verdict["action"], verdict["position_percent"]) == ("BUY", 12.0)
+    assert verdict["stop_loss"]["percent_from_entry"] == -4.0
     assert verdict["engine"]["kind"] == "rules"
     assert verdict["stop_loss"]["price"] < 1500 < verdict["take_profit"]["price"]
 

@@ -14,6 +14,9 @@ from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from shared_contracts.engine import EngineInfo
 
+PRICED: dict[str, Any] = {"reference_price": 100.0, "atr": 2.0}
+"""A close to act on and a volatility measure (one ATR = 2 %): what a BUY or SELL needs (``JudgeInput.unpriced``)."""
+
 
 def make_input(**overrides: Any) -> JudgeInput:
     values: dict[str, Any] = {

@@ -104,7 +104,7 @@ async def test_a_bull_with_little_data_weighs_less_than_a_bear_with_all_of_it() 
     # w(bull) = 0.7 × 0.6 = 0.42 against w(bear) = 0.7: S = -0.28 / 1.12 = -0.25; C = -0.25 × 0.7 = -0.175
     assert outcome.direction == "NEUTRAL"
     assert "Technical analyst 0.70x0.60" in outcome.conflict_resolution
-    assert "data coverage 0.60" in outcome.bull_case.supporting_arguments[0].argument
+    assert "data completeness 0.60" in outcome.bull_case.supporting_arguments[0].argument
 
 
 async def test_the_outcome_states_its_coverage_in_text_and_fields() -> None:
@@ -117,7 +117,7 @@ async def test_the_outcome_states_its_coverage_in_text_and_fields() -> None:
     outcome = await _run(summaries, failed=["macro_intelligence", "catalyst_detective"], quality=quality)
 
     assert (
-        "Coverage: 3 of 5 experts answered (failed: Macro intelligence, Catalyst detective), 52 % of the evidence"
+        "Heard: 3 of 5 experts answered (failed: Macro intelligence, Catalyst detective), 52 % of the evidence"
         in outcome.conflict_resolution
     )
     assert "missing-evidence factor 0.80" in outcome.conflict_resolution

@@ -137,19 +137,20 @@ async def test_the_llm_engine_hears_each_experts_coverage_and_who_failed() -> No
     result = await ResolutionAgentAdapter(llm, "en").resolve(the_input.symbol, bull, bear)
 
     advocate_prompt, _, resolution_prompt = (call["prompt"] for call in llm.calls)
-    assert "- data coverage: 0.80 (2 data gaps, 0 stale inputs); evidence weight = confidence x coverage = 0.52" in (
-        advocate_prompt
+    assert (
+        "- data completeness: 0.80 (2 data gaps, 0 stale inputs); evidence weight = confidence x completeness = 0.52"
+        in (advocate_prompt)
     )
     assert "failed (missing evidence, not support for either side): news_reader (5 of 6 experts answered" in (
         advocate_prompt
     )
-    assert "- valuation_modeler: BULLISH, confidence 0.65, data coverage 0.80" in resolution_prompt
+    assert "- valuation_modeler: BULLISH, confidence 0.65, data completeness 0.80" in resolution_prompt
     assert "- failed (missing evidence): news_reader" in resolution_prompt
-    assert resolution_prompt.count("data coverage 0.80") == 1  # the panel once, not inside each case
+    assert resolution_prompt.count("data completeness 0.80") == 1  # the panel once, not inside each case
     assert "Neutral experts temper your" in llm.calls[2]["system"]
     assert result.conflict_resolution == (
-        "技术面与估值两位专家的证据强于单一的财务担忧，多方胜出 Coverage: 5 of 6 experts answered "
-        "(failed: news_reader), 80 % of the evidence (sum of data coverage / experts asked)."
+        "技术面与估值两位专家的证据强于单一的财务担忧，多方胜出 Heard: 5 of 6 experts answered "
+        "(failed: news_reader), 80 % of the evidence (sum of data completeness / experts asked)."
     )
 
 

@@ -171,7 +171,7 @@ async def test_conflict_resolution_says_why_the_winner_won_with_the_numbers() ->
     assert "空方：财务审计师 0.30，合计 0.30" in text
     assert "=（1.40 − 0.30）/（1.40 + 0.30 + 0.15 × 0.00）= +0.65" in text
     assert "多方强度（同向专家相互印证）= 0.86；净分 = 力量对比 × 强度 = +0.56" in text
-    assert "覆盖：3/3 位专家给出结果（失败：无），证据占比 100%" in text
+    assert "听取：3/3 位专家给出结果（失败：无），证据占比 100%" in text
     assert "多方胜出" in text
     assert "缺失系数 1.00 = 0.56" in text
 

@@ -129,13 +129,20 @@ async def test_risk_factors_are_only_the_risk_strings() -> None:
         assert detail not in everything
 
 
+PRICED_CONTEXT = {
+    "expert_results": {
+        "technical_analyst": {"as_of": "2025-09-30", "technical_indicators": {"close": 100.0, "atr14": 2.0}}
+    }
+}
+
+
 async def test_the_verdict_comes_back_as_a_dict() -> None:
-    verdict, _harness = await run_verdict(rules(), debate_outcome())
+    verdict, _harness = await run_verdict(rules(), debate_outcome(), PRICED_CONTEXT)
     assert isinstance(verdict, dict)
     parsed = Verdict.model_validate(verdict)
     assert parsed.symbol == "600519.SH"
     assert parsed.action == "BUY"  # BULLISH at 0.78 ≥ 0.60
-    assert parsed.position_percent == 11.5  # 30 × (0.78 − 0.5)/0.5 × (1 − 0.1 × 3) = 11.76 → 11.5
+    assert parsed.position_percent == 4.5  # 1 % × (0.78 − 0.5)/0.5 × (1 − 0.1 × 3) at risk ÷ the 8 % stop = 4.9
     assert parsed.engine == EngineInfo(kind="rules")
     assert set(verdict) >= {"symbol", *VERDICT_FIELDS}
     assert verdict["risk_warnings"][:3] == ["需求放缓", "政策风险", "汇率波动"]
@@ -170,7 +177,7 @@ async def test_a_hold_names_the_close_its_levels_are_set_from() -> None:
     }
     verdict, _ = await run_verdict(rules(), debate_outcome(direction="NEUTRAL", confidence=0.3), context)
     assert verdict["action"] == "HOLD"
-    assert verdict["entry_strategy"].endswith("止损/止盈位按 2025-09-30 的收盘价 1450 计算。")
+    assert verdict["entry_strategy"].endswith("止损/止盈位按 2025-09-30 的收盘价 1450.00 计算。")
 
 
 async def test_technical_price_context_makes_levels_absolute() -> None:
@@ -179,7 +186,7 @@ async def test_technical_price_context_makes_levels_absolute() -> None:
             "technical_analyst": {
                 "signal": "BULLISH",
                 "as_of": "2025-09-30",
-                "technical_indicators": {"close": 100.0},
+                "technical_indicators": {"close": 100.0, "atr14": 2.0},
                 "key_technical_levels": {"support": [95.0, 90.0], "resistance": [112.0]},
             }
         }
@@ -190,7 +197,7 @@ async def test_technical_price_context_makes_levels_absolute() -> None:
     assert received.reference_date == date(2025, 9, 30)
     assert received.key_levels.support == (95.0, 90.0)
     assert "2025-09-30" in verdict["entry_strategy"]  # the day the levels are anchored to
-    assert verdict["stop_loss"]["price"] == pytest.approx(94.05)  # 1 % below support 95
+    assert verdict["stop_loss"]["price"] == pytest.approx(94.5)  # 0.25 ATR below support 95 (2.5 ATR: long band)
     assert verdict["take_profit"]["price"] == pytest.approx(112.0)  # resistance
 
 

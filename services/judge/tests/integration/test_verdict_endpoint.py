@@ -55,7 +55,7 @@ async def post_with_agent(agent: Any, body: dict[str, Any] | None = None) -> htt
 
 
 async def test_rules_verdict(client: httpx.AsyncClient) -> None:
-    response = await client.post("/api/v1/judge/verdict", json=wire_body(reference_price=20.0))
+    response = await client.post("/api/v1/judge/verdict", json=wire_body(reference_price=20.0, atr=0.5))
     assert response.status_code == 200
     verdict = Verdict.model_validate(response.json())
     assert verdict.action == "BUY"
@@ -169,12 +169,12 @@ async def test_llm_engine_end_to_end_with_guardrail_visible() -> None:
     endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(json.dumps(llm_answer(position_percent=45))))
     container = build_container(settings(**LLM_ENV), llm_http_client=endpoint.client())
     async for c in client_with(container):
-        response = await c.post("/api/v1/judge/verdict", json=wire_body())
+        response = await c.post("/api/v1/judge/verdict", json=wire_body(reference_price=100.0, atr=2.0))
     await container.aclose()
     assert response.status_code == 200
     body = response.json()
     assert body["engine"] == {"kind": "llm", "model": "judge-model", "fallback_reason": None}
-    assert body["position_percent"] == 30.0
+    assert body["position_percent"] == 14.28  # 45 → the 30 % cap → what risks 1 % at the 7 % stop
     assert body["guardrail_adjustments"][0]["rule"] == "position_clamped"
 
 

@@ -6,7 +6,7 @@ import json
 
 import httpx2
 import pytest
-from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, chat_completion, llm_answer, make_input
+from judge_fakes import PRICED, FakeJudgeAgent, RecordingLLMEndpoint, chat_completion, llm_answer, make_input
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
@@ -86,7 +86,7 @@ async def test_container_builds_the_openai_client_and_closes_it() -> None:
     endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(json.dumps(llm_answer())))
     http_client = endpoint.client()
     container = build_container(Settings(**LLM_ENV, judge_max_position_percent=10), llm_http_client=http_client)
-    verdict = await container.judge_service.run(make_input())
+    verdict = await container.judge_service.run(make_input(**PRICED))
     assert verdict.engine.model == "judge-model"
     assert verdict.position_percent == 10.0
     assert endpoint.requests[0]["model"] == "judge-model"

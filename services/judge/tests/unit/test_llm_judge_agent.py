@@ -7,7 +7,7 @@ from datetime import date
 
 import httpx2
 import pytest
-from judge_fakes import RecordingLLMEndpoint, chat_completion, llm_answer, make_input
+from judge_fakes import PRICED, RecordingLLMEndpoint, chat_completion, llm_answer, make_input
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
@@ -36,7 +36,7 @@ def llm_agent(endpoint: RecordingLLMEndpoint, language: str = "zh") -> JudgeAgen
 
 async def test_valid_json_becomes_a_proposal() -> None:
     endpoint = endpoint_answering(json.dumps(llm_answer(), ensure_ascii=False))
-    proposal = await llm_agent(endpoint).decide(make_input())
+    proposal = await llm_agent(endpoint).decide(make_input(**PRICED))
     assert proposal.action is Action.BUY
     assert proposal.position_percent == 12
     assert proposal.confidence == 0.72
@@ -47,6 +47,9 @@ async def test_valid_json_becomes_a_proposal() -> None:
     assert proposal.risk_warnings == ("需求放缓",)
     assert proposal.engine.kind == "llm"
     assert proposal.engine.model == "judge-model"
+    unpriced = await llm_agent(endpoint_answering(json.dumps(llm_answer()))).decide(make_input())
+    assert (unpriced.action, unpriced.position_percent) == (Action.HOLD, 0.0)  # issue 38: no price to act on
+    assert unpriced.reasoning.endswith("改为 HOLD。）")
     request = endpoint.requests[0]
     assert request["model"] == "judge-model"
     assert request["response_format"] == {"type": "json_object"}
@@ -97,9 +100,9 @@ async def test_out_of_range_values_are_invalid_output(overrides: dict[str, float
 
 async def test_over_policy_position_is_capped_by_the_service_not_the_parser() -> None:
     endpoint = endpoint_answering(json.dumps(llm_answer(position_percent=45)))
-    verdict = await JudgeService(llm_agent(endpoint), GuardrailPolicy()).run(make_input())
-    assert verdict.position_percent == 30.0
-    assert [n.rule for n in verdict.guardrail_adjustments] == ["position_clamped"]
+    verdict = await JudgeService(llm_agent(endpoint), GuardrailPolicy()).run(make_input(**PRICED))
+    assert verdict.position_percent == 14.28  # 45 → the 30 % cap → what risks 1 % at the 7 % stop
+    assert [n.rule for n in verdict.guardrail_adjustments] == ["position_clamped", "position_risk_budget_capped"]
     assert verdict.engine.kind == "llm"
 
 
@@ -107,7 +110,7 @@ async def test_contrarian_justification_reaches_the_guardrail() -> None:
     answer = llm_answer(position_percent=20, contrarian_justification="利空已充分定价")
     endpoint = endpoint_answering(json.dumps(answer, ensure_ascii=False))
     verdict = await JudgeService(llm_agent(endpoint), GuardrailPolicy()).run(
-        make_input(direction=Direction.BEARISH, confidence=0.6)
+        make_input(direction=Direction.BEARISH, confidence=0.6, **PRICED)
     )
     assert verdict.action is Action.BUY
     assert verdict.position_percent == 12.0  # 30 × (1 − 0.6)

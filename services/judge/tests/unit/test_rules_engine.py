@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from judge_fakes import make_input
+from judge_fakes import PRICED, make_input
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
@@ -13,9 +13,9 @@ from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
-from judge.infrastructure.rules.texts import EN, ZH
+from judge.infrastructure.rules.texts import EN, ZH, text
 
-BANDS = {"none": (0.0, 0.0), "small": (0.5, 10.0), "medium": (10.0, 20.0), "large": (20.0, 30.0)}
+BANDS = {"none": (0.0, 0.0), "small": (0.5, 5.0), "medium": (5.0, 10.0), "large": (10.0, 30.0)}
 
 
 def agent(language: str = "zh", max_position: float = 30.0) -> RulesJudgeAgent:
@@ -36,7 +36,7 @@ def agent(language: str = "zh", max_position: float = 30.0) -> RulesJudgeAgent:
     ],
 )
 async def test_action_and_position_band(direction: Direction, confidence: float, action: Action, band: str) -> None:
-    proposal = await agent().decide(make_input(direction=direction, confidence=confidence))
+    proposal = await agent().decide(make_input(direction=direction, confidence=confidence, **PRICED))
     low, high = BANDS[band]
     assert proposal.action is action
     assert low <= proposal.position_percent <= high
@@ -44,8 +44,8 @@ async def test_action_and_position_band(direction: Direction, confidence: float,
 
 
 async def test_confident_unopposed_call_gets_a_large_position() -> None:
-    proposal = await agent().decide(make_input(confidence=0.95, risk_factors=(), key_disagreements=()))
-    assert proposal.position_percent == 27.0  # 30 × 0.9 × 1.0
+    proposal = await agent().decide(make_input(confidence=0.95, risk_factors=(), key_disagreements=(), **PRICED))
+    assert proposal.position_percent == 11.0  # 1 % × 0.9 × 1.0 at risk ÷ the 8 % stop (4 ATR, LONG_TERM) = 11.25
     low, high = BANDS["large"]
     assert low <= proposal.position_percent <= high
 
@@ -106,6 +106,7 @@ async def test_horizon_from_the_signal_mix(
         confidence=confidence,
         risk_factors=tuple(f"r{i}" for i in range(risks)),
         key_disagreements=tuple(f"d{i}" for i in range(disagreements)),
+        **PRICED,
     )
     assert (await agent().decide(judge_input)).time_horizon is horizon
 
@@ -119,7 +120,7 @@ async def test_confidence_is_discounted_by_open_disagreements() -> None:
 
 async def test_a_trade_reports_its_calibrated_confidence() -> None:
     """BUY/SELL confidence is the in-sample hit rate of calls with that raw score (flat: no information)."""
-    strong, weak = [await agent("en").decide(make_input(confidence=c)) for c in (0.9, 0.5)]
+    strong, weak = [await agent("en").decide(make_input(confidence=c, **PRICED)) for c in (0.9, 0.5)]
     assert strong.action is weak.action is Action.BUY
     assert strong.confidence == weak.confidence == policy.CONFIDENCE_CALIBRATION[-1][1]
     assert "Calibrated confidence 0.38" in strong.reasoning
@@ -127,28 +128,35 @@ async def test_a_trade_reports_its_calibrated_confidence() -> None:
     assert [y for _, y in knots] == sorted(y for _, y in knots)  # monotone
 
 
-async def test_levels_anchor_on_support_and_resistance_for_a_buy() -> None:
+async def test_without_volatility_a_call_is_a_hold_whose_levels_anchor_on_key_levels() -> None:
+    """No volatility measure: nothing to size or stop a trade by, so the bullish call is a HOLD; its levels (for a
+    holder) still follow the percentage rules, anchored on support and resistance."""
     judge_input = make_input(
         reference_price=100.0, key_levels=KeyLevels(support=(80.0, 95.0), resistance=(112.0, 130.0))
     )
     proposal = await agent("en").decide(judge_input)
+    assert (proposal.action, proposal.position_percent) == (Action.HOLD, 0.0)
+    assert "no volatility measure" in proposal.reasoning
+    assert "no reference close" not in proposal.reasoning
     assert proposal.stop_loss.distance_percent == pytest.approx(5.95)  # 1 % below support 95
     assert "support 95" in proposal.stop_loss.basis
     assert proposal.take_profit.distance_percent == pytest.approx(12.0)  # resistance 112
     assert "resistance 112" in proposal.take_profit.basis
-    assert "support 95" in proposal.entry_strategy
 
 
-async def test_levels_anchor_on_resistance_and_support_for_a_sell() -> None:
-    judge_input = make_input(
-        direction=Direction.BEARISH,
-        reference_price=100.0,
-        key_levels=KeyLevels(support=(88.0,), resistance=(104.0,)),
-    )
-    proposal = await agent("en").decide(judge_input)
-    assert proposal.action is Action.SELL
-    assert proposal.stop_loss.distance_percent == pytest.approx(5.04)  # 1 % above resistance 104
-    assert proposal.take_profit.distance_percent == pytest.approx(12.0)  # support 88
+@pytest.mark.parametrize("language", ["zh", "en"])
+@pytest.mark.parametrize("direction", [Direction.BULLISH, Direction.BEARISH])
+async def test_no_buy_or_sell_without_a_price_to_act_on(direction: Direction, language: str) -> None:
+    """Issue 38: a directional call without a reference close (or without a volatility measure) is a HOLD that
+    says why; with both it trades."""
+    for missing in ({}, {"reference_price": 100.0}, {"atr": 2.0}, {"realised_volatility_pct": 30.0}):
+        proposal = await agent(language).decide(make_input(direction=direction, confidence=0.8, **missing))
+        assert (proposal.action, proposal.position_percent) == (Action.HOLD, 0.0), missing
+        assert ("没有可执行的价格依据" if language == "zh" else "no price to act on") in proposal.reasoning
+        assert proposal.entry_strategy == text(language, "entry_hold_unpriced")  # type: ignore[arg-type]
+    traded = await agent(language).decide(make_input(direction=direction, confidence=0.8, **PRICED))
+    assert traded.action is (Action.BUY if direction is Direction.BULLISH else Action.SELL)
+    assert traded.position_percent > 0
 
 
 async def test_key_levels_too_close_or_too_far_are_ignored() -> None:
@@ -168,16 +176,17 @@ async def test_risk_warnings_come_from_the_risk_factors() -> None:
 
 async def test_failed_experts_are_named_first_and_counted_as_one_more_risk() -> None:
     """3 of 5 experts without data must not read as a LOW-risk verdict that never mentions them."""
-    heard_all = await agent().decide(make_input(risk_factors=("需求放缓",)))
+    heard_all = await agent().decide(make_input(risk_factors=("需求放缓",), **PRICED))
     missing = ("financial_auditor", "valuation_modeler", "macro_intelligence")
-    partial = await agent().decide(make_input(risk_factors=("需求放缓",), failed_experts=missing))
+    partial = await agent().decide(make_input(risk_factors=("需求放缓",), failed_experts=missing, **PRICED))
     assert partial.risk_warnings[0] == (
         "分析不完整：3 位专家失败（financial_auditor、valuation_modeler、macro_intelligence），"
         "结论只基于其余专家，按一项风险因素计入。"
     )
     assert "风险等级 LOW" in heard_all.reasoning
     assert "2 项风险因素 → 风险等级 MEDIUM" in partial.reasoning
-    assert partial.position_percent < heard_all.position_percent
+    at_stake = [v.position_percent * v.stop_loss.distance_percent for v in (partial, heard_all)]
+    assert at_stake[0] < at_stake[1]  # less of the portfolio lost at the stop
 
 
 async def test_a_thesis_quoted_in_the_reasoning_keeps_one_closing_mark() -> None:
@@ -190,7 +199,7 @@ async def test_a_thesis_quoted_in_the_reasoning_keeps_one_closing_mark() -> None
 async def test_a_risk_named_twice_counts_once() -> None:
     """Counted four times it made a HIGH risk level of one risk, listed once in the warnings."""
     proposal = await agent("en").decide(
-        make_input(risk_factors=("same", "same ", "same", "other"), key_disagreements=())
+        make_input(risk_factors=("same", "same ", "same", "other"), key_disagreements=(), **PRICED)
     )
     assert [w for w in proposal.risk_warnings if w in ("same", "other")] == ["same", "other"]
     assert "2 risk factors → MEDIUM risk level" in proposal.reasoning
@@ -202,19 +211,19 @@ async def test_no_named_risk_is_itself_a_warning() -> None:
 
 
 async def test_reasoning_cites_its_inputs_and_arithmetic_in_chinese_by_default() -> None:
-    proposal = await agent().decide(make_input(confidence=0.8))
-    text = proposal.reasoning
+    proposal = await agent().decide(make_input(confidence=0.8, **PRICED))
+    reasoning = proposal.reasoning
     for fragment in (
         "BULLISH",
         "0.80",
         "BUY",
-        "14%",
+        "6.5%",
         "风险等级 MEDIUM",
         "估值低于内在价值",
         "行业景气度下行",
         "多头略占优",
     ):
-        assert fragment in text
+        assert fragment in reasoning
     assert "分两批建仓" in proposal.entry_strategy
 
 
@@ -247,10 +256,24 @@ async def test_rules_verdicts_never_need_a_guardrail() -> None:
 
 
 async def test_large_prices_are_written_in_full() -> None:
-    judge_input = make_input(reference_price=123456.78, key_levels=KeyLevels(support=(117000.5,)))
+    judge_input = make_input(
+        reference_price=123456.78, atr=2469.0, key_levels=KeyLevels(support=(117000.5, 119000.1234))
+    )
     proposal = await agent("en").decide(judge_input)
     assert "123456.78" in proposal.entry_strategy
-    assert "support 117000.5" in proposal.stop_loss.basis
+    assert "support 119000.12 " in proposal.stop_loss.basis  # at the reference price's precision
+
+
+async def test_a_position_below_the_minimum_step_says_the_minimum_applied() -> None:
+    """Issue 38: never "rounded down" from 0 % to 0.5 %."""
+    proposal = await agent("en").decide(make_input(confidence=0.46, **PRICED))
+    assert proposal.action is Action.BUY
+    assert proposal.position_percent == 0.5
+    assert "stop = 0.00%" in proposal.reasoning
+    assert "rounded down to a 0.5% step it would be 0%, so the 0.5% minimum position applies → 0.5%" in (
+        proposal.reasoning
+    )
+    assert "rounded down to a 0.5% step → 0.5%" not in proposal.reasoning
 
 
 def test_every_text_is_written_in_both_languages() -> None:

@@ -9,6 +9,7 @@ import itertools
 import math
 
 import pytest
+from judge_fakes import PRICED
 from judge_fakes import make_input as fake_input
 
 from judge.application.guardrails import GuardrailPolicy
@@ -170,7 +171,7 @@ async def test_a_support_outside_the_band_leaves_the_stop_at_two_atr(support: fl
     judge_input = make_input(reference_price=100.0, atr=2.0, key_levels=KeyLevels(support=(support,)))
     proposal = await agent("en").decide(judge_input)
     assert proposal.stop_loss.distance_percent == pytest.approx(4.0)
-    assert proposal.stop_loss.basis.startswith("2 ATR (one ATR = 2.00%, ATR(14) 2)")
+    assert proposal.stop_loss.basis.startswith("2 ATR (one ATR = 2.00%, ATR(14) 2.00)")  # the price's precision
 
 
 async def test_the_take_profit_is_the_first_level_beyond_twice_the_risk() -> None:
@@ -221,14 +222,15 @@ async def test_extreme_volatility_keeps_the_stop_inside_the_percent_bounds() -> 
     [({}, 6.0, 15.0), ({"atr": 2.0}, 6.0, 15.0), ({"reference_price": 100.0}, 6.0, 15.0)],
     ids=["nothing", "atr-without-price", "price-without-atr"],
 )
-async def test_without_volatility_the_percentage_rules_apply_unchanged(
+async def test_without_volatility_a_call_is_a_hold_on_the_percentage_rules(
     kwargs: dict[str, float], stop: float, take: float
 ) -> None:
+    """Issue 38: nothing to size or stop a trade by, so no trade; a holder's levels follow the percentage rules."""
     proposal = await agent("en").decide(make_input(**kwargs))
+    assert (proposal.action, proposal.position_percent) == (Action.HOLD, 0.0)
     assert (proposal.stop_loss.distance_percent, proposal.take_profit.distance_percent) == (stop, take)
-    assert proposal.position_percent == 14.0  # 30 × 0.6 × 0.8 = 14.4, as before
     assert proposal.stop_loss.basis == "MEDIUM risk level: 6% from entry (volatility unknown: percentage rules)"
-    assert "No volatility (ATR) was given" in proposal.reasoning
+    assert "There is no price to act on" in proposal.reasoning
 
 
 @pytest.mark.parametrize(
@@ -244,7 +246,7 @@ async def test_the_evidence_horizon_sets_a_trades_horizon(
     direction: Direction, evidence: TimeHorizon, risk_count: int, expected: TimeHorizon
 ) -> None:
     judge_input = make_input(
-        direction=direction, confidence=0.9, risk_factors=risks(risk_count), evidence_horizon=evidence
+        direction=direction, confidence=0.9, risk_factors=risks(risk_count), evidence_horizon=evidence, **PRICED
     )
     proposal = await agent("en").decide(judge_input)
     assert proposal.time_horizon is expected
@@ -254,7 +256,7 @@ async def test_the_evidence_horizon_sets_a_trades_horizon(
 
 @pytest.mark.parametrize("symbol", ["600519.SH", "000001.SZ", "430047.BJ"])
 async def test_an_a_share_sell_means_exit_or_avoid(symbol: str) -> None:
-    judge_input = make_input(symbol=symbol, direction=Direction.BEARISH, confidence=0.8)
+    judge_input = make_input(symbol=symbol, direction=Direction.BEARISH, confidence=0.8, **PRICED)
     zh = await agent("zh").decide(judge_input)
     en = await agent("en").decide(judge_input)
     assert zh.action is Action.SELL
@@ -268,7 +270,7 @@ async def test_an_a_share_sell_means_exit_or_avoid(symbol: str) -> None:
 
 @pytest.mark.parametrize("symbol", ["AAPL", "0700.HK"])
 async def test_elsewhere_a_sell_may_be_a_short(symbol: str) -> None:
-    judge_input = make_input(symbol=symbol, direction=Direction.BEARISH, confidence=0.8)
+    judge_input = make_input(symbol=symbol, direction=Direction.BEARISH, confidence=0.8, **PRICED)
     en = await agent("en").decide(judge_input)
     zh = await agent("zh").decide(judge_input)
     assert en.entry_strategy.startswith("Sell, reduce or short")
@@ -295,3 +297,18 @@ async def test_rules_verdicts_with_volatility_never_need_a_guardrail() -> None:
     for vol in (3.0, 25.0, 80.0, 400.0):
         verdict = await service.run(make_input(realised_volatility_pct=vol))
         assert verdict.guardrail_adjustments == (), vol
+
+
+async def test_a_longer_horizon_never_stops_on_a_level_a_short_trade_would_use() -> None:
+    """Issue 38 (a LONG_TERM BUY with a −2.9 % stop): the anchor band grows with the horizon like the stop."""
+    levels = KeyLevels(support=(97.0,), resistance=(140.0,))  # support 1.5 ATR below the close
+    short, long = [
+        await agent("en").decide(make_input(reference_price=100.0, atr=2.0, key_levels=levels, evidence_horizon=h))
+        for h in (TimeHorizon.SHORT_TERM, TimeHorizon.LONG_TERM)
+    ]
+    assert (short.time_horizon, long.time_horizon) == (TimeHorizon.SHORT_TERM, TimeHorizon.LONG_TERM)
+    assert short.stop_loss.distance_percent == pytest.approx(3.5)  # (1.5 + 0.25) ATR below support 97
+    assert long.stop_loss.distance_percent == pytest.approx(8.0)  # 4.90 ATR, held at the 4-ATR bound
+    assert long.take_profit.distance_percent >= 2 * long.stop_loss.distance_percent
+    assert policy.anchor_scale(TimeHorizon.SHORT_TERM) == 1.0
+    assert policy.anchor_scale(TimeHorizon.LONG_TERM) == pytest.approx(2.449, abs=1e-3)

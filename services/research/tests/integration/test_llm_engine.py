@@ -30,6 +30,7 @@ from shared_contracts.research import (
     TechnicalAnalystResult,
     ValuationModelerResult,
 )
+from shared_contracts.text import NO_SPECIFIC_RISK
 
 TECHNICAL = {"signal": "BULLISH", "confidence": 0.72, "summary_reasoning": "MA20 上穿 MA60", "risk_warning": "波动"}
 URL = "/api/v1/research/experts/technical_analyst"
@@ -92,6 +93,16 @@ async def test_valid_json_gives_an_llm_result(serve: Callable[..., Any]) -> None
     assert "简体中文" in messages["system"]  # REPORT_LANGUAGE=zh
     assert endpoint.requests[0]["response_format"] == {"type": "json_object"}
     assert result.technical_indicators["ma5"] == pytest.approx(1444.17)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_a_blank_risk_warning_says_no_specific_risk_was_seen(serve: Callable[..., Any], language: str) -> None:
+    """Issue 38: a risk field is never empty."""
+    endpoint = answering(json.dumps({**TECHNICAL, "risk_warning": "  "}, ensure_ascii=False))
+    async with serve(endpoint, report_language=language) as http:
+        response = await http.post(URL, json={"symbol": "600519.SH", "options": {"analysis_date": "2025-09-30"}})
+    assert response.status_code == 200, response.text
+    assert response.json()["risk_warning"] == NO_SPECIFIC_RISK[language]
 
 
 async def test_json_in_a_fenced_block_with_extra_keys_is_accepted(serve: Callable[..., Any]) -> None:

@@ -14,24 +14,28 @@ from shared_contracts.standing import CompositeStanding, standing_side
 
 _NOTE = {
     "zh": (
-        "方向取自该股在参照股票池中的相对位置：综合得分 {score:+.2f}，池内分位 {rank}，覆盖 {coverage:.0%}"
-        "（前 20% 看多、后 20% 看空，覆盖低于 50% 为中性）；宏观等全市场观点不决定个股方向。"
+        "方向取自该股在参照股票池中的相对位置：综合得分 {score:+.2f}，{rank}，证据覆盖 {coverage:.0%}"
+        "（前 20% 看多、后 20% 看空，证据覆盖低于 50% 为中性）；宏观等全市场观点不决定个股方向。"
     ),
     "en": (
         "The direction follows the stock's standing in its reference universe: composite score {score:+.2f}, "
-        "universe rank {rank}, coverage {coverage:.0%} (top fifth bullish, bottom fifth bearish, neutral below "
+        "{rank}, evidence coverage {coverage:.0%} (top fifth bullish, bottom fifth bearish, neutral below "
         "50 % coverage); market-wide views such as macro do not set a stock's direction."
     ),
 }
 
 
+_RANK = {"zh": "池内分位 {rank:.2f}", "en": "universe rank {rank:.2f}"}
+_NO_RANK = {"zh": "无池内分位", "en": "no universe rank available"}
+
+
 def follow_standing(outcome: DebateOutcome, composite: CompositeStanding, language: str) -> DebateOutcome:
     """The outcome with the standing's direction, confidence, score and rank, and a sentence saying so."""
+    language_key = "zh" if language == "zh" else "en"
     direction, confidence = standing_side(composite.score, composite.universe_rank, composite.coverage)
-    rank = "n/a" if composite.universe_rank is None else f"{composite.universe_rank:.2f}"
-    note = _NOTE["zh" if language == "zh" else "en"].format(
-        score=composite.score, rank=rank, coverage=composite.coverage
-    )
+    ranked = composite.universe_rank
+    rank = _NO_RANK[language_key] if ranked is None else _RANK[language_key].format(rank=ranked)
+    note = _NOTE[language_key].format(score=composite.score, rank=rank, coverage=composite.coverage)
     separator = "" if language == "zh" else " "
     return outcome.model_copy(
         update={

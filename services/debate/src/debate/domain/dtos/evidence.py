@@ -1,12 +1,14 @@
-"""The evidence behind a debate: each answering expert's stance, confidence and data coverage, and the experts
+"""The evidence behind a debate: each answering expert's stance, confidence and data completeness, and the experts
 that were asked for but failed (``DebateInput.panel()``). Both advocates hand it to the resolution, whose port
 sees only the two cases.
 
-Coverage of one expert — how much of its own data it had — from the counts its result names:
+Data completeness of one expert — how much of its own data it had — from the counts its result names (``coverage``
+in the code; the narrative says "data completeness", as the expert's own trace uses "coverage" for the share of
+its rules that had data):
 
     coverage = max(0.50, 1 − 0.10 × data gaps − 0.20 × stale inputs)
 
-An expert's evidence weight is its confidence × its coverage. A summary without those counts has coverage 1.
+An expert's evidence weight is its confidence × its data completeness. A summary without those counts has 1.
 """
 
 from __future__ import annotations

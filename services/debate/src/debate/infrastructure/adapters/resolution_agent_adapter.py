@@ -1,7 +1,7 @@
 """ResolutionAgentAdapter: cross-examination and conflict resolution by an LLM (prompts in
 agents/resolution/prompts).
 
-The model is given the evidence panel (each expert's stance, confidence, data coverage; the failed experts)
+The model is given the evidence panel (each expert's stance, confidence, data completeness; the failed experts)
 with the weighing guidance of its system prompt; its ``conflict_resolution`` is followed by the coverage
 sentence, written here from the panel (not by the model)."""
 

@@ -19,8 +19,8 @@ LANGUAGE_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
 def _coverage_line(panel: EvidencePanel, name: str) -> str:
     e = panel.experts[name]
     return (
-        f"- data coverage: {e.coverage:.2f} ({e.data_gaps} data gaps, {e.staleness} stale inputs); "
-        f"evidence weight = confidence x coverage = {e.weight:.2f}"
+        f"- data completeness: {e.coverage:.2f} ({e.data_gaps} data gaps, {e.staleness} stale inputs); "
+        f"evidence weight = confidence x completeness = {e.weight:.2f}"
     )
 
 
@@ -48,7 +48,7 @@ def evidence_panel_block(panel: EvidencePanel) -> str:
     """One line per answering expert (stance, confidence, coverage, weight) and the failed experts; only
     numbers, verdict words and expert names, which the service checked."""
     lines = [
-        f"- {name}: {e.stance.value}, confidence {e.confidence:.2f}, data coverage {e.coverage:.2f} "
+        f"- {name}: {e.stance.value}, confidence {e.confidence:.2f}, data completeness {e.coverage:.2f} "
         f"({e.data_gaps} data gaps, {e.staleness} stale inputs), evidence weight {e.weight:.2f}"
         for name, e in panel.experts.items()
     ]

@@ -3,7 +3,7 @@
 The bull cites every bullish expert (strongest first) and concedes every expert's risk warning; the bear
 cites every bearish expert and concedes every bullish expert's view. Stances come from
 ``shared_contracts.experts.stance_of`` (UNDERVALUED, FAVORABLE, POSITIVE read as BULLISH, and so on). An
-argument names its expert's data coverage when that is below 1; both cases carry the evidence panel.
+argument names its expert's data completeness when that is below 1; both cases carry the evidence panel.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from debate.domain.dtos.evidence import EvidencePanel
 from debate.domain.model.enums import ArgumentStrength, DebateDirection, RiskLevel
 from shared_contracts.experts import Signal
+from shared_contracts.text import is_no_risk_statement, shorten
 
 HIGH_AT = 0.70
 MEDIUM_AT = 0.40
@@ -114,8 +115,8 @@ def fmt(value: float) -> str:
 
 
 def snippet(text: str, max_chars: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= max_chars else flat[: max_chars - 1] + "…"
+    """``text`` shortened at a clause boundary (``shared_contracts.text.shorten``)."""
+    return shorten(text, max_chars)
 
 
 # The projection joins listed risks with "; "; the experts' Chinese texts join theirs with "；".
@@ -125,4 +126,4 @@ _RISK_SEPARATOR = re.compile(r";\s+|；")
 def split_risks(risk_warning: str) -> list[str]:
     """An expert's warning as separate risks, whatever the language it was written in."""
     parts = [part.strip() for part in _RISK_SEPARATOR.split(risk_warning)]
-    return [part for part in parts if part][:MAX_RISKS_PER_EXPERT]
+    return [part for part in parts if part and not is_no_risk_statement(part)][:MAX_RISKS_PER_EXPERT]

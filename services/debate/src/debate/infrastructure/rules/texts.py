@@ -23,7 +23,7 @@ class Texts:
     mitigations: dict[str, str]
     mitigation_default: str
     weighted_coverage: str  # "{label} {confidence}×{coverage}"
-    coverage_note: str  # ", data coverage {coverage}" after an argument
+    coverage_note: str  # ", data completeness {coverage}" after an argument
     risk_with_sources: str  # "{risk}（{sources}）"
     side_names: dict[str, str]  # BULLISH / BEARISH: {side}
     stances: dict[str, str]  # BULLISH / BEARISH: {stance}
@@ -57,7 +57,7 @@ ZH = Texts(
     },
     mitigation_default="持续跟踪该风险，触发时降低仓位",
     weighted_coverage="{label} {confidence}×{coverage}",
-    coverage_note="，数据覆盖 {coverage}",
+    coverage_note="，数据完整度 {coverage}",
     risk_with_sources="{risk}（{sources}）",
     side_names={"BULLISH": "多", "BEARISH": "空"},
     stances={"BULLISH": "看多", "BEARISH": "看空"},
@@ -67,14 +67,14 @@ ZH = Texts(
     strength="{label}看多（{signal}，置信度 {confidence}）：{evidence}",
     disagreement="{bull_label}看多（{bull_confidence}）与{bear_label}看空（{bear_confidence}）相互矛盾：「{bull_evidence}」对「{bear_evidence}」",
     tally=(
-        "证据权重 = 置信度 × 数据覆盖。多方：{bullish_experts}，合计 {bull:.2f}；"
+        "证据权重 = 置信度 × 数据完整度。多方：{bullish_experts}，合计 {bull:.2f}；"
         "空方：{bearish_experts}，合计 {bear:.2f}；中性：{neutral_experts}，合计 {neutral:.2f}。"
         "力量对比 =（多方 − 空方）/（多方 + 空方 + {dilution:.2f} × 中性）"
         "=（{bull:.2f} − {bear:.2f}）/（{bull:.2f} + {bear:.2f} + {dilution:.2f} × {neutral:.2f}）= {balance:+.2f}；"
         "{side}方强度（同向专家相互印证）= {strength:.2f}；净分 = 力量对比 × 强度 = {score:+.2f}。"
     ),
     coverage=(
-        "覆盖：{answered}/{asked} 位专家给出结果（失败：{failed}），证据占比 {share}%（数据覆盖之和 / 所问专家数）。"
+        "听取：{answered}/{asked} 位专家给出结果（失败：{failed}），证据占比 {share}%（数据完整度之和 / 所问专家数）。"
     ),
     verdicts={
         "BULLISH": "净分 ≥ +{threshold:.2f}，多方胜出：中性专家只削弱而不抵消同向证据；"
@@ -106,7 +106,7 @@ EN = Texts(
     },
     mitigation_default="Keep monitoring this risk and reduce the position if it materialises",
     weighted_coverage="{label} {confidence}x{coverage}",
-    coverage_note=", data coverage {coverage}",
+    coverage_note=", data completeness {coverage}",
     risk_with_sources="{risk} ({sources})",
     side_names={"BULLISH": "bull", "BEARISH": "bear"},
     stances={"BULLISH": "bullish", "BEARISH": "bearish"},
@@ -121,15 +121,15 @@ EN = Texts(
         '"{bull_evidence}" versus "{bear_evidence}"'
     ),
     tally=(
-        "Evidence weight = confidence x data coverage. Bull side: {bullish_experts}, total {bull:.2f}; "
+        "Evidence weight = confidence x data completeness. Bull side: {bullish_experts}, total {bull:.2f}; "
         "bear side: {bearish_experts}, total {bear:.2f}; neutral: {neutral_experts}, total {neutral:.2f}. "
         "Balance = (bull - bear) / (bull + bear + {dilution:.2f} x neutral) = ({bull:.2f} - {bear:.2f}) / "
         "({bull:.2f} + {bear:.2f} + {dilution:.2f} x {neutral:.2f}) = {balance:+.2f}; strength of the {side} side "
         "(agreeing experts corroborate each other) = {strength:.2f}; net score = balance x strength = {score:+.2f}."
     ),
     coverage=(
-        "Coverage: {answered} of {asked} experts answered (failed: {failed}), {share} % of the evidence "
-        "(sum of data coverage / experts asked)."
+        "Heard: {answered} of {asked} experts answered (failed: {failed}), {share} % of the evidence "
+        "(sum of data completeness / experts asked)."
     ),
     verdicts={
         "BULLISH": "The net score is at least +{threshold:.2f}, so the bull side wins: neutral experts temper "

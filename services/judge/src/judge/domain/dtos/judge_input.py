@@ -7,6 +7,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Literal
 
 from judge.domain.exceptions import InvalidJudgeInputError
 from judge.domain.model.enums import Direction, TimeHorizon
@@ -107,6 +108,18 @@ class JudgeInput:
     def volatility(self) -> Volatility | None:
         """One ATR in percent of the reference price (``domain.model.risk``); None when unknown."""
         return volatility_from(self.atr, self.reference_price, self.realised_volatility_pct)
+
+    @property
+    def unpriced(self) -> tuple[Literal["price", "volatility"], ...]:
+        """What a BUY or SELL lacks to be acted on (empty when nothing): a reference close (the coordinator sends the
+        technical analyst's close of the analysis date, or the last before it; never a later one) and a volatility
+        measure (the stop and the size are set in ATR). A call lacking either is a HOLD."""
+        missing: list[Literal["price", "volatility"]] = []
+        if self.reference_price is None:
+            missing.append("price")
+        if self.volatility is None:
+            missing.append("volatility")
+        return tuple(missing)
 
     @property
     def valuation_bounds(self) -> tuple[float, ...]:

@@ -12,6 +12,7 @@ from typing import Literal
 import structlog
 
 from judge.application.guardrails import GuardrailPolicy, apply_guardrails
+from judge.application.price_gate import hold_without_price
 from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
@@ -111,6 +112,7 @@ class JudgeAgentAdapter(IJudgeAgentPort):
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
         proposal = output.proposal(EngineInfo(kind="llm", model=self._chat.model), check)
+        proposal = hold_without_price(proposal, judge_input, self._language)
         log.info("judge_llm_verdict", symbol=judge_input.symbol, action=proposal.action.value)
         return proposal
 

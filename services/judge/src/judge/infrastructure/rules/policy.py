@@ -12,10 +12,12 @@ With volatility (``JudgeInput.volatility``: one ATR in percent of the reference 
 ``reference_price``, else estimated from ``realised_volatility_pct``; ``domain/model/risk.py``):
 stop       ``STOP_ATR_MULTIPLE`` (2) ATR from entry; moved to ``ANCHOR_BUFFER_ATR`` (0.25) ATR beyond the
            nearest support (long) / resistance (short) that lies ``ANCHOR_BAND_MIN_ATR``…``ANCHOR_BAND_MAX_ATR``
-           (1…3) ATR away; kept within ``MIN_STOP_ATR``…``MAX_STOP_ATR`` (1…4) ATR and the guardrails'
+           (1…3) ATR away, the band × ``anchor_scale(horizon)`` (1 short, 1.73 medium, 2.45 long: issue 38);
+           kept within ``MIN_STOP_ATR``…``MAX_STOP_ATR`` (1…4) ATR and the guardrails'
            1…30 % (which win a conflict).
 take       ``MIN_REWARD_RISK`` (2) × the stop distance; or the nearest resistance (long) / support (short)
            or end of the intrinsic value range beyond that, up to ``MAX_TARGET_REWARD_RISK`` (5) × the stop.
+no price   a BUY/SELL without a reference close or a volatility measure is a HOLD (``JudgeInput.unpriced``).
 position   (BUY/SELL) risk = ``RISK_BUDGET_PERCENT`` (1 % of the portfolio) × clip((confidence − 0.50) /
            0.50, 0, 1) × (1 − min(0.10 × risks, 0.50)); position = risk / stop % × 100, at most
            min(max, ``RISK_BUDGET_PERCENT`` / stop % × 100); rounded down to 0.5 %, at least 0.5 % (or the
@@ -83,6 +85,12 @@ def stop_multiple(horizon: TimeHorizon) -> float:
     root of the horizon (a random walk's range does): 2 ATR short, 3.46 medium, 4.90 long (capped by the
     stop bounds)."""
     return round(STOP_ATR_MULTIPLE * math.sqrt(HORIZON_DAYS[horizon] / BASE_HORIZON_DAYS), 4)
+
+
+def anchor_scale(horizon: TimeHorizon) -> float:
+    """How far the stop's anchor band reaches for ``horizon``: 1 over 20 days, ``stop_multiple`` / 2 beyond (the
+    same square-root growth), so a longer trade is never stopped on a level a short one would use."""
+    return stop_multiple(horizon) / STOP_ATR_MULTIPLE
 
 
 def standing_action(side: str) -> Action:
@@ -251,17 +259,19 @@ def atr_stop(
     key_levels: KeyLevels,
     horizon: TimeHorizon = TimeHorizon.SHORT_TERM,
 ) -> LevelChoice:
-    """``stop_multiple(horizon)`` ATR, or just beyond a support/resistance in the anchor band (module doc)."""
+    """``stop_multiple(horizon)`` ATR, or just beyond a support/resistance in the anchor band scaled to the
+    horizon (``anchor_scale``; module doc)."""
     atr = volatility.atr_percent
     stop = LevelChoice(stop_multiple(horizon) * atr, None, "atr")
     if reference_price is not None:
         short = action is Action.SELL
         side = key_levels.resistance if short else key_levels.support
+        scale = anchor_scale(horizon)
         for level in _outward(side, reference_price, above=short):
             away = abs(level - reference_price) / reference_price * 100 / atr
-            if away > ANCHOR_BAND_MAX_ATR:
+            if away > ANCHOR_BAND_MAX_ATR * scale:
                 break
-            if away >= ANCHOR_BAND_MIN_ATR:
+            if away >= ANCHOR_BAND_MIN_ATR * scale:
                 stop = LevelChoice((away + ANCHOR_BUFFER_ATR) * atr, level, "key_level")
                 break
     low, high = risk.stop_bounds(volatility)

@@ -5,6 +5,8 @@ reasoning cites the inputs and the arithmetic so a reader can recompute the verd
 
 from __future__ import annotations
 
+import math
+
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.model import risk
@@ -13,9 +15,10 @@ from judge.domain.model.risk import Volatility, is_a_share
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.policy import LevelChoice
-from judge.infrastructure.rules.texts import Language, Say, excerpt, price_text, text, writer
+from judge.infrastructure.rules.texts import Language, Say, text, writer
 from shared_contracts.engine import EngineInfo
 from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK, standing_side
+from shared_contracts.text import format_price, shorten
 
 MAX_LISTED_RISKS = 5
 RISK_TEXT_LIMIT = 200
@@ -37,6 +40,9 @@ class RulesJudgeAgent(IJudgeAgentPort):
             action = policy.standing_action(side)
         else:
             action, strength = policy.decide_action(judge_input.direction, c), c
+        called, unpriced = action, judge_input.unpriced if action is not Action.HOLD else ()
+        if unpriced:  # no price to act on: the call stands in the reasoning, the action is a HOLD
+            action = Action.HOLD
         level = policy.risk_level(risks)
         if score is not None:
             horizon = policy.STANDING_HORIZON if action is not Action.HOLD else TimeHorizon.SHORT_TERM
@@ -83,12 +89,16 @@ class RulesJudgeAgent(IJudgeAgentPort):
             buffer=policy.ANCHOR_BUFFER_ATR,
             multiple=policy.stop_multiple(horizon),
             atr=volatility.atr_percent if volatility else None,
-            source=self._source(volatility) if volatility else None,
-            price=price_text(price) if price is not None else None,
+            source=self._source(volatility, price) if volatility else None,
+            price=format_price(price, price) if price is not None else None,
             date=day.isoformat() if day else None,
             score=score,
-            rank="n/a" if judge_input.universe_rank is None else f"{judge_input.universe_rank:.2f}",
-            coverage="n/a" if judge_input.standing_coverage is None else f"{judge_input.standing_coverage:.0%}",
+            rank=text(self._language, "rank_unknown")
+            if judge_input.universe_rank is None
+            else f"{judge_input.universe_rank:.2f}",
+            coverage=text(self._language, "coverage_unknown")
+            if judge_input.standing_coverage is None
+            else f"{judge_input.standing_coverage:.0%}",
             strength=strength,
             top=TOP_RANK,
             bottom=BOTTOM_RANK,
@@ -96,6 +106,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             view=judge_input.market_view,
             exposure=exposure,
             horizon_days=policy.HORIZON_DAYS[horizon],
+            step=policy.POSITION_STEP,
         )
         raw = policy.verdict_confidence(c, disagreements)
         if score is not None:
@@ -107,20 +118,39 @@ class RulesJudgeAgent(IJudgeAgentPort):
             position_percent=position,
             confidence=confidence,
             market_exposure=exposure,
-            entry_strategy=_entry(say, action, judge_input, stop),
+            entry_strategy=say("entry_hold_unpriced") if unpriced else _entry(say, action, judge_input, stop),
             stop_loss=LevelProposal(
-                stop.distance_percent, _stop_basis(say, action, stop, volatility, policy.stop_multiple(horizon))
+                stop.distance_percent,
+                _stop_basis(say, action, stop, volatility, policy.stop_multiple(horizon), price),
             ),
-            take_profit=LevelProposal(take.distance_percent, _take_basis(say, action, take, volatility)),
+            take_profit=LevelProposal(take.distance_percent, _take_basis(say, action, take, volatility, price)),
             time_horizon=horizon,
             risk_warnings=_warnings(say, judge_input, action),
-            reasoning=self._reasoning(say, judge_input, action, level, horizon, stop, take, raw),
+            reasoning=self._reasoning(say, judge_input, action, level, horizon, stop, take, raw, position)
+            if not unpriced
+            else self._unpriced_reasoning(say, judge_input, called, unpriced, raw),
             engine=EngineInfo(kind="rules"),
         )
 
-    def _source(self, volatility: Volatility) -> str:
+    def _unpriced_reasoning(
+        self, say: Say, judge_input: JudgeInput, called: Action, unpriced: tuple[str, ...], raw: float
+    ) -> str:
+        """The call the evidence made, why it cannot be acted on, and the HOLD's levels and theses."""
+        standing = judge_input.score is not None
+        parts = [say("reason_standing" if standing else "reason_action", action=called.value)]
+        parts += [say("reason_unpriced", missing=_missing(say, unpriced)), say("reason_no_position")]
+        if not standing:
+            count = min(len(judge_input.named_disagreements), policy.MAX_DISAGREEMENT_DISCOUNTS)
+            parts.append(say("reason_confidence", count=count, result=raw))
+        theses = (judge_input.bull_thesis, judge_input.bear_thesis, judge_input.conflict_resolution)
+        bull, bear, resolution = (_clause(thesis) or say("none") for thesis in theses)
+        parts.append(_theses(say, bull, bear, resolution))
+        return ("" if self._language == "zh" else " ").join(parts)
+
+    def _source(self, volatility: Volatility, price: float | None) -> str:
         if volatility.source == "atr" and volatility.atr_price is not None:
-            return text(self._language, "atr_source_atr", atr_price=price_text(volatility.atr_price))
+            atr_price = format_price(volatility.atr_price, price)
+            return text(self._language, "atr_source_atr", atr_price=atr_price)
         return text(self._language, "atr_source_realised", vol=volatility.realised_volatility_pct)
 
     def _reasoning(
@@ -133,6 +163,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
         stop: LevelChoice,
         take: LevelChoice,
         raw: float,
+        position: float,
     ) -> str:
         c, risks, volatility = judge_input.confidence, judge_input.risk_count, judge_input.volatility
         standing = judge_input.score is not None
@@ -141,22 +172,21 @@ class RulesJudgeAgent(IJudgeAgentPort):
             parts.append(say("reason_exposure" if judge_input.market_view else "reason_no_market_view"))
         if action is Action.SELL:
             parts.append(say("reason_sell_a_share" if is_a_share(judge_input.symbol) else "reason_sell_other"))
-        if action is Action.HOLD:
+        if action is Action.HOLD or volatility is None:  # ``JudgeInput.unpriced``: a trade always has a volatility
             parts.append(say("reason_no_position"))
-        elif standing and volatility is not None:
+        elif standing:
+            exposure = policy.market_exposure(judge_input.market_view) or 1.0
             limit = policy.position_limit(stop.distance_percent, self._max_position)
-            parts.append(say("reason_position_standing", mult=policy.risk_multiplier(risks), limit=limit))
-        elif volatility is None:
-            scale = 1.0 if standing else policy.confidence_scale(c)
-            sized = self._max_position * scale * policy.risk_multiplier(risks)
-            parts.append(say("reason_position", raw=sized, scale=scale))
+            mult = policy.risk_multiplier(risks)
+            sized = risk.RISK_BUDGET_PERCENT * mult / stop.distance_percent * 100.0 * exposure
+            rounding = _rounding(say, min(sized, limit * exposure), limit * exposure, position)
+            parts.append(say("reason_position_standing", mult=mult, limit=limit, raw=sized, rounding=rounding))
         else:
-            at_risk, limit = (
-                policy.budget_risk(c, risks),
-                policy.position_limit(stop.distance_percent, self._max_position),
-            )
+            at_risk = policy.budget_risk(c, risks)
+            limit = policy.position_limit(stop.distance_percent, self._max_position)
             raw_position = at_risk / stop.distance_percent * 100
-            parts.append(say("reason_position_budget", risk=at_risk, raw=raw_position, limit=limit))
+            rounding = _rounding(say, raw_position, limit, position)
+            parts.append(say("reason_position_budget", risk=at_risk, raw=raw_position, limit=limit, rounding=rounding))
         if volatility is None:
             levels = {"stop": round(stop.distance_percent, 2), "take": round(take.distance_percent, 2)}
             parts += [say("reason_levels", **levels), say("reason_no_volatility")]
@@ -171,8 +201,24 @@ class RulesJudgeAgent(IJudgeAgentPort):
             parts.append(say("reason_calibrated", raw=raw, calibrated=policy.calibrated_confidence(raw)))
         theses = (judge_input.bull_thesis, judge_input.bear_thesis, judge_input.conflict_resolution)
         bull, bear, resolution = (_clause(thesis) or say("none") for thesis in theses)
-        parts.append(say("reason_theses", bull=bull, bear=bear, resolution=resolution))
+        parts.append(_theses(say, bull, bear, resolution))
         return ("" if self._language == "zh" else " ").join(parts)
+
+
+def _missing(say: Say, unpriced: tuple[str, ...]) -> str:
+    return say("list_sep").join(say(f"unpriced_{what}") for what in unpriced)
+
+
+def _rounding(say: Say, raw: float, limit: float, position: float) -> str:
+    """How the sized position ``raw`` became ``position`` under ``limit``: rounded down to a step, held at the
+    limit, or raised to the minimum position; never "rounded down" to a larger number."""
+    step = policy.POSITION_STEP
+    stepped = math.floor(raw / step + 1e-9) * step
+    if math.isclose(position, stepped, abs_tol=1e-6):
+        return say("round_step", position=position)
+    if math.isclose(position, limit, abs_tol=1e-6):
+        return say("round_limit", position=position)
+    return say("round_floor", stepped=stepped, position=position)
 
 
 def _reference(say: Say, judge_input: JudgeInput, key: str) -> str:
@@ -190,7 +236,7 @@ def _entry(say: Say, action: Action, judge_input: JudgeInput, stop: LevelChoice)
     if action is Action.SELL:
         return say("entry_sell_a_share" if is_a_share(judge_input.symbol) else "entry_sell", at_price=at_price)
     if stop.anchor is not None:
-        second = say("entry_buy_second_support", support=price_text(stop.anchor))
+        second = say("entry_buy_second_support", support=format_price(stop.anchor, judge_input.reference_price))
     else:
         second = say("entry_buy_second_plain")
     return say("entry_buy", at_price=at_price, second=second)
@@ -200,21 +246,23 @@ def _side(action: Action) -> str:
     return "short" if action is Action.SELL else "long"
 
 
-def _percent_basis(say: Say, which: str, action: Action, choice: LevelChoice) -> str:
+def _percent_basis(say: Say, which: str, action: Action, choice: LevelChoice, reference: float | None) -> str:
     """The percentage rules' basis (no volatility), which says that it is the fallback."""
     distance = choice.distance_percent
     if choice.anchor is None:
         return say("level_percent", distance=distance) + say("percent_rules")
-    anchor = price_text(choice.anchor)
+    anchor = format_price(choice.anchor, reference)
     return say(f"{which}_anchor_{_side(action)}", anchor=anchor, distance=distance) + say("percent_rules")
 
 
-def _stop_basis(say: Say, action: Action, stop: LevelChoice, volatility: Volatility | None, multiple: float) -> str:
+def _stop_basis(
+    say: Say, action: Action, stop: LevelChoice, volatility: Volatility | None, multiple: float, reference: float | None
+) -> str:
     if volatility is None:
-        return _percent_basis(say, "stop", action, stop)
+        return _percent_basis(say, "stop", action, stop, reference)
     distance, atr = stop.distance_percent, volatility.atr_percent
     if stop.source == "key_level" and stop.anchor is not None:
-        anchor = price_text(stop.anchor)
+        anchor = format_price(stop.anchor, reference)
         basis = say(f"stop_atr_anchor_{_side(action)}", anchor=anchor, atr_multiple=distance / atr, distance=distance)
     else:
         basis = say("stop_atr", distance=multiple * atr)
@@ -223,23 +271,25 @@ def _stop_basis(say: Say, action: Action, stop: LevelChoice, volatility: Volatil
     return basis
 
 
-def _take_basis(say: Say, action: Action, take: LevelChoice, volatility: Volatility | None) -> str:
+def _take_basis(
+    say: Say, action: Action, take: LevelChoice, volatility: Volatility | None, reference: float | None
+) -> str:
     if volatility is None:
-        return _percent_basis(say, "take", action, take)
+        return _percent_basis(say, "take", action, take, reference)
     if take.anchor is None:
         return say("take_reward_risk", ratio=risk.MIN_REWARD_RISK, distance=take.distance_percent)
     key = "take_valuation" if take.source == "valuation" else f"take_atr_anchor_{_side(action)}"
-    return say(key, anchor=price_text(take.anchor), distance=take.distance_percent)
+    return say(key, anchor=format_price(take.anchor, reference), distance=take.distance_percent)
 
 
 def _warnings(say: Say, judge_input: JudgeInput, action: Action) -> tuple[str, ...]:
     risks, disagreements, failed = judge_input.named_risks, judge_input.named_disagreements, judge_input.failed_experts
     warnings = [say("warn_failed_experts", count=len(failed), names=say("list_sep").join(failed))] if failed else []
-    warnings += [excerpt(r, RISK_TEXT_LIMIT) for r in risks[:MAX_LISTED_RISKS]]
+    warnings += [shorten(r, RISK_TEXT_LIMIT) for r in risks[:MAX_LISTED_RISKS]]
     if len(risks) > MAX_LISTED_RISKS:
         warnings.append(say("warn_more_risks", count=len(risks) - MAX_LISTED_RISKS))
     if disagreements:
-        first = excerpt(disagreements[0], RISK_TEXT_LIMIT)
+        first = shorten(disagreements[0], RISK_TEXT_LIMIT)
         warnings.append(say("warn_disagreements", count=len(disagreements), first=first))
     if judge_input.score is not None:
         if judge_input.standing_coverage is not None and judge_input.standing_coverage < MIN_STANDING_COVERAGE:
@@ -269,6 +319,12 @@ def _why(
     return say("why_default")
 
 
+def _theses(say: Say, bull: str, bear: str, resolution: str) -> str:
+    """The three theses quoted; a shortened one keeps its ellipsis as its closing mark (no "…。")."""
+    quoted = say("reason_theses", bull=bull, bear=bear, resolution=resolution)
+    return quoted.replace("…。", "…").replace("….", "…")
+
+
 def _clause(thesis: str) -> str:
     """A thesis quoted inside a sentence: its own closing punctuation dropped (no "。；" or "。。")."""
-    return excerpt(thesis, THESIS_EXCERPT_LIMIT).rstrip("。；;.，, ")
+    return shorten(thesis, THESIS_EXCERPT_LIMIT).rstrip("。；;.，, ")

@@ -15,7 +15,7 @@ ZH: dict[str, str] = {
     "60%），不决定个股方向。",
     "reason_no_market_view": "未听取市场观点：仓位按完整敞口。",
     "reason_position_standing": "仓位 = 风险预算 {budget:g}% × 风险系数 {mult:.2f}（{risks} 项风险因素）÷ 止损距离 "
-    "{stop:.2f}%，上限 {limit:.2f}%，再乘市场敞口，按 0.5% 向下取整 → {position:g}%。",
+    "{stop:.2f}%，上限 {limit:.2f}%，再乘市场敞口 = {raw:.2f}%，{rounding}。",
     "entry_hold_standing": "暂不新开仓：该股不在参照股票池的前/后五分之一（或证据覆盖不足）；"
     "已持有者按止损/止盈位管理。",
     "warn_low_coverage": "综合得分的证据覆盖 {coverage} 低于 {min_coverage:.0%}，不据此交易。",
@@ -57,10 +57,10 @@ ZH: dict[str, str] = {
     "warn_no_risks": "辩论未列出任何风险因素，这不代表没有风险。",
     "reason_action": "辩论结论 {direction}，置信度 {confidence:.2f}（行动阈值 {threshold:.2f}）→ {action}。",
     "reason_position": "仓位 = 上限 {max:g}% × 置信度系数 {scale:.2f} × 风险系数 {mult:.2f}（{risks} 项风险因素）= "
-    "{raw:.2f}%，按 0.5% 向下取整 → {position:g}%。",
+    "{raw:.2f}%，{rounding}。",
     "reason_position_budget": "仓位 = 风险预算 {budget:g}% × 置信度系数 {scale:.2f} × 风险系数 {mult:.2f}（{risks} "
     "项风险因素）= 承担 {risk:.2f}% 的组合风险，÷ 止损距离 {stop:.2f}% = {raw:.2f}%，上限 {limit:.2f}%（min(上限 "
-    "{max:g}%, {budget:g}% ÷ {stop:.2f}%)），按 0.5% 向下取整 → {position:g}%。",
+    "{max:g}%, {budget:g}% ÷ {stop:.2f}%)），{rounding}。",
     "reason_levels_atr": "波动率：1 ATR = {atr:.2f}%{source}；止损 {stop:.2f}%（{stop_atr:.2f} ATR，允许 {min_atr:"
     "g}–{max_atr:g} ATR），止盈 {take:.2f}%（盈亏比 {ratio:.2f}，至少 {min_ratio:g}）；{risks} 项风险因素 → "
     "风险等级 {level}。",
@@ -81,6 +81,16 @@ ZH: dict[str, str] = {
     "reason_confidence": "裁决置信度 = {confidence:.2f} × (1 − 0.05 × {count} 项未消解分歧) = {result:.2f}。",
     "reason_theses": "多头论点：{bull}；空头论点：{bear}；冲突消解：{resolution}。",
     "none": "（无）",
+    "round_step": "按 {step:g}% 向下取整 → {position:g}%",
+    "round_floor": "按 {step:g}% 向下取整将为 {stepped:g}%，故取最小仓位 {step:g}% → {position:g}%",
+    "round_limit": "取上限 → {position:g}%",
+    "entry_hold_unpriced": "暂不新开仓：没有可执行的价格依据；已持有者按自己的止损管理，"
+    "待有当日收盘价与波动率时再复核。",
+    "reason_unpriced": "没有可执行的价格依据（{missing}），BUY/SELL 无法设定止损与仓位，改为 HOLD。",
+    "unpriced_price": "没有分析日当日或之前的参考收盘价",
+    "unpriced_volatility": "没有波动率（ATR 或历史波动率）",
+    "rank_unknown": "无池内分位",
+    "coverage_unknown": "未知",
     "list_sep": "、",
 }
 
@@ -93,7 +103,7 @@ EN: dict[str, str] = {
     "100 %, NEUTRAL 80 %, UNFAVORABLE 60 %); it does not set the stock's direction.",
     "reason_no_market_view": "No market view was heard: the position takes full exposure.",
     "reason_position_standing": "Position = risk budget {budget:g}% × risk factor {mult:.2f} ({risks} risk factors) "
-    "÷ stop distance {stop:.2f}%, at most {limit:.2f}%, × the market exposure, rounded down to 0.5 % → {position:g}%.",
+    "÷ stop distance {stop:.2f}%, at most {limit:.2f}%, × the market exposure = {raw:.2f}%; {rounding}.",
     "entry_hold_standing": "No new position: the stock is not in its reference universe's top or bottom fifth (or "
     "its evidence coverage is too thin); holders manage it by the stop and take-profit.",
     "warn_low_coverage": "The composite's evidence coverage {coverage} is below {min_coverage:.0%}: no trade on it.",
@@ -144,10 +154,10 @@ EN: dict[str, str] = {
     "reason_action": "Debate outcome {direction} at confidence {confidence:.2f} (action threshold {threshold:.2f}) → "
     "{action}.",
     "reason_position": "Position = cap {max:g}% × confidence factor {scale:.2f} × risk factor {mult:.2f} ({risks} risk "
-    "factors) = {raw:.2f}%, rounded down to 0.5% → {position:g}%.",
+    "factors) = {raw:.2f}%; {rounding}.",
     "reason_position_budget": "Position = risk budget {budget:g}% × confidence factor {scale:.2f} × risk factor {mult:"
     ".2f} ({risks} risk factors) = {risk:.2f}% of the portfolio at risk, ÷ the {stop:.2f}% stop = {raw:.2f}%, "
-    "limited to {limit:.2f}% (min(cap {max:g}%, {budget:g}% ÷ {stop:.2f}%)), rounded down to 0.5% → {position:g}%.",
+    "limited to {limit:.2f}% (min(cap {max:g}%, {budget:g}% ÷ {stop:.2f}%)); {rounding}.",
     "reason_levels_atr": "Volatility: one ATR = {atr:.2f}%{source}; stop {stop:.2f}% ({stop_atr:.2f} ATR, allowed "
     "{min_atr:g}–{max_atr:g} ATR), take-profit {take:.2f}% (reward/risk {ratio:.2f}, at least {min_ratio:g}); "
     "{risks} risk factors → {level} risk level.",
@@ -170,6 +180,18 @@ EN: dict[str, str] = {
     ".2f}.",
     "reason_theses": "Bull thesis: {bull}; bear thesis: {bear}; conflict resolution: {resolution}.",
     "none": "(none)",
+    "round_step": "rounded down to a {step:g}% step → {position:g}%",
+    "round_floor": "rounded down to a {step:g}% step it would be {stepped:g}%, so the {step:g}% minimum position "
+    "applies → {position:g}%",
+    "round_limit": "held at the limit → {position:g}%",
+    "entry_hold_unpriced": "Open no new position: there is no price to act on; holders manage theirs by their own "
+    "stop and review once a close of the day and a volatility measure are available.",
+    "reason_unpriced": "There is no price to act on ({missing}): a BUY or SELL cannot set its stop or its size, so "
+    "the verdict is HOLD.",
+    "unpriced_price": "no reference close on or before the analysis date",
+    "unpriced_volatility": "no volatility measure (ATR or realised volatility)",
+    "rank_unknown": "not ranked",
+    "coverage_unknown": "unknown",
     "list_sep": ", ",
 }
 
@@ -193,11 +215,6 @@ def writer(language: Language, **values: object) -> Say:
 
 
 def price_text(price: float) -> str:
-    """A price as written by people: no exponent, no trailing zeros, never rounded to 6 digits."""
+    """A price as the LLM's prompt gives it: no exponent, no trailing zeros, never rounded to 6 digits (the rules'
+    narrative writes prices at the reference price's precision: ``shared_contracts.text.format_price``)."""
     return f"{price:.6f}".rstrip("0").rstrip(".")
-
-
-def excerpt(value: str, limit: int) -> str:
-    """One line, at most ``limit`` characters (an ellipsis marks a cut)."""
-    flat = " ".join(value.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

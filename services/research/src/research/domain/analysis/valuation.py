@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import Any
+from typing import Any, Literal
 
 from research.domain.analysis.numbers import percentile_rank, rnd
 from research.domain.exceptions import DataUnavailableError
@@ -54,6 +54,12 @@ class ValuationFacts:
     intrinsic_value: IntrinsicValueRange | None
     sources: tuple[str, ...]
     gaps: tuple[str, ...] = field(default=())
+    pe_earnings: PeEarnings = "ttm"
+    """The earnings ``pe_ttm`` divides by: ``ttm`` (a source's trailing twelve months) or ``last_annual`` (the
+    last annual report's profit, when the multiples were computed here: ``computed_snapshot``)."""
+
+
+PeEarnings = Literal["ttm", "last_annual"]
 
 
 def _primary(snapshots: tuple[ValuationSnapshot, ...]) -> ValuationSnapshot | None:
@@ -113,7 +119,8 @@ def compute_valuation_facts(data: ValuationData, macro: MacroData | None) -> Val
         gaps.append("no 10-year government bond yield for the earnings-yield comparison")
     earnings_yield = 100.0 / pe if pe is not None and pe > 0 else None
     close = primary.close if primary else None
-    intrinsic = _earnings_power_value(close, pe, bond.value if bond else None)
+    pe_earnings: PeEarnings = "last_annual" if primary is not None and primary.source == COMPUTED_SOURCE else "ttm"
+    intrinsic = _earnings_power_value(close, pe, bond.value if bond else None, pe_earnings)
     if intrinsic is None:
         gaps.append("no intrinsic value range: needs price, a positive PE and the 10-year yield")
     return ValuationFacts(
@@ -135,11 +142,15 @@ def compute_valuation_facts(data: ValuationData, macro: MacroData | None) -> Val
         intrinsic_value=intrinsic,
         sources=tuple(s.source for s in data.snapshots) or (data.source,),
         gaps=tuple(gaps),
+        pe_earnings=pe_earnings,
     )
 
 
-def _earnings_power_value(close: float | None, pe: float | None, bond_pct: float | None) -> IntrinsicValueRange | None:
-    """No-growth earnings-power value: EPS(TTM) / (10y yield + ERP), ERP in EQUITY_RISK_PREMIUM_RANGE."""
+def _earnings_power_value(
+    close: float | None, pe: float | None, bond_pct: float | None, pe_earnings: PeEarnings = "ttm"
+) -> IntrinsicValueRange | None:
+    """No-growth earnings-power value: EPS / (10y yield + ERP), ERP in EQUITY_RISK_PREMIUM_RANGE; EPS = price / PE,
+    on the earnings the PE uses (``pe_earnings``)."""
     if close is None or pe is None or pe <= 0 or bond_pct is None:
         return None
     eps = close / pe
@@ -151,7 +162,9 @@ def _earnings_power_value(close: float | None, pe: float | None, bond_pct: float
         method="earnings_power_value",
         assumptions={
             "eps_ttm": round(eps, 4),
-            "eps_derivation": "price / PE(TTM) from the same valuation snapshot",
+            "eps_derivation": "price / PE(TTM) from the same valuation snapshot"
+            if pe_earnings == "ttm"
+            else "price / PE on the last annual profit (not TTM), from the same computed snapshot",
             "required_return_pct": [round(r_low * 100, 3), round(r_high * 100, 3)],
             "equity_risk_premium_pct": [erp_low * 100, erp_high * 100],
             "risk_free": "10-year government bond yield",

@@ -24,6 +24,7 @@ from shared_contracts.llm.json_output import parse_model_output
 from shared_contracts.llm.numbers.gate import NumbersGate
 from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
+from shared_contracts.text import NO_SPECIFIC_RISK
 
 F = TypeVar("F")
 V = TypeVar("V", bound=BaseModel)
@@ -83,7 +84,15 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
         engine = EngineInfo(kind="llm", model=completion.model)
-        return AgentAnswer(verdict, engine, user, completion.text, numbers_check=check)
+        return AgentAnswer(_risk_said(verdict, self._language), engine, user, completion.text, numbers_check=check)
+
+
+def _risk_said(verdict: V, language: Language) -> V:
+    """A blank ``risk_warning`` says, in words, that no specific risk was seen (a risk field is never empty)."""
+    warning = getattr(verdict, "risk_warning", None)
+    if isinstance(warning, str) and not warning.strip():
+        return verdict.model_copy(update={"risk_warning": NO_SPECIFIC_RISK[language]})
+    return verdict
 
 
 class FallbackToRulesAgent(ExpertAgent[F, V], Generic[F, V]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from research.domain.analysis.financial import FinancialFacts, Latest
 from research.domain.model.verdicts import AgentAnswer, DimensionAnalysis, FinancialVerdict
 from research.domain.ports.agents import ExpertAgent
-from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, joined, num
+from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, joined, no_risk_seen, num
 from shared_contracts.experts import Signal
 
 GROWTH_GOOD, GROWTH_BAD = 10.0, 0.0
@@ -27,8 +27,48 @@ def _band(value: float | None, good: float, bad: float, higher_is_better: bool =
     return 1 if value <= good else -1 if value > bad else 0
 
 
-def _when(latest: Latest) -> str:
-    return str(latest.period_end or "-")
+def _when(latest: Latest) -> tuple[str, str]:
+    """ " (period end)" in each language, or nothing when the period is unknown."""
+    if latest.period_end is None:
+        return "", ""
+    return f"（{latest.period_end}）", f" ({latest.period_end})"
+
+
+def _figure(latest: Latest, zh: str, en: str, unit: str = "") -> tuple[str, str]:
+    """ "label value (period)", or that the figure is not reported (never a placeholder)."""
+    if latest.value is None:
+        return f"{zh}无数据", f"no {en} reported"
+    when_zh, when_en = _when(latest)
+    value = num(latest.value)
+    return f"{zh} {value}{unit}{when_zh}", f"{en} {value}{unit}{when_en}"
+
+
+def _growth_notes(f: FinancialFacts, rev: Latest, profit: Latest) -> tuple[str, str]:
+    parts = [(f"营收同比 {num(rev.value)}%", f"revenue {num(rev.value)}%")] if rev.value is not None else []
+    if profit.value is not None:
+        parts.append((f"净利润同比 {num(profit.value)}%", f"net profit {num(profit.value)}%"))
+    if parts:
+        when_zh, when_en = _when(rev if rev.value is not None else profit)
+        zh, en = "、".join(p[0] for p in parts) + when_zh, " and ".join(p[1] for p in parts) + " YoY" + when_en
+    else:
+        zh, en = "无营收与净利润同比数据", "no revenue or net profit growth reported"
+    if f.revenue_cagr_pct is not None:
+        cagr = num(f.revenue_cagr_pct)
+        zh, en = f"{zh}，区间营收复合增速 {cagr}%", f"{en}, revenue CAGR {cagr}%"
+    return zh, en
+
+
+def _profitability_notes(f: FinancialFacts, roe: Latest, margin: Latest) -> tuple[str, str]:
+    if roe.value is not None:
+        zh, en = _figure(roe, "ROE", "ROE", "%")
+        if f.avg_roe_pct is not None:
+            avg = num(f.avg_roe_pct)
+            zh, en = f"{zh}，区间平均 {avg}%", f"{en}, period average {avg}%"
+        return zh, en
+    if margin.value is None:
+        return "无 ROE 与净利率数据", "no ROE or net margin reported"
+    m = num(margin.value)
+    return f"无 ROE 数据，净利率 {m}%", f"no ROE reported; net margin {m}%"
 
 
 def score_financial(f: FinancialFacts, lang: Language) -> Scorecard:
@@ -40,64 +80,49 @@ def score_financial(f: FinancialFacts, lang: Language) -> Scorecard:
         "growth",
         _band(avg, GROWTH_GOOD, GROWTH_BAD),
         {"revenue_yoy_pct": rev.value, "net_profit_yoy_pct": profit.value, "average": avg},
-        f"营收同比 {num(rev.value)}%、净利润同比 {num(profit.value)}%（{_when(rev)}），"
-        f"区间营收复合增速 {num(f.revenue_cagr_pct)}%",
-        f"revenue {num(rev.value)}% and net profit {num(profit.value)}% YoY ({_when(rev)}), "
-        f"revenue CAGR {num(f.revenue_cagr_pct)}%",
+        *_growth_notes(f, rev, profit),
     )
     roe, margin = f.latest("roe_pct"), f.latest("net_margin_pct")
     inputs = {"roe_pct": roe.value, "net_margin_pct": margin.value}
-    if roe.value is not None:
-        card.add(
-            "profitability",
-            _band(roe.value, ROE_GOOD, ROE_BAD),
-            inputs,
-            f"ROE {num(roe.value)}%（{roe.period_end}），区间平均 {num(f.avg_roe_pct)}%",
-            f"ROE {num(roe.value)}% ({roe.period_end}), period average {num(f.avg_roe_pct)}%",
-        )
-    else:
-        score = _band(margin.value, NET_MARGIN_GOOD, NET_MARGIN_BAD)
-        m = num(margin.value)
-        card.add("profitability", score, inputs, f"无 ROE 数据，净利率 {m}%", f"no ROE reported; net margin {m}%")
+    score = (
+        _band(roe.value, ROE_GOOD, ROE_BAD)
+        if roe.value is not None
+        else _band(margin.value, NET_MARGIN_GOOD, NET_MARGIN_BAD)
+    )
+    card.add("profitability", score, inputs, *_profitability_notes(f, roe, margin))
     ocf, debt = f.latest("ocf_to_net_profit"), f.latest("debt_ratio_pct")
+    ocf_zh, ocf_en = _figure(ocf, "经营现金流/净利润", "operating cash flow / net profit")
+    debt_zh, debt_en = _figure(debt, "资产负债率", "debt ratio", "%")
     if f.financial_institution_like:
         card.add(
             "cash_flow",
             None,
             {"ocf_to_net_profit": ocf.value},
-            f"经营现金流/净利润 {num(ocf.value)}：金融机构的经营现金流含存贷款变动，不评估",
-            f"operating cash flow / net profit {num(ocf.value)}: a financial institution's OCF moves with "
-            "deposits and loans, not scored",
+            f"{ocf_zh}：金融机构的经营现金流含存贷款变动，不评估",
+            f"{ocf_en}: a financial institution's OCF moves with deposits and loans, not scored",
         )
         card.add(
             "leverage",
             None,
             {"debt_ratio_pct": debt.value},
-            f"资产负债率 {num(debt.value)}% 且无毛利率，按金融机构处理，不评估",
-            f"debt ratio {num(debt.value)}% and no gross margin: read as a financial institution, not scored",
+            f"{debt_zh} 且无毛利率，按金融机构处理，不评估",
+            f"{debt_en} and no gross margin: read as a financial institution, not scored",
         )
     else:
-        card.add(
-            "cash_flow",
-            _band(ocf.value, OCF_GOOD, OCF_BAD),
-            {"ocf_to_net_profit": ocf.value},
-            f"经营现金流/净利润 {num(ocf.value)}（{_when(ocf)}）",
-            f"operating cash flow / net profit {num(ocf.value)} ({_when(ocf)})",
-        )
+        card.add("cash_flow", _band(ocf.value, OCF_GOOD, OCF_BAD), {"ocf_to_net_profit": ocf.value}, ocf_zh, ocf_en)
         card.add(
             "leverage",
             _band(debt.value, DEBT_GOOD, DEBT_BAD, higher_is_better=False),
             {"debt_ratio_pct": debt.value},
-            f"资产负债率 {num(debt.value)}%（{_when(debt)}）",
-            f"debt ratio {num(debt.value)}% ({_when(debt)})",
+            debt_zh,
+            debt_en,
         )
     payout = f.latest("payout_ratio_pct")
     card.add(
         "shareholder_return",
         _band(payout.value, PAYOUT_GOOD, PAYOUT_BAD),
         {"payout_ratio_pct": payout.value},
-        f"分红率 {num(payout.value)}%（{_when(payout)}）",
-        f"payout ratio {num(payout.value)}% ({_when(payout)})",
+        *_figure(payout, "分红率", "payout ratio", "%"),
         weight=SHAREHOLDER_WEIGHT,
     )
     return card
@@ -129,7 +154,7 @@ class RulesFinancialAuditorAgent(RulesAgent, ExpertAgent[FinancialFacts, Financi
                 f"{facts.symbol} financials {years} look {signal.value.lower()}",
             ),
             # investment risks only: the dimensions that scored negative (data notes are caveats)
-            risk_warning=joined(self._lang, [r.note for r in card.rules if r.score == -1]),
+            risk_warning=joined(self._lang, [r.note for r in card.rules if r.score == -1]) or no_risk_seen(self._lang),
             dimension_analyses=[
                 DimensionAnalysis(dimension=r.rule, assessment=_ASSESSMENT[r.score], comment=r.note) for r in card.rules
             ],

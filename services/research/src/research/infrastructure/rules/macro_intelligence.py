@@ -29,13 +29,30 @@ def _add_series(
     if s is None:
         card.add(rule, score, inputs, f"缺少{zh}数据", f"no {en} data")
         return
-    latest, change = num(s.latest), num(s.change_6m)
+    latest = num(s.latest)
+    if s.change_6m is None:  # a series younger than six months: no change yet, so no trend
+        change_zh, change_en = "不足6个月，尚无变化与趋势", "under six months of data, no change or trend yet"
+    else:
+        change = num(s.change_6m)
+        change_zh = f"近6个月变化 {change}，{_TREND_ZH[s.trend_6m]}"
+        change_en = f"6-month change {change}, {s.trend_6m or 'trend unknown'}"
     card.add(
         rule,
         score,
         inputs,
-        f"{zh} {latest}（{s.latest_date}，近6个月变化 {change}，{_TREND_ZH[s.trend_6m]}）",
-        f"{en} {latest} ({s.latest_date}, 6-month change {change}, {s.trend_6m or 'trend unknown'})",
+        f"{zh} {latest}（{s.latest_date}，{change_zh}）",
+        f"{en} {latest} ({s.latest_date}, {change_en})",
+    )
+
+
+def _lpr_notes(latest: float | None, change: float | None) -> tuple[str, str]:
+    if latest is None:
+        return "无1年期LPR数据", "no 1-year LPR data"
+    if change is None:
+        return f"1年期LPR {num(latest)}%，尚无12个月变化", f"1-year LPR {num(latest)}%, no 12-month change yet"
+    return (
+        f"1年期LPR {num(latest)}%，12个月变化 {num(change)}",
+        f"1-year LPR {num(latest)}%, 12-month change {num(change)}",
     )
 
 
@@ -61,8 +78,7 @@ def score_macro(f: MacroFacts, lang: Language) -> Scorecard:
         "lpr_12m_change",
         None if change is None else 1 if change < 0 else -1 if change > 0 else 0,
         {"lpr_change_12m": change},
-        f"1年期LPR {num(lpr.latest if lpr else None)}%，12个月变化 {num(change)}",
-        f"1-year LPR {num(lpr.latest if lpr else None)}%, 12-month change {num(change)}",
+        *_lpr_notes(lpr.latest if lpr else None, change),
     )
     bond = ten_year_yield(f.series)
     bond_inputs = {"bond_trend": bond.trend_6m if bond else None}
@@ -75,8 +91,9 @@ def key_risks(f: MacroFacts, lang: Language) -> list[str]:
     cpi, ppi, pmi, m2 = (f.series.get(n) for n in ("cpi_yoy", "ppi_yoy", "pmi_manufacturing_nbs", "m2_yoy"))
     risks = []
     if (cpi and cpi.latest <= 0) or (ppi and ppi.latest < 0):
-        c, p = num(cpi.latest if cpi else None), num(ppi.latest if ppi else None)
-        risks.append(tr(lang, f"通缩压力：CPI {c}%，PPI {p}%", f"deflationary pressure: CPI {c}%, PPI {p}%"))
+        named = [(name, num(s.latest)) for name, s in (("CPI", cpi), ("PPI", ppi)) if s is not None]
+        zh, en = "，".join(f"{n} {v}%" for n, v in named), ", ".join(f"{n} {v}%" for n, v in named)
+        risks.append(tr(lang, f"通缩压力：{zh}", f"deflationary pressure: {en}"))
     if pmi and pmi.latest < PMI_EXPANSION:
         zh, en = (
             f"制造业PMI {num(pmi.latest)} 低于荣枯线",

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer
 from shared_contracts.engine import EngineInfo
+from shared_contracts.text import NO_SPECIFIC_RISK
 
 Language = Literal["zh", "en"]
 THRESHOLD = 0.25
@@ -35,7 +36,14 @@ def joined(language: Language, parts: list[str]) -> str:
 
 
 def num(value: float | None, digits: int = 2) -> str:
-    return "n/a" if value is None else f"{value:,.{digits}f}"
+    """A figure as the narratives write it. The notes test for a missing figure and say so in their own words;
+    should one slip through it reads "unknown", never a placeholder."""
+    return "unknown" if value is None else f"{value:,.{digits}f}"
+
+
+def no_risk_seen(language: Language) -> str:
+    """What a risk field says when the rules saw no specific risk (``shared_contracts.text.NO_SPECIFIC_RISK``)."""
+    return NO_SPECIFIC_RISK[language]
 
 
 def rules_answer(verdict: V, facts: object, trace: dict[str, Any]) -> AgentAnswer[V]:

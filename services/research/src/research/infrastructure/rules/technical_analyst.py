@@ -5,7 +5,7 @@ from __future__ import annotations
 from research.domain.analysis.technical import TechnicalFacts
 from research.domain.model.verdicts import AgentAnswer, TechnicalVerdict
 from research.domain.ports.agents import ExpertAgent
-from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, joined, num, tr
+from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, joined, no_risk_seen, num, tr
 from shared_contracts.experts import Signal
 
 OVERBOUGHT, OVERSOLD = 70.0, 30.0
@@ -112,7 +112,7 @@ class RulesTechnicalAnalystAgent(RulesAgent, ExpertAgent[TechnicalFacts, Technic
                 f"{facts.symbol} 截至 {facts.as_of} 技术面{card.pick('偏多', '偏空', '中性')}",
                 f"{facts.symbol} as of {facts.as_of} is technically {signal.value.lower()}",
             ),
-            risk_warning=risk_text(facts, self._lang),
+            risk_warning=risk_text(facts, self._lang) or no_risk_seen(self._lang),
         )
         caveats = ["prices are forward-adjusted (qfq)"] if facts.adjustment == "qfq" else []
         return card.answer(verdict, facts, caveats)

@@ -12,14 +12,88 @@ CHEAP_PERCENTILE, DEAR_PERCENTILE = 20.0, 80.0
 WIDE_SPREAD, NARROW_SPREAD = 3.0, 1.0
 DIVIDEND_WEIGHT = 0.5
 HIGH_PE = 40.0
+Notes = tuple[str, str]
+"""A note in zh and en."""
 
 
-def _basis_zh(basis: str | None) -> str:
-    if basis is None:
-        return "-"
+def _basis_zh(basis: str) -> str:
     if basis.startswith("own_history"):
         return "自身历史" + basis.removeprefix("own_history").replace(" points", " 个点")
     return "数据源提供，统计窗口未说明"
+
+
+def _pe_notes(f: ValuationFacts) -> Notes:
+    """The PE, named by the earnings it uses, and its percentile when there is one (each missing part in words)."""
+    label_zh, label_en = pe_label(f, "zh"), pe_label(f, "en")
+    if f.pe_ttm is None:
+        return f"无 {label_zh} 数据", f"no {label_en} available"
+    pe, p = num(f.pe_ttm), f.pe_ttm_percentile
+    if p is None:
+        return f"{label_zh} {pe}，无历史分位数据", f"{label_en} {pe} (no historical percentile available)"
+    basis = f.pe_percentile_basis
+    return (
+        f"{label_zh} {pe}，历史分位 {num(p, 1)}%" + (f"（{_basis_zh(basis)}）" if basis else ""),
+        f"{label_en} {pe} at the {num(p, 1)}th percentile" + (f" ({basis})" if basis else ""),
+    )
+
+
+def pe_label(f: ValuationFacts, lang: Language) -> str:
+    """ "PE(TTM)" for a trailing-twelve-months PE, else the PE on the last annual report's profit."""
+    if f.pe_earnings == "ttm":
+        return "PE(TTM)"
+    return tr(lang, "PE（上一年报利润）", "PE (last annual profit)")
+
+
+def _bond_text(f: ValuationFacts) -> Notes:
+    bond = num(f.bond_yield_10y_pct, 3)
+    if f.bond_yield_date is None:
+        return f"10年期国债 {bond}%", f"the 10-year yield {bond}%"
+    return f"10年期国债 {bond}%（{f.bond_yield_date}）", f"the 10-year yield {bond}% ({f.bond_yield_date})"
+
+
+def _against(subject: Notes, comparison: Notes | None, nothing: Notes) -> Notes:
+    """``subject`` and its comparison, or ``subject`` and that there is no ``nothing`` to compare it with."""
+    if comparison is None:
+        return f"{subject[0]}，无{nothing[0]}可比", f"{subject[1]}, no {nothing[1]} to compare it with"
+    return subject[0] + comparison[0], subject[1] + comparison[1]
+
+
+def _spread_notes(f: ValuationFacts) -> Notes:
+    if f.earnings_yield_pct is None:
+        return (
+            "无盈利收益率（PE 缺失或为负），不与国债收益率比较",
+            "no earnings yield (PE missing or negative) to compare",
+        )
+    ey, spread = num(f.earnings_yield_pct), num(f.yield_spread_pts)
+    bond_zh, bond_en = _bond_text(f)
+    compared = (
+        None
+        if f.yield_spread_pts is None
+        else (f" 对比{bond_zh}，利差 {spread} 个百分点", f" against {bond_en}: spread {spread} pts")
+    )
+    return _against((f"盈利收益率 {ey}%", f"earnings yield {ey}%"), compared, ("10年期国债收益率", "10-year yield"))
+
+
+def _intrinsic_notes(f: ValuationFacts) -> Notes:
+    if f.close is None:
+        return "无收盘价，不与内在价值比较", "no close to compare with an intrinsic value"
+    close, day, iv = num(f.close), f.as_of.isoformat(), f.intrinsic_value
+    compared = None
+    if iv is not None:
+        low, high = num(iv.low), num(iv.high)
+        compared = (f"对比盈利能力价值区间 {low}–{high}", f" against the earnings-power value range {low}–{high}")
+    subject = (f"股价 {close}（{day} 收盘）", f"price {close} (close of {day})")
+    return _against(subject, compared, ("盈利能力价值区间", "earnings-power value range"))
+
+
+def _dividend_notes(f: ValuationFacts) -> Notes:
+    if f.dividend_yield_pct is None:
+        return "无股息率数据", "no dividend yield available"
+    dy, bond = num(f.dividend_yield_pct), num(f.bond_yield_10y_pct, 3)
+    compared = (
+        None if f.bond_yield_10y_pct is None else (f" 对比10年期国债 {bond}%", f" against the 10-year yield {bond}%")
+    )
+    return _against((f"股息率 {dy}%", f"dividend yield {dy}%"), compared, ("10年期国债收益率", "10-year yield"))
 
 
 def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
@@ -29,17 +103,14 @@ def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
         "pe_percentile",
         None if p is None else 1 if p <= CHEAP_PERCENTILE else -1 if p >= DEAR_PERCENTILE else 0,
         {"pe_ttm": f.pe_ttm, "percentile": p},
-        f"PE(TTM) {num(f.pe_ttm)}，历史分位 {num(p, 1)}%（{_basis_zh(f.pe_percentile_basis)}）",
-        f"PE(TTM) {num(f.pe_ttm)} at the {num(p, 1)}th percentile ({f.pe_percentile_basis or '-'})",
+        *_pe_notes(f),
     )
-    spread, bond, bond_day = f.yield_spread_pts, num(f.bond_yield_10y_pct, 3), f.bond_yield_date or "-"
+    spread = f.yield_spread_pts
     card.add(
         "earnings_yield_spread",
         None if spread is None else 1 if spread >= WIDE_SPREAD else -1 if spread < NARROW_SPREAD else 0,
         {"earnings_yield_pct": f.earnings_yield_pct, "bond_yield_10y_pct": f.bond_yield_10y_pct, "spread_pts": spread},
-        f"盈利收益率 {num(f.earnings_yield_pct)}% 对比10年期国债 {bond}%（{bond_day}），利差 {num(spread)} 个百分点",
-        f"earnings yield {num(f.earnings_yield_pct)}% against the 10-year yield {bond}% ({bond_day}): "
-        f"spread {num(spread)} pts",
+        *_spread_notes(f),
     )
     iv, close = f.intrinsic_value, f.close
     low, high = (iv.low, iv.high) if iv else (None, None)
@@ -47,17 +118,14 @@ def score_valuation(f: ValuationFacts, lang: Language) -> Scorecard:
         "price_vs_intrinsic_range",
         None if iv is None or close is None else 1 if close < iv.low else -1 if close > iv.high else 0,
         {"close": close, "low": low, "high": high},
-        f"股价 {num(close)}（{f.as_of.isoformat()} 收盘）对比盈利能力价值区间 {num(low)}–{num(high)}",
-        f"price {num(close)} (close of {f.as_of.isoformat()}) against the earnings-power value range "
-        f"{num(low)}–{num(high)}",
+        *_intrinsic_notes(f),
     )
     dy, bond_pct = f.dividend_yield_pct, f.bond_yield_10y_pct
     card.add(
         "dividend_yield_vs_bond",
         None if dy is None or bond_pct is None else 1 if dy >= bond_pct else -1 if dy < bond_pct / 2 else 0,
         {"dividend_yield_pct": dy, "bond_yield_10y_pct": bond_pct},
-        f"股息率 {num(dy)}% 对比10年期国债 {bond}%",
-        f"dividend yield {num(dy)}% against the 10-year yield {bond}%",
+        *_dividend_notes(f),
         weight=DIVIDEND_WEIGHT,
     )
     return card
@@ -72,8 +140,10 @@ def risk_factors(f: ValuationFacts, lang: Language) -> list[str]:
         zh, en = "PE 为负（亏损），估值基于盈利的方法失效", "negative PE (losses): earnings-based methods do not apply"
         risks.append(tr(lang, zh, en))
     if f.pe_ttm is not None and f.pe_ttm >= HIGH_PE:
-        pe = num(f.pe_ttm)
-        risks.append(tr(lang, f"PE {pe} 偏高，对盈利不及预期敏感", f"PE {pe} is high and sensitive to earnings misses"))
+        pe, label = num(f.pe_ttm), pe_label(f, lang)
+        risks.append(
+            tr(lang, f"{label} {pe} 偏高，对盈利不及预期敏感", f"{label} {pe} is high and sensitive to earnings misses")
+        )
     return risks
 
 

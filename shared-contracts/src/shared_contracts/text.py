@@ -1,0 +1,63 @@
+"""Narrative text helpers every service's rules engine writes with: shortening at a clause boundary and prices
+at the instrument's precision.
+
+``shorten`` never cuts inside a word or a number: a text longer than its limit keeps its leading clauses (up to
+the last ``;`` ``,`` ``:`` ``.`` followed by a space, or a Chinese ``；，：。、``) and ends with an ellipsis; only a
+text with no boundary at all within the limit is cut at the last space. ``format_price`` writes a price with as
+many decimals as the reference price it stands beside (two to four), so a level and the close it is measured
+from read alike (``1492.31``, never ``1492.3141`` next to it)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+ELLIPSIS = "…"
+_CLAUSE_END = re.compile(r"[;,:.!?](?=\s)|[；，：。、！？]")
+_SPACE = re.compile(r"\s")
+MIN_PRICE_DECIMALS, MAX_PRICE_DECIMALS = 2, 4
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace a single space, trimmed."""
+    return " ".join(text.split())
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters: whole when it fits, else its leading clauses and an
+    ellipsis (the boundary's punctuation kept, so the reader sees where the text was cut)."""
+    flat = one_line(text)
+    if len(flat) <= limit:
+        return flat
+    room = flat[: max(limit - 1, 0)]
+    ends = [m.end() for m in _CLAUSE_END.finditer(room)]
+    if not ends:
+        ends = [m.start() for m in _SPACE.finditer(room)]
+    cut = room[: ends[-1]] if ends else room
+    return cut.rstrip() + ELLIPSIS
+
+
+def price_decimals(reference: float | None) -> int:
+    """The decimals the reference price is quoted with (two to four; two without a usable reference)."""
+    if reference is None or not math.isfinite(reference):
+        return MIN_PRICE_DECIMALS
+    written = f"{reference:.{MAX_PRICE_DECIMALS}f}".rstrip("0")
+    decimals = len(written.partition(".")[2])
+    return min(max(decimals, MIN_PRICE_DECIMALS), MAX_PRICE_DECIMALS)
+
+
+def format_price(value: float, reference: float | None = None) -> str:
+    """``value`` at the precision of ``reference`` (``price_decimals``), no thousands separator."""
+    return f"{value:.{price_decimals(reference)}f}"
+
+
+NO_SPECIFIC_RISK = {
+    "zh": "未发现需要单独提示的具体风险（这不代表没有风险）",
+    "en": "no specific risk seen (that does not mean there is none)",
+}
+"""What an expert's risk field says when its analysis saw no specific risk: a field is never left empty."""
+
+
+def is_no_risk_statement(text: str) -> bool:
+    """Whether ``text`` is the ``NO_SPECIFIC_RISK`` sentence (in either language): not a risk to count."""
+    return one_line(text).strip("。.;； ") in {s.strip("。.;； ") for s in NO_SPECIFIC_RISK.values()}

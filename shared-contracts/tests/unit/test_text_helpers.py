@@ -1,0 +1,42 @@
+"""shared_contracts.text: shortening at clause boundaries, prices at the reference's precision, the no-risk
+sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared_contracts.text import NO_SPECIFIC_RISK, format_price, is_no_risk_statement, shorten
+
+
+def test_a_text_that_fits_is_kept_on_one_line() -> None:
+    assert shorten("  close 12.5\n above  MA20 ", 40) == "close 12.5 above MA20"
+
+
+def test_a_long_text_is_cut_after_its_last_clause_boundary() -> None:
+    text = "the macro backdrop is favorable (rule score +0.50): manufacturing PMI 50.90, trend falling; CPI 1.30"
+    cut = shorten(text, 80)
+    assert cut == "the macro backdrop is favorable (rule score +0.50): manufacturing PMI 50.90,…"
+    assert len(cut) <= 80
+
+
+def test_a_decimal_point_is_not_a_boundary() -> None:
+    assert shorten("ROE 21.81 and margin 16.71 and more words here", 20) == "ROE 21.81 and…"
+
+
+def test_chinese_text_is_cut_after_its_punctuation() -> None:
+    text = "营收同比 25.60%、净利润同比 36.27%（2018-12-31），区间营收复合增速 24.97%；ROE 21.81%"
+    assert shorten(text, 40) == "营收同比 25.60%、净利润同比 36.27%（2018-12-31），…"
+
+
+@pytest.mark.parametrize(
+    ("value", "reference", "written"),
+    [(1492.3141, 1492.31, "1492.31"), (3.4567, 3.456, "3.457"), (117000.5, None, "117000.50"), (30.0, 1500.0, "30.00")],
+)
+def test_a_price_is_written_at_the_reference_precision(value: float, reference: float | None, written: str) -> None:
+    assert format_price(value, reference) == written
+
+
+def test_the_no_risk_sentence_is_recognised_in_either_language() -> None:
+    assert all(is_no_risk_statement(sentence) for sentence in NO_SPECIFIC_RISK.values())
+    assert is_no_risk_statement(f" {NO_SPECIFIC_RISK['en']}. ")
+    assert not is_no_risk_statement("high volatility: ATR14 is 4.2% of the close")
