@@ -8,7 +8,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.debate import DebateOutcome
-from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, options_json_schema
+from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, ResearchOptions
+from shared_contracts.json_schema import DocumentedAs
 from shared_contracts.judge import Verdict
 from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
@@ -43,9 +44,9 @@ class ResearchRequestBody(BaseModel):
 
     symbol: Annotated[str | None, WithJsonSchema(SYMBOL_JSON_SCHEMA)] = None
     experts: Annotated[list[str] | None, WithJsonSchema(_EXPERTS_JSON_SCHEMA)] = None
-    options: Annotated[
-        dict[str, dict[str, Any]] | None, WithJsonSchema({"anyOf": [options_json_schema(), {"type": "null"}]})
-    ] = Field(default=None, description="Per requested expert, its options (GET /api/v1/research/experts).")
+    options: Annotated[dict[str, dict[str, Any]] | None, DocumentedAs(ResearchOptions)] = Field(
+        default=None, description="Per requested expert, its options (GET /api/v1/research/experts)."
+    )
     skip_debate: bool = Field(default=False, strict=True)
     analysis_date: Annotated[str | None, WithJsonSchema({"anyOf": [ISO_DATE_JSON_SCHEMA, {"type": "null"}]})] = Field(
         default=None,

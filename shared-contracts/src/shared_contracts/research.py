@@ -19,18 +19,12 @@ from shared_contracts.experts import (
     Signal,
     ValuationVerdict,
 )
+from shared_contracts.json_schema import DocumentedAs
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import RelativeStanding
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 Confidence = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-
-_OPTIONS_JSON_SCHEMA: dict[str, Any] = {
-    "anyOf": [
-        *(model.model_json_schema() for model in dict.fromkeys(EXPERT_OPTION_MODELS.values())),
-        {"type": "null"},
-    ]
-}
 
 
 class ExpertRunRequest(BaseModel):
@@ -42,7 +36,7 @@ class ExpertRunRequest(BaseModel):
 
     symbol: Annotated[str, WithJsonSchema(SYMBOL_JSON_SCHEMA)]
     analysis_date: IsoDate | None = Field(default=None, description="ISO date the research is made as of.")
-    options: Annotated[dict[str, Any] | None, WithJsonSchema(_OPTIONS_JSON_SCHEMA)] = Field(
+    options: Annotated[dict[str, Any] | None, DocumentedAs(*dict.fromkeys(EXPERT_OPTION_MODELS.values()))] = Field(
         default=None,
         description="The options of the expert named in the path (GET /api/v1/research/experts lists them).",
     )

@@ -23,7 +23,9 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 }
 
 
-@router.post("/verdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome")
+@router.post(
+    "/verdict", operation_id="runVerdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome"
+)
 async def verdict(body: JudgeInput, service: JudgeServiceDep) -> Verdict:
     result = await service.run(to_judge_input(body))
     return to_wire_verdict(result)

@@ -65,7 +65,12 @@ def _json_type(schema: dict[str, Any]) -> str:
     return f"{kind} ({schema['format']})" if "format" in schema else kind
 
 
-@router.get("/experts", response_model=ExpertCatalog, summary="The five experts, their options and defaults")
+@router.get(
+    "/experts",
+    operation_id="listExperts",
+    response_model=ExpertCatalog,
+    summary="The five experts, their options and defaults",
+)
 async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCatalog:
     experts = [
         ExpertDescriptor(name=e.value, title=_DESCRIPTIONS[e][0], description=_DESCRIPTIONS[e][1], options=_options(e))
@@ -76,6 +81,7 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
 
 @router.post(
     "/experts/{expert_type}",
+    operation_id="runExpert",
     summary="Run one expert on a symbol",
     responses={
         400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},
