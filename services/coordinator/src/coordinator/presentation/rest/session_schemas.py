@@ -25,7 +25,7 @@ def to_detail(
     session: ResearchSession, outcome: SessionOutcome | None = None, *, queue_position: int | None = None
 ) -> SessionDetail:
     return SessionDetail(
-        **to_summary(session).model_dump(),
+        **to_summary(session).model_dump(exclude={"overall_status"}),  # computed again from status
         request={
             "symbol": session.symbol,
             "analysis_date": session.analysis_date.isoformat() if session.analysis_date is not None else None,
