@@ -195,3 +195,23 @@ async def test_the_generated_client_runs_a_research_and_reads_its_session_typed(
     auditor = session.expert_results.additional_properties["financial_auditor"].data
     assert auditor.signal.value in {"BULLISH", "BEARISH", "NEUTRAL"}
     assert auditor.analysis_date == ANALYSIS_DATE
+
+
+async def test_the_generated_research_client_reads_an_expert_result_typed(
+    clients: dict[str, tuple[dict[str, Any], list[str]]],
+) -> None:
+    models = importlib.import_module("research_client.models")
+    run_expert = importlib.import_module("research_client.api.research.run_expert")
+    app = PEER_APPS["research"]()
+    async with app.router.lifespan_context(app):
+        client = importlib.import_module("research_client.client").Client(base_url="http://t")
+        client.set_async_httpx_client(httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t"))
+        body = models.ExpertRunRequest(symbol=SYMBOL, analysis_date=ANALYSIS_DATE)
+        async with client:
+            result = await run_expert.asyncio(
+                expert_type=models.RunExpertExpertType("technical_analyst"), client=client, body=body
+            )
+
+    assert isinstance(result, models.TechnicalAnalystResult)
+    assert result.analysis_date == ANALYSIS_DATE
+    assert 0.0 <= result.confidence <= 1.0

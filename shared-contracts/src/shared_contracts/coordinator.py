@@ -12,13 +12,7 @@ from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, 
 from shared_contracts.json_schema import DocumentedAs
 from shared_contracts.judge import Verdict
 from shared_contracts.numbers_check import NumbersCheckRollup
-from shared_contracts.research import (
-    CatalystDetectiveResult,
-    FinancialAuditorResult,
-    MacroIntelligenceResult,
-    TechnicalAnalystResult,
-    ValuationModelerResult,
-)
+from shared_contracts.research import EXPERT_RESULT_MODELS
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 OverallStatus = Literal["completed", "partial", "failed"]
@@ -36,16 +30,7 @@ _SESSION_STATUS_DESCRIPTION = (
     "has not; `overall_status` says the research's outcome once there is one."
 )
 
-ExpertData = Annotated[
-    dict[str, Any] | None,
-    DocumentedAs(
-        TechnicalAnalystResult,
-        FinancialAuditorResult,
-        ValuationModelerResult,
-        MacroIntelligenceResult,
-        CatalystDetectiveResult,
-    ),
-]
+ExpertData = Annotated[dict[str, Any] | None, DocumentedAs(*EXPERT_RESULT_MODELS)]
 """An expert's result as research answered it (kept whole, extra fields included), documented as the five
 experts' result models; null for a failed expert."""
 

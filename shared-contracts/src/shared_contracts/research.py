@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, RootModel, WithJsonSchema
 
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import (
@@ -166,6 +166,20 @@ class CatalystDetectiveResult(BaseModel):
     analysis_date: str | None = None
     inputs_as_of: dict[str, Any] = Field(default_factory=dict)
     staleness: list[str] = Field(default_factory=list)
+
+
+EXPERT_RESULT_MODELS: tuple[type[BaseModel], ...] = (
+    TechnicalAnalystResult,
+    FinancialAuditorResult,
+    ValuationModelerResult,
+    MacroIntelligenceResult,
+    CatalystDetectiveResult,
+)
+"""The five experts' result models, in ``ExpertType`` order."""
+
+
+class ExpertResult(RootModel[Annotated[dict[str, Any], DocumentedAs(*EXPERT_RESULT_MODELS, nullable=False)]]):
+    """One expert's result, kept whole (its extra fields included), documented as the five result models."""
 
 
 class DateSpan(BaseModel):

@@ -11,7 +11,13 @@ from pydantic import WithJsonSchema
 
 from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
-from shared_contracts.research import ExpertCatalog, ExpertDescriptor, ExpertOptionSpec, ExpertRunRequest
+from shared_contracts.research import (
+    ExpertCatalog,
+    ExpertDescriptor,
+    ExpertOptionSpec,
+    ExpertResult,
+    ExpertRunRequest,
+)
 
 log = structlog.get_logger(__name__)
 router = APIRouter(prefix="/api/v1/research", tags=["research"])
@@ -82,6 +88,7 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
 @router.post(
     "/experts/{expert_type}",
     operation_id="runExpert",
+    response_model=ExpertResult,
     summary="Run one expert on a symbol",
     responses={
         400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},
