@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
-from coordinator_fakes import sample_result, verdict
+from coordinator_fakes import debate_outcome, sample_result, verdict
 from coordinator_persistence_fakes import make_session
 
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, StageOutcome
@@ -103,7 +103,7 @@ def judged_session(
         retried_from=retried_from,
         outcomes={TA: technical, MI: ExpertOutcome("success", data=sample_result(MI, symbol))},
     )
-    session.debate = StageOutcome("success", data={"direction": "BULLISH"})
+    session.debate = StageOutcome("success", data=debate_outcome(symbol))
     session.judge = StageOutcome("success", data=a_verdict(symbol, **verdict_terms))
     return session
 

@@ -5,18 +5,35 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, computed_field, field_validator
 
 from shared_contracts.debate import DebateOutcome
-from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, options_json_schema
+from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, ResearchOptions
+from shared_contracts.json_schema import DocumentedAs
 from shared_contracts.judge import Action, Verdict
 from shared_contracts.numbers_check import NumbersCheckRollup
+from shared_contracts.research import EXPERT_RESULT_MODELS
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 from shared_contracts.usage import MAX_TOKEN_BUDGET, LLMUsage, ResearchUsage
 
 OverallStatus = Literal["completed", "partial", "failed"]
 SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
 OutcomeStatus = Literal["scored", "pending", "not_scorable", "no_fill", "unavailable"]
+_OVERALL_STATUSES: dict[str, OverallStatus] = {"completed": "completed", "partial": "partial", "failed": "failed"}
+
+_OVERALL_STATUS_DESCRIPTION = (
+    "The research's outcome (the spec's name): completed (every expert succeeded), partial (some failed), failed "
+    "(every expert failed). A session read carries it too, beside its `status`."
+)
+_SESSION_STATUS_DESCRIPTION = (
+    "The session's state: queued, running, then completed, partial or failed (the research's `overall_status`), "
+    "cancelled or interrupted. It is not named `overall_status` because a session has states a research answer "
+    "has not; `overall_status` says the research's outcome once there is one."
+)
+
+ExpertData = Annotated[dict[str, Any] | None, DocumentedAs(*EXPERT_RESULT_MODELS)]
+"""An expert's result as research answered it (kept whole, extra fields included), documented as the five
+experts' result models; null for a failed expert."""
 
 _EXPERTS_JSON_SCHEMA: dict[str, Any] = {
     "type": "array",
@@ -44,9 +61,9 @@ class ResearchRequestBody(BaseModel):
 
     symbol: Annotated[str | None, WithJsonSchema(SYMBOL_JSON_SCHEMA)] = None
     experts: Annotated[list[str] | None, WithJsonSchema(_EXPERTS_JSON_SCHEMA)] = None
-    options: Annotated[
-        dict[str, dict[str, Any]] | None, WithJsonSchema({"anyOf": [options_json_schema(), {"type": "null"}]})
-    ] = Field(default=None, description="Per requested expert, its options (GET /api/v1/research/experts).")
+    options: Annotated[dict[str, dict[str, Any]] | None, DocumentedAs(ResearchOptions)] = Field(
+        default=None, description="Per requested expert, its options (GET /api/v1/research/experts)."
+    )
     skip_debate: bool = Field(default=False, strict=True)
     analysis_date: Annotated[str | None, WithJsonSchema({"anyOf": [ISO_DATE_JSON_SCHEMA, {"type": "null"}]})] = Field(
         default=None,
@@ -78,7 +95,7 @@ class ResearchRequestBody(BaseModel):
 
 class ExpertResultEnvelope(BaseModel):
     status: Literal["success", "failed"]
-    data: dict[str, Any] | None = None
+    data: ExpertData = None
     error: str | None = None
 
 
@@ -86,7 +103,7 @@ class ResearchResponseBody(BaseModel):
     session_id: str
     symbol: str
     analysis_date: IsoDate | None = Field(default=None, description="The day the research was made as of.")
-    overall_status: OverallStatus
+    overall_status: OverallStatus = Field(description=_OVERALL_STATUS_DESCRIPTION)
     expert_results: dict[str, ExpertResultEnvelope]
     debate_outcome: DebateOutcome | None
     verdict: Verdict | None
@@ -106,7 +123,7 @@ class ResearchResponseBody(BaseModel):
 
 class ExpertOutcomeRecord(BaseModel):
     status: Literal["success", "failed"]
-    data: dict[str, Any] | None = None
+    data: ExpertData = None
     error: str | None = None
     duration_ms: float | None = None
     attempts: int = 1
@@ -127,7 +144,7 @@ class SessionSummary(BaseModel):
         "that had no technical analyst)",
     )
     experts: list[str]
-    status: SessionStatus
+    status: SessionStatus = Field(description=_SESSION_STATUS_DESCRIPTION)
     action: Action | None = Field(
         default=None, description="The verdict's action; null while there is no verdict (or none was made)."
     )
@@ -147,6 +164,15 @@ class SessionSummary(BaseModel):
     updated_at: datetime
     resume_count: int = Field(default=0, description="How often a coordinator resumed it after its own had died.")
     status_reason: str | None = Field(default=None, description="Why it ended so, when that needs saying.")
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="The research's outcome as POST /api/v1/coordinator/research answers it: completed, partial "
+        "or failed once the session ended so; null while it is queued or running, or when it was cancelled or "
+        "interrupted."
+    )
+    @property
+    def overall_status(self) -> OverallStatus | None:
+        return _OVERALL_STATUSES.get(self.status)
 
 
 class SessionOutcomeRecord(BaseModel):
@@ -186,9 +212,9 @@ class SessionDetail(SessionSummary):
     )
     expert_results: dict[str, ExpertOutcomeRecord]
     debate: StageRecord
-    debate_outcome: dict[str, Any] | None
+    debate_outcome: DebateOutcome | None
     judge: StageRecord
-    verdict: dict[str, Any] | None
+    verdict: Verdict | None
     completed_at: datetime | None
     queue_position: int | None = Field(default=None, description="Its place in the queue while it is queued.")
     outcome: SessionOutcomeRecord | None = Field(

@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 
 class ExpertType(StrEnum):
@@ -137,10 +138,14 @@ ISO_DATE_JSON_SCHEMA: dict[str, Any] = {"type": "string", "format": "date", "pat
 (each mistake answered with its own problem code)."""
 
 
-def options_json_schema() -> dict[str, Any]:
-    """The ``options`` object of a request naming its experts: per expert, that expert's options (inlined)."""
-    return {
-        "type": "object",
-        "properties": {e.value: EXPERT_OPTION_MODELS[e].model_json_schema() for e in ExpertType},
-        "additionalProperties": False,
-    }
+class ResearchOptions(BaseModel):
+    """The ``options`` of a research: per requested expert, that expert's options (``EXPERT_OPTION_MODELS``).
+    Published as a component schema; the coordinator validates the values itself (``invalid_options``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    technical_analyst: TechnicalAnalystOptions | SkipJsonSchema[None] = None
+    financial_auditor: FinancialAuditorOptions | SkipJsonSchema[None] = None
+    valuation_modeler: NoOptions | SkipJsonSchema[None] = None
+    macro_intelligence: NoOptions | SkipJsonSchema[None] = None
+    catalyst_detective: NoOptions | SkipJsonSchema[None] = None

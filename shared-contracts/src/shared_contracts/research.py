@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, RootModel, WithJsonSchema
 
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import (
@@ -19,19 +19,13 @@ from shared_contracts.experts import (
     Signal,
     ValuationVerdict,
 )
+from shared_contracts.json_schema import DocumentedAs
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import RelativeStanding
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 from shared_contracts.usage import LLMUsage
 
 Confidence = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-
-_OPTIONS_JSON_SCHEMA: dict[str, Any] = {
-    "anyOf": [
-        *(model.model_json_schema() for model in dict.fromkeys(EXPERT_OPTION_MODELS.values())),
-        {"type": "null"},
-    ]
-}
 
 
 class ExpertRunRequest(BaseModel):
@@ -43,7 +37,7 @@ class ExpertRunRequest(BaseModel):
 
     symbol: Annotated[str, WithJsonSchema(SYMBOL_JSON_SCHEMA)]
     analysis_date: IsoDate | None = Field(default=None, description="ISO date the research is made as of.")
-    options: Annotated[dict[str, Any] | None, WithJsonSchema(_OPTIONS_JSON_SCHEMA)] = Field(
+    options: Annotated[dict[str, Any] | None, DocumentedAs(*dict.fromkeys(EXPERT_OPTION_MODELS.values()))] = Field(
         default=None,
         description="The options of the expert named in the path (GET /api/v1/research/experts lists them).",
     )
@@ -183,6 +177,20 @@ class CatalystDetectiveResult(BaseModel):
         exclude_if=lambda value: value is None,
         description="The model calls made for it and their tokens (rules engine: zero calls).",
     )
+
+
+EXPERT_RESULT_MODELS: tuple[type[BaseModel], ...] = (
+    TechnicalAnalystResult,
+    FinancialAuditorResult,
+    ValuationModelerResult,
+    MacroIntelligenceResult,
+    CatalystDetectiveResult,
+)
+"""The five experts' result models, in ``ExpertType`` order."""
+
+
+class ExpertResult(RootModel[Annotated[dict[str, Any], DocumentedAs(*EXPERT_RESULT_MODELS, nullable=False)]]):
+    """One expert's result, kept whole (its extra fields included), documented as the five result models."""
 
 
 class DateSpan(BaseModel):

@@ -133,6 +133,17 @@ async def test_docs_honour_the_root_path_of_a_proxy() -> None:
     assert 'src="/kit/docs/assets/swagger-ui-bundle.js"' in page.text
 
 
+def test_a_route_without_an_operation_id_gets_its_function_name_in_camel_case() -> None:
+    async def read_every_thing() -> dict[str, str]:
+        return {}
+
+    app = build_app()
+    app.get("/api/v1/kit/every")(read_every_thing)
+    ids = {op["operationId"] for item in app.openapi()["paths"].values() for op in item.values()}
+
+    assert {"create", "read", "catalog", "readEveryThing", "getHealth", "getReadiness"} == ids
+
+
 def test_the_docs_routes_are_not_in_the_openapi_document() -> None:
     paths = build_app().openapi()["paths"]
     assert not [p for p in paths if p.startswith("/docs")]

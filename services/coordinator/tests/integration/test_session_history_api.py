@@ -31,6 +31,7 @@ from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ResearchSession
 from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from shared_contracts.judge import Verdict
 
 TA, MI = "technical_analyst", "macro_intelligence"
 
@@ -75,7 +76,8 @@ async def test_a_session_detail_holds_everything_stored(app: AppUnderTest) -> No
     assert detail["debate"]["status"] == "success"
     assert detail["debate_outcome"] == research["debate_outcome"]
     assert detail["judge"]["status"] == "success"
-    assert detail["verdict"] == verdict("600519.SH")  # as the judge answered it
+    # as the judge answered it, in the judge's model (the one POST answers with)
+    assert detail["verdict"] == Verdict.model_validate(verdict("600519.SH")).model_dump(mode="json")
     assert detail["completed_at"] is not None
     assert detail["created_at"] <= detail["updated_at"]
 
@@ -113,6 +115,22 @@ async def test_an_unknown_session_is_404(app: AppUnderTest) -> None:
     assert response.json()["code"] == "session_not_found"
 
 
+@pytest.mark.parametrize(
+    ("status", "overall_status"),
+    [("completed", "completed"), ("partial", "partial"), ("failed", "failed"), ("running", None), ("cancelled", None)],
+)
+async def test_a_session_read_names_the_research_outcome_as_post_does(
+    app: AppUnderTest, status: str, overall_status: str | None
+) -> None:
+    session = await _store(app, symbol="600519.SH", minutes=1, status=status)
+
+    detail = (await app.client.get(f"{SESSIONS}/{session.session_id}")).json()
+    listed = (await app.client.get(SESSIONS)).json()["items"][0]
+
+    assert (detail["status"], detail["overall_status"]) == (status, overall_status)
+    assert (listed["status"], listed["overall_status"]) == (status, overall_status)
+
+
 async def _store(app: AppUnderTest, **kwargs: Any) -> ResearchSession:
     session = make_session(**kwargs)
     await app.sessions.create(session)
@@ -134,6 +152,7 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
         "experts",
         "status",
         "action",
+        "overall_status",
         "retry_count",
         "retried_from",
         "retried_by",

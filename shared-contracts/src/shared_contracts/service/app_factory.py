@@ -15,7 +15,7 @@ from shared_contracts.service.authentication import admin_or_service_caller
 from shared_contracts.service.heap import startup_heap_frozen
 from shared_contracts.service.logging import configure_logging, write_logs_synchronously
 from shared_contracts.service.observability import ReadinessCheck, install_observability
-from shared_contracts.service.openapi import install_api_documents
+from shared_contracts.service.openapi import install_api_documents, operation_id_of
 from shared_contracts.service.problems import UnexpectedErrorMiddleware, install_problem_handlers
 from shared_contracts.service.request_id import RequestIdMiddleware
 from shared_contracts.service.security import install_security
@@ -48,6 +48,7 @@ def create_service_app(
         docs_url=None,  # /docs serves the bundled Swagger UI (install_api_documents), not the CDN's
         redoc_url=None,
         lifespan=_logs_written_at_exit(lifespan),
+        generate_unique_id_function=operation_id_of,
     )
     # Added innermost first: the request-id middleware runs outside the others, so their answers carry the id.
     app.add_middleware(UnexpectedErrorMiddleware)

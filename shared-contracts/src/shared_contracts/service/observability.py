@@ -40,11 +40,17 @@ def install_observability(
     """``sees_detail``: who may read why a dependency is not usable (None: everyone, ``AUTH_MODE=none``); the
     others read ``unavailable`` for it: the reasons name peers' and the database's errors."""
 
-    @app.get("/healthz", tags=["ops"], summary="Process is alive")
+    @app.get("/healthz", operation_id="getHealth", tags=["ops"], summary="Process is alive")
     async def healthz() -> dict[str, str]:
         return {"status": "ok", "service": service}
 
-    @app.get("/readyz", tags=["ops"], summary="Dependencies are usable", responses=_READINESS_ANSWERS)
+    @app.get(
+        "/readyz",
+        operation_id="getReadiness",
+        tags=["ops"],
+        summary="Dependencies are usable",
+        responses=_READINESS_ANSWERS,
+    )
     async def readyz(request: Request) -> JSONResponse:
         checks = await readiness(app) if readiness else {}
         ready = all(v == "ok" for v in checks.values())

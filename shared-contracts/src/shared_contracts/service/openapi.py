@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
@@ -46,6 +47,14 @@ def install_api_documents(app: FastAPI, *, authenticated: bool = False) -> None:
     The app is built with ``docs_url=None, redoc_url=None`` (FastAPI's own pages load Swagger UI from a CDN)."""
     serve_swagger_ui(app)
     publish_honest_openapi(app, authenticated=authenticated)
+
+
+def operation_id_of(route: APIRoute) -> str:
+    """The ``operationId`` of a route that names none (every route of the services names its own, e.g.
+    ``getSession``): its function's name in camelCase, not FastAPI's name-path-method default, which generated
+    clients turn into names like ``get_session_api_v1_coordinator_sessions_session_id_get``."""
+    head, *rest = route.name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
 
 
 def serve_swagger_ui(app: FastAPI) -> None:

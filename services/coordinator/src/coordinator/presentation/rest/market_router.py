@@ -27,13 +27,20 @@ _PEER: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/universe", response_model=Universe, responses=_PEER, summary="The symbols research can analyse")
+@router.get(
+    "/universe",
+    operation_id="getUniverse",
+    response_model=Universe,
+    responses=_PEER,
+    summary="The symbols research can analyse",
+)
 async def universe(market: MarketReferenceDep) -> Universe:
     return await market.universe()
 
 
 @router.get(
     "/bars/{symbol}",
+    operation_id="getBars",
     response_model=PriceBars,
     responses={
         400: {

@@ -44,6 +44,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 @router.post(
     "/research",
+    operation_id="runResearch",
     response_model=ResearchResponseBody,
     responses=_RESPONSES,
     summary="Research a symbol with the selected experts, then debate and judge",

@@ -41,6 +41,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 @router.get(
     "/scorecard",
+    operation_id="getScorecard",
     response_model=Scorecard,
     responses=_RESPONSES,
     summary="How the stored verdicts did on the bars known now (the evaluation report's figures)",

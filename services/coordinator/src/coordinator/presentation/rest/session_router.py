@@ -99,7 +99,9 @@ _EVENT_TYPES = (
 )
 
 
-@router.get("/sessions", response_model=SessionPage, summary="Research sessions, newest first")
+@router.get(
+    "/sessions", operation_id="listSessions", response_model=SessionPage, summary="Research sessions, newest first"
+)
 async def list_sessions(
     queries: SessionQueriesDep,
     viewer: ViewerDep,
@@ -125,6 +127,7 @@ async def list_sessions(
 
 @router.get(
     "/sessions/{session_id}",
+    operation_id="getSession",
     response_model=SessionDetail,
     responses=_NOT_FOUND,
     summary="One research session: the request, every stage's outcome (raw data and errors), the verdict and "
@@ -146,6 +149,7 @@ async def get_session(
 
 @router.post(
     "/research/{session_id}/retry",
+    operation_id="retryResearch",
     response_model=ResearchResponseBody,
     responses=_RETRY_RESPONSES,
     summary="Retry a session: re-run only what failed, keep what succeeded (a new session)",
@@ -167,6 +171,7 @@ async def retry_research(
 
 @router.post(
     "/sessions/{session_id}/cancel",
+    operation_id="cancelSession",
     status_code=202,
     response_model=ResearchAccepted,
     responses=_CANCEL_RESPONSES,
@@ -185,6 +190,7 @@ async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: V
 
 @router.get(
     "/sessions/{session_id}/events",
+    operation_id="getSessionEvents",
     response_class=EventSourceResponse,
     responses={
         200: {

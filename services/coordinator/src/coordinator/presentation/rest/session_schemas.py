@@ -30,7 +30,7 @@ def to_detail(
     usage: ResearchUsage | None = None,
 ) -> SessionDetail:
     return SessionDetail(
-        **to_summary(session).model_dump(),
+        **to_summary(session).model_dump(exclude={"overall_status"}),  # computed again from status
         request={
             "symbol": session.symbol,
             "analysis_date": session.analysis_date.isoformat() if session.analysis_date is not None else None,

@@ -30,7 +30,11 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 @router.post(
-    "/run", response_model=DebateOutcome, summary="Run a bull/bear debate on expert results", responses=_ERRORS
+    "/run",
+    operation_id="runDebate",
+    response_model=DebateOutcome,
+    summary="Run a bull/bear debate on expert results",
+    responses=_ERRORS,
 )
 async def run_debate(
     body: DebateRunRequest, service: DebateServiceDep, token_budget: TokenBudgetHeader = None

@@ -25,7 +25,9 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 }
 
 
-@router.post("/verdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome")
+@router.post(
+    "/verdict", operation_id="runVerdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome"
+)
 async def verdict(body: JudgeInput, service: JudgeServiceDep, token_budget: TokenBudgetHeader = None) -> Verdict:
     """The verdict with the ``usage`` of the model calls it took."""
     with metered_request(token_budget) as meter:

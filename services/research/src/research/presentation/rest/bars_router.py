@@ -30,6 +30,7 @@ def _day(name: str, value: str | None) -> date | None:
 
 @router.get(
     "/bars/{symbol}",
+    operation_id="getBars",
     response_model=PriceBars,
     summary="Daily bars of a symbol between two dates (inclusive)",
     responses={

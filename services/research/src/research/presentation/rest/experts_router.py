@@ -11,7 +11,13 @@ from pydantic import WithJsonSchema
 
 from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
-from shared_contracts.research import ExpertCatalog, ExpertDescriptor, ExpertOptionSpec, ExpertRunRequest
+from shared_contracts.research import (
+    ExpertCatalog,
+    ExpertDescriptor,
+    ExpertOptionSpec,
+    ExpertResult,
+    ExpertRunRequest,
+)
 from shared_contracts.service.token_budget import TokenBudgetHeader, metered_request
 
 log = structlog.get_logger(__name__)
@@ -66,7 +72,12 @@ def _json_type(schema: dict[str, Any]) -> str:
     return f"{kind} ({schema['format']})" if "format" in schema else kind
 
 
-@router.get("/experts", response_model=ExpertCatalog, summary="The five experts, their options and defaults")
+@router.get(
+    "/experts",
+    operation_id="listExperts",
+    response_model=ExpertCatalog,
+    summary="The five experts, their options and defaults",
+)
 async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCatalog:
     experts = [
         ExpertDescriptor(name=e.value, title=_DESCRIPTIONS[e][0], description=_DESCRIPTIONS[e][1], options=_options(e))
@@ -77,6 +88,8 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
 
 @router.post(
     "/experts/{expert_type}",
+    operation_id="runExpert",
+    response_model=ExpertResult,
     summary="Run one expert on a symbol",
     responses={
         400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},

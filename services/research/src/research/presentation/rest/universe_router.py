@@ -15,7 +15,12 @@ def _span(span: Span | None) -> DateSpan | None:
     return DateSpan(first=span.first.isoformat(), last=span.last.isoformat(), count=span.count) if span else None
 
 
-@router.get("/universe", response_model=Universe, summary="The symbols that can be analysed, and their data")
+@router.get(
+    "/universe",
+    operation_id="getUniverse",
+    response_model=Universe,
+    summary="The symbols that can be analysed, and their data",
+)
 async def universe(provider: MarketDataDep) -> Universe:
     coverage = await provider.universe()
     if coverage is None:
