@@ -35,6 +35,7 @@ from coordinator.infrastructure.adapters.price_bars_gateway_adapter import Price
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+from coordinator.infrastructure.persistence.event_notifications import listen_for_events
 from coordinator.infrastructure.persistence.retention import RetentionPurge
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.settings import Settings
@@ -130,7 +131,16 @@ def build_container(
     )
     owner = owner or getattr(sessions, "owner", None) or "local"
     resumable = checkpointer is not None
-    jobs = ResearchJobs(orchestrator, sessions, sessions, owner=owner, settings=job_settings, resumable=resumable)
+    feed = SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds)
+    jobs = ResearchJobs(
+        orchestrator,
+        sessions,
+        sessions,
+        owner=owner,
+        settings=job_settings,
+        resumable=resumable,
+        events_written=feed.wake,
+    )
     return CoordinatorContainer(
         settings=settings,
         http_client=client,
@@ -142,7 +152,7 @@ def build_container(
         sessions=sessions,
         job_store=sessions,
         jobs=jobs,
-        event_feed=SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds),
+        event_feed=feed,
         research_service=ResearchOrchestrationService(jobs, sessions, sessions),
         session_queries=SessionQueryService(sessions),
         outcome_service=SessionOutcomeService(sessions, bars),
@@ -168,7 +178,8 @@ async def open_container(settings: Settings) -> AsyncIterator[CoordinatorContain
             ) as container,
         ):
             container.jobs.start()
-            yield container
+            async with listen_for_events(settings.database_url, container.event_feed.wake):
+                yield container
     finally:
         await purge.stop()
         await close()

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from coordinator.domain.model.enums import ExpertType
 
 OverallStatus = Literal["completed", "partial", "failed"]
+PERMANENT_FAILURE_STATUSES = frozenset({404, 422})
 
 
 class ResearchRequest(BaseModel):
@@ -29,6 +30,8 @@ class ResearchRequest(BaseModel):
     analysis_date: date | None = None
     skip_debate: bool = False
     carried_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    carried_failures: dict[str, ExpertResultItem] = Field(default_factory=dict)
+    """Experts the research service refused for good in the source session: not asked again, failed as before."""
     carried_debate_outcome: dict[str, Any] | None = None
 
 
@@ -41,6 +44,11 @@ class ExpertFailure(BaseModel):
     status: int
     code: str
     earliest_usable_date: date | None = None
+
+    @property
+    def permanent(self) -> bool:
+        """Refused for good (404: unknown symbol, no data; 422: too little history): asking again cannot help."""
+        return self.status in PERMANENT_FAILURE_STATUSES
 
 
 class ExpertResultItem(BaseModel):
