@@ -312,35 +312,25 @@ def test_every_expert_failing_for_an_unknown_symbol_is_404_with_every_experts_er
 # ------------------------------------------------------------------------------------- retry, history
 
 
-def test_retrying_a_partial_session_reruns_only_its_failed_experts(coordinator: httpx.Client, stack: Stack) -> None:
-    """重试请求响应包含递增的 retry_count; only what failed is called again (the research service's own
-    request counter says so), what succeeded is carried unchanged."""
+def test_a_partial_session_whose_failures_are_refusals_for_good_is_not_retried(
+    coordinator: httpx.Client, stack: Stack
+) -> None:
+    """The snapshot has no financials for AAPL: those experts are refused with a 404, which asking again cannot
+    change. The session read says they are not retryable, and a retry is 409 not_retryable naming them, without
+    asking the research service anything (its request counter says so). Retries that run: test_e2e_llm_path.py."""
     source = _research(coordinator, symbol="AAPL", experts=ALL_EXPERTS)
     assert source["overall_status"] == "partial"
+    stored = expect(coordinator.get(f"{SESSIONS}/{source['session_id']}"), 200)
     before = expert_requests(stack["research"].url)
 
-    retried = expect(coordinator.post(retry_path(source["session_id"])), 200)
+    refused = expect_problem(coordinator.post(retry_path(source["session_id"])), 409, "not_retryable")
 
-    after = expert_requests(stack["research"].url)
-    assert after["2xx"] == before["2xx"], "a successful expert was called again"
-    assert after["4xx"] - before["4xx"] == 3  # the three that had failed, once each (404 is not retried)
-    assert retried["retry_count"] == 1
-    assert is_uuid(retried["session_id"])
-    assert retried["session_id"] != source["session_id"]
-    assert retried["overall_status"] == "partial"  # the snapshot still has no financials for AAPL
-    for expert in ("technical_analyst", "catalyst_detective"):
-        assert retried["expert_results"][expert] == source["expert_results"][expert]
-    assert errors(retried).keys() == errors(source).keys()
-    assert retried["debate_outcome"] is not None
-    assert retried["verdict"] is not None
-
-    stored = expect(coordinator.get(f"{SESSIONS}/{retried['session_id']}"), 200)
-    assert (stored["retried_from"], stored["retry_count"]) == (source["session_id"], 1)
-    # A session is retried once; the chain continues from its newest session.
-    again = expect_problem(coordinator.post(retry_path(source["session_id"])), 409, "already_retried")
-    assert again["retry_session_id"] == retried["session_id"]
-    chained = expect(coordinator.post(retry_path(retried["session_id"])), 200)
-    assert chained["retry_count"] == 2
+    assert expert_requests(stack["research"].url) == before
+    assert refused["permanent_failures"].keys() == errors(source).keys()
+    for expert in errors(source):
+        assert stored["expert_results"][expert]["retryable"] is False
+        assert stored["expert_results"][expert]["failure"]["status"] == 404
+    assert stored["stages_to_retry"] == []
 
 
 def test_retry_of_an_unknown_or_completed_session_is_refused(coordinator: httpx.Client) -> None:

@@ -35,7 +35,7 @@ from coordinator.domain.model.session import (
     utcnow,
 )
 from coordinator.domain.ports.debate_gateway import IDebateGateway
-from coordinator.domain.ports.job_store import IJobStore
+from coordinator.domain.ports.job_store import Enqueued, IJobStore
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
@@ -340,9 +340,15 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
                 totals[key] = totals.get(key, LLMUsage()) + r.usage
         return [UsageTotal(client, day, model, usage) for (day, client, model), usage in sorted(totals.items())]
 
-    async def enqueue(self, session: ResearchSession, events: Sequence[NewEvent]) -> None:
+    async def enqueue(
+        self, session: ResearchSession, *, claim: bool = False, queue_limit: int | None = None
+    ) -> Enqueued:
+        ahead = len(await self.queued())
+        if queue_limit is not None and ahead >= queue_limit:
+            return Enqueued(0)
         await self.create(session)
-        await self.append_events(session.session_id, events)
+        await self.append_events(session.session_id, [NewEvent("session.queued", {"position": ahead + 1})])
+        return Enqueued(ahead + 1, await self.claim_next() if claim else None)
 
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         stored = self.events.setdefault(session_id, [])
@@ -404,14 +410,19 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
         self.sessions[session.session_id] = copy.deepcopy(session)
         self.log.append(("create", session.session_id))
 
-    async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None:
+    async def record_expert(
+        self, session_id: str, expert: str, outcome: ExpertOutcome, events: Sequence[NewEvent] = ()
+    ) -> None:
         self._write("record_expert", session_id).expert_outcomes[expert] = outcome
+        await self.append_events(session_id, events)
 
-    async def record_debate(self, session_id: str, stage: StageOutcome) -> None:
+    async def record_debate(self, session_id: str, stage: StageOutcome, events: Sequence[NewEvent] = ()) -> None:
         self._write("record_debate", session_id).debate = stage
+        await self.append_events(session_id, events)
 
-    async def record_verdict(self, session_id: str, stage: StageOutcome) -> None:
+    async def record_verdict(self, session_id: str, stage: StageOutcome, events: Sequence[NewEvent] = ()) -> None:
         self._write("record_verdict", session_id).judge = stage
+        await self.append_events(session_id, events)
 
     async def finish(self, session_id: str, status: SessionStatus) -> None:
         s = self._write("finish", session_id)

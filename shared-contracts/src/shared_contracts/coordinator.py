@@ -121,12 +121,30 @@ class ResearchResponseBody(BaseModel):
     )
 
 
+class ExpertFailureRecord(BaseModel):
+    """How the research service refused the expert (its problem detail)."""
+
+    status: int = Field(description="The research service's HTTP status (404 and 422: refused for good).")
+    code: str = Field(description="Its problem code, e.g. data_unavailable, insufficient_history.")
+    earliest_usable_date: IsoDate | None = Field(
+        default=None, description="For insufficient_history: the first day its data can support, when it said."
+    )
+
+
 class ExpertOutcomeRecord(BaseModel):
     status: Literal["success", "failed"]
     data: ExpertData = None
     error: str | None = None
     duration_ms: float | None = None
     attempts: int = 1
+    failure: ExpertFailureRecord | None = Field(
+        default=None, description="Set when the research service refused the expert with a problem detail."
+    )
+    retryable: bool = Field(
+        default=False,
+        description="Failed, and a retry would ask again: false for a success and for a refusal for good (404 "
+        "unknown symbol or no data, 422 too little history), which a retry carries as it is.",
+    )
 
 
 class StageRecord(BaseModel):

@@ -38,6 +38,7 @@ from coordinator.infrastructure.adapters.research_gateway_adapter import Researc
 from coordinator.infrastructure.adapters.token_quota_adapter import LimitsTokenQuota
 from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+from coordinator.infrastructure.persistence.event_notifications import listen_for_events
 from coordinator.infrastructure.persistence.retention import RetentionPurge
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.settings import Settings
@@ -142,6 +143,7 @@ def build_container(
     if token_quota is None and settings.limits_on and settings.client_daily_tokens:
         token_quota = LimitsTokenQuota.for_store(settings.redis_url, settings.client_daily_tokens)
     accounting = UsageAccounting(sessions, sessions, prices=settings.llm_prices, quota=token_quota)
+    feed = SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds)
     jobs = ResearchJobs(
         orchestrator,
         sessions,
@@ -150,6 +152,7 @@ def build_container(
         settings=job_settings,
         resumable=resumable,
         accounting=accounting,
+        events_written=feed.wake,
     )
     return CoordinatorContainer(
         settings=settings,
@@ -162,7 +165,7 @@ def build_container(
         sessions=sessions,
         job_store=sessions,
         jobs=jobs,
-        event_feed=SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds),
+        event_feed=feed,
         research_service=ResearchOrchestrationService(
             jobs, sessions, sessions, token_budget=settings.research_token_budget, accounting=accounting
         ),
@@ -191,7 +194,8 @@ async def open_container(settings: Settings) -> AsyncIterator[CoordinatorContain
             ) as container,
         ):
             container.jobs.start()
-            yield container
+            async with listen_for_events(settings.database_url, container.event_feed.wake):
+                yield container
     finally:
         await purge.stop()
         await close()

@@ -47,7 +47,7 @@ async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> Non
         "coordinator_instances",
         "alembic_version",
     } <= tables
-    assert version == "0007_llm_usage"
+    assert version == "0008_llm_usage"
 
 
 _OLD_SESSIONS = sa.table(
@@ -99,6 +99,50 @@ async def test_sessions_stored_before_dates_were_recorded_take_their_technical_o
     finally:
         await engine.dispose()
     assert dict(rows) == {"dated": "2025-01-02", "no_technical": None, "null_option": None}
+
+
+async def test_0007_reads_stored_refusals_into_failures_and_keeps_a_key_on_the_newest_session(fresh_url: str) -> None:
+    """Migration 0007: a failed expert's refusal is read out of its error text; a key held twice stays on the
+    newest session (the index is unique from then on)."""
+    now = datetime.now(UTC)
+    errors = {"technical_analyst": "research 422 insufficient_history: too little data", "macro_intelligence": "x"}
+    engine = build_engine(fresh_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0006_session_jobs"))
+            sessions = [
+                {"session_id": name, "symbol": "600519.SH", "experts": list(errors), "options": {},
+                 "skip_debate": False, "status": "partial", "retry_count": 0, "debate_status": "success",
+                 "judge_status": "success", "created_at": now.replace(second=second), "updated_at": now}
+                for name, second in (("older", 1), ("newer", 2))
+            ]  # fmt: skip
+            await conn.execute(_OLD_SESSIONS.insert(), sessions)
+            await conn.execute(text("UPDATE research_sessions SET client_id = 'c', idempotency_key = 'k'"))
+            experts = sa.table(
+                "research_session_experts",
+                *(sa.column(name, sa.String()) for name in ("session_id", "expert", "status", "error")),
+                sa.column("attempts", sa.Integer()),
+                sa.column("recorded_at", UTCDateTime()),
+            )
+            rows = [
+                {"session_id": "older", "expert": e, "status": "failed", "error": m, "attempts": 1, "recorded_at": now}
+                for e, m in errors.items()
+            ]
+            await conn.execute(experts.insert(), rows)
+        await run_migrations(engine)
+        repository = SqlAlchemySessionRepository(engine)
+        older = await repository.get("older")
+        newer = await repository.get("newer")
+        await repository.close()
+    finally:
+        await engine.dispose()
+    assert older is not None
+    assert newer is not None
+    failure = older.expert_outcomes["technical_analyst"].failure
+    assert failure is not None
+    assert (failure.status, failure.code) == (422, "insufficient_history")
+    assert older.expert_outcomes["macro_intelligence"].failure is None
+    assert (older.idempotency_key, newer.idempotency_key) == (None, "k")
 
 
 async def test_open_session_store_creates_the_sqlite_file_and_its_directory(tmp_path: Path) -> None:

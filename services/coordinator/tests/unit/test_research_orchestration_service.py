@@ -196,12 +196,14 @@ async def test_a_research_silent_for_stall_seconds_reports_it_stalled() -> None:
 
 def test_a_result_rebuilt_from_the_store_keeps_the_client_side_refusal() -> None:
     from coordinator.application.services.research_orchestration_service import result_of
+    from coordinator.domain.dtos.research_dtos import ExpertFailure
     from coordinator.domain.exceptions import AllExpertsFailedError, DataUnavailableError
     from coordinator.domain.model.session import ExpertOutcome, ResearchSession
 
     refused = "research 404 data_unavailable: the offline snapshot has no financial statements for AAPL"
     session = ResearchSession("s-1", "AAPL", ["financial_auditor"], {}, False, None, status="failed")
-    session.expert_outcomes = {"financial_auditor": ExpertOutcome("failed", None, refused)}
+    failure = ExpertFailure(status=404, code="data_unavailable")
+    session.expert_outcomes = {"financial_auditor": ExpertOutcome("failed", None, refused, failure=failure)}
 
     error = AllExpertsFailedError.for_result(result_of(session))
 

@@ -47,6 +47,7 @@ from shared_contracts.errors import (
 
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
+    from coordinator.domain.model.session import ResearchSession
 
 
 class CoordinatorError(ServiceError):
@@ -219,9 +220,13 @@ class SessionRunningError(SessionConflictError):
 class SessionNotRetryableError(SessionConflictError):
     code = "not_retryable"
 
-    def __init__(self, session_id: str, reason: str) -> None:
+    def __init__(self, session_id: str, reason: str, *, permanent_failures: Mapping[str, str] | None = None) -> None:
+        """``permanent_failures``: the experts refused for good, with the research service's code (the problem's
+        member of that name)."""
         super().__init__(f"Session {session_id} has nothing to retry: {reason}.")
         self.session_id = session_id
+        if permanent_failures:
+            self.problem_extra = {"permanent_failures": dict(permanent_failures)}
 
 
 class RetryAlreadyStartedError(SessionConflictError):
@@ -265,6 +270,15 @@ class IdempotencyKeyReusedError(SessionConflictError):
     def __init__(self, key: str, session_id: str) -> None:
         super().__init__(f"Idempotency-Key {key[:64]!r} was used for another request (session {session_id}).")
         self.problem_extra = {"session_id": session_id}
+
+
+class IdempotencyKeyTakenError(IdempotencyKeyReusedError):
+    """Storing a session with an ``Idempotency-Key`` found the key taken by ``session`` (a submission with the
+    same key won the race): the use case answers with that session, as for a key seen before."""
+
+    def __init__(self, key: str, session: ResearchSession) -> None:
+        super().__init__(key, session.session_id)
+        self.key, self.session = key, session
 
 
 class QueueFullError(SessionError):

@@ -16,12 +16,13 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from coordinator.application.services.pending_events import PendingEvents
 from coordinator.application.services.session_events import event_of, expert_event, stage_event
 from coordinator.application.services.usage_accounting import UsageAccounting, budget_reason
-from coordinator.domain.dtos.research_dtos import ResearchRequest, ResearchResult
+from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import QueueFullError, ResumeUnavailableError, SessionFinishedError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.events import NewEvent, terminal_event
@@ -59,10 +60,12 @@ class ResearchJobs:
         settings: JobSettings,
         resumable: bool = False,
         accounting: UsageAccounting | None = None,
+        events_written: Callable[[str], None] = lambda session_id: None,
     ) -> None:
         """``owner``: this coordinator's instance (named in the events); ``resumable``: the orchestrator checkpoints
         its runs, so a session whose coordinator died is queued again rather than interrupted; ``accounting``:
-        settles what each session spent on model calls when it ends."""
+        settles what each session spent on model calls when it ends; ``events_written`` is told each session whose
+        events this coordinator has just committed (``SessionEventFeed.wake``)."""
         self._accounting = accounting
         self._orchestrator = orchestrator
         self._sessions = sessions
@@ -76,8 +79,10 @@ class ResearchJobs:
         self._contexts: dict[str, contextvars.Context] = {}
         self._wake = asyncio.Event()
         self._claims: asyncio.Task[None] | None = None
+        self._claiming = 0  # submissions claiming in their own transaction, their slots reserved
         self._stopping = False
         self._resumable = resumable
+        self._events_written = events_written
 
     @property
     def owner(self) -> str:
@@ -99,15 +104,29 @@ class ResearchJobs:
     async def submit(self, session: ResearchSession) -> int:
         """Store ``session`` as ``queued`` (with its ``session.queued`` event); returns its place in the queue.
         Raises ``QueueFullError`` when no slot is free here and the queue is full."""
-        waiting = len(await self._store.queued())
-        if waiting >= self.settings.queue_limit and len(self._running) >= self.settings.concurrency:
-            raise QueueFullError(self.settings.queue_limit, self.settings.retry_after_seconds)
         self.start()
         self._contexts[session.session_id] = contextvars.copy_context()
-        queued = NewEvent("session.queued", {"position": waiting + 1})
-        await self._store.enqueue(replace(session, status="queued", resumable=self._resumable), [queued])
-        self._wake.set()
-        return waiting + 1
+        stored = replace(session, status="queued", resumable=self._resumable)
+        # With a slot free here, the oldest queued session is claimed in the same transaction (no claim round);
+        # without one, the queue's limit applies.
+        free = len(self._running) + self._claiming < self.settings.concurrency and not self._stopping
+        self._claiming += int(free)
+        try:
+            limit = None if free else self.settings.queue_limit
+            enqueued = await self._store.enqueue(stored, claim=free, queue_limit=limit)
+            if not enqueued.position:
+                raise QueueFullError(self.settings.queue_limit, self.settings.retry_after_seconds)
+        except BaseException:
+            self._contexts.pop(session.session_id, None)
+            raise
+        finally:
+            self._claiming -= int(free)
+        self._events_written(session.session_id)
+        if enqueued.claimed is not None:
+            self._spawn(enqueued.claimed)
+        if enqueued.claimed is None or enqueued.claimed.session_id != session.session_id:
+            self._wake.set()  # it waits: the claims may take it when a slot frees
+        return enqueued.position
 
     async def result(self, session_id: str) -> ResearchResult:
         """The result of a session run here, once it has ended; when it ended elsewhere (another replica took
@@ -133,21 +152,26 @@ class ResearchJobs:
             self._cancelling.add(session_id)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        return await self._store.end(session_id, "cancelled", terminal_event("cancelled"))
+        ended = await self._store.end(session_id, "cancelled", terminal_event("cancelled"))
+        self._events_written(session_id)
+        return ended
 
     def queue_position(self, queued: Sequence[str], session_id: str) -> int | None:
         return queued.index(session_id) + 1 if session_id in queued else None
 
     async def _claim_forever(self) -> None:
+        checked = time.monotonic()
         while True:
             self._wake.clear()
             try:
-                while len(self._running) < self.settings.concurrency:
+                while len(self._running) + self._claiming < self.settings.concurrency:
                     session = await self._store.claim_next()
                     if session is None:
                         break
                     self._spawn(session)
-                await self._stop_cancelled_elsewhere()
+                if time.monotonic() - checked >= self.settings.poll_seconds:  # not at every wake-up
+                    checked = time.monotonic()
+                    await self._stop_cancelled_elsewhere()
             except Exception as exc:  # the store may be briefly down: the next round claims
                 log.warning("job_claim_failed: %s", error_text(exc))
             with contextlib.suppress(TimeoutError):
@@ -179,13 +203,14 @@ class ResearchJobs:
         future = self._results.setdefault(session_id, asyncio.get_running_loop().create_future())
         heard = [time.monotonic()]  # when the run last reported anything
         watch = asyncio.create_task(self._watch_for_stalls(session_id, heard))
+        notes = PendingEvents(self._store, session_id, self._events_written)
         try:
             started: dict[str, object] = {"instance": self._owner}
             if resume:
                 started |= {"from_stage": first_unfinished_stage(session), "resume_count": session.resume_count}
-            kind = "session.resumed" if resume else "session.started"
-            await self._store.append_events(session_id, [NewEvent(kind, started)])
-            result = await self._drive(session, request, resume, heard)
+            notes.add(NewEvent("session.resumed" if resume else "session.started", started))
+            result = await self._drive(session, request, resume, heard, notes)
+            result = result.model_copy(update={"session_id": session_id, "retry_count": session.retry_count})
         except ResumeUnavailableError as exc:
             log.warning("research_not_resumable %s: %s", session_id, exc)
             ended = SessionFinishedError(session_id, "interrupted")
@@ -209,6 +234,7 @@ class ResearchJobs:
                 future.set_result(result)
         finally:
             watch.cancel()
+            notes.close()
             self._results.pop(session_id, None)  # a waiter holds its own reference; a later one reads the store
         try:
             await self._orchestrator.forget(session_id)
@@ -238,6 +264,7 @@ class ResearchJobs:
         extra = {"reason": reason} if reason else {}
         try:
             await self._store.end(session_id, status, terminal_event(status, **extra), reason=reason)  # type: ignore[arg-type]
+            self._events_written(session_id)
         except Exception as exc:
             log.error("session_end_not_written %s: %s", session_id, error_text(exc))
             error = error or exc
@@ -257,47 +284,55 @@ class ResearchJobs:
                     await self._store.append_events(
                         session_id, [NewEvent("session.stalled", {"seconds": round(silent)})]
                     )
+                    self._events_written(session_id)
 
     async def _drive(
-        self, session: ResearchSession, request: ResearchRequest, resume: bool, heard: list[float]
+        self, session: ResearchSession, request: ResearchRequest, resume: bool, heard: list[float], notes: PendingEvents
     ) -> ResearchResult:
-        """Runs (or resumes) the research, committing each stage and its event as the graph reports it."""
+        """Runs (or resumes) the research, committing each stage with its event (one transaction) as the graph
+        reports it; the other events (a stage starting) are written in batches, before the next stage's."""
         session_id = session.session_id
         stream = self._orchestrator.stream(request, run_id=session_id, resume=resume)
         async with contextlib.aclosing(stream):
             async for progress in stream:
                 heard[0] = time.monotonic()
+                event = event_of(progress)
                 if isinstance(progress, ExpertFinished):
-                    await self._sessions.record_expert(session_id, progress.expert, progress.outcome)
-                elif isinstance(progress, StageFinished) and progress.stage == "debate":
-                    await self._sessions.record_debate(session_id, progress.outcome)
+                    events = await notes.take(event)
+                    await self._sessions.record_expert(session_id, progress.expert, progress.outcome, events)
+                    self._events_written(session_id)
                 elif isinstance(progress, StageFinished):
-                    await self._sessions.record_verdict(session_id, progress.outcome)
+                    debate = progress.stage == "debate"
+                    record = self._sessions.record_debate if debate else self._sessions.record_verdict
+                    await record(session_id, progress.outcome, await notes.take(event))
+                    self._events_written(session_id)
                 elif isinstance(progress, ResearchFinished):
+                    if left := await notes.take():
+                        await self._store.append_events(session_id, left)
+                        self._events_written(session_id)
                     if resume:
                         await self._record_what_the_checkpoint_had(session, progress.result)
                     return progress.result
-                if (event := event_of(progress)) is not None:
-                    await self._store.append_events(session_id, [event])
+                elif event is not None:
+                    notes.add(event)
         raise ResumeUnavailableError(f"research {session_id} ended without a result")
 
     async def _record_what_the_checkpoint_had(self, before: ResearchSession, result: ResearchResult) -> None:
-        """Stages the checkpoint holds that the session had not recorded (the coordinator died in between)."""
-        stored = await self._sessions.get(before.session_id) or before
-        events: list[NewEvent] = []
+        """Stages the checkpoint holds that the session had not recorded (the coordinator died in between), each
+        with its event."""
+        session_id = before.session_id
+        stored = await self._sessions.get(session_id) or before
         for item in result.expert_results:
             if item.expert_type.value not in stored.expert_outcomes and item.status == "success":
                 outcome = ExpertOutcome("success", item.data)
-                await self._sessions.record_expert(before.session_id, item.expert_type.value, outcome)
-                events.append(expert_event(item.expert_type.value, outcome))
+                event = expert_event(item.expert_type.value, outcome)
+                await self._sessions.record_expert(session_id, item.expert_type.value, outcome, [event])
         if stored.debate.status == "pending" and result.debate_outcome is not None:
-            await self._sessions.record_debate(before.session_id, StageOutcome("success", data=result.debate_outcome))
-            events.append(stage_event("debate", StageOutcome("success", data=result.debate_outcome)))
+            debate = StageOutcome("success", data=result.debate_outcome)
+            await self._sessions.record_debate(session_id, debate, [stage_event("debate", debate)])
         if stored.judge.status == "pending" and result.verdict is not None:
-            await self._sessions.record_verdict(before.session_id, StageOutcome("success", data=result.verdict))
-            events.append(stage_event("verdict", StageOutcome("success", data=result.verdict)))
-        if events:
-            await self._store.append_events(before.session_id, events)
+            verdict = StageOutcome("success", data=result.verdict)
+            await self._sessions.record_verdict(session_id, verdict, [stage_event("verdict", verdict)])
 
 
 def request_of(session: ResearchSession) -> ResearchRequest:
@@ -310,9 +345,18 @@ def request_of(session: ResearchSession) -> ResearchRequest:
         skip_debate=session.skip_debate,
         analysis_date=session.analysis_date,
         carried_results=session.successful_results,
+        carried_failures=carried_failures(session),
         carried_debate_outcome=session.debate_outcome if session.debate_succeeded else None,
         token_budget=session.token_budget,
     )
+
+
+def carried_failures(session: ResearchSession) -> dict[str, ExpertResultItem]:
+    """The session's experts refused for good, as a retry carries them (not asked again)."""
+    return {
+        e: ExpertResultItem(expert_type=ExpertType(e), status="failed", error=o.error, failure=o.failure)
+        for e, o in session.permanent_failures.items()
+    }
 
 
 def first_unfinished_stage(session: ResearchSession) -> str:

@@ -16,6 +16,10 @@ A retry re-runs only what failed in its source session (``running`` → 409 ``se
 - every expert and the debate succeeded, the verdict failed: the judge only (the debate is carried);
 - everything succeeded: nothing → 409 ``not_retryable``, unless the session was ``interrupted``.
 
+An expert the research service refused for good (404/422: unknown symbol, no data, too little history) is not
+asked again: the retry carries its failure. A session whose only failures are such refusals has nothing to retry
+(409 ``not_retryable``, naming them in ``permanent_failures``).
+
 The new session has ``retry_count`` = source + 1 and ``retried_from`` = source; a session is retried at most
 once (the store enforces it: ``RetryAlreadyStartedError``).
 """
@@ -24,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -33,25 +36,24 @@ from typing import Any
 
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.request_validation import validate_command
-from coordinator.application.services.research_jobs import ResearchJobs
+from coordinator.application.services.research_jobs import ResearchJobs, carried_failures
+from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.application.services.usage_accounting import UsageAccounting
-from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
     IdempotencyKeyReusedError,
+    IdempotencyKeyTakenError,
     SessionFinishedError,
     SessionNotFoundError,
     SessionNotRetryableError,
     SessionRunningError,
 )
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.model.session import ResearchSession, SessionStatus, StageOutcome, utcnow
+from coordinator.domain.model.session import IDEMPOTENCY_HOURS, ResearchSession, SessionStatus, StageOutcome, utcnow
 from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.experts import is_iso_date
-
-IDEMPOTENCY_HOURS = 24
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,11 @@ class ResearchOrchestrationService:
             requested_by=viewer.client_id,
             # What is carried is stored with the new session from its first commit, with its original audit
             # data (the orchestrator does not report carried stages): the new session tells the whole story.
-            expert_outcomes={e: o for e, o in source.expert_outcomes.items() if e in request.carried_results},
+            expert_outcomes={
+                e: o
+                for e, o in source.expert_outcomes.items()
+                if e in request.carried_results or e in request.carried_failures
+            },
             debate=source.debate if request.carried_debate_outcome is not None else StageOutcome(),
             carried_stages=[*request.carried_results, *(["debate"] if request.carried_debate_outcome else [])],
             token_budget=source.token_budget if source.token_budget is not None else self._token_budget,
@@ -163,7 +169,10 @@ class ResearchOrchestrationService:
             session.idempotency_key, session.request_hash = key, request_hash
         if self._accounting is not None:  # a replay above answers the first submission, tokens left or not
             await self._accounting.check_quota(session.client_id)
-        position = await self._jobs.submit(session)
+        try:
+            position = await self._jobs.submit(session)
+        except IdempotencyKeyTakenError as raced:  # a submission with the same key was stored first
+            return await self._replayed(raced.session, raced.key, request_hash)
         return Submission(session.session_id, "queued", position, created=True)
 
     async def _earlier(self, client_id: str, key: str) -> ResearchSession | None:
@@ -184,11 +193,8 @@ class ResearchOrchestrationService:
             if stored is None or stored.status not in ("completed", "partial", "failed"):
                 raise
             result = result_of(stored)
-        session = await self._sessions.get(submission.session_id)
-        retry_count = session.retry_count if session is not None else 0
-        usage = self._accounting.usage_of(session) if self._accounting is not None and session is not None else None
-        update = {"session_id": submission.session_id, "retry_count": retry_count, "usage": usage}
-        result = result.model_copy(update=update)
+        if self._accounting is not None and (session := await self._sessions.get(submission.session_id)) is not None:
+            result = result.model_copy(update={"usage": self._accounting.usage_of(session)})
         if result.overall_status == "failed":
             raise AllExpertsFailedError.for_result(result)
         return result
@@ -196,16 +202,6 @@ class ResearchOrchestrationService:
 
 def _hash(asked: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(asked, sort_keys=True, default=str).encode()).hexdigest()
-
-
-_REFUSAL = re.compile(r"^research (?P<status>4\d\d) (?P<code>[a-z_]+):")
-
-
-def _failure_in(error: str) -> ExpertFailure | None:
-    """The research service's refusal as a stored error names it (``research 404 data_unavailable: …``), so a
-    result rebuilt from the store answers a client-side failure with its 4xx, as the run that made it did."""
-    found = _REFUSAL.match(error)
-    return ExpertFailure(status=int(found["status"]), code=found["code"]) if found else None
 
 
 def result_of(session: ResearchSession) -> ResearchResult:
@@ -217,7 +213,7 @@ def result_of(session: ResearchSession) -> ResearchResult:
             items.append(ExpertResultItem(expert_type=ExpertType(expert), status="success", data=outcome.data))
         else:
             error = (outcome.error if outcome is not None else None) or "the expert did not run"
-            failure = (outcome.failure if outcome is not None else None) or _failure_in(error)
+            failure = outcome.failure if outcome is not None else None
             items.append(
                 ExpertResultItem(expert_type=ExpertType(expert), status="failed", error=error, failure=failure)
             )
@@ -240,7 +236,12 @@ def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) 
     if source.status == "running":
         raise SessionRunningError(source.session_id)
     # A source retried already gets through here: storing the new session raises the precise conflict.
-    if not source.failed_stages and source.status != "interrupted":
+    refused = {e: o.failure.code for e, o in source.permanent_failures.items() if o.failure is not None}
+    if not source.retryable_stages and (source.status != "interrupted" or refused):
+        if refused:
+            named = ", ".join(f"{e} ({code})" for e, code in refused.items())
+            what = f"the research service refused {named} for good, and nothing else failed"
+            raise SessionNotRetryableError(source.session_id, what, permanent_failures=refused)
         what = "every expert succeeded" + ("" if source.skip_debate else ", and so did the debate and the verdict")
         raise SessionNotRetryableError(source.session_id, what)
     option = source.options.get(ExpertType.TECHNICAL_ANALYST.value, {}).get("analysis_date")
@@ -252,5 +253,8 @@ def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) 
         skip_debate=source.skip_debate,
         analysis_date=source.analysis_date or fallback,
         carried_results=source.successful_results,
-        carried_debate_outcome=source.debate_outcome if not source.failed_experts and source.debate_succeeded else None,
+        carried_failures=carried_failures(source),
+        carried_debate_outcome=source.debate_outcome
+        if not source.retryable_experts and source.debate_succeeded
+        else None,
     )

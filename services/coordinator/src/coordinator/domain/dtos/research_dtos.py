@@ -11,6 +11,7 @@ from coordinator.domain.model.enums import ExpertType
 from shared_contracts.usage import ResearchUsage
 
 OverallStatus = Literal["completed", "partial", "failed"]
+PERMANENT_FAILURE_STATUSES = frozenset({404, 422})
 
 
 class ResearchRequest(BaseModel):
@@ -30,6 +31,8 @@ class ResearchRequest(BaseModel):
     analysis_date: date | None = None
     skip_debate: bool = False
     carried_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    carried_failures: dict[str, ExpertResultItem] = Field(default_factory=dict)
+    """Experts the research service refused for good in the source session: not asked again, failed as before."""
     carried_debate_outcome: dict[str, Any] | None = None
     token_budget: int | None = Field(default=None, ge=0)
     """Tokens the model calls of the stages it runs may use (None: no cap)."""
@@ -44,6 +47,11 @@ class ExpertFailure(BaseModel):
     status: int
     code: str
     earliest_usable_date: date | None = None
+
+    @property
+    def permanent(self) -> bool:
+        """Refused for good (404: unknown symbol, no data; 422: too little history): asking again cannot help."""
+        return self.status in PERMANENT_FAILURE_STATUSES
 
 
 class ExpertResultItem(BaseModel):

@@ -11,6 +11,9 @@ from coordinator.domain.dtos.research_dtos import ExpertFailure
 LOCAL_CLIENT_ID = "local"
 """The client of every session stored with ``AUTH_MODE=none`` (and of the rows stored before clients were)."""
 
+IDEMPOTENCY_HOURS = 24
+"""How long an ``Idempotency-Key`` names the session it made (per client)."""
+
 SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
 FINAL_STATUSES: frozenset[str] = frozenset({"completed", "partial", "failed", "cancelled", "interrupted"})
 StageStatus = Literal["success", "failed", "skipped", "pending"]
@@ -28,7 +31,12 @@ class ExpertOutcome:
     duration_ms: float | None = None
     attempts: int = 1
     failure: ExpertFailure | None = None
-    """What the research service said of a refused expert (its problem's status and code); not stored."""
+    """What the research service said of a refused expert (its problem's status and code)."""
+
+    @property
+    def retryable(self) -> bool:
+        """Failed, and asking again may succeed (not refused for good: ``ExpertFailure.permanent``)."""
+        return self.status != "success" and not (self.failure is not None and self.failure.permanent)
 
 
 @dataclass(frozen=True)
@@ -114,19 +122,31 @@ class ResearchSession:
 
     @property
     def stages_to_retry(self) -> list[str]:
-        """What a retry of this session would re-run; empty when nothing failed, or when it has been
-        retried already (``retried_by``: retry that one)."""
-        return [] if self.retried_by is not None else self.failed_stages
+        """What a retry of this session would re-run; empty when nothing can be, or when it has been retried
+        already (``retried_by``: retry that one)."""
+        return [] if self.retried_by is not None else self.retryable_stages
 
     @property
-    def failed_stages(self) -> list[str]:
-        """The experts that did not succeed, then ``debate`` and ``judge`` unless they succeeded (or the
-        session skips them). Empty: nothing failed."""
-        stages = self.failed_experts
-        if self.skip_debate:
-            return stages
-        if stages or not self.debate_succeeded:
-            return [*stages, "debate", "judge"]
+    def retryable_experts(self) -> list[str]:
+        """The experts that did not succeed and may if asked again (``ExpertOutcome.retryable``)."""
+        return [e for e in self.experts if (o := self.expert_outcomes.get(e)) is None or o.retryable]
+
+    @property
+    def permanent_failures(self) -> dict[str, ExpertOutcome]:
+        """The experts the research service refused for good: a retry carries them as they are."""
+        return {e: o for e, o in self.expert_outcomes.items() if o.status != "success" and not o.retryable}
+
+    @property
+    def retryable_stages(self) -> list[str]:
+        """The retryable experts, then ``debate`` and ``judge`` unless they succeeded (or the session skips them;
+        not without an expert that succeeded or may). Empty: nothing a retry can change."""
+        stages = self.retryable_experts
+        if self.skip_debate or stages:
+            return stages if self.skip_debate else [*stages, "debate", "judge"]
+        if not self.successful_results:
+            return []
+        if not self.debate_succeeded:
+            return ["debate", "judge"]
         return [] if self.verdict_succeeded else ["judge"]
 
     @property

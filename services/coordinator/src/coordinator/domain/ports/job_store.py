@@ -4,16 +4,29 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from coordinator.domain.model.events import NewEvent, SessionEvent
 from coordinator.domain.model.session import ResearchSession, SessionStatus
 
 
+@dataclass(frozen=True)
+class Enqueued:
+    position: int
+    """The session's place in the queue when stored (the queued sessions before it, plus one); 0: the queue was
+    full, nothing was stored."""
+    claimed: ResearchSession | None = None
+
+
 class IJobStore(ABC):
     @abstractmethod
-    async def enqueue(self, session: ResearchSession, events: Sequence[NewEvent]) -> None:
-        """Store a new session with its first ``events`` in one transaction (as ``ISessionRepository.create``)."""
+    async def enqueue(
+        self, session: ResearchSession, *, claim: bool = False, queue_limit: int | None = None
+    ) -> Enqueued:
+        """Store a new ``queued`` session with its ``session.queued`` event (its ``position``) in one transaction,
+        unless ``queue_limit`` sessions wait already (nothing stored). With ``claim``, the same transaction takes
+        the oldest queued session (``claim_next``: this one unless others wait)."""
 
     @abstractmethod
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from coordinator.domain.model.events import NewEvent
 from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome
 
@@ -32,13 +33,18 @@ class ISessionRepository(ABC):
         ``session.retried_from`` already has a retry: a session is retried at most once."""
 
     @abstractmethod
-    async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None: ...
+    async def record_expert(
+        self, session_id: str, expert: str, outcome: ExpertOutcome, events: Sequence[NewEvent] = ()
+    ) -> None:
+        """Store the expert's outcome and append ``events`` (its event) in one transaction."""
 
     @abstractmethod
-    async def record_debate(self, session_id: str, stage: StageOutcome) -> None: ...
+    async def record_debate(self, session_id: str, stage: StageOutcome, events: Sequence[NewEvent] = ()) -> None:
+        """As ``record_expert``, for the debate."""
 
     @abstractmethod
-    async def record_verdict(self, session_id: str, stage: StageOutcome) -> None: ...
+    async def record_verdict(self, session_id: str, stage: StageOutcome, events: Sequence[NewEvent] = ()) -> None:
+        """As ``record_expert``, for the verdict."""
 
     @abstractmethod
     async def finish(self, session_id: str, status: SessionStatus) -> None: ...

@@ -79,8 +79,8 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
         context = ResearchContext(carried_debate_outcome=request.carried_debate_outcome)
         final: dict[str, Any] = dict(initial or {})
         finished: set[Stage] = set()
-        # Each finished node is checkpointed before the run goes on: a crash loses no finished stage.
-        durability: dict[str, Any] = {"durability": "sync"} if durable else {}
+        # A finished node's writes are saved as it ends; the step's checkpoint is written while the next step runs.
+        durability: dict[str, Any] = {"durability": "async"} if durable else {}
         chunks = graph.astream(
             initial, config, context=context, stream_mode=["updates", "custom", "values"], **durability
         )
@@ -104,14 +104,19 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
 def _initial_state(request: ResearchRequest) -> ResearchGraphState:
     selected = [e.value for e in request.experts]
     carried = {e: data for e, data in request.carried_results.items() if e in selected}
+    refused = {
+        e: ExpertOutcome("failed", None, item.error, failure=item.failure)
+        for e, item in request.carried_failures.items()
+        if e in selected and e not in carried
+    }
     return {
         "symbol": request.symbol,
         "selected_experts": selected,
         "options": request.options,
         "analysis_date": request.analysis_date,
-        "experts": {e: ExpertOutcome("success", data) for e, data in carried.items()},
+        "experts": {**refused, **{e: ExpertOutcome("success", data) for e, data in carried.items()}},
         "results": carried,
-        "errors": {},
+        "errors": {e: outcome.error or "" for e, outcome in refused.items()},
         "overall_status": "failed",  # nothing has succeeded yet; the aggregator decides
         "token_budget": request.token_budget,
         "tokens_spent": 0,

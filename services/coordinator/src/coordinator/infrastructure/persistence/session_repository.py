@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Insert, Select, Table, Update
@@ -18,15 +18,29 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
-from sqlalchemy.orm import aliased, selectinload
+from sqlalchemy.orm import Session, aliased, selectinload
 from sqlalchemy.sql.expression import and_, bindparam, delete, exists, func, insert, or_, select, update
 
-from coordinator.domain.exceptions import RetryAlreadyStartedError, SessionNotFoundError, SessionStoreUnavailableError
+from coordinator.domain.dtos.research_dtos import ExpertFailure
+from coordinator.domain.exceptions import (
+    IdempotencyKeyTakenError,
+    RetryAlreadyStartedError,
+    SessionNotFoundError,
+    SessionStoreUnavailableError,
+)
 from coordinator.domain.model.events import NewEvent, SessionEvent
 from coordinator.domain.model.outcome import TECHNICAL, StoredVerdict, iso_day, technical_option_date
-from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome, utcnow
-from coordinator.domain.ports.job_store import IJobStore
+from coordinator.domain.model.session import (
+    IDEMPOTENCY_HOURS,
+    ExpertOutcome,
+    ResearchSession,
+    SessionStatus,
+    StageOutcome,
+    utcnow,
+)
+from coordinator.domain.ports.job_store import Enqueued, IJobStore
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
+from coordinator.infrastructure.persistence.event_notifications import notify_events
 from coordinator.infrastructure.persistence.tables import EventRow, ExpertRow, SessionRow
 from coordinator.infrastructure.persistence.usage_ledger import SqlAlchemyUsageLedger
 from coordinator.infrastructure.persistence.write_transactions import Statements, WriteTransactions
@@ -39,6 +53,8 @@ UNFINISHED = ("queued", "running")
 # The write path's statements are built once and executed with parameters.
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
+QUEUE_LENGTH = select(func.count()).select_from(SESSIONS).where(SESSIONS.c.status == "queued")
+_LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJobStore):
@@ -54,24 +70,48 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
         self._unwritten_finishes: dict[str, tuple[SessionStatus, datetime]] = {}
 
     async def create(self, session: ResearchSession) -> None:
-        await self.enqueue(session, ())
+        await self._store_new(session, queued=False)
 
-    async def enqueue(self, session: ResearchSession, events: Sequence[NewEvent]) -> None:
-        """``create`` with the session's first events, in one transaction (a queued session is claimable as soon
-        as it is committed: its ``session.queued`` comes first)."""
-        values = {**_session_values(session), "owner": self.owner}
+    async def enqueue(
+        self, session: ResearchSession, *, claim: bool = False, queue_limit: int | None = None
+    ) -> Enqueued:
+        return await self._store_new(session, queued=True, claim=claim, queue_limit=queue_limit)
+
+    async def _store_new(
+        self, session: ResearchSession, *, queued: bool, claim: bool = False, queue_limit: int | None = None
+    ) -> Enqueued:
+        """``create``, or ``enqueue`` (``queued``): one transaction, so a queued session is claimable only with
+        its ``session.queued`` event first."""
+        values, owner = {**_session_values(session), "owner": self.owner}, self.owner
         experts = [_expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
 
-        def statements(conn: Connection) -> None:
+        def statements(conn: Connection) -> Enqueued:
+            ahead = int(conn.scalar(QUEUE_LENGTH) or 0) if queued else 0
+            if queue_limit is not None and ahead >= queue_limit:
+                return Enqueued(0)
+            if session.idempotency_key is not None:  # a key older than its window is free again
+                conn.execute(
+                    update(SESSIONS)
+                    .where(
+                        SESSIONS.c.client_id == session.client_id,
+                        SESSIONS.c.idempotency_key == session.idempotency_key,
+                        SESSIONS.c.created_at < utcnow() - timedelta(hours=IDEMPOTENCY_HOURS),
+                    )
+                    .values(idempotency_key=None)
+                )
             conn.execute(INSERT_SESSION, values)
             if experts:
                 conn.execute(INSERT_EXPERTS, experts)
-            if events:
-                _append(conn, session.session_id, events)
+            if queued:
+                _append(conn, session.session_id, [NewEvent("session.queued", {"position": ahead + 1})])
+            return Enqueued(ahead + 1, _claim_oldest(conn, owner) if claim else None)
 
         try:
-            await self._write(statements)
+            return await self._write(statements)
         except IntegrityError:
+            key = session.idempotency_key
+            if key is not None and (holder := await self.find_idempotent(session.client_id, key, _LONG_AGO)):
+                raise IdempotencyKeyTakenError(key, holder) from None
             if session.retried_from is None:
                 raise
             existing = await self._retry_of(session.retried_from)
@@ -86,20 +126,24 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
             found: SessionRow | None = await db.scalar(select(SessionRow).where(SessionRow.retried_from == source_id))
             return found
 
-    async def record_expert(self, session_id: str, expert: str, outcome: ExpertOutcome) -> None:
+    async def record_expert(
+        self, session_id: str, expert: str, outcome: ExpertOutcome, events: Sequence[NewEvent] = ()
+    ) -> None:
         values = _expert_values(session_id, expert, outcome)
 
         def statements(conn: Connection) -> None:
             _touch(conn, session_id)
             conn.execute(self._upsert_expert, values)
+            if events:
+                _append(conn, session_id, events)
 
         await self._write(statements)
 
-    async def record_debate(self, session_id: str, stage: StageOutcome) -> None:
-        await self._write(_touching(session_id, **_stage_values("debate", "debate_outcome", stage)))
+    async def record_debate(self, session_id: str, stage: StageOutcome, events: Sequence[NewEvent] = ()) -> None:
+        await self._write(_touching(session_id, events, **_stage_values("debate", "debate_outcome", stage)))
 
-    async def record_verdict(self, session_id: str, stage: StageOutcome) -> None:
-        await self._write(_touching(session_id, **_stage_values("judge", "verdict", stage)))
+    async def record_verdict(self, session_id: str, stage: StageOutcome, events: Sequence[NewEvent] = ()) -> None:
+        await self._write(_touching(session_id, events, **_stage_values("judge", "verdict", stage)))
 
     async def finish(self, session_id: str, status: SessionStatus) -> None:
         """A final status is final: a session already ``interrupted`` (by a replica that took this one for
@@ -258,31 +302,7 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
 
     async def claim_next(self) -> ResearchSession | None:
         owner = self.owner
-
-        def statements(conn: Connection) -> str | None:
-            oldest = (
-                select(SESSIONS.c.session_id, SESSIONS.c.started_at)
-                .where(SESSIONS.c.status == "queued")
-                .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
-                .limit(1)
-            )
-            for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
-                found = conn.execute(oldest).first()
-                if found is None:
-                    return None
-                now = utcnow()
-                values: dict[str, Any] = {"status": "running", "owner": owner, "updated_at": now}
-                if found.started_at is None:
-                    values["started_at"] = now
-                else:
-                    values["resume_count"] = SESSIONS.c.resume_count + 1
-                mine = (SESSIONS.c.session_id == found.session_id) & (SESSIONS.c.status == "queued")
-                if conn.execute(update(SESSIONS).where(mine).values(values)).rowcount:
-                    return str(found.session_id)
-            return None
-
-        claimed = await self._write(statements)
-        return None if claimed is None else await self.get(claimed)
+        return await self._write(lambda conn: _claim_oldest(conn, owner))
 
     async def queued(self) -> Sequence[str]:
         rows = (
@@ -356,7 +376,34 @@ def _append(conn: Connection, session_id: str, events: Sequence[NewEvent]) -> in
         for i, e in enumerate(events)
     ]
     conn.execute(insert(EVENTS), rows)
+    notify_events(conn, session_id)
     return last
+
+
+def _claim_oldest(conn: Connection, owner: str | None) -> ResearchSession | None:
+    """The oldest queued session, made ``running`` for ``owner`` (see ``IJobStore.claim_next``), read back."""
+    oldest = (
+        select(SESSIONS.c.session_id, SESSIONS.c.started_at)
+        .where(SESSIONS.c.status == "queued")
+        .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
+        .limit(1)
+    )
+    for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
+        found = conn.execute(oldest).first()
+        if found is None:
+            return None
+        now = utcnow()
+        values: dict[str, Any] = {"status": "running", "owner": owner, "updated_at": now}
+        if found.started_at is None:
+            values["started_at"] = now
+        else:
+            values["resume_count"] = SESSIONS.c.resume_count + 1
+        mine = (SESSIONS.c.session_id == found.session_id) & (SESSIONS.c.status == "queued")
+        if conn.execute(update(SESSIONS).where(mine).values(values)).rowcount:
+            with Session(bind=conn) as db:
+                row, retried_by = db.execute(_sessions().where(SessionRow.session_id == found.session_id)).one()
+                return _to_domain(row, retried_by)
+    return None
 
 
 def _finishing(session_id: str, status: SessionStatus, at: datetime) -> Statements[None]:
@@ -375,9 +422,11 @@ def _finishing(session_id: str, status: SessionStatus, at: datetime) -> Statemen
     return statements
 
 
-def _touching(session_id: str, **values: Any) -> Statements[None]:
+def _touching(session_id: str, events: Sequence[NewEvent], **values: Any) -> Statements[None]:
     def statements(conn: Connection) -> None:
         _touch(conn, session_id, **values)
+        if events:
+            _append(conn, session_id, events)
 
     return statements
 
@@ -452,7 +501,13 @@ _EXPERT_FIELDS = ("status", "data", "error", "duration_ms", "attempts")
 
 def _expert_values(session_id: str, expert: str, outcome: ExpertOutcome) -> dict[str, Any]:
     fields = {name: getattr(outcome, name) for name in _EXPERT_FIELDS}
-    return {"session_id": session_id, "expert": expert, **fields, "recorded_at": utcnow()}
+    failure = outcome.failure.model_dump(mode="json") if outcome.failure is not None else None
+    return {"session_id": session_id, "expert": expert, **fields, "failure": failure, "recorded_at": utcnow()}
+
+
+def _expert_outcome(row: ExpertRow) -> ExpertOutcome:
+    failure = ExpertFailure.model_validate(row.failure) if row.failure else None
+    return ExpertOutcome(**{name: getattr(row, name) for name in _EXPERT_FIELDS}, failure=failure)
 
 
 def _session_values(session: ResearchSession) -> dict[str, Any]:
@@ -493,7 +548,7 @@ def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSessio
         retried_by=retried_by,
         last_event_seq=row.last_event_seq,
         carried_stages=list(row.carried_stages or []),
-        expert_outcomes={e: ExpertOutcome(*(getattr(by_expert[e], name) for name in _EXPERT_FIELDS)) for e in ordered},
+        expert_outcomes={e: _expert_outcome(by_expert[e]) for e in ordered},
         debate=StageOutcome(row.debate_status, row.debate_error, row.debate_duration_ms, row.debate_outcome),  # type: ignore[arg-type]
         judge=StageOutcome(row.judge_status, row.judge_error, row.judge_duration_ms, row.verdict),  # type: ignore[arg-type]
     )

@@ -79,7 +79,8 @@ class SessionRow(Base):
         Index("ix_research_sessions_symbol_created_at", "symbol", "created_at"),
         Index("ix_research_sessions_status_created_at", "status", "created_at"),
         Index("ix_research_sessions_client_id_created_at", "client_id", "created_at"),
-        Index("ix_research_sessions_client_id_idempotency_key", "client_id", "idempotency_key"),
+        # One session per client and key: two racing submissions with one key cannot both run.
+        Index("ix_research_sessions_client_id_idempotency_key", "client_id", "idempotency_key", unique=True),
         CheckConstraint("resume_count >= 0", name="resume_count"),
     )
 
@@ -152,6 +153,8 @@ class ExpertRow(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     duration_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=1)
+    failure: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    """A refused expert's ``ExpertFailure`` (status, code, earliest usable date), as the research service said."""
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
     session: Mapped[SessionRow] = relationship(back_populates="expert_rows", lazy="raise")

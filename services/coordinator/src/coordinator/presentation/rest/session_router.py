@@ -72,7 +72,9 @@ _RETRY_RESPONSES: dict[int | str, dict[str, Any]] = {
     202: ASYNC_RESPONSES[202],
     409: {
         "model": ProblemDetail,
-        "description": "Nothing to retry now: `code` not_retryable (completed, debate and verdict succeeded), "
+        "description": "Nothing to retry now: `code` not_retryable (completed, debate and verdict succeeded; or "
+        "the only failures are experts the research service refused for good, 404/422, named in "
+        "`permanent_failures`), "
         "session_running, retry_in_progress or already_retried (a session is retried once; the problem's "
         "`retry_session_id` names its retry — retry the newest session of the chain); or "
         "idempotency_key_reused.",

@@ -1,8 +1,8 @@
 """LLM usage and token budgets: each session's ``token_budget`` and the stages a retry ``carried_stages``, and the
 usage ledger (``llm_usage_records``: one row per stage of a session that made model calls, by client, day and model).
 
-Revision ID: 0007_llm_usage
-Revises: 0006_session_jobs
+Revision ID: 0008_llm_usage
+Revises: 0007_idempotency_and_failures
 Create Date: 2026-11-27
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007_llm_usage"
-down_revision: str | None = "0006_session_jobs"
+revision: str = "0008_llm_usage"
+down_revision: str | None = "0007_idempotency_and_failures"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
