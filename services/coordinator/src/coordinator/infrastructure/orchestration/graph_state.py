@@ -7,7 +7,7 @@ are the spec's views of the same outcomes (an expert's data, or its error text),
 succeeded; ``stages`` holds how the debate and the verdict ended (status, error, duration; their data is in those
 two fields). ``analysis_date`` is the one day the research is made as of (every expert is asked for it, the judge
 prices on it). ``ResearchContext`` is what a run is given beside its state (LangGraph's typed runtime context, not
-checkpointed): a retry's carried debate outcome."""
+checkpointed): a retry's carried debate outcome, and the run's spans (``research_trace``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from datetime import date
 from typing import Annotated, Any, Literal, TypedDict
 
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.infrastructure.orchestration.research_trace import ResearchTrace
 
 
 def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -39,3 +40,4 @@ class ResearchGraphState(TypedDict, total=False):
 @dataclass(frozen=True)
 class ResearchContext:
     carried_debate_outcome: dict[str, Any] | None = None
+    trace: ResearchTrace | None = None
