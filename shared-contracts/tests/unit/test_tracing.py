@@ -93,8 +93,26 @@ async def test_a_model_call_span_is_described_by_the_gen_ai_conventions_without_
         "gen_ai.usage.input_tokens": 12,
         "gen_ai.usage.output_tokens": 3,
     }
-    # Off: the same call makes a non-recording span and still answers.
+    # Off: the same call makes no span and still answers.
     assert (await _Client().complete("p", None, 0.2)).prompt_tokens == 12
+
+
+@pytest.mark.usefixtures("no_endpoint")
+async def test_with_tracing_off_the_model_calls_tokens_are_counted_by_stage() -> None:
+    router = APIRouter()
+
+    @router.get("/call")
+    async def call() -> dict[str, str]:
+        with model_call_stage("judge"):
+            await _Client().complete("p", None, 0.2)
+        return {}
+
+    app = create_service_app(service="svc", title="t", description="d", settings=ServiceSettings(), routers=[router])
+    await _get(app, "/call")
+    await _get(app, "/call")
+    metrics = (await _get(app, "/metrics")).text
+    assert 'llm_tokens_total{direction="input",model="m-2024",service="svc",stage="judge"} 24.0' in metrics
+    assert 'llm_tokens_total{direction="output",model="m-2024",service="svc",stage="judge"} 6.0' in metrics
 
 
 @pytest.fixture

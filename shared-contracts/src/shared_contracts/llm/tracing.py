@@ -5,7 +5,7 @@ The span (``chat <model>``, kind CLIENT) carries ``gen_ai.operation.name``, ``ge
 ``gen_ai.system``, ``gen_ai.request.model``, ``gen_ai.request.temperature``, ``gen_ai.response.model``,
 ``gen_ai.usage.input_tokens`` / ``output_tokens`` (when the endpoint reports them), ``gen_ai.agent.name``
 (the stage: ``model_call_stage``) and ``server.address`` / ``server.port``; a failed call, ``error.type``.
-Never the prompt or the answer. With tracing off the span is the API's non-recording one.
+Never the prompt or the answer. With tracing off no span is made (the tokens are counted still).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from shared_contracts.service.service_metrics import current_metrics
+from shared_contracts.service.tracing import spans_recorded
 
 PROVIDER = "openai"
 """The API the calls speak (any endpoint of LLM_BASE_URL): ``gen_ai.provider.name``'s value for it."""
@@ -68,6 +69,10 @@ def traced_model_call(complete: Callable[Concatenate[C, P], Awaitable[R]]) -> Ca
     @wraps(complete)
     async def traced(client: C, /, *args: P.args, **kwargs: P.kwargs) -> R:
         stage = _stage.get()
+        if not spans_recorded():  # tracing off: no span at all, not even a non-recording one
+            completion = await complete(client, *args, **kwargs)
+            _count_tokens(completion, stage)
+            return completion
         tracer = trace.get_tracer(__name__)
         with tracer.start_as_current_span(
             f"chat {client.model}", kind=SpanKind.CLIENT, record_exception=False, set_status_on_exception=False
@@ -82,14 +87,18 @@ def traced_model_call(complete: Callable[Concatenate[C, P], Awaitable[R]]) -> Ca
                 raise
             if span.is_recording():
                 _describe_response(span, completion)
-        metrics = current_metrics()
-        if metrics is not None:
-            metrics.count_tokens(
-                completion.model, stage or UNKNOWN_STAGE, completion.prompt_tokens, completion.completion_tokens
-            )
+        _count_tokens(completion, stage)
         return completion
 
     return traced
+
+
+def _count_tokens(completion: Completion, stage: str | None) -> None:
+    metrics = current_metrics()
+    if metrics is not None:
+        metrics.count_tokens(
+            completion.model, stage or UNKNOWN_STAGE, completion.prompt_tokens, completion.completion_tokens
+        )
 
 
 def _temperature(args: tuple[object, ...], kwargs: dict[str, object]) -> object:

@@ -34,13 +34,19 @@ def tracing_on() -> bool:
     return isinstance(trace.get_tracer_provider(), TracerProvider)
 
 
+def spans_recorded() -> bool:
+    """Whether a tracer provider is set up in this process (cheap: for the code that skips its spans
+    altogether when none is, rather than making the API's non-recording ones)."""
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
 def install_tracing(app: FastAPI, service: str, settings: ServiceSettings) -> None:
     """Sets up the OTLP exporter when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set (once per process), then, if
     this process records spans, instruments ``app``, httpx and SQLAlchemy. Nothing is imported or changed
     when tracing is off."""
-    if settings.otel_exporter_otlp_endpoint and not _provider_set_up():
+    if settings.otel_exporter_otlp_endpoint and not spans_recorded():
         _export_over_otlp(service)
-    if not _provider_set_up() or not tracing_on():
+    if not spans_recorded() or not tracing_on():
         return
     from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
     from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
@@ -58,7 +64,7 @@ def install_tracing(app: FastAPI, service: str, settings: ServiceSettings) -> No
 def instrument_http_client(client: httpx.AsyncClient) -> httpx.AsyncClient:
     """``client`` with a span per request when tracing is on (the instrumentation of httpx patches httpx's
     own transport only; a client on another one, aiohttp's, is instrumented here)."""
-    if _provider_set_up() and tracing_on():
+    if spans_recorded() and tracing_on():
         from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
 
         HTTPXClientInstrumentor.instrument_client(client)
@@ -85,14 +91,9 @@ def untraced() -> Iterator[None]:
 
 def flush_spans() -> None:
     """Exports the spans still buffered (at shutdown: a signalled uvicorn exits without running exit hooks)."""
-    if _provider_set_up() and tracing_on():
+    if spans_recorded() and tracing_on():
         provider = trace.get_tracer_provider()
         provider.force_flush()  # type: ignore[attr-defined]
-
-
-def _provider_set_up() -> bool:
-    """Whether any tracer provider was set (without importing the SDK: the API's proxy stands in until then)."""
-    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 def _export_over_otlp(service: str) -> None:

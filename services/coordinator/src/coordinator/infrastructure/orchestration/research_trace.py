@@ -9,19 +9,21 @@
 
 The spans are not made current across the run's stream (an async generator: the context it would set is the
 consumer's); each node makes its own span current while it calls its peer, so the call carries its
-``traceparent``. With tracing off they are the API's non-recording spans; the durations are recorded either way.
+``traceparent``. With tracing off no span is made (the stage span: the API's invalid one, never exported); the
+durations are recorded either way.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from opentelemetry import trace
 from opentelemetry.context import Context
 
 from shared_contracts.service.service_metrics import current_metrics
+from shared_contracts.service.tracing import spans_recorded
 
 EXPERTS_STAGE = "experts"
 
@@ -29,8 +31,13 @@ EXPERTS_STAGE = "experts"
 class ResearchTrace:
     def __init__(self, symbol: str) -> None:
         """Starts the run's span, a child of the current one (the request's)."""
+        self._traced = spans_recorded()
         self._tracer = trace.get_tracer(__name__)
-        self._run = self._tracer.start_span("research", attributes={"research.symbol": symbol})
+        self._run = (
+            self._tracer.start_span("research", attributes={"research.symbol": symbol})
+            if self._traced
+            else trace.INVALID_SPAN
+        )
         self._run_context = trace.set_span_in_context(self._run)
         self._experts: trace.Span | None = None
         self._experts_context: Context | None = None
@@ -40,11 +47,14 @@ class ResearchTrace:
     def expert(self, expert: str) -> Iterator[None]:
         """One expert's span (current in the block), under the experts' stage (started by the first expert)."""
         if self._experts_context is None:
-            self._experts = self._tracer.start_span(f"stage {EXPERTS_STAGE}", context=self._run_context)
+            self._experts = (
+                self._tracer.start_span(f"stage {EXPERTS_STAGE}", context=self._run_context)
+                if self._traced
+                else trace.INVALID_SPAN
+            )
             self._experts_context = trace.set_span_in_context(self._experts)
             self._experts_started = time.perf_counter()
-        span = self._tracer.start_as_current_span(f"expert {expert}", context=self._experts_context)
-        with _timed(f"expert:{expert}"), span:
+        with _timed(f"expert:{expert}"), self._span(f"expert {expert}", self._experts_context):
             yield
 
     def experts_gathered(self) -> None:
@@ -57,8 +67,12 @@ class ResearchTrace:
     @contextmanager
     def stage(self, stage: str) -> Iterator[None]:
         """The debate's or the verdict's span (current in the block), under the run's."""
-        with _timed(stage), self._tracer.start_as_current_span(f"stage {stage}", context=self._run_context):
+        with _timed(stage), self._span(f"stage {stage}", self._run_context):
             yield
+
+    def _span(self, name: str, parent: Context) -> AbstractContextManager[object]:
+        """A span current in the block; with tracing off, none at all."""
+        return self._tracer.start_as_current_span(name, context=parent) if self._traced else nullcontext()
 
     def end(self) -> None:
         if self._experts is not None:
