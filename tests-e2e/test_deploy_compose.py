@@ -102,7 +102,16 @@ def test_vendored_schema_is_the_documented_file() -> None:
 
 
 def test_stack_has_postgres_redis_the_four_services_and_the_gateway(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"postgres", "redis", *SERVICES, "gateway"}
+    started_by_default = {name for name, spec in compose["services"].items() if not spec.get("profiles")}
+    assert started_by_default == {"postgres", "redis", *SERVICES, "gateway"}
+
+
+def test_the_tracing_profile_adds_jaeger_and_the_services_export_to_it_when_told(compose: dict[str, Any]) -> None:
+    jaeger = compose["services"]["jaeger"]
+    assert jaeger["profiles"] == ["tracing"]
+    assert jaeger["ports"] == ["127.0.0.1:16686:16686"]  # the UI on the host's loopback; OTLP on the network
+    for name in SERVICES:  # passed through from the host when set there (the services' default: off)
+        assert compose_environment(compose["services"][name])["OTEL_EXPORTER_OTLP_ENDPOINT"] is None
 
 
 @pytest.mark.parametrize("service", SERVICES)
@@ -121,7 +130,7 @@ def test_service_is_built_from_the_shared_dockerfile_with_its_name_and_port(
     ]
 
 
-@pytest.mark.parametrize("service", [*SERVICES, "postgres", "redis", "gateway"])
+@pytest.mark.parametrize("service", [*SERVICES, "postgres", "redis", "gateway", "jaeger"])
 def test_every_container_has_a_healthcheck(compose: dict[str, Any], service: str) -> None:
     check = compose["services"][service]["healthcheck"]
     assert check["test"][0] in ("CMD", "CMD-SHELL")
@@ -262,7 +271,7 @@ def test_redis_keeps_nothing_and_is_not_published(compose: dict[str, Any]) -> No
     assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
 
 
-@pytest.mark.parametrize("service", [*SERVICES, "postgres", "redis", "gateway"])
+@pytest.mark.parametrize("service", [*SERVICES, "postgres", "redis", "gateway", "jaeger"])
 def test_every_container_drops_capabilities_and_runs_read_only_within_limits(
     compose: dict[str, Any], service: str
 ) -> None:

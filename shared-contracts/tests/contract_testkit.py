@@ -1,23 +1,38 @@
 """Test helpers every package's tests share (``shared-contracts/tests`` is on pytest's ``pythonpath``):
 an OpenAI-compatible endpoint behind ``httpx2.MockTransport``, the bulk fields the expert-result
-projection drops, a run of one import-linter contract and the traceability-table checks. Tests only;
-nothing in ``src/`` imports this."""
+projection drops, a run of one import-linter contract, the traceability-table checks, an app served on
+loopback by a thread and the process's spans recorded in memory. Tests only; nothing in ``src/`` imports
+this."""
 
 from __future__ import annotations
 
 import functools
 import json
 import re
+import socket
 import subprocess
 import sys
+import threading
+import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx2
+import uvicorn
+from opentelemetry import trace
+from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+from opentelemetry.instrumentation.sqlalchemy import SQLAlchemyInstrumentor
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.util._once import Once
+from starlette.types import ASGIApp
 
 from shared_contracts.llm.client import OpenAICompatibleChat
+from shared_contracts.service.server import GuardedHttpProtocol
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LLM_TEST_BASE_URL = "http://llm.test/v1"
@@ -233,3 +248,64 @@ def assert_node_ids_exist(rows: list[tuple[str, str]], repo: Path = REPO_ROOT) -
         path, _, name = node_id.partition("::")
         source = (repo / path).read_text(encoding="utf-8")
         assert re.search(rf"^(async )?def {re.escape(name)}\(", source, re.MULTILINE), (scenario, node_id)
+
+
+# --- Servers and spans -----------------------------------------------------------------------------
+
+
+@contextmanager
+def serving_in_thread(app: ASGIApp, **config: Any) -> Iterator[int]:
+    """``app`` under uvicorn with the guarded protocol, in a thread (its own event loop, its lifespan run),
+    on a free loopback port (yielded)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = {"log_level": "warning", "server_header": False, **config}
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, http=GuardedHttpProtocol, **config))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(5)
+
+
+@contextmanager
+def recording_spans() -> Iterator[InMemorySpanExporter]:
+    """While the block runs the process records its spans in memory (the exporter yielded): apps created in
+    the block are traced as with ``OTEL_EXPORTER_OTLP_ENDPOINT``. Afterwards: ``tracing_reset_after``."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    with tracing_reset_after():
+        _set_tracer_provider(provider)
+        yield exporter
+
+
+@contextmanager
+def tracing_reset_after() -> Iterator[None]:
+    """The block may set up the process's tracer provider; afterwards the process is as before it: no
+    provider (the one set is shut down), httpx and SQLAlchemy not instrumented."""
+    try:
+        yield
+    finally:
+        provider = trace.get_tracer_provider()
+        for instrumentor in (HTTPXClientInstrumentor(), SQLAlchemyInstrumentor()):
+            if instrumentor.is_instrumented_by_opentelemetry:
+                instrumentor.uninstrument()
+        _set_tracer_provider(None)
+        if isinstance(provider, TracerProvider):
+            provider.shutdown()
+
+
+def _set_tracer_provider(provider: TracerProvider | None) -> None:
+    """The API lets a process set its tracer provider once; a test sets one and takes it back (what
+    opentelemetry-test-utils' ``reset_trace_globals`` does)."""
+    trace._TRACER_PROVIDER_SET_ONCE = Once()  # type: ignore[attr-defined]
+    trace._TRACER_PROVIDER = None  # type: ignore[attr-defined]
+    if provider is not None:
+        trace.set_tracer_provider(provider)

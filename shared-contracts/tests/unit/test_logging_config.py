@@ -1,5 +1,5 @@
-"""LOG_LEVEL governs uvicorn's loggers too, uvicorn's --no-access-log stays off, and the HTTP clients'
-per-request lines are kept for DEBUG."""
+"""LOG_LEVEL governs uvicorn's loggers too, uvicorn's --no-access-log stays off, the HTTP clients'
+per-request lines are kept for DEBUG, and a line logged in a span names its trace and span."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 import structlog
+from contract_testkit import recording_spans
+from opentelemetry import trace
 
 from shared_contracts.service.logging import PER_REQUEST_LOGGERS, configure_logging, flush_logs
 
@@ -147,3 +149,21 @@ def test_a_line_goes_to_stderr_as_it_is_when_written(monkeypatch: pytest.MonkeyP
     structlog.get_logger("t").info("late")
     flush_logs()
     assert '"event": "late"' in second.getvalue()
+
+
+def test_a_line_logged_in_a_span_carries_its_trace_and_span_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging("INFO", service="t")
+    log = structlog.get_logger("t")
+    with recording_spans():
+        with trace.get_tracer("t").start_as_current_span("work") as span:
+            log.info("inside")
+            logging.getLogger("stdlib").warning("inside too")  # the standard library's lines as well
+        log.info("outside")
+    flush_logs()
+    inside, inside_too, outside = (json.loads(line) for line in capsys.readouterr().err.splitlines())
+    context = span.get_span_context()
+    for line in (inside, inside_too):
+        assert line["trace_id"] == format(context.trace_id, "032x")
+        assert line["span_id"] == format(context.span_id, "016x")
+    assert "trace_id" not in outside
+    assert "span_id" not in outside

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-import uvicorn
+from contract_testkit import serving_in_thread
 from fastapi import FastAPI
 
 from shared_contracts.service.api_keys import KeyRing, hash_key, new_key, parse_entry
@@ -28,7 +25,6 @@ from shared_contracts.service.rate_limits import (
     RateLimitMiddleware,
     storage_uri,
 )
-from shared_contracts.service.server import GuardedHttpProtocol
 from shared_contracts.service.server_limits import server_limits
 from shared_contracts.service.settings import ServiceSettings
 
@@ -176,26 +172,6 @@ async def test_a_body_not_received_in_time_is_a_408() -> None:
     assert b"request_timeout" in sent[1]["body"]  # type: ignore[operator]
 
 
-@contextmanager
-def _serving(app: FastAPI, **config: Any) -> Iterator[int]:
-    """``app`` under uvicorn with the guarded protocol, in a thread, on a free port (yielded)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = {"log_level": "warning", "server_header": False, **config}
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, http=GuardedHttpProtocol, **config))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(5)
-
-
 def _health_app() -> FastAPI:
     app = FastAPI()
 
@@ -210,7 +186,7 @@ def _health_app() -> FastAPI:
 def guarded_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     monkeypatch.setenv("HEADER_READ_TIMEOUT_SECONDS", "0.3")
     server_limits.cache_clear()
-    with _serving(_health_app()) as port:
+    with serving_in_thread(_health_app()) as port:
         yield port
     server_limits.cache_clear()
 
@@ -326,7 +302,7 @@ def test_a_key_file_with_a_bad_line_still_drops_the_keys_no_longer_in_it(tmp_pat
 
 
 def test_beyond_the_concurrency_limit_the_server_answers_a_problem() -> None:
-    with _serving(_health_app(), limit_concurrency=2) as port:
+    with serving_in_thread(_health_app(), limit_concurrency=2) as port:
         holders = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
         try:
             time.sleep(0.1)

@@ -13,6 +13,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from shared_contracts.llm.errors import LLMError, LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.llm.tracing import traced_model_call
 from shared_contracts.llm.usage_meter import call_usage, current_meter
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
 from shared_contracts.service.settings import EngineSettings
@@ -110,6 +111,7 @@ class OpenAICompatibleChat:
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self.model = model
+        self.base_url = base_url
         self._json_mode = json_mode
         self._timeout_seconds = timeout_seconds
         client = http_client if http_client is not None else openai.DefaultAioHttpClient()
@@ -126,6 +128,7 @@ class OpenAICompatibleChat:
             http_client=client,
         )
 
+    @traced_model_call
     async def complete(self, prompt: str, system_message: str | None, temperature: float) -> LLMCompletion:
         messages: list[dict[str, str]] = []
         if system_message:

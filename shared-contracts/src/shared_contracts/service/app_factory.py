@@ -20,6 +20,7 @@ from shared_contracts.service.problems import UnexpectedErrorMiddleware, install
 from shared_contracts.service.request_id import RequestIdMiddleware
 from shared_contracts.service.security import install_security
 from shared_contracts.service.settings import ServiceSettings
+from shared_contracts.service.tracing import flush_spans, install_tracing
 
 ExceptionHandler = Callable[[Request, Exception], Awaitable[Response]]
 
@@ -62,6 +63,7 @@ def create_service_app(
     for router in routers:
         app.include_router(router)
     install_api_documents(app, authenticated=settings.auth_mode == "api_key")
+    install_tracing(app, service, settings)
     return app
 
 
@@ -80,6 +82,7 @@ def _logs_written_at_exit(
                 async with lifespan(app):
                     yield
         finally:
+            flush_spans()
             write_logs_synchronously()
 
     return lifespan_then_direct_logs

@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 import structlog
+from opentelemetry import trace
 
 from shared_contracts.redaction import REDACTED, redact_secrets
 
@@ -30,6 +31,7 @@ PER_REQUEST_LOGGERS = ("httpx", "httpx2")
 def configure_logging(level: str = "INFO", *, json: bool = True, service: str | None = None) -> None:
     shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
+        add_trace_ids,
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -103,6 +105,16 @@ def _redacted(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_redacted(item) for item in value)
     return redact_secrets(repr(value))
+
+
+def add_trace_ids(_logger: object, _method: str, event_dict: structlog.types.EventDict) -> structlog.types.EventDict:
+    """``trace_id`` and ``span_id`` (hex, as trace viewers show them) of the span active where the line is
+    logged; none when no span is (tracing off: the API's invalid span)."""
+    context = trace.get_current_span().get_span_context()
+    if context.is_valid:
+        event_dict["trace_id"] = format(context.trace_id, "032x")
+        event_dict["span_id"] = format(context.span_id, "016x")
+    return event_dict
 
 
 def _add_service(service: str) -> structlog.types.Processor:

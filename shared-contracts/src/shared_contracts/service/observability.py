@@ -1,4 +1,5 @@
-"""/healthz (alive), /readyz (dependencies usable) and /metrics (Prometheus) for every service."""
+"""/healthz (alive), /readyz (dependencies usable) and /metrics (Prometheus: the HTTP requests, and the
+tokens and stage durations of ``service_metrics``) for every service."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CollectorRegistry
 from prometheus_fastapi_instrumentator import Instrumentator
 from pydantic import BaseModel, Field
+
+from shared_contracts.service.service_metrics import MetricsContextMiddleware, ServiceMetrics
 
 ReadinessCheck = Callable[[FastAPI], Awaitable[dict[str, str]]]
 """Returns {dependency: "ok" | reason}; any value other than "ok" makes /readyz answer 503."""
@@ -62,6 +65,7 @@ def install_observability(
     # One registry per app: several apps in one process (tests chaining services) each count their own.
     registry = CollectorRegistry()
     app.state.metrics_registry = registry
+    app.add_middleware(MetricsContextMiddleware, metrics=ServiceMetrics.registered(service, registry))
     Instrumentator(excluded_handlers=["/metrics", "/healthz", "/readyz"], registry=registry).instrument(app).expose(
         app, endpoint="/metrics", include_in_schema=False
     )

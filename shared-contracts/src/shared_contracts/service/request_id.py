@@ -1,4 +1,5 @@
-"""X-Request-ID: accepted from the caller or generated, bound to every log line, echoed and forwarded."""
+"""X-Request-ID: accepted from the caller or generated, bound to every log line, echoed and forwarded (with
+the trace context, ``tracing.inject_trace_context``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import structlog
 from starlette.types import Message, Receive, Scope, Send
 
 from shared_contracts.service.asgi import HttpMiddleware
+from shared_contracts.service.tracing import inject_trace_context
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _VALID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
@@ -21,9 +23,10 @@ def current_request_id() -> str | None:
 
 
 def outgoing_headers() -> dict[str, str]:
-    """Headers to forward on a downstream call made while serving a request."""
+    """Headers to forward on a downstream call made while serving a request: the request id, and the W3C
+    ``traceparent`` of the current span when tracing is on."""
     rid = _request_id.get()
-    return {REQUEST_ID_HEADER: rid} if rid else {}
+    return inject_trace_context({REQUEST_ID_HEADER: rid} if rid else {})
 
 
 class RequestIdMiddleware(HttpMiddleware):

@@ -42,6 +42,9 @@ class ServiceSettings(BaseSettings):
     rate_limit_reads: str = Field(default="300/minute", description="Other requests per client.")
     research_daily_quota: int = Field(default=500, ge=0, description="Researches per client per day; 0: none.")
     redis_url: str | None = Field(default=None, description="Rate-limit counters shared by replicas.")
+    otel_exporter_otlp_endpoint: str | None = Field(
+        default=None, description="OTLP/HTTP collector (http://host:4318): traces on; unset: off (tracing.py)."
+    )
 
     @property
     def origins(self) -> frozenset[str]:

@@ -37,8 +37,8 @@ from typing import Any
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.request_validation import validate_command
 from coordinator.application.services.research_jobs import ResearchJobs, carried_failures
-from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.application.services.usage_accounting import UsageAccounting
+from coordinator.domain.dtos.research_dtos import ExpertResultItem, ResearchRequest, ResearchResult
 from coordinator.domain.exceptions import (
     AllExpertsFailedError,
     IdempotencyKeyReusedError,

@@ -42,6 +42,7 @@ from shared_contracts.redaction import describe_connection_failure, redact_secre
 from shared_contracts.service.authentication import caller_headers
 from shared_contracts.service.request_id import outgoing_headers
 from shared_contracts.service.token_budget import TOKEN_BUDGET_HEADER
+from shared_contracts.service.tracing import instrument_http_client
 
 log = structlog.get_logger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -107,9 +108,10 @@ def _is_transient(exc: BaseException) -> bool:
 
 def peer_http_client(max_connections: int) -> httpx.AsyncClient:
     """The client all peers share: httpx's API on aiohttp's connection pool and HTTP parser
-    (``httpx-aiohttp``, cheaper in CPU than httpx's own transport). Every connection is kept alive."""
+    (``httpx-aiohttp``, cheaper in CPU than httpx's own transport). Every connection is kept alive. A span
+    per request when tracing is on."""
     limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-    return httpx.AsyncClient(transport=AiohttpTransport(limits=limits), limits=limits)
+    return instrument_http_client(httpx.AsyncClient(transport=AiohttpTransport(limits=limits), limits=limits))
 
 
 class PeerClient:

@@ -13,7 +13,8 @@ failing expert, debate or judge is written as a failed outcome, with its error, 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import date
 from functools import partial
@@ -22,6 +23,8 @@ from typing import Any, Protocol
 import structlog
 from langgraph.runtime import Runtime
 from langgraph.types import Send
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
 
 from coordinator.domain.dtos.research_dtos import ExpertFailure, overall_status_of
 from coordinator.domain.exceptions import GatewayError, PeerResponseError
@@ -110,7 +113,8 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
                 return {"experts": {name: ExpertOutcome("failed", None, error, 0.0, 0)}, "errors": {name: error}}
         runtime.stream_writer({STARTED: expert_node_name(expert_type)})
         try:
-            result = await gateway.run_expert(expert_type, state["symbol"], options)
+            with _expert_span(runtime, name):
+                result = await gateway.run_expert(expert_type, state["symbol"], options)
         except Exception as exc:
             error, attempts = error_text(exc), exc.attempts if isinstance(exc, GatewayError) else 1
             log.warning("expert_failed", expert=name, error=error)
@@ -123,6 +127,18 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
 
     expert_node.__name__ = expert_node_name(expert_type)
     return expert_node
+
+
+@contextmanager
+def _expert_span(runtime: Runtime[ResearchContext], expert: str) -> Iterator[None]:
+    """The expert's span (``research_trace``), marked failed when the call raises."""
+    research_trace = runtime.context.trace if runtime.context is not None else None
+    with research_trace.expert(expert) if research_trace is not None else nullcontext():
+        try:
+            yield
+        except Exception as exc:
+            trace.get_current_span().set_status(Status(StatusCode.ERROR, type(exc).__name__))
+            raise
 
 
 def _failure_of(exc: Exception) -> ExpertFailure | None:
@@ -160,8 +176,10 @@ async def _stage(
     the field of the answer its log line names."""
     runtime.stream_writer({STARTED: DEBATE_NODE if stage == "debate" else JUDGE_NODE})
     started = time.perf_counter()
+    research_trace = runtime.context.trace if runtime.context is not None else None
     try:
-        data = await call()
+        with research_trace.stage(stage) if research_trace is not None else nullcontext():
+            data = await call()
     except Exception as exc:
         log.error(f"{stage}_failed", error=error_text(exc))
         return StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started)), _spent_by_failure(exc)

@@ -9,7 +9,8 @@ two fields). ``analysis_date`` is the one day the research is made as of (every 
 prices on it). ``token_budget``: the tokens the research's model calls may use (None: no cap); ``tokens_spent``:
 what the stages run so far used (each node adds its own; a retry's carried stages add nothing), checkpointed with
 the rest, so a resumed research goes on with what it had left. ``ResearchContext`` is what a run is given beside its
-state (LangGraph's typed runtime context, not checkpointed): a retry's carried debate outcome."""
+state (LangGraph's typed runtime context, not checkpointed): a retry's carried debate outcome, and the run's spans
+(``research_trace``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from datetime import date
 from typing import Annotated, Any, Literal, TypedDict
 
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.infrastructure.orchestration.research_trace import ResearchTrace
 
 
 def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -44,3 +46,4 @@ class ResearchGraphState(TypedDict, total=False):
 @dataclass(frozen=True)
 class ResearchContext:
     carried_debate_outcome: dict[str, Any] | None = None
+    trace: ResearchTrace | None = None

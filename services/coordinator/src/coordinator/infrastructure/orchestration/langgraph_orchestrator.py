@@ -34,8 +34,15 @@ from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.infrastructure.orchestration.graph_builder import build_research_graph
-from coordinator.infrastructure.orchestration.graph_nodes import DEBATE_NODE, JUDGE_NODE, STARTED, expert_of_node
+from coordinator.infrastructure.orchestration.graph_nodes import (
+    AGGREGATOR_NODE,
+    DEBATE_NODE,
+    JUDGE_NODE,
+    STARTED,
+    expert_of_node,
+)
 from coordinator.infrastructure.orchestration.graph_state import ResearchContext, ResearchGraphState
+from coordinator.infrastructure.orchestration.research_trace import ResearchTrace
 
 _STAGES: dict[str, tuple[Stage, str]] = {DEBATE_NODE: ("debate", "debate_outcome"), JUDGE_NODE: ("verdict", "verdict")}
 
@@ -76,7 +83,8 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
             if not durable or not (await graph.aget_state(config)).values:
                 raise ResumeUnavailableError(f"no checkpoint of research {run_id} to resume from")
             initial = None  # LangGraph continues the thread from its last checkpoint
-        context = ResearchContext(carried_debate_outcome=request.carried_debate_outcome)
+        research_trace = ResearchTrace(request.symbol)
+        context = ResearchContext(carried_debate_outcome=request.carried_debate_outcome, trace=research_trace)
         final: dict[str, Any] = dict(initial or {})
         finished: set[Stage] = set()
         # A finished node's writes are saved as it ends; the step's checkpoint is written while the next step runs.
@@ -84,17 +92,22 @@ class LangGraphResearchOrchestrator(IResearchOrchestrationPort):
         chunks = graph.astream(
             initial, config, context=context, stream_mode=["updates", "custom", "values"], **durability
         )
-        async for mode, chunk in chunks:
-            if mode == "values":
-                final = chunk
-            elif mode == "custom" and (started := _started(chunk)) is not None:
-                yield started
-            elif mode == "updates":
-                for node, update in chunk.items():
-                    for progress in _finished(node, update or {}, request):
-                        if isinstance(progress, StageFinished):
-                            finished.add(progress.stage)
-                        yield progress
+        try:
+            async for mode, chunk in chunks:
+                if mode == "values":
+                    final = chunk
+                elif mode == "custom" and (started := _started(chunk)) is not None:
+                    yield started
+                elif mode == "updates":
+                    if AGGREGATOR_NODE in chunk:
+                        research_trace.experts_gathered()
+                    for node, update in chunk.items():
+                        for progress in _finished(node, update or {}, request):
+                            if isinstance(progress, StageFinished):
+                                finished.add(progress.stage)
+                            yield progress
+        finally:
+            research_trace.end()
         for stage in ("debate", "verdict"):
             if stage not in finished and not (stage == "debate" and request.carried_debate_outcome is not None):
                 yield StageFinished(stage, StageOutcome("skipped"))

@@ -1,5 +1,7 @@
 """The async engine for the sessions store, from ``DATABASE_URL`` — the same code path for SQLite
-(embedded default: a file under the data directory, created on first use) and PostgreSQL (asyncpg)."""
+(embedded default: a file under the data directory, created on first use) and PostgreSQL (asyncpg).
+``create_async_engine`` is looked up when called, so that the SQLAlchemy instrumentation of tracing, which
+replaces it at start-up, sees the engine's statements."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import URL, event, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext import asyncio as sqlalchemy_asyncio
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import StaticPool
 
 _ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
@@ -41,7 +44,9 @@ def build_engine(database_url: str | URL) -> AsyncEngine:
     url = normalize_database_url(database_url)
     if url.get_backend_name() != "sqlite":
         timeouts = {"timeout": POSTGRES_CONNECT_TIMEOUT_S, "command_timeout": POSTGRES_COMMAND_TIMEOUT_S}
-        return create_async_engine(url, pool_pre_ping=True, pool_timeout=POOL_WAIT_TIMEOUT_S, connect_args=timeouts)
+        return sqlalchemy_asyncio.create_async_engine(
+            url, pool_pre_ping=True, pool_timeout=POOL_WAIT_TIMEOUT_S, connect_args=timeouts
+        )
     kwargs: dict[str, Any] = {"connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_S}}
     if is_sqlite_memory(url):
         # One shared connection, or every connection would see its own empty database.
@@ -49,7 +54,7 @@ def build_engine(database_url: str | URL) -> AsyncEngine:
     else:
         assert url.database is not None
         Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_async_engine(url, **kwargs)
+    engine = sqlalchemy_asyncio.create_async_engine(url, **kwargs)
     event.listen(engine.sync_engine, "connect", sqlite_pragmas)
     return engine
 

@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import SQLITE_BUSY_TIMEOUT_S, is_sqlite_memory, sqlite_pragmas
+from shared_contracts.service.tracing import untraced
 
 log = structlog.get_logger(__name__)
 
@@ -139,7 +140,7 @@ class SqliteWriterThread:
             self._queued.append(write)
             first_in_queue = len(self._queued) == 1
         if first_in_queue:  # otherwise a commit of the queue is already scheduled and will take this one
-            self._thread.submit(self._commit_queued)
+            self._thread.submit(_without_spans, self._commit_queued)
         return await write.future
 
     def _commit_queued(self) -> None:
@@ -172,6 +173,12 @@ class _Outcome:
     write: _QueuedWrite[Any]
     result: Any = None
     error: Exception | None = None
+
+
+def _without_spans(commit: Callable[[], None]) -> None:
+    """Runs ``commit`` without spans (``untraced``): a commit groups the writes of several requests."""
+    with untraced():
+        commit()
 
 
 def _settle(outcomes: list[_Outcome]) -> None:

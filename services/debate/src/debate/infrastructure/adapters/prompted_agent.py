@@ -20,6 +20,7 @@ from shared_contracts.llm.errors import LLMJSONError
 from shared_contracts.llm.numbers.gate import NumbersGate
 from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate
+from shared_contracts.llm.tracing import model_call_stage
 from shared_contracts.numbers_check import NumbersCheck
 
 M = TypeVar("M", bound=BaseModel)
@@ -51,10 +52,11 @@ class PromptedAgent:
             )
 
         try:
-            raw = await self._llm.generate(user, system, self.temperature)
-            log.info("agent_answered", agent=self.agent, chars=len(raw))
-            answer = parse_agent_output(raw, model, agent=self.agent)
-            answer, check = await self._gate.review(answer, sources_from([system, user]), ask_again)
+            with model_call_stage(self.agent):
+                raw = await self._llm.generate(user, system, self.temperature)
+                log.info("agent_answered", agent=self.agent, chars=len(raw))
+                answer = parse_agent_output(raw, model, agent=self.agent)
+                answer, check = await self._gate.review(answer, sources_from([system, user]), ask_again)
         except LLMJSONError as exc:  # cut off at its length limit, or figures refused (LLM_NUMBERS_POLICY=reject)
             raise refused_output(exc, agent=self.agent) from exc
         return answer, raw, check

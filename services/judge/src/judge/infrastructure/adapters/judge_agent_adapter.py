@@ -30,6 +30,7 @@ from shared_contracts.llm.json_output import parse_model_output
 from shared_contracts.llm.numbers.gate import Levels, NumbersGate
 from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
+from shared_contracts.llm.tracing import model_call_stage
 
 log = structlog.get_logger(__name__)
 
@@ -39,6 +40,8 @@ LIST_MAX_ITEMS = 20
 ITEM_MAX_CHARS = 300
 LIST_MAX_CHARS = 4000
 TEMPERATURE = 0.2
+JUDGE_STAGE = "judge"
+"""The stage of the judge's model calls (their span's ``gen_ai.agent.name``, the token counter's ``stage``)."""
 _LANGUAGE_NAMES = {"zh": "Simplified Chinese (简体中文)", "en": "English"}
 
 
@@ -105,10 +108,11 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             return parse_model_output(again.text, JudgeLLMOutput)
 
         try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
-            completion = await self._chat.complete(user, system, TEMPERATURE)
-            output = parse_model_output(completion.text, JudgeLLMOutput)
-            levels = self._structured_levels(output, judge_input)
-            output, check = await self._gate.review(output, sources_from([system, user]), ask_again, levels)
+            with model_call_stage(JUDGE_STAGE):
+                completion = await self._chat.complete(user, system, TEMPERATURE)
+                output = parse_model_output(completion.text, JudgeLLMOutput)
+                levels = self._structured_levels(output, judge_input)
+                output, check = await self._gate.review(output, sources_from([system, user]), ask_again, levels)
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
         proposal = output.proposal(EngineInfo(kind="llm", model=self._chat.model), check)

@@ -24,6 +24,7 @@ from shared_contracts.llm.json_output import parse_model_output
 from shared_contracts.llm.numbers.gate import NumbersGate
 from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
+from shared_contracts.llm.tracing import model_call_stage
 from shared_contracts.text import NO_SPECIFIC_RISK
 
 F = TypeVar("F")
@@ -63,6 +64,7 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
         gate: NumbersGate | None = None,
     ) -> None:
         self._chat = chat
+        self._expert = expert
         self._gate = gate or NumbersGate()
         self._template = PromptTemplate.load(AGENTS_DIR / expert / "prompts")
         self._model = verdict_model
@@ -78,9 +80,10 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
             return parse_model_output(again.text, self._model)
 
         try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
-            completion = await self._chat.complete(user, system, TEMPERATURE)
-            verdict = parse_model_output(completion.text, self._model)
-            verdict, check = await self._gate.review(verdict, sources_from([system, user]), ask_again)
+            with model_call_stage(self._expert):
+                completion = await self._chat.complete(user, system, TEMPERATURE)
+                verdict = parse_model_output(completion.text, self._model)
+                verdict, check = await self._gate.review(verdict, sources_from([system, user]), ask_again)
         except LLMJSONError as exc:
             raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
         engine = EngineInfo(kind="llm", model=completion.model)
