@@ -160,7 +160,7 @@ def test_no_risk_field_is_empty(runs: dict[str, list[Research]]) -> None:
                 empty.append(r.where(f"{expert.value}.{field}"))
         for expert, field in LIST_RISK_FIELDS.items():
             result = r.experts[expert.value]
-            if result is not None and any(not item.strip() for item in result[field]):
+            if result is not None and (not result[field] or any(not item.strip() for item in result[field])):
                 empty.append(r.where(f"{expert.value}.{field}"))
         if not r.verdict["risk_warnings"] or any(not w.strip() for w in r.verdict["risk_warnings"]):
             empty.append(r.where("verdict.risk_warnings"))

@@ -91,11 +91,18 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
 
 
 def _risk_said(verdict: V, language: Language) -> V:
-    """A blank ``risk_warning`` says, in words, that no specific risk was seen (a risk field is never empty)."""
+    """A blank ``risk_warning`` and an empty risk list (``risk_factors``, ``key_risks``) say, in words, that no
+    specific risk was seen (a risk field is never empty)."""
+    said = NO_SPECIFIC_RISK[language]
+    update: dict[str, object] = {}
     warning = getattr(verdict, "risk_warning", None)
     if isinstance(warning, str) and not warning.strip():
-        return verdict.model_copy(update={"risk_warning": NO_SPECIFIC_RISK[language]})
-    return verdict
+        update["risk_warning"] = said
+    for field in ("risk_factors", "key_risks"):
+        risks = getattr(verdict, field, None)
+        if isinstance(risks, list) and not any(isinstance(r, str) and r.strip() for r in risks):
+            update[field] = [said]
+    return verdict.model_copy(update=update) if update else verdict
 
 
 class FallbackToRulesAgent(ExpertAgent[F, V], Generic[F, V]):

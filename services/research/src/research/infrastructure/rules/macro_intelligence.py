@@ -7,7 +7,7 @@ from typing import Any
 from research.domain.analysis.macro import MacroFacts, SeriesSummary, ten_year_yield
 from research.domain.model.verdicts import AgentAnswer, MacroVerdict
 from research.domain.ports.agents import ExpertAgent
-from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, num, tr
+from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, no_risk_seen, num, tr
 from shared_contracts.experts import MacroEnvironment
 
 PMI_EXPANSION = 50.0
@@ -119,7 +119,7 @@ class RulesMacroIntelligenceAgent(RulesAgent, ExpertAgent[MacroFacts, MacroVerdi
                 f"{facts.region} 宏观环境截至 {facts.as_of} {card.pick('偏有利', '偏不利', '中性')}",
                 f"the {facts.region} macro backdrop as of {facts.as_of} is {env.value.lower()}",
             ),
-            key_risks=key_risks(facts, self._lang),
+            key_risks=key_risks(facts, self._lang) or [no_risk_seen(self._lang)],
         )
         # a note on the data, not an investment risk: in the trace, never in key_risks
         return card.answer(verdict, facts, [f"macro data are {facts.region}-wide and ignore sector differences"])

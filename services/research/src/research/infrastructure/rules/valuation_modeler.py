@@ -5,7 +5,7 @@ from __future__ import annotations
 from research.domain.analysis.valuation import ValuationFacts
 from research.domain.model.verdicts import AgentAnswer, ValuationVerdictModel
 from research.domain.ports.agents import ExpertAgent
-from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, num, tr
+from research.infrastructure.rules.scoring import Language, RulesAgent, Scorecard, no_risk_seen, num, tr
 from shared_contracts.experts import ValuationVerdict
 
 CHEAP_PERCENTILE, DEAR_PERCENTILE = 20.0, 80.0
@@ -158,7 +158,7 @@ class RulesValuationModelerAgent(RulesAgent, ExpertAgent[ValuationFacts, Valuati
                 f"{facts.symbol} 截至 {facts.as_of} 估值{card.pick('偏低', '偏高', '合理')}",
                 f"{facts.symbol} as of {facts.as_of} looks {value.value.lower().replace('_', ' ')}",
             ),
-            risk_factors=risk_factors(facts, self._lang),
+            risk_factors=risk_factors(facts, self._lang) or [no_risk_seen(self._lang)],
         )
         # notes on the data and the method, not investment risks (data_gaps holds the data ones)
         caveats = list(facts.gaps)
