@@ -1,10 +1,13 @@
-"""shared_contracts.text: shortening at clause boundaries, prices at the reference's precision, the no-risk
-sentence."""
+"""shared_contracts.text and shared_contracts.reference_price: shortening at clause boundaries, prices at the
+reference's precision, the no-risk sentence, and when a close prices a research."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
+from shared_contracts.reference_price import REFERENCE_STALE_WEEKDAYS, prices_the_date, weekdays_between
 from shared_contracts.text import NO_SPECIFIC_RISK, format_price, is_no_risk_statement, shorten
 
 
@@ -40,3 +43,12 @@ def test_the_no_risk_sentence_is_recognised_in_either_language() -> None:
     assert all(is_no_risk_statement(sentence) for sentence in NO_SPECIFIC_RISK.values())
     assert is_no_risk_statement(f" {NO_SPECIFIC_RISK['en']}. ")
     assert not is_no_risk_statement("high volatility: ATR14 is 4.2% of the close")
+
+
+def test_a_close_prices_its_day_and_the_ten_weekdays_after_it() -> None:
+    close = date(2025, 9, 30)  # a Tuesday
+    assert weekdays_between(close, date(2025, 10, 14)) == REFERENCE_STALE_WEEKDAYS
+    assert prices_the_date(close, close)
+    assert prices_the_date(close, date(2025, 10, 14))
+    assert not prices_the_date(close, date(2025, 10, 15))
+    assert not prices_the_date(close, date(2025, 9, 29))  # a close after the analysis date never does

@@ -128,15 +128,25 @@ def _valuation_close(close: float, as_of: str) -> dict[str, Any]:
 async def test_the_technical_analysts_day_prices_the_verdict_even_when_valuation_data_are_newer(
     adapter: JudgeGatewayAdapter,
 ) -> None:
-    """One reference day: a 2026-06 valuation close beside 2025-09 technical levels mixed two days in one
-    verdict. The technical analyst's close, day and levels are the research's; the valuation close is not used."""
+    """One reference day: a newer valuation close beside the technical levels mixed two days in one verdict. The
+    technical analyst's close, day and levels are the research's; the valuation close is not used."""
     results = {
         "technical_analyst": sample_result("technical_analyst") | {"as_of": "2025-09-30"},
-        "valuation_modeler": _valuation_close(1291.91, "2026-06-13"),
+        "valuation_modeler": _valuation_close(1291.91, "2025-10-01"),
     }
-    body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2026-11-25"})
+    body = await sent_body(adapter, {"expert_results": results, "analysis_date": "2025-10-01"})
     assert (body["reference_price"], body["reference_date"]) == (1580.5, "2025-09-30")
     assert body["key_levels"] == {"support": [1500.0, 1450.5], "resistance": [1650.0]}  # of the same day
+
+
+@pytest.mark.parametrize(("analysis_date", "priced"), [("2025-10-14", True), ("2025-10-15", False)])
+async def test_a_close_too_old_for_the_analysis_date_prices_nothing(
+    adapter: JudgeGatewayAdapter, analysis_date: str, priced: bool
+) -> None:
+    """Issue 38: a close more than ten weekdays before the analysis date is no price to act on (the judge holds)."""
+    results = {"technical_analyst": sample_result("technical_analyst") | {"as_of": "2025-09-30"}}
+    body = await sent_body(adapter, {"expert_results": results, "analysis_date": analysis_date})
+    assert ("reference_price" in body) is priced
 
 
 async def test_a_close_after_the_analysis_date_is_not_the_reference(adapter: JudgeGatewayAdapter) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from research.domain import availability as rules
 from research.domain import staleness
+from shared_contracts.reference_price import weekdays_between
 
 
 def test_a_bar_is_public_from_its_own_day() -> None:
@@ -64,10 +65,10 @@ def test_news_is_public_from_its_publication_day() -> None:
 
 
 def test_weekdays_between_counts_the_days_after_the_first() -> None:
-    assert rules.weekdays_between(date(2025, 9, 26), date(2025, 9, 29)) == 1  # Friday → Monday
-    assert rules.weekdays_between(date(2025, 9, 30), date(2025, 9, 30)) == 0
-    assert rules.weekdays_between(date(2025, 9, 30), date(2025, 9, 1)) == 0
-    assert rules.weekdays_between(date(2025, 9, 30), date.max) > 2_000_000  # the last day there is
+    assert weekdays_between(date(2025, 9, 26), date(2025, 9, 29)) == 1  # Friday → Monday
+    assert weekdays_between(date(2025, 9, 30), date(2025, 9, 30)) == 0
+    assert weekdays_between(date(2025, 9, 30), date(2025, 9, 1)) == 0
+    assert weekdays_between(date(2025, 9, 30), date.max) > 2_000_000  # the last day there is
 
 
 def test_staleness_thresholds_at_their_boundaries() -> None:

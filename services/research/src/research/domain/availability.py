@@ -20,8 +20,6 @@ from __future__ import annotations
 import calendar
 from datetime import date, datetime, timedelta
 
-import numpy as np
-
 A_SHARE_REPORT_DEADLINE = (4, 30)
 """Month and day of the year after the period end by which A-share annual reports must be published."""
 US_REPORT_LAG_DAYS = 90
@@ -91,11 +89,3 @@ def macro_release(indicator: str, frequency: str, observed: date) -> date:
 
 def news_available_from(published_at: datetime) -> date:
     return published_at.date()
-
-
-def weekdays_between(earlier: date, later: date) -> int:
-    """Weekdays after ``earlier`` up to and including ``later`` (holidays not known here: an upper bound)."""
-    if later <= earlier:
-        return 0
-    end = later + timedelta(days=1) if later < date.max else later  # date.max has no next day
-    return int(np.busday_count(earlier + timedelta(days=1), end))

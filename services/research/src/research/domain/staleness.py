@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from datetime import date
 
-from research.domain.availability import add_months, weekdays_between
+from research.domain.availability import add_months
+from shared_contracts.reference_price import REFERENCE_STALE_WEEKDAYS, weekdays_between
 
-BARS_STALE_WEEKDAYS = 10
+BARS_STALE_WEEKDAYS = REFERENCE_STALE_WEEKDAYS
+"""The same limit prices a verdict (``shared_contracts.reference_price``)."""
 REPORT_STALE_MONTHS = 16
 VALUATION_STALE_DAYS = 31
 MACRO_STALE_DAYS = {"monthly": 100, "quarterly": 200}

@@ -7,13 +7,16 @@ One day prices the verdict, so the judge can state absolute stop-loss/take-profi
 technical analyst succeeded, ``reference_price`` is its close, ``reference_date`` its ``as_of`` (the
 research's day) and ``key_levels`` its support/resistance of that same day; only without a usable
 technical close, the valuation modeler's close and its ``as_of`` (no key levels: there are none of its day).
-A close after the analysis date is never used (an analysis of the past is priced in the past).
+A close after the analysis date is never used (an analysis of the past is priced in the past), nor one more than
+``REFERENCE_STALE_WEEKDAYS`` weekdays before it (``shared_contracts.reference_price``): without a close to act on
+the judge holds.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from datetime import date
 from typing import Any, TypeGuard
 
 from pydantic import ValidationError
@@ -25,6 +28,7 @@ from coordinator.infrastructure.adapters.peer_http import PeerClient, problems_o
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import is_iso_date
 from shared_contracts.judge import JudgeInput, KeyLevels, Verdict
+from shared_contracts.reference_price import prices_the_date
 
 
 def to_judge_input(
@@ -147,15 +151,16 @@ def _positive(value: Any) -> TypeGuard[float]:
 def _close_of(result: Mapping[str, Any], indicators: str, analysis_date: Any) -> dict[str, Any]:
     """An expert's close (``result[indicators]["close"]``) as reference_price, its ``as_of`` as
     reference_date when that is an ISO day; nothing when there is no positive close or its day is after
-    the analysis date (a close undated is taken undated)."""
+    the analysis date or more than ``REFERENCE_STALE_WEEKDAYS`` weekdays before it (a close undated is taken
+    undated)."""
     close = _mapping(result.get(indicators)).get("close")
     if not _positive(close):
         return {}
     day = result["as_of"] if is_iso_date(result.get("as_of")) else None
     if day is None:
         return {"reference_price": float(close)}
-    if is_iso_date(analysis_date) and day > analysis_date:  # ISO dates compare as text
-        return {}
+    if is_iso_date(analysis_date) and not prices_the_date(date.fromisoformat(day), date.fromisoformat(analysis_date)):
+        return {}  # after the analysis date, or too old to act on (``shared_contracts.reference_price``)
     return {"reference_price": float(close), "reference_date": day}
 
 

@@ -111,9 +111,9 @@ class JudgeInput:
 
     @property
     def unpriced(self) -> tuple[Literal["price", "volatility"], ...]:
-        """What a BUY or SELL lacks to be acted on (empty when nothing): a reference close (the coordinator sends the
-        technical analyst's close of the analysis date, or the last before it; never a later one) and a volatility
-        measure (the stop and the size are set in ATR). A call lacking either is a HOLD."""
+        """What a BUY or SELL lacks to be acted on (empty when nothing): a reference close (the coordinator sends one
+        only when it is of the analysis date or within ``shared_contracts.reference_price.REFERENCE_STALE_WEEKDAYS``
+        before it) and a volatility measure (the stop and the size are set in ATR). A call lacking either is a HOLD."""
         missing: list[Literal["price", "volatility"]] = []
         if self.reference_price is None:
             missing.append("price")

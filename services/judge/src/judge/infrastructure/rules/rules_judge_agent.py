@@ -17,6 +17,7 @@ from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.policy import LevelChoice
 from judge.infrastructure.rules.texts import Language, Say, text, writer
 from shared_contracts.engine import EngineInfo
+from shared_contracts.reference_price import REFERENCE_STALE_WEEKDAYS
 from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK, standing_side
 from shared_contracts.text import format_price, shorten
 
@@ -206,7 +207,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
 
 
 def _missing(say: Say, unpriced: tuple[str, ...]) -> str:
-    return say("list_sep").join(say(f"unpriced_{what}") for what in unpriced)
+    return say("list_sep").join(say(f"unpriced_{what}", days=REFERENCE_STALE_WEEKDAYS) for what in unpriced)
 
 
 def _rounding(say: Say, raw: float, limit: float, position: float) -> str:

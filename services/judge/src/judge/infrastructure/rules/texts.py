@@ -87,7 +87,7 @@ ZH: dict[str, str] = {
     "entry_hold_unpriced": "暂不新开仓：没有可执行的价格依据；已持有者按自己的止损管理，"
     "待有当日收盘价与波动率时再复核。",
     "reason_unpriced": "没有可执行的价格依据（{missing}），BUY/SELL 无法设定止损与仓位，改为 HOLD。",
-    "unpriced_price": "没有分析日当日或之前的参考收盘价",
+    "unpriced_price": "分析日（或其前 {days} 个交易日内）没有参考收盘价",
     "unpriced_volatility": "没有波动率（ATR 或历史波动率）",
     "rank_unknown": "无池内分位",
     "coverage_unknown": "未知",
@@ -188,7 +188,7 @@ EN: dict[str, str] = {
     "stop and review once a close of the day and a volatility measure are available.",
     "reason_unpriced": "There is no price to act on ({missing}): a BUY or SELL cannot set its stop or its size, so "
     "the verdict is HOLD.",
-    "unpriced_price": "no reference close on or before the analysis date",
+    "unpriced_price": "no reference close on the analysis date or within {days} trading days before it",
     "unpriced_volatility": "no volatility measure (ATR or realised volatility)",
     "rank_unknown": "not ranked",
     "coverage_unknown": "unknown",
