@@ -44,6 +44,8 @@ pytestmark = pytest.mark.e2e
 MODEL = "fake-e2e-model"
 ATTEMPTS = 3  # the coordinator's HTTP_MAX_ATTEMPTS (its default)
 LLM_ENGINE = {"kind": "llm", "model": MODEL, "fallback_reason": None}
+PRICED_DAY = "2025-09-30"
+"""The snapshot's last bar: a trade needs a close within ten weekdays of its analysis date (issue 38)."""
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +81,7 @@ def fresh_script(fake_llm: FakeLLM) -> None:
 def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models_answers(
     coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:
-    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
 
     assert body["overall_status"] == "completed"
     assert fake_llm.calls_by_role() == dict.fromkeys(replies.ROLES, 1)
@@ -174,7 +176,7 @@ def test_retrying_the_partial_session_asks_the_llm_only_for_the_failed_expert_th
     coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:
     fake_llm.client.reset(replies.malformed("valuation_modeler"))
-    source = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS)
+    source = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
     assert statuses(source)["valuation_modeler"] == "failed"
 
     fake_llm.client.reset(replies.script())  # the model behaves now

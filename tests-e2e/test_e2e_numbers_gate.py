@@ -78,7 +78,9 @@ def test_hallucinated_figures_are_repaired_or_marked_and_rolled_up(stack: Stack,
     assert technical["numbers_check"] == {"checked": 0, "traced": 0, "unverified": [], "repaired": True}
 
     verdict = body["verdict"]
-    assert verdict["reasoning"] == HALLUCINATED_JUDGE.replace("42.42%", f"42.42%{MARK}")
+    # The research is of today, far past the snapshot's last close: the judge holds and says so after the model's
+    # text (issue 38, no action without a price); the model's own sentence is marked where its figure is untraced.
+    assert verdict["reasoning"].startswith(HALLUCINATED_JUDGE.replace("42.42%", f"42.42%{MARK}"))
     assert verdict["numbers_check"]["repaired"] is True
     assert verdict["numbers_check"]["unverified"] == [{"field": "reasoning", "text": "42.42%", "value": 42.42}]
 

@@ -73,7 +73,11 @@ async def test_a_research_flows_through_research_debate_and_judge_over_http(
         async with serve() as client:
             response = await client.post(
                 "/api/v1/coordinator/research",
-                json={"symbol": "600519.SH", "experts": ["technical_analyst", "macro_intelligence"]},
+                json={
+                    "symbol": "600519.SH",
+                    "experts": ["technical_analyst", "macro_intelligence"],
+                    "analysis_date": "2026-02-13",
+                },
                 headers={"X-Request-ID": "req-42"},
             )
     assert response.status_code == 200, response.text
