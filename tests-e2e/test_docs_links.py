@@ -96,7 +96,8 @@ def broken_references(name: str, text: str | None = None) -> list[str]:
             problems.append(f"link {target}: {resolved.resolve().relative_to(ROOT)} has no heading #{anchor}")
     tops = _top_dirs()
     for token in BACKTICKED.findall(text):
-        path = re.sub(r"(::\S*|:\d+(-\d+)?)$", "", token).rstrip(".,;:")
+        # a pytest node id (``::test``), a line (``:12-14``), a Checkov resource (``deploy/Dockerfile.FROM``)
+        path = re.sub(r"(::\S*|:\d+(-\d+)?|\.[A-Z]{2,})$", "", token).rstrip(".,;:")
         if path.split("/", 1)[0] not in tops or "/" not in path or PATTERN_CHARS & set(path) or "..." in path:
             continue
         if not (_exists(ROOT / path) or _exists(source.parent / path)):
