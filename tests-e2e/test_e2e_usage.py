@@ -184,6 +184,35 @@ def test_a_budget_for_the_experts_only_stops_debate_and_judge_before_any_model_c
     assert "token budget" in detail["status_reason"]
 
 
+def test_a_failed_stage_counts_the_calls_it_made(stack: Stack, fake_llm: FakeLLM) -> None:
+    """The judge's model answers prose (llm_output_invalid): the verdict fails, and its calls, reported in the
+    judge's problem detail, are in the session's usage (those of the coordinator's last attempt)."""
+    fake_llm.client.reset(replies.malformed("judge", base=script()))
+    with _client(stack["coordinator"].url, CLIENTS["flow"]) as http:
+        body = expect(http.post(RESEARCH, json={"symbol": "600519.SH", "experts": ["technical_analyst"]}), 200)
+        detail = expect(http.get(f"{SESSIONS}/{body['session_id']}"), 200)
+
+    assert body["verdict"] is None
+    assert detail["judge"]["status"] == "failed"
+    counted = server_usage(fake_llm)["judge"]
+    for usage in (body["usage"], detail["usage"]):
+        judge = counts(usage["stages"]["judge"])
+        assert judge["llm_calls"] >= 1
+        attempts, left = divmod(counted["llm_calls"], judge["llm_calls"])  # every attempt made the same calls
+        assert left == 0
+        assert {k: v * attempts for k, v in judge.items()} == counted
+
+
+def test_a_budget_that_stops_every_expert_is_a_422(stack: Stack, fake_llm: FakeLLM) -> None:
+    request = {"symbol": "600519.SH", "experts": ALL_EXPERTS, "token_budget": 1}  # 1 // 5 experts = nothing each
+    with _client(stack["coordinator"].url, CLIENTS["budget"]) as http:
+        problem = expect_problem(http.post(RESEARCH, json=request), 422, "token_budget_exhausted")
+
+    assert fake_llm.client.calls() == []  # no model call was made
+    assert problem["overall_status"] == "failed"
+    assert all(item["status"] == "failed" for item in problem["expert_results"].values())
+
+
 def test_usage_sums_by_day_and_model_and_is_private_to_each_client(stack: Stack, fake_llm: FakeLLM) -> None:
     url = stack["coordinator"].url
     with _client(url, CLIENTS["ledger"]) as http:

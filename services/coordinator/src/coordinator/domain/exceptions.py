@@ -13,7 +13,8 @@ CoordinatorError
 │   │                              for the caller's mistake, as research said:
 │   ├── SymbolNotFoundError        404 symbol_not_found
 │   ├── DataUnavailableError       404 data_unavailable
-│   └── InsufficientHistoryError   422 insufficient_history (with the earliest usable date, when known)
+│   ├── InsufficientHistoryError   422 insufficient_history (with the earliest usable date, when known)
+│   └── ResearchBudgetSpentError   422 token_budget_exhausted (the research's token budget ran out)
 ├── GatewayError                   a peer call failed, with ``service`` and ``attempts`` (recorded as that
 │   │                              stage's error, never answered as such)
 │   ├── PeerResponseError          peer_error: a non-2xx reply (its problem detail and extension members)
@@ -44,6 +45,7 @@ from shared_contracts.errors import (
     InvalidRequestError,
     ServiceError,
 )
+from shared_contracts.usage import TOKEN_BUDGET_EXHAUSTED
 
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
@@ -100,6 +102,8 @@ class AllExpertsFailedError(CoordinatorError):
         service named: ``InsufficientHistoryError`` if any expert needs a later date (the earliest date one of
         them gave), else ``SymbolNotFoundError`` if none has the symbol, else ``DataUnavailableError`` (no data
         of the kinds asked for). Any other failure: this class, the spec's 500."""
+        if all(TOKEN_BUDGET_EXHAUSTED in str(item.error) for item in result.expert_results):
+            return ResearchBudgetSpentError(result)
         failures = [item.failure for item in result.expert_results]
         codes = {failure.code if failure is not None else None for failure in failures}
         if not codes <= CLIENT_SIDE_CODES:
@@ -116,6 +120,13 @@ class SymbolNotFoundError(AllExpertsFailedError):
     """Every expert failed because the research service has no data for the symbol."""
 
     code = "symbol_not_found"
+
+
+class ResearchBudgetSpentError(AllExpertsFailedError):
+    """Every expert failed because the research's token budget ran out (the caller's ``token_budget`` or
+    ``RESEARCH_TOKEN_BUDGET``): a 422, not a fault."""
+
+    code = TOKEN_BUDGET_EXHAUSTED
 
 
 class DataUnavailableError(AllExpertsFailedError):

@@ -3,8 +3,8 @@ new (a retry's carried stages were paid for by their own session), with its cost
 written when a session ends (the calls it made, by client, day and model), the client's daily token quota, and the
 usage report by day and model.
 
-A failed stage carries no result, so the calls it made before failing are not counted here (docs/decisions.md,
-"LLM usage and token budgets")."""
+A failed stage counts the calls its peer's problem detail reported (an expert's ``failure.usage``, the debate's or
+the verdict's ``usage``); docs/decisions.md, "LLM usage and token budgets"."""
 
 from __future__ import annotations
 
@@ -44,10 +44,17 @@ def _usage_in(data: dict[str, Any] | None) -> LLMUsage | None:
 
 def stage_usages(session: ResearchSession) -> dict[str, LLMUsage]:
     """Each stage whose result carries its usage: the experts by name, ``debate``, ``judge``."""
-    stages = {e: u for e, o in session.expert_outcomes.items() if o.status == "success" and (u := _usage_in(o.data))}
-    for stage, data in (("debate", session.debate.data), ("judge", session.judge.data)):
-        if (usage := _usage_in(data)) is not None:
+    stages: dict[str, LLMUsage] = {}
+    for expert, outcome in session.expert_outcomes.items():
+        if outcome.status == "success" and (usage := _usage_in(outcome.data)) is not None:
+            stages[expert] = usage
+        elif outcome.failure is not None and outcome.failure.usage is not None:
+            stages[expert] = outcome.failure.usage
+    for stage, stage_outcome in (("debate", session.debate), ("judge", session.judge)):
+        if stage_outcome.status == "success" and (usage := _usage_in(stage_outcome.data)) is not None:
             stages[stage] = usage
+        elif stage_outcome.status == "failed" and stage_outcome.usage is not None:
+            stages[stage] = LLMUsage.model_validate(stage_outcome.usage)
     return stages
 
 

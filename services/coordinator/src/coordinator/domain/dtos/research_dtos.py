@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coordinator.domain.model.enums import ExpertType
-from shared_contracts.usage import ResearchUsage
+from shared_contracts.usage import TOKEN_BUDGET_EXHAUSTED, LLMUsage, ResearchUsage
 
 OverallStatus = Literal["completed", "partial", "failed"]
 PERMANENT_FAILURE_STATUSES = frozenset({404, 422})
@@ -47,11 +47,14 @@ class ExpertFailure(BaseModel):
     status: int
     code: str
     earliest_usable_date: date | None = None
+    usage: LLMUsage | None = None
+    """The model calls the expert made before it failed, as the problem detail reported them."""
 
     @property
     def permanent(self) -> bool:
-        """Refused for good (404: unknown symbol, no data; 422: too little history): asking again cannot help."""
-        return self.status in PERMANENT_FAILURE_STATUSES
+        """Refused for good (404: unknown symbol, no data; 422: too little history): asking again cannot help. A
+        spent token budget is not (a retry has a budget of its own)."""
+        return self.status in PERMANENT_FAILURE_STATUSES and self.code != TOKEN_BUDGET_EXHAUSTED
 
 
 class ExpertResultItem(BaseModel):

@@ -41,12 +41,14 @@ class ExpertOutcome:
 
 @dataclass(frozen=True)
 class StageOutcome:
-    """The debate's or the judge's outcome; ``data``: the debate outcome or the verdict, when it succeeded."""
+    """The debate's or the judge's outcome; ``data``: the debate outcome or the verdict, when it succeeded;
+    ``usage``: when it failed, the model calls it had made (the peer's problem detail's ``usage``)."""
 
     status: StageStatus = "pending"
     error: str | None = None
     duration_ms: float | None = None
     data: dict[str, Any] | None = None
+    usage: dict[str, Any] | None = None
 
 
 @dataclass

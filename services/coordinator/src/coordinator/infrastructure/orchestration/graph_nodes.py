@@ -77,6 +77,12 @@ def _spent_by_failure(exc: Exception) -> int:
     return tokens_used_by(exc.extensions) if isinstance(exc, PeerResponseError) else 0
 
 
+def _usage_of_failure(exc: Exception) -> dict[str, Any] | None:
+    """The ``usage`` a peer's problem detail reported: the model calls a failed stage had made."""
+    usage = exc.extensions.get("usage") if isinstance(exc, PeerResponseError) else None
+    return usage if isinstance(usage, dict) else None
+
+
 def remaining_budget(state: ResearchGraphState) -> int | None:
     """The tokens the research may still use; None: no budget."""
     budget = state.get("token_budget")
@@ -148,7 +154,8 @@ def _failure_of(exc: Exception) -> ExpertFailure | None:
         return None
     earliest = exc.extensions.get("earliest_usable_date")
     day = date.fromisoformat(earliest) if isinstance(earliest, str) and is_iso_date(earliest) else None
-    return ExpertFailure(status=exc.status, code=exc.peer_code, earliest_usable_date=day)
+    usage = _usage_of_failure(exc)
+    return ExpertFailure(status=exc.status, code=exc.peer_code, earliest_usable_date=day, usage=usage)
 
 
 def succeeded(state: ResearchGraphState) -> dict[str, dict[str, Any]]:
@@ -182,7 +189,8 @@ async def _stage(
             data = await call()
     except Exception as exc:
         log.error(f"{stage}_failed", error=error_text(exc))
-        return StageOutcome("failed", error=error_text(exc), duration_ms=_elapsed_ms(started)), _spent_by_failure(exc)
+        failed = StageOutcome("failed", error_text(exc), _elapsed_ms(started), usage=_usage_of_failure(exc))
+        return failed, _spent_by_failure(exc)
     duration = _elapsed_ms(started)
     log.info(f"{stage}_done", ms=duration, **{shown: data.get(shown)})
     return StageOutcome("success", duration_ms=duration, data=data), tokens_used_by(data)

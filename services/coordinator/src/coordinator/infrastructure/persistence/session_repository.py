@@ -528,6 +528,7 @@ def _stage_values(stage: str, data_column: str, outcome: StageOutcome) -> dict[s
         f"{stage}_error": outcome.error,
         f"{stage}_duration_ms": outcome.duration_ms,
         data_column: outcome.data,
+        f"{stage}_usage": outcome.usage,
     }
 
 
@@ -549,6 +550,12 @@ def _to_domain(row: SessionRow, retried_by: str | None = None) -> ResearchSessio
         last_event_seq=row.last_event_seq,
         carried_stages=list(row.carried_stages or []),
         expert_outcomes={e: _expert_outcome(by_expert[e]) for e in ordered},
-        debate=StageOutcome(row.debate_status, row.debate_error, row.debate_duration_ms, row.debate_outcome),  # type: ignore[arg-type]
-        judge=StageOutcome(row.judge_status, row.judge_error, row.judge_duration_ms, row.verdict),  # type: ignore[arg-type]
+        debate=StageOutcome(
+            row.debate_status,  # type: ignore[arg-type]
+            row.debate_error,
+            row.debate_duration_ms,
+            row.debate_outcome,
+            row.debate_usage,
+        ),
+        judge=StageOutcome(row.judge_status, row.judge_error, row.judge_duration_ms, row.verdict, row.judge_usage),  # type: ignore[arg-type]
     )

@@ -131,6 +131,10 @@ class SessionRow(Base):
     """Tokens its model calls may use (NULL: no cap)."""
     carried_stages: Mapped[list[str] | None] = mapped_column(JSONDocument, nullable=True)
     """The stages a retry carried from its source (NULL on rows written before it was recorded: none)."""
+    debate_usage: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    """The model calls a failed debate had made (its problem detail's ``usage``)."""
+    judge_usage: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
+    """The model calls a failed verdict had made."""
 
     expert_rows: Mapped[list[ExpertRow]] = relationship(
         back_populates="session", cascade="all, delete-orphan", lazy="raise", passive_deletes=True

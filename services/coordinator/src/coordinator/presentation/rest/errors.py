@@ -18,6 +18,7 @@ from coordinator.domain.exceptions import (
     DataUnavailableError,
     InsufficientHistoryError,
     QueueFullError,
+    ResearchBudgetSpentError,
     SymbolNotFoundError,
     TokenQuotaExceededError,
 )
@@ -36,6 +37,7 @@ ALL_FAILED_TITLE: dict[type[AllExpertsFailedError], str] = {
     SymbolNotFoundError: "Symbol not found",
     DataUnavailableError: "No data for these experts",
     InsufficientHistoryError: "Insufficient history",
+    ResearchBudgetSpentError: "Token budget spent",
     AllExpertsFailedError: "All experts failed",
 }
 

@@ -1,5 +1,6 @@
-"""LLM usage and token budgets: each session's ``token_budget`` and the stages a retry ``carried_stages``, and the
-usage ledger (``llm_usage_records``: one row per stage of a session that made model calls, by client, day and model).
+"""LLM usage and token budgets: each session's ``token_budget``, the stages a retry ``carried_stages``, what a
+failed debate or verdict had used (``debate_usage``, ``judge_usage``), and the usage ledger (``llm_usage_records``:
+one row per stage of a session that made model calls, by client, day and model).
 
 Revision ID: 0008_llm_usage
 Revises: 0007_idempotency_and_failures
@@ -23,6 +24,8 @@ def upgrade() -> None:
     with op.batch_alter_table("research_sessions") as batch:
         batch.add_column(sa.Column("token_budget", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("carried_stages", sa.JSON(), nullable=True))
+        batch.add_column(sa.Column("debate_usage", sa.JSON(), nullable=True))
+        batch.add_column(sa.Column("judge_usage", sa.JSON(), nullable=True))
     op.create_table(
         "llm_usage_records",
         sa.Column("session_id", sa.String(36), nullable=False),
@@ -43,5 +46,7 @@ def downgrade() -> None:
     op.drop_index("ix_llm_usage_records_client_id_day", table_name="llm_usage_records")
     op.drop_table("llm_usage_records")
     with op.batch_alter_table("research_sessions") as batch:
+        batch.drop_column("judge_usage")
+        batch.drop_column("debate_usage")
         batch.drop_column("carried_stages")
         batch.drop_column("token_budget")
