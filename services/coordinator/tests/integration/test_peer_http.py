@@ -343,3 +343,29 @@ async def test_what_the_model_wrote_is_kept_in_the_error_of_an_invalid_llm_outpu
         "(the model wrote: 'I think it is bullish xxx"
     )
     assert message.endswith("x…')")
+
+
+def _invalid_output(calls: int, tokens: int) -> httpx.Response:
+    """llm_output_invalid (asked again) with the ``usage`` the peer's model calls reported."""
+    response = problem(500, "llm_output_invalid", "the model's answer did not parse")
+    body = json.loads(response.content) | {"usage": {"llm_calls": calls, "input_tokens": tokens, "output_tokens": 1}}
+    return httpx.Response(500, json=body, headers={"content-type": "application/problem+json"})
+
+
+@respx.mock
+async def test_a_stage_asked_again_counts_the_calls_of_every_attempt(peer: PeerClient) -> None:
+    """Issue 41: the coordinator's resampling after llm_output_invalid made model calls too."""
+    answer = {"signal": "BULLISH", "usage": {"llm_calls": 1, "input_tokens": 100, "output_tokens": 5}}
+    respx.post(URL).mock(side_effect=[_invalid_output(1, 40), _invalid_output(2, 60), httpx.Response(200, json=answer)])
+    body, attempts = await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert attempts == 3
+    assert body["usage"] == {"llm_calls": 4, "input_tokens": 200, "output_tokens": 7, "estimated": False}
+
+
+@respx.mock
+async def test_a_stage_that_never_parsed_counts_every_attempts_calls_in_its_failure(peer: PeerClient) -> None:
+    respx.post(URL).mock(side_effect=[_invalid_output(1, 40), _invalid_output(1, 50), _invalid_output(1, 60)])
+    with pytest.raises(ServiceResponseError) as raised:
+        await peer.post_json("/api/v1/research/experts/technical_analyst", {})
+    assert raised.value.extensions["usage"]["llm_calls"] == 3
+    assert raised.value.extensions["usage"]["input_tokens"] == 150

@@ -43,6 +43,7 @@ from shared_contracts.service.authentication import caller_headers
 from shared_contracts.service.request_id import outgoing_headers
 from shared_contracts.service.token_budget import TOKEN_BUDGET_HEADER
 from shared_contracts.service.tracing import instrument_http_client
+from shared_contracts.usage import LLMUsage
 
 log = structlog.get_logger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -87,6 +88,7 @@ class _TransientStatus(Exception):
     def __init__(self, response: httpx.Response, code: str | None) -> None:
         super().__init__(f"HTTP {response.status_code}" + (f" {code}" if code else ""))
         self.response = response
+        self.code = code
 
 
 def _problem_code(response: httpx.Response) -> str | None:
@@ -158,6 +160,7 @@ class PeerClient:
         """``send`` (one attempt) within the call's budget, retried on transient failures; every failure raised
         as a ``GatewayError``."""
         attempts = 0
+        resampled: list[LLMUsage] = []  # what the attempts answered llm_output_invalid and asked again had used
         policy = self._policy
         retrying = AsyncRetrying(
             stop=stop_after_attempt(policy.max_attempts),
@@ -179,8 +182,11 @@ class PeerClient:
                         if response.status_code in TRANSIENT_STATUSES:
                             code = _problem_code(response)
                             if code not in FINAL_PROBLEM_CODES:
+                                if code == RESAMPLED_PROBLEM_CODE:
+                                    resampled.append(_usage_of(_problem_members(response)))
                                 raise _TransientStatus(response, code)
                         elif response.status_code == 500 and _problem_code(response) == RESAMPLED_PROBLEM_CODE:
+                            resampled.append(_usage_of(_problem_members(response)))
                             raise _TransientStatus(response, RESAMPLED_PROBLEM_CODE)
         except (TimeoutError, httpx.TimeoutException) as exc:
             if isinstance(exc, httpx.ConnectTimeout):
@@ -188,15 +194,20 @@ class PeerClient:
             message = f"{self.service} timed out after {policy.budget_seconds:g}s ({_attempts(attempts)})"
             raise PeerTimeoutError(self.service, message, attempts=attempts) from exc
         except _TransientStatus as exc:
-            raise ServiceResponseError.from_response(self.service, exc.response, attempts=attempts) from None
+            failure = ServiceResponseError.from_response(self.service, exc.response, attempts=attempts)
+            raise _counting(failure, resampled[:-1] if exc.code == RESAMPLED_PROBLEM_CODE else resampled) from None
         except httpx.HTTPError as exc:
             raise self._unavailable(url, exc, attempts) from exc
         if response.is_error:
-            raise ServiceResponseError.from_response(self.service, response, attempts=attempts)
+            failure = ServiceResponseError.from_response(self.service, response, attempts=attempts)
+            raise _counting(failure, resampled)
         try:
-            return response.json(), attempts
+            body = response.json()
         except ValueError as exc:
             raise PeerContractError(self.service, f"{self.service} replied with non-JSON", attempts=attempts) from exc
+        if resampled and isinstance(body, dict):
+            body["usage"] = _summed(body.get("usage"), resampled)
+        return body, attempts
 
     def parsed(self, model: type[M], body: Any, attempts: int, what: str) -> M:
         """``body`` as ``model``; one that breaks it is a ``PeerContractError`` naming ``what`` and the fields."""
@@ -242,6 +253,38 @@ def _said_by_peer(text: str) -> str:
 def _excerpt(text: str, limit: int = 300) -> str:
     flat = " ".join(text.split())
     return repr(flat if len(flat) <= limit else flat[:limit] + "…")
+
+
+def _problem_members(response: httpx.Response) -> dict[str, Any]:
+    try:
+        members = response.json()
+    except ValueError:
+        return {}
+    return members if isinstance(members, dict) else {}
+
+
+def _usage_of(members: dict[str, Any]) -> LLMUsage:
+    """The ``usage`` member of a peer's answer or problem (none: no calls)."""
+    try:
+        return LLMUsage.model_validate(members.get("usage") or {})
+    except ValidationError:
+        return LLMUsage()
+
+
+def _summed(usage: Any, earlier: list[LLMUsage]) -> dict[str, Any]:
+    """``usage`` (an answer's or a problem's member) plus the calls of the attempts asked again before it: a stage's
+    usage is every call it made, the coordinator's resampling included."""
+    total = _usage_of({"usage": usage})
+    for spent in earlier:
+        total = total + spent
+    return total.model_dump(mode="json", exclude_none=True)
+
+
+def _counting(failure: ServiceResponseError, earlier: list[LLMUsage]) -> ServiceResponseError:
+    """``failure`` whose problem's ``usage`` also counts the earlier attempts' calls."""
+    if earlier:
+        failure.extensions["usage"] = _summed(failure.extensions.get("usage"), earlier)
+    return failure
 
 
 def _attempts(n: int) -> str:
