@@ -16,6 +16,16 @@ from shared_contracts.research import EXPERT_RESULT_MODELS
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 from shared_contracts.usage import MAX_TOKEN_BUDGET, LLMUsage, ResearchUsage
 
+ResearchUsageField = Annotated[
+    ResearchUsage | None,
+    Field(
+        exclude_if=lambda value: value is None,
+        description="The model calls of each stage and their tokens, in total and new (a retry: without the "
+        "carried stages), with their cost when LLM_PRICES is set.",
+    ),
+]
+"""A research answer's and a session's ``usage`` (left out when there is none)."""
+
 OverallStatus = Literal["completed", "partial", "failed"]
 SessionStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"]
 OutcomeStatus = Literal["scored", "pending", "not_scorable", "no_fill", "unavailable"]
@@ -113,12 +123,7 @@ class ResearchResponseBody(BaseModel):
         exclude_if=lambda value: value is None,
         description="LLM stages only: the figures of their texts traced to their inputs, per stage and in total.",
     )
-    usage: ResearchUsage | None = Field(
-        default=None,
-        exclude_if=lambda value: value is None,
-        description="The model calls of each stage and their tokens, in total and new (a retry: without the "
-        "carried stages), with their cost when LLM_PRICES is set.",
-    )
+    usage: ResearchUsageField = None
 
 
 class ExpertFailureRecord(BaseModel):
@@ -243,12 +248,7 @@ class SessionDetail(SessionSummary):
         exclude_if=lambda value: value is None,
         description="LLM stages only: the stored results' numbers checks, per stage and in total.",
     )
-    usage: ResearchUsage | None = Field(
-        default=None,
-        exclude_if=lambda value: value is None,
-        description="The model calls of each stage and their tokens, in total and new (a retry: without the "
-        "carried stages), with their cost when LLM_PRICES is set.",
-    )
+    usage: ResearchUsageField = None
 
 
 class SessionPage(BaseModel):

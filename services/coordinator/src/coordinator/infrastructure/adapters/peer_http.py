@@ -92,10 +92,7 @@ class _TransientStatus(Exception):
 
 
 def _problem_code(response: httpx.Response) -> str | None:
-    try:
-        code = response.json().get("code")
-    except (ValueError, AttributeError):
-        return None
+    code = _problem_members(response).get("code")
     return code if isinstance(code, str) else None
 
 
