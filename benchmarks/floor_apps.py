@@ -36,9 +36,9 @@ from llm_replies import MATCH
 
 from coordinator.infrastructure.adapters.peer_http import peer_http_client
 from coordinator.settings import Settings as CoordinatorSettings
-from shared_contracts.llm.client import LLMCompletion, OpenAICompatibleChat, build_chat_client
-from shared_contracts.service.logging import configure_logging
-from shared_contracts.service.settings import EngineSettings
+from service_kit.llm.client import LLMCompletion, OpenAICompatibleChat, build_chat_client
+from service_kit.logging import configure_logging
+from service_kit.settings import EngineSettings
 
 TEMPERATURE = 0.2
 DEFAULT_POOL = CoordinatorSettings.model_fields["http_max_connections"].default

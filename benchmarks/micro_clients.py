@@ -27,7 +27,7 @@ from httpx_aiohttp import AiohttpTransport
 from openai.types.chat import ChatCompletion
 
 from benchmarks.harness import ServiceProcess, free_port
-from shared_contracts.llm.client import ChatReply
+from service_kit.llm.client import ChatReply
 
 PEER_BODY = {"symbol": "600519.SH", "options": {"k": "v" * 2000}}
 MESSAGES = [{"role": "system", "content": "s" * 1500}, {"role": "user", "content": "u" * 2500}]

@@ -22,10 +22,10 @@ from research.infrastructure.agents.llm_agent import AGENTS_DIR, LANGUAGE_NAMES,
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.infrastructure.rules.scoring import Language
 from research.settings import Settings
+from service_kit.llm.numbers.gate import NumbersGate, answer_texts, check_texts
+from service_kit.llm.numbers.sources import sources_from
+from service_kit.llm.prompts import PromptTemplate
 from shared_contracts.experts import ExpertType
-from shared_contracts.llm.numbers.gate import NumbersGate, answer_texts, check_texts
-from shared_contracts.llm.numbers.sources import sources_from
-from shared_contracts.llm.prompts import PromptTemplate
 
 SYMBOLS = ("600519.SH", "000001.SZ", "300750.SZ", "601318.SH")
 EXPERTS = (ExpertType.TECHNICAL_ANALYST, ExpertType.FINANCIAL_AUDITOR, ExpertType.VALUATION_MODELER)

@@ -72,7 +72,7 @@ def baseline_tree(workdir: Path) -> dict[str, Any]:
     # Both stacks run under today's server options (e2e_processes: UVICORN_OPTIONS), so the baseline gets the
     # protocol module they name (and the modules it imports beside it) when it predates it: the server is the
     # same on both sides of the comparison.
-    kit = Path("shared-contracts/src/shared_contracts/service")
+    kit = Path("service-kit/src/service_kit")
     if not (root / kit / "server.py").exists():
         for module in (REPO_ROOT / kit).glob("server*.py"):
             shutil.copy(module, root / kit / module.name)

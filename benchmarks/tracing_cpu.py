@@ -14,9 +14,9 @@ import time
 from contextlib import AbstractContextManager, nullcontext
 
 from coordinator.infrastructure.orchestration.research_trace import ResearchTrace
-from shared_contracts.llm.tracing import model_call_stage, traced_model_call
-from shared_contracts.service.logging import add_trace_ids
-from shared_contracts.service.tracing import inject_trace_context, spans_recorded
+from service_kit.llm.tracing import model_call_stage, traced_model_call
+from service_kit.logging import add_trace_ids
+from service_kit.tracing import inject_trace_context, spans_recorded
 
 EXPERTS, STAGES, MODEL_CALLS, LOG_LINES = 5, ("debate", "verdict"), 9, 40
 

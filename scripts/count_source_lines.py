@@ -1,5 +1,7 @@
-"""Source lines of the four services (``src/``, migrations left out): raw, non-blank, and code lines
-(no blank, comment or docstring line), per service and in total.
+"""Source lines of the workspace, tests left out: raw, non-blank, and code lines (no blank, comment or
+docstring line), per part and in total. Parts: the four services' ``src/`` (migrations left out), every
+shared package's ``src/`` (the ones that exist in the tree counted), the evaluation, the benchmarks and the
+scripts.
 
 Usage: ``python scripts/count_source_lines.py [REPO_ROOT]`` (default: the current folder).
 """
@@ -12,7 +14,16 @@ import sys
 import tokenize
 from pathlib import Path
 
-SERVICES = ("coordinator", "research", "debate", "judge")
+PARTS = {
+    "coordinator": ("services/coordinator/src",),
+    "research": ("services/research/src",),
+    "debate": ("services/debate/src",),
+    "judge": ("services/judge/src",),
+    "shared": ("shared-contracts/src", "service-kit/src", "verdict-statistics/src"),
+    "evaluation": ("evaluation/src",),
+    "benchmarks": ("benchmarks", "services/coordinator/benchmarks", "services/research/benchmarks"),
+    "scripts": ("scripts",),
+}
 NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 Docstring = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -38,12 +49,18 @@ def code_lines(text: str) -> int:
 
 
 def count(root: Path) -> dict[str, tuple[int, int, int, int]]:
-    """{service: (raw, non-blank, code, files)}."""
+    """{part: (raw, non-blank, code, files)}."""
     totals: dict[str, tuple[int, int, int, int]] = {}
-    for service in SERVICES:
-        files = [p for p in sorted((root / "services" / service / "src").rglob("*.py")) if "migrations" not in p.parts]
+    for part, folders in PARTS.items():
+        files = [
+            p
+            for folder in folders
+            if (root / folder).is_dir()
+            for p in sorted((root / folder).rglob("*.py"))
+            if "migrations" not in p.parts
+        ]
         texts = [p.read_text(encoding="utf-8") for p in files]
-        totals[service] = (
+        totals[part] = (
             sum(t.count("\n") for t in texts),
             sum(1 for t in texts for line in t.splitlines() if line.strip()),
             sum(code_lines(t) for t in texts),
@@ -54,7 +71,7 @@ def count(root: Path) -> dict[str, tuple[int, int, int, int]]:
 
 def main() -> None:
     totals = count(Path(sys.argv[1] if len(sys.argv) > 1 else "."))
-    rows = [*totals.items(), ("TOTAL", tuple(sum(column) for column in zip(*totals.values(), strict=True)))]
+    rows = [*totals.items(), ("WORKSPACE", tuple(sum(column) for column in zip(*totals.values(), strict=True)))]
     for name, (raw, non_blank, code, files) in rows:
         print(f"{name:12} raw={raw:6} nonblank={non_blank:6} code={code:6} files={files}")
 

@@ -23,8 +23,8 @@ from research.application.universe_standing import UniverseStanding
 from research.domain.analysis.relative import COMPOSITE
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
-from shared_contracts.metrics import mean_ci, spearman_ic
 from shared_contracts.scoring import DailyBar, forward_return
+from verdict_statistics.metrics import mean_ci, spearman_ic
 
 SPLIT = date(2023, 10, 31)
 """Analysis dates on or after it are out of sample: never looked at here."""

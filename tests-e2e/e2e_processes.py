@@ -21,7 +21,7 @@ import llm_replies
 from fake_llm_server import FakeLLMClient
 
 from evaluation.stack import SERVICE_APPS, free_port
-from shared_contracts.service.server import UVICORN_OPTIONS
+from service_kit.server import UVICORN_OPTIONS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 E2E_DIR = Path(__file__).resolve().parent

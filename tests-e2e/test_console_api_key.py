@@ -11,7 +11,7 @@ from console_browser import browser, needs_chromium, screenshot, watch
 from e2e_processes import Stack, running_stack
 from playwright.sync_api import Browser
 
-from shared_contracts.service.api_keys import hash_key, new_key
+from service_kit.api_keys import hash_key, new_key
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, needs_chromium]
 

@@ -688,7 +688,7 @@ def test_cli_help_documents_the_analysis_date_and_the_universe(capsys: pytest.Ca
         assert needle in text
 
 
-# A variable every service reads (shared_contracts.service.settings), set to what none accepts.
+# A variable every service reads (service_kit.settings), set to what none accepts.
 @pytest.mark.parametrize("service", SERVICES)
 def test_a_service_started_with_a_bad_variable_exits_with_one_line_naming_it(service: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | {"LOG_LEVEL": "LOUD"}

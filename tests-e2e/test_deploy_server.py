@@ -15,7 +15,7 @@ DOCKERFILE = ROOT / "deploy" / "Dockerfile"
 # What every service process is started with (docs/running.md "Limits and timeouts"): the guarded protocol
 # (408 to a late request head), no Server header, a connection cap, short keep-alive.
 SERVER_FLAGS = (
-    "--http shared_contracts.service.server:GuardedHttpProtocol",
+    "--http service_kit.server:GuardedHttpProtocol",
     "--no-server-header",
     '--limit-concurrency "${MAX_CONNECTIONS:-512}"',
     "--timeout-keep-alive 5",
@@ -56,7 +56,7 @@ def test_procfile_runs_the_same_server_without_proxy_headers() -> None:
 
 
 def test_the_python_launchers_believe_no_forwarded_header() -> None:
-    from shared_contracts.service.server import UVICORN_OPTIONS
+    from service_kit.server import UVICORN_OPTIONS
 
     assert "--no-proxy-headers" in UVICORN_OPTIONS
     assert "--proxy-headers" not in UVICORN_OPTIONS

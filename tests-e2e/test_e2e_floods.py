@@ -15,7 +15,7 @@ import httpx
 import pytest
 from e2e_processes import ServiceProcess, running_service
 
-from shared_contracts.service.api_keys import hash_key, new_key
+from service_kit.api_keys import hash_key, new_key
 
 pytestmark = pytest.mark.e2e
 

@@ -21,7 +21,7 @@ from e2e_processes import FakeLLM, ServiceProcess, Stack, base_env, running_fake
 from e2e_support import ALL_EXPERTS, RESEARCH, SESSIONS, expect, expect_problem, retry_path
 
 from evaluation.stack import SERVICE_APPS, free_port
-from shared_contracts.service.api_keys import hash_key, new_key
+from service_kit.api_keys import hash_key, new_key
 
 pytestmark = pytest.mark.e2e
 

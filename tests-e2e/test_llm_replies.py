@@ -25,8 +25,8 @@ from research.domain.model.verdicts import (
     TechnicalVerdict,
     ValuationVerdictModel,
 )
-from shared_contracts.llm.errors import LLMJSONError
-from shared_contracts.llm.json_output import parse_model_output
+from service_kit.llm.errors import LLMJSONError
+from service_kit.llm.json_output import parse_model_output
 
 ROOT = Path(__file__).resolve().parent.parent
 RESEARCH_AGENTS = ROOT / "services/research/src/research/infrastructure/agents"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+from service_kit.llm import errors as llm_errors
 from shared_contracts.errors import ServiceError
-from shared_contracts.llm import errors as llm_errors
 from shared_contracts.problems import PROBLEM_STATUS
 
 SERVICE_ERRORS = [f"{svc}.domain.exceptions" for svc in ("coordinator", "research", "debate", "judge")]

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from e2e_processes import Stack, running_stack
 
-from shared_contracts.service.api_keys import hash_key, new_key
+from service_kit.api_keys import hash_key, new_key
 
 pytestmark = pytest.mark.e2e
 

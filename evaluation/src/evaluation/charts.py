@@ -16,7 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from evaluation.comparison import STRATEGIES, STRATEGY_LABELS
-from shared_contracts.scorecard import ACTIONS
+from verdict_statistics.scorecard import ACTIONS
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType

@@ -18,7 +18,7 @@ from evaluation.portfolio import StrategyRun, periods_per_year, rebalance_period
 from evaluation.records import ResearchRecord
 from evaluation.samples import SAMPLES, Sample, by_sample, sample_of
 from evaluation.serialise import Json, estimate_json, rounded
-from shared_contracts.metrics import Estimate, equity_curve, mean_ci
+from verdict_statistics.metrics import Estimate, equity_curve, mean_ci
 
 STRATEGIES = ("policy", "technical_only", "equal_weight_matched", "equal_weight", "ma_crossover")
 STRATEGY_LABELS = {

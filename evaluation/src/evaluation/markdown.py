@@ -9,7 +9,7 @@ from evaluation.comparison import STRATEGIES, STRATEGY_LABELS
 from evaluation.formatting import DASH, interval, number, percent
 from evaluation.samples import SAMPLE_LABELS, SAMPLES
 from evaluation.verdicts import STATUSES
-from shared_contracts.scorecard import ACTIONS
+from verdict_statistics.scorecard import ACTIONS
 
 CONFIGURATIONS = ("policy", "technical_only")
 Report = dict[str, Any]

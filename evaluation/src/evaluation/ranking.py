@@ -25,10 +25,10 @@ from scipy import stats
 from evaluation.bar_series import BarSeries
 from evaluation.records import ResearchRecord
 from evaluation.serialise import Json, estimate_json
-from shared_contracts.metrics import MIN_SCORED_PER_MONTH, Estimate, mean_ci
 from shared_contracts.price_limits import blocks
-from shared_contracts.scorecard import ic_section
 from shared_contracts.scoring import IC_HORIZON_DAYS, ForwardReturn, forward_return
+from verdict_statistics.metrics import MIN_SCORED_PER_MONTH, Estimate, mean_ci
+from verdict_statistics.scorecard import ic_section
 
 QUINTILE = 0.2
 """The top and bottom fifth of a date's cross-section by score (ties share their average rank)."""
@@ -64,7 +64,7 @@ def ranked_verdicts(records: Sequence[ResearchRecord], series: Mapping[str, BarS
 
 
 def information_coefficient(ranked: Sequence[RankedVerdict]) -> Json:
-    """``shared_contracts.scorecard.ic_section`` with one cross-section per analysis date."""
+    """``verdict_statistics.scorecard.ic_section`` with one cross-section per analysis date."""
     return ic_section([(r.key, r.score, r.forward.value) for r in ranked])
 
 

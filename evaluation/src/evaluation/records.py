@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from shared_contracts.scorecard import signed_score
+from verdict_statistics.scorecard import signed_score
 
 Configuration = Literal["policy", "technical_only"]
 RecordStatus = Literal["ok", "refused", "failed"]

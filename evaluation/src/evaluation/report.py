@@ -38,9 +38,9 @@ from evaluation.verdicts import (
     coverage,
     directional_concentration,
 )
-from shared_contracts.metrics import MIN_SCORED_PER_MONTH
-from shared_contracts.scorecard import ACTIONS
 from shared_contracts.scoring import HOLDING_DAYS, IC_HORIZON_DAYS, ROUND_TRIP_COST, DailyBar
+from verdict_statistics.metrics import MIN_SCORED_PER_MONTH
+from verdict_statistics.scorecard import ACTIONS
 
 SCHEMA_VERSION = 2
 CONFIGURATIONS: tuple[Configuration, ...] = ("policy", "technical_only")

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from shared_contracts.scorecard import DIGITS, Json, brier_json, estimate_json, rounded
+from verdict_statistics.scorecard import DIGITS, Json, brier_json, estimate_json, rounded
 
 __all__ = ["DIGITS", "Json", "brier_json", "estimate_json", "rounded"]

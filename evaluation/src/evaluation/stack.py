@@ -29,7 +29,7 @@ from typing import IO
 import httpx
 from dotenv import dotenv_values
 
-from shared_contracts.service.server import UVICORN_OPTIONS
+from service_kit.server import UVICORN_OPTIONS
 
 SERVICE_APPS = {
     "research": "research.main:create_app",

@@ -9,9 +9,9 @@ from collections.abc import Iterable, Sequence
 
 from evaluation.outcomes import ScoredVerdict
 from evaluation.records import ResearchRecord
-from shared_contracts import scorecard
-from shared_contracts.metrics import brier, flip_rate, wilson
-from shared_contracts.scorecard import ACTIONS, Json, ScoredCall, estimate_json, rounded
+from verdict_statistics import scorecard
+from verdict_statistics.metrics import brier, flip_rate, wilson
+from verdict_statistics.scorecard import ACTIONS, Json, ScoredCall, estimate_json, rounded
 
 STATUSES = ("ok", "refused", "failed")
 CONCENTRATION_LIMIT = 0.6
@@ -87,12 +87,12 @@ def _calls(scored: Sequence[ScoredVerdict]) -> list[ScoredCall]:
 
 
 def action_outcomes(scored: Sequence[ScoredVerdict], action: str) -> Json:
-    """For one action: ``shared_contracts.scorecard.action_outcomes`` (the live scorecard's figures too)."""
+    """For one action: ``verdict_statistics.scorecard.action_outcomes`` (the live scorecard's figures too)."""
     return scorecard.action_outcomes(_calls(scored), action)
 
 
 def calibration_section(scored: Sequence[ScoredVerdict]) -> Json:
-    """``shared_contracts.scorecard.calibration_section`` over the scored verdicts."""
+    """``verdict_statistics.scorecard.calibration_section`` over the scored verdicts."""
     return scorecard.calibration_section(_calls(scored))
 
 

@@ -25,7 +25,7 @@ from coordinator.domain.model.enums import ExpertType
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import (
     LangGraphResearchOrchestrator,
 )
-from shared_contracts.service.logging import configure_logging
+from service_kit.logging import configure_logging
 
 
 async def main(rounds: int) -> None:

@@ -38,7 +38,7 @@ from coordinator.domain.model.session import ResearchSession
 from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.infrastructure.persistence.store import open_session_store
-from shared_contracts.service.logging import configure_logging
+from service_kit.logging import configure_logging
 
 COMMAND = ResearchCommand(symbol="600519.SH", experts=[e.value for e in ExpertType])
 

@@ -25,7 +25,7 @@ from coordinator.infrastructure.persistence.engine import build_engine
 from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.write_transactions import AsyncEngineWrites
-from shared_contracts.service.logging import configure_logging
+from service_kit.logging import configure_logging
 
 EXPERTS = ["technical_analyst", "financial_auditor", "valuation_modeler", "macro_intelligence", "catalyst_detective"]
 DATA = {"signal": "BULLISH", "confidence": 0.7, "facts": {"series": list(range(400))}, "summary": "x" * 2000}

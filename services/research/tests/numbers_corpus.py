@@ -367,8 +367,8 @@ class Score:
 
 
 def score(answers: list[Answer]) -> Score:
-    from shared_contracts.llm.numbers.gate import check_texts
-    from shared_contracts.llm.numbers.sources import sources_from
+    from service_kit.llm.numbers.gate import check_texts
+    from service_kit.llm.numbers.sources import sources_from
 
     result = Score()
     for answer in answers:

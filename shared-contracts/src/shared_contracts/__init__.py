@@ -1,7 +1,9 @@
-"""The published language of the stock research services.
+"""The published language of the stock research services: wire models, problem codes and the scoring
+definitions a client or the evaluation needs (``experts``, ``research``, ``projection``, ``debate``, ``judge``,
+``coordinator``, ``problems``, ``errors``, ``scoring``, ...). It depends on pydantic only; any layer of any
+service may import it.
 
-Pure wire models and vocabularies live at the top level (``experts``, ``research``, ``projection``,
-``debate``, ``judge``, ``coordinator``, ``problems``, ``engine``); any layer of any service may import them.
-``shared_contracts.service`` (FastAPI edge kit) and ``shared_contracts.llm`` (OpenAI-compatible client kit)
-are infrastructure/presentation helpers and must not be imported by a domain or application layer.
+Example::
+
+    from shared_contracts.research import ExpertRequest
 """

@@ -267,7 +267,7 @@ class ScorecardFilters(BaseModel):
 
 class Scorecard(BaseModel):
     """``GET /api/v1/coordinator/scorecard``: stored verdicts scored on the bars known now. ``per_action`` and
-    ``calibration`` are the evaluation report's sections (``shared_contracts.scorecard``), so the figures mean
+    ``calibration`` are the evaluation report's sections (``verdict_statistics.scorecard``), so the figures mean
     the same; the method is docs/evaluation.md."""
 
     filters: ScorecardFilters

@@ -9,8 +9,8 @@ from coordinator.container import CoordinatorContainer, open_container
 from coordinator.presentation.console.site import mount_console
 from coordinator.presentation.rest.errors import EXCEPTION_HANDLERS
 from coordinator.settings import Settings
-from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
-from shared_contracts.service.settings import settings_of_this_process
+from service_kit.app_factory import container_lifespan, container_readiness, create_service_app
+from service_kit.settings import settings_of_this_process
 
 
 def create_app(settings: Settings | None = None, container: CoordinatorContainer | None = None) -> FastAPI:

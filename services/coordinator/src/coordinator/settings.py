@@ -1,5 +1,5 @@
 """The coordinator's configuration, from the environment (and ``.env``). Loaded with
-``shared_contracts.service.settings.load_settings``: a bad value fails at start naming the variable."""
+``service_kit.settings.load_settings``: a bad value fails at start naming the variable."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 
 from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
+from service_kit.settings import ServiceSettings
 from shared_contracts.redaction import url_password
-from shared_contracts.service.settings import ServiceSettings
 from shared_contracts.usage import MAX_TOKEN_BUDGET, ModelPrice
 
 

@@ -21,8 +21,8 @@ from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatew
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.settings import Settings
-from shared_contracts.service.logging import flush_logs
-from shared_contracts.service.settings import ConfigurationError, load_settings
+from service_kit.logging import flush_logs
+from service_kit.settings import ConfigurationError, load_settings
 
 RESEARCH, DEBATE, JUDGE = "http://research.test", "http://debate.test", "http://judge.test"
 

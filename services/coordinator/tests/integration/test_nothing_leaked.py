@@ -16,7 +16,7 @@ import respx
 from coordinator_fakes import debate_outcome, make_settings, sample_result, serve
 from coordinator_persistence_fakes import RESEARCH, SESSIONS
 
-from shared_contracts.service.logging import flush_logs
+from service_kit.logging import flush_logs
 
 KEY = "sk-test-SECRET-123456"
 TA, MI, FA = "technical_analyst", "macro_intelligence", "financial_auditor"

@@ -20,8 +20,8 @@ from coordinator.infrastructure.adapters.price_bars_gateway_adapter import Price
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.main import create_app
 from shared_contracts.research import PriceBars
-from shared_contracts.scorecard import rounded
 from shared_contracts.scoring import DailyBar, score_trade
+from verdict_statistics.scorecard import rounded
 
 research_main = pytest.importorskip("research.main", reason="the research package is not installed alongside")
 research_settings = pytest.importorskip("research.settings")

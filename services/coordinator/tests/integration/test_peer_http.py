@@ -13,7 +13,7 @@ import respx
 
 from coordinator.domain.exceptions import PeerContractError, PeerTimeoutError, PeerUnavailableError
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError, peer_http_client
-from shared_contracts.service.logging import configure_logging, flush_logs
+from service_kit.logging import configure_logging, flush_logs
 
 BASE = "http://research.test"
 URL = f"{BASE}/api/v1/research/experts/technical_analyst"

@@ -22,7 +22,7 @@ from coordinator_fakes import (
 from coordinator.container import build_container
 from coordinator.main import create_app
 from coordinator.settings import Settings
-from shared_contracts.service.api_keys import hash_key
+from service_kit.api_keys import hash_key
 
 KEYS = {"alice": "sr_alice-key-0123456789abcdef", "bob": "sr_bob-key-0123456789abcdef", "ops": "sr_ops-key-012345678"}
 SERVICE_KEY = "sr_coordinator-service-key-0123"

@@ -25,7 +25,7 @@ from coordinator_fakes import (
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.model.progress import ExpertStarted, Progress
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
-from shared_contracts.service.logging import flush_logs
+from service_kit.logging import flush_logs
 
 PATH = "/api/v1/coordinator/research"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

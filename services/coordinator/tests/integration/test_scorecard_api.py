@@ -33,8 +33,8 @@ from coordinator.domain.ports.session_repository import VerdictFilter
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.main import create_app
-from shared_contracts.scorecard import ScoredCall, action_outcomes
 from shared_contracts.scoring import score_trade
+from verdict_statistics.scorecard import ScoredCall, action_outcomes
 
 RESEARCH_URL = "http://research.test"
 SCORECARD = "/api/v1/coordinator/scorecard"

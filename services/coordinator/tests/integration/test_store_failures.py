@@ -21,7 +21,7 @@ from coordinator.infrastructure.persistence.migrate import run_migrations
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.infrastructure.persistence.write_transactions import STORE_ERRORS
-from shared_contracts.service.logging import configure_logging, flush_logs
+from service_kit.logging import configure_logging, flush_logs
 
 
 async def test_a_database_that_accepts_and_never_answers_fails_the_call_at_the_connect_timeout(

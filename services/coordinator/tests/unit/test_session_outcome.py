@@ -22,8 +22,8 @@ from coordinator.domain.exceptions import (
 from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.session import ResearchSession, StageOutcome
 from shared_contracts.errors import InvalidRequestError
-from shared_contracts.scorecard import ScoredCall, action_outcomes, calibration_section
 from shared_contracts.scoring import DailyBar, score_trade
+from verdict_statistics.scorecard import ScoredCall, action_outcomes, calibration_section
 
 SYMBOL = "600519.SH"
 FRIDAY = date(2025, 6, 27)

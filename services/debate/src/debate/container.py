@@ -18,10 +18,10 @@ from debate.infrastructure.adapters.resolution_agent_adapter import ResolutionAg
 from debate.infrastructure.rules.advocates import RulesBearAdvocateAgent, RulesBullAdvocateAgent
 from debate.infrastructure.rules.resolution import RulesResolutionAgent
 from debate.settings import Settings
+from service_kit.llm.client import OpenAICompatibleChat, build_chat_client
+from service_kit.llm.fallback import RulesFallback
+from service_kit.llm.numbers.gate import NumbersGate
 from shared_contracts.engine import EngineInfo
-from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
-from shared_contracts.llm.fallback import RulesFallback
-from shared_contracts.llm.numbers.gate import NumbersGate
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared_contracts.service.settings import EngineSettings
+from service_kit.settings import EngineSettings
 
 
 class Settings(EngineSettings):

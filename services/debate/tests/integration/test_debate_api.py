@@ -10,10 +10,10 @@ from debate_http import debate_client, rules_settings
 
 from debate.application.services.debate_service import DebateService
 from debate.container import DebateContainer
+from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.engine import EngineInfo
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 URL = "/api/v1/debate/run"
 

@@ -21,10 +21,10 @@ from debate_fakes import (
 from debate.application.dtos.debate_outcome_dto import DebateOutcomeDTO
 from debate.application.services.debate_service import Debate, DebateService
 from debate.domain.model.enums import DebateDirection
+from service_kit.llm.fallback import RulesFallback
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.engine import EngineInfo
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.fallback import RulesFallback
 
 RULES = EngineInfo(kind="rules")
 

@@ -16,9 +16,9 @@ from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
-from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
-from shared_contracts.llm.fallback import RulesFallback
-from shared_contracts.llm.numbers.gate import NumbersGate
+from service_kit.llm.client import OpenAICompatibleChat, build_chat_client
+from service_kit.llm.fallback import RulesFallback
+from service_kit.llm.numbers.gate import NumbersGate
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from shared_contracts.service.settings import EngineSettings
+from service_kit.settings import EngineSettings
 
 
 class Settings(EngineSettings):

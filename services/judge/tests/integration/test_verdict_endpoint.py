@@ -16,9 +16,9 @@ from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, SpyJudgeAgent, cha
 from judge.container import JudgeContainer, build_container
 from judge.main import create_app
 from judge.settings import Settings
+from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.judge import Verdict
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 LLM_ENV = {"analysis_engine": "llm", "llm_base_url": "http://llm.test/v1", "llm_model": "judge-model"}
 

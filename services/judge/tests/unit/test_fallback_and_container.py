@@ -13,11 +13,11 @@ from judge.application.services.judge_service import JudgeService
 from judge.container import build_container
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
+from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError
+from service_kit.llm.fallback import RulesFallback
+from service_kit.settings import ConfigurationError, load_settings
 from shared_contracts.engine import EngineInfo
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError
-from shared_contracts.llm.fallback import RulesFallback
-from shared_contracts.service.settings import ConfigurationError, load_settings
 
 LLM_ENV = {"analysis_engine": "llm", "llm_base_url": "http://llm.test/v1", "llm_model": "judge-model"}
 

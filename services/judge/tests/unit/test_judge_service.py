@@ -13,8 +13,8 @@ from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model.enums import Action, Direction, TimeHorizon
+from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError
 
 
 async def judge(proposal: VerdictProposal, max_position: float = 30.0, **input_overrides: object) -> VerdictDTO:

@@ -18,8 +18,8 @@ from judge.infrastructure.adapters.judge_agent_adapter import (
     THESIS_MAX_CHARS,
     JudgeAgentAdapter,
 )
+from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 
 
 def endpoint_answering(content: str) -> RecordingLLMEndpoint:

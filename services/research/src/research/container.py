@@ -36,10 +36,10 @@ from research.infrastructure.rules.macro_intelligence import RulesMacroIntellige
 from research.infrastructure.rules.technical_analyst import RulesTechnicalAnalystAgent
 from research.infrastructure.rules.valuation_modeler import RulesValuationModelerAgent
 from research.settings import Settings
+from service_kit.llm.client import OpenAICompatibleChat, build_chat_client
+from service_kit.llm.numbers.gate import NumbersGate
+from service_kit.settings import ConfigurationError
 from shared_contracts.engine import EngineInfo
-from shared_contracts.llm.client import OpenAICompatibleChat, build_chat_client
-from shared_contracts.llm.numbers.gate import NumbersGate
-from shared_contracts.service.settings import ConfigurationError
 
 F = TypeVar("F")
 V = TypeVar("V", bound=BaseModel)

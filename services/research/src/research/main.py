@@ -7,8 +7,8 @@ from fastapi import FastAPI
 from research.api.routes import ROUTERS
 from research.container import ResearchContainer, open_container
 from research.settings import Settings
-from shared_contracts.service.app_factory import container_lifespan, container_readiness, create_service_app
-from shared_contracts.service.settings import settings_of_this_process
+from service_kit.app_factory import container_lifespan, container_readiness, create_service_app
+from service_kit.settings import settings_of_this_process
 
 
 def create_app(settings: Settings | None = None, container: ResearchContainer | None = None) -> FastAPI:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from shared_contracts.service.settings import EngineSettings
+from service_kit.settings import EngineSettings
 
 
 class Settings(EngineSettings):

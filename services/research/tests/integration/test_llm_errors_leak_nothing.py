@@ -18,7 +18,7 @@ from research.container import build_container
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.main import create_app
 from research.settings import Settings
-from shared_contracts.service.logging import flush_logs
+from service_kit.logging import flush_logs
 
 KEY = "sk-test-SECRET-123456"
 URL = "/api/v1/research/experts/technical_analyst"

@@ -18,10 +18,10 @@ import pytest
 from research.container import build_container
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.settings import Settings
+from service_kit.llm.numbers.gate import check_texts
+from service_kit.llm.numbers.sources import sources_from
 from shared_contracts.errors import ServiceError
 from shared_contracts.experts import ExpertType
-from shared_contracts.llm.numbers.gate import check_texts
-from shared_contracts.llm.numbers.sources import sources_from
 from shared_contracts.research import ExpertResultBase
 
 DATES = [date(2023, 6, 30), date(2024, 6, 28), date(2025, 3, 31)]

@@ -16,7 +16,7 @@ from research.domain.model.symbol import Symbol
 from research.infrastructure.agents.llm_agent import FallbackToRulesAgent, LLMExpertAgent
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
 from research.settings import Settings
-from shared_contracts.service.settings import ConfigurationError, load_settings
+from service_kit.settings import ConfigurationError, load_settings
 
 
 async def test_snapshot_lists_its_symbols_and_row_counts(snapshot: OfflineSnapshotProvider) -> None:

@@ -12,7 +12,7 @@ InvalidRequestError                400 invalid_request (shared_contracts.errors)
         └── SymbolMismatchError    symbol_mismatch (an expert result is about another symbol)
 LLMOutputParseError                500 llm_output_invalid (shared; names the agent)
 
-Failures of the LLM call itself are ``shared_contracts.llm`` errors (503 / 504 / 502).
+Failures of the LLM call itself are ``service_kit.llm`` errors (503 / 504 / 502).
 """
 
 from __future__ import annotations

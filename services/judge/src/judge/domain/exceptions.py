@@ -10,7 +10,7 @@ VerdictRejectedError                500 verdict_rejected (the engine's verdict b
 └── ContradictoryVerdictError       500 verdict_contradicts_debate (BUY on BEARISH / SELL on BULLISH
                                         without a contrarian justification)
 
-Failures of the LLM call itself are ``shared_contracts.llm`` errors (503 / 504 / 502).
+Failures of the LLM call itself are ``service_kit.llm`` errors (503 / 504 / 502).
 """
 
 from __future__ import annotations

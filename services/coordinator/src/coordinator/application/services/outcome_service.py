@@ -28,8 +28,8 @@ from coordinator.domain.model.session import ResearchSession
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.coordinator import Scorecard, ScorecardFilters
-from shared_contracts.scorecard import ACTIONS, ScoredCall, action_outcomes, calibration_section, ic_section
 from shared_contracts.scoring import DailyBar
+from verdict_statistics.scorecard import ACTIONS, ScoredCall, action_outcomes, calibration_section, ic_section
 
 MAX_SCORECARD_SESSIONS = 5000
 """The scorecard scores at most this many sessions, the newest; it says when more matched."""

@@ -27,8 +27,8 @@ from typing import Any, Literal
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ResearchSession
 from shared_contracts.experts import is_iso_date
-from shared_contracts.scorecard import signed_score
 from shared_contracts.scoring import DailyBar, ForwardReturn, TradeOutcome, forward_return, score_trade
+from verdict_statistics.scorecard import signed_score
 
 OutcomeStatus = Literal["scored", "pending", "not_scorable", "no_fill", "unavailable"]
 ALLOW_SHORT = False

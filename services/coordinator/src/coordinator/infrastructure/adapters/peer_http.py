@@ -36,13 +36,13 @@ from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from coordinator.domain.exceptions import PeerContractError, PeerResponseError, PeerTimeoutError, PeerUnavailableError
-from shared_contracts.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from service_kit.authentication import caller_headers
+from service_kit.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from service_kit.request_id import outgoing_headers
+from service_kit.token_budget import TOKEN_BUDGET_HEADER
+from service_kit.tracing import instrument_http_client
 from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
-from shared_contracts.service.authentication import caller_headers
-from shared_contracts.service.request_id import outgoing_headers
-from shared_contracts.service.token_budget import TOKEN_BUDGET_HEADER
-from shared_contracts.service.tracing import instrument_http_client
 from shared_contracts.usage import LLMUsage
 
 log = structlog.get_logger(__name__)

@@ -1,10 +1,10 @@
-"""``ITokenQuota`` over the ``limits`` library (``shared_contracts.service.rate_limits.DailyTokenQuota``): the
+"""``ITokenQuota`` over the ``limits`` library (``service_kit.rate_limits.DailyTokenQuota``): the
 same counter store as the research quota, Redis when ``REDIS_URL`` is set (every coordinator replica shares it)."""
 
 from __future__ import annotations
 
 from coordinator.domain.ports.usage_ledger import ITokenQuota
-from shared_contracts.service.rate_limits import DailyTokenQuota, storage_uri
+from service_kit.rate_limits import DailyTokenQuota, storage_uri
 
 
 class LimitsTokenQuota(ITokenQuota):

@@ -22,8 +22,8 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from opentelemetry import trace
 from opentelemetry.context import Context
 
-from shared_contracts.service.service_metrics import current_metrics
-from shared_contracts.service.tracing import spans_recorded
+from service_kit.service_metrics import current_metrics
+from service_kit.tracing import spans_recorded
 
 EXPERTS_STAGE = "experts"
 

@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import SQLITE_BUSY_TIMEOUT_S, is_sqlite_memory, sqlite_pragmas
-from shared_contracts.service.tracing import untraced
+from service_kit.tracing import untraced
 
 log = structlog.get_logger(__name__)
 

@@ -15,7 +15,7 @@ from coordinator.application.services.session_query_service import SessionQueryS
 from coordinator.application.services.usage_accounting import UsageAccounting
 from coordinator.container import CoordinatorContainer
 from coordinator.domain.model.viewer import Viewer
-from shared_contracts.service.authentication import client_of
+from service_kit.authentication import client_of
 
 
 async def get_container(request: Request) -> CoordinatorContainer:

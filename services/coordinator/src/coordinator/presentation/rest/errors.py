@@ -23,12 +23,12 @@ from coordinator.domain.exceptions import (
     TokenQuotaExceededError,
 )
 from coordinator.presentation.rest.research_schemas import to_response_body
+from service_kit.app_factory import ExceptionHandler
+from service_kit.problems import problem_response
+from service_kit.request_id import current_request_id
 from shared_contracts.coordinator import ResearchResponseBody
 from shared_contracts.experts import IsoDate
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
-from shared_contracts.service.app_factory import ExceptionHandler
-from shared_contracts.service.problems import problem_response
-from shared_contracts.service.request_id import current_request_id
 
 log = structlog.get_logger(__name__)
 

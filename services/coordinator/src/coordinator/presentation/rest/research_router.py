@@ -17,9 +17,9 @@ from coordinator.presentation.rest.job_responses import (
     prefers_async,
 )
 from coordinator.presentation.rest.research_schemas import to_command, to_response_body
+from service_kit.request_id import current_request_id
 from shared_contracts.coordinator import ResearchRequestBody, ResearchResponseBody
 from shared_contracts.problems import ProblemDetail
-from shared_contracts.service.request_id import current_request_id
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["coordinator"])
 

@@ -46,6 +46,7 @@ from coordinator.presentation.rest.job_responses import (
 from coordinator.presentation.rest.research_schemas import to_response_body
 from coordinator.presentation.rest.scorecard_router import DAY_OR_BLANK
 from coordinator.presentation.rest.session_schemas import to_detail
+from service_kit.request_id import current_request_id
 from shared_contracts.coordinator import (
     ResearchAccepted,
     ResearchResponseBody,
@@ -55,7 +56,6 @@ from shared_contracts.coordinator import (
     job_links,
 )
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
-from shared_contracts.service.request_id import current_request_id
 
 router = APIRouter(prefix="/api/v1/coordinator", tags=["sessions"])
 

@@ -1,5 +1,5 @@
 """Stored sessions and their outcomes as their wire models (``shared_contracts.coordinator``). Returns and prices
-are rounded to ``shared_contracts.scorecard.DIGITS`` places, as the report's figures are."""
+are rounded to ``verdict_statistics.scorecard.DIGITS`` places, as the report's figures are."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from shared_contracts.coordinator import (
     StageRecord,
 )
 from shared_contracts.numbers_check import roll_up
-from shared_contracts.scorecard import rounded
 from shared_contracts.scoring import TradeOutcome
 from shared_contracts.usage import ResearchUsage
+from verdict_statistics.scorecard import rounded
 
 
 def to_summary(session: ResearchSession) -> SessionSummary:

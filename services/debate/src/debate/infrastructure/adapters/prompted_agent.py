@@ -16,11 +16,11 @@ from debate.domain.ports.llm_port import ILLMPort
 from debate.infrastructure.agents.output_parser import check_sources, parse_agent_output, refused_output
 from debate.infrastructure.agents.output_schemas import AdvocateOutput
 from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block, failed_experts_line
-from shared_contracts.llm.errors import LLMJSONError
-from shared_contracts.llm.numbers.gate import NumbersGate
-from shared_contracts.llm.numbers.sources import sources_from
-from shared_contracts.llm.prompts import PromptTemplate
-from shared_contracts.llm.tracing import model_call_stage
+from service_kit.llm.errors import LLMJSONError
+from service_kit.llm.numbers.gate import NumbersGate
+from service_kit.llm.numbers.sources import sources_from
+from service_kit.llm.prompts import PromptTemplate
+from service_kit.llm.tracing import model_call_stage
 from shared_contracts.numbers_check import NumbersCheck
 
 M = TypeVar("M", bound=BaseModel)

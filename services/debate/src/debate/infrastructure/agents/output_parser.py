@@ -11,9 +11,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from service_kit.llm.errors import LLMJSONError
+from service_kit.llm.json_output import parse_model_output
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.errors import LLMJSONError
-from shared_contracts.llm.json_output import parse_model_output
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.dtos.evidence import EvidencePanel
-from shared_contracts.llm.prompts import fence_untrusted
+from service_kit.llm.prompts import fence_untrusted
 
 REASONING_MAX_CHARS = 2000
 RISK_WARNING_MAX_CHARS = 1000

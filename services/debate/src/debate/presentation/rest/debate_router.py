@@ -9,8 +9,8 @@ from fastapi import APIRouter
 
 from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
 from debate.presentation.rest.dependencies import DebateServiceDep
+from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.problems import ProblemDetail
-from shared_contracts.service.token_budget import TokenBudgetHeader, metered_request
 
 log = structlog.get_logger(__name__)
 

@@ -22,15 +22,15 @@ from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
 from judge.infrastructure.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
 from judge.infrastructure.rules.texts import price_text
+from service_kit.llm.client import OpenAICompatibleChat
+from service_kit.llm.errors import LLMJSONError
+from service_kit.llm.json_output import parse_model_output
+from service_kit.llm.numbers.gate import Levels, NumbersGate
+from service_kit.llm.numbers.sources import sources_from
+from service_kit.llm.prompts import PromptTemplate, fence_untrusted
+from service_kit.llm.tracing import model_call_stage
 from shared_contracts.engine import EngineInfo
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.client import OpenAICompatibleChat
-from shared_contracts.llm.errors import LLMJSONError
-from shared_contracts.llm.json_output import parse_model_output
-from shared_contracts.llm.numbers.gate import Levels, NumbersGate
-from shared_contracts.llm.numbers.sources import sources_from
-from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
-from shared_contracts.llm.tracing import model_call_stage
 
 log = structlog.get_logger(__name__)
 

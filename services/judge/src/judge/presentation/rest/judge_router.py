@@ -6,9 +6,9 @@ from fastapi import APIRouter
 
 from judge.presentation.rest.dependencies import JudgeServiceDep
 from judge.presentation.rest.judge_schemas import to_judge_input, to_wire_verdict
+from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.judge import JudgeInput, Verdict
 from shared_contracts.problems import ProblemDetail
-from shared_contracts.service.token_budget import TokenBudgetHeader, metered_request
 
 router = APIRouter(prefix="/api/v1/judge", tags=["judge"])
 

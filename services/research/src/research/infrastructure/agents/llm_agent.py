@@ -15,16 +15,16 @@ from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer
 from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language
+from service_kit.llm.client import OpenAICompatibleChat
+from service_kit.llm.errors import LLMJSONError
+from service_kit.llm.fallback import RulesFallback
+from service_kit.llm.json_output import parse_model_output
+from service_kit.llm.numbers.gate import NumbersGate
+from service_kit.llm.numbers.sources import sources_from
+from service_kit.llm.prompts import PromptTemplate, fence_untrusted
+from service_kit.llm.tracing import model_call_stage
 from shared_contracts.engine import EngineInfo
 from shared_contracts.errors import LLMOutputParseError
-from shared_contracts.llm.client import OpenAICompatibleChat
-from shared_contracts.llm.errors import LLMJSONError
-from shared_contracts.llm.fallback import RulesFallback
-from shared_contracts.llm.json_output import parse_model_output
-from shared_contracts.llm.numbers.gate import NumbersGate
-from shared_contracts.llm.numbers.sources import sources_from
-from shared_contracts.llm.prompts import PromptTemplate, fence_untrusted
-from shared_contracts.llm.tracing import model_call_stage
 from shared_contracts.text import NO_SPECIFIC_RISK
 
 F = TypeVar("F")

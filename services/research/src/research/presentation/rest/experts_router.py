@@ -10,6 +10,7 @@ from fastapi import APIRouter, Path
 from pydantic import WithJsonSchema
 
 from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
+from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
 from shared_contracts.research import (
     ExpertCatalog,
@@ -18,7 +19,6 @@ from shared_contracts.research import (
     ExpertResult,
     ExpertRunRequest,
 )
-from shared_contracts.service.token_budget import TokenBudgetHeader, metered_request
 
 log = structlog.get_logger(__name__)
 router = APIRouter(prefix="/api/v1/research", tags=["research"])

@@ -1,0 +1,122 @@
+"""Usage metering and token budgets of the LLM client (issue 41): what a call used is recorded on the request's
+meter (reported, or estimated and marked so); a spent budget stops the next call before it is sent, and the rules
+fallback does not stand in for it; the usage models sum and price what they hold."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx2
+import pytest
+from contract_testkit import completion_body, mock_chat
+
+from service_kit.llm.errors import LLMJSONError
+from service_kit.llm.fallback import RulesFallback
+from service_kit.llm.usage_meter import current_meter, estimate_tokens, metering
+from service_kit.token_budget import metered_request
+from shared_contracts.errors import TokenBudgetExhaustedError
+from shared_contracts.usage import LLMUsage, ModelPrice, cost_of, research_usage
+
+
+def answering(usage: tuple[int, int] | None, content: str = '{"ok": true}', **extra: Any) -> Any:
+    sent: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request)
+        return httpx2.Response(200, json=completion_body(content, usage=usage, **extra))
+
+    return handler, sent
+
+
+async def test_each_call_adds_the_usage_the_endpoint_reported() -> None:
+    handler, _ = answering((120, 30), model="m1")  # the model the reply names
+    chat = mock_chat(handler)
+    with metering() as meter:
+        await chat.complete("p", "s", 0.0)
+        await chat.complete("p", "s", 0.0)
+    assert meter.usage == LLMUsage(llm_calls=2, input_tokens=240, output_tokens=60, estimated=False, model="m1")
+    assert current_meter() is None  # the meter belongs to the block
+
+
+async def test_usage_the_endpoint_does_not_report_is_estimated_from_the_texts() -> None:
+    prompt, answer = "x" * 40, '{"a": "价格上涨"}'
+    handler, _ = answering(None, content=answer)
+    with metering() as meter:
+        await mock_chat(handler).complete(prompt, None, 0.0)
+    assert meter.usage.estimated is True
+    assert meter.usage.input_tokens == estimate_tokens(prompt) == 10
+    assert meter.usage.output_tokens == estimate_tokens(answer) == 4 + 3  # four CJK characters, 10 others / 4
+
+
+async def test_a_cut_off_reply_still_counts_what_it_used() -> None:
+    handler, _ = answering((50, 500), finish_reason="length")
+    with metering() as meter, pytest.raises(LLMJSONError):
+        await mock_chat(handler).complete("p", None, 0.0)
+    assert (meter.usage.llm_calls, meter.usage.tokens) == (1, 550)
+
+
+async def test_a_spent_budget_stops_the_next_call_before_it_is_sent() -> None:
+    handler, sent = answering((80, 30))
+    chat = mock_chat(handler)
+    with metering(budget=100) as meter:
+        await chat.complete("p", None, 0.0)  # 0 used of 100: allowed (and goes past it)
+        with pytest.raises(TokenBudgetExhaustedError) as raised:
+            await chat.complete("p", None, 0.0)
+    assert len(sent) == 1
+    assert raised.value.code == "token_budget_exhausted"
+    assert meter.usage.tokens == 110
+
+
+async def test_parallel_calls_share_the_request_s_meter() -> None:
+    handler, _ = answering((10, 5))
+    chat = mock_chat(handler)
+    with metering() as meter:
+        await asyncio.gather(chat.complete("bull", None, 0.0), chat.complete("bear", None, 0.0))
+    assert meter.usage.llm_calls == 2
+
+
+async def test_the_rules_fallback_does_not_stand_in_for_a_spent_budget() -> None:
+    handler, sent = answering((10, 5))
+    chat = mock_chat(handler)
+    rules_called: list[str] = []
+
+    async def llm(given: str) -> Any:
+        await chat.complete(given, None, 0.0)
+        raise AssertionError("the budget should have stopped the call")
+
+    async def rules(given: str) -> Any:
+        rules_called.append(given)
+        raise AssertionError("no fallback for a spent budget")
+
+    with metering(budget=0), pytest.raises(TokenBudgetExhaustedError):
+        await RulesFallback(llm, rules)("p")
+    assert sent == []
+    assert rules_called == []
+
+
+def test_a_failed_request_carries_its_usage_in_its_problem() -> None:
+    def spend_then_call() -> None:
+        with metered_request(5) as meter:
+            meter.record(LLMUsage(llm_calls=1, input_tokens=4, output_tokens=3, model="m"))
+            meter.check()
+
+    with pytest.raises(TokenBudgetExhaustedError) as raised:
+        spend_then_call()
+    assert raised.value.problem_extra is not None
+    assert raised.value.problem_extra["usage"]["input_tokens"] == 4
+
+
+def test_research_usage_counts_carried_stages_in_the_total_only_and_prices_it() -> None:
+    stages = {
+        "technical_analyst": LLMUsage(llm_calls=1, input_tokens=1000, output_tokens=100, model="m"),
+        "debate": LLMUsage(llm_calls=3, input_tokens=3000, output_tokens=300, model="m"),
+        "judge": LLMUsage(),  # the rules engine: no call
+    }
+    prices = {"m": ModelPrice(input=2.0, output=8.0)}
+    usage = research_usage(stages, carried=["technical_analyst"], prices=prices, token_budget=None, budget_exhausted=[])
+    assert (usage.total.llm_calls, usage.total.tokens) == (4, 4400)
+    assert (usage.new.llm_calls, usage.new.tokens) == (3, 3300)
+    assert usage.cost == pytest.approx((4000 * 2.0 + 400 * 8.0) / 1e6)
+    assert cost_of(stages["debate"], {}) is None  # no price for the model: no cost claimed
+    assert research_usage(stages, carried=[], prices={}, token_budget=None, budget_exhausted=[]).cost is None

@@ -1,0 +1,91 @@
+"""The evaluation statistics on known inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from verdict_statistics.metrics import (
+    brier,
+    calibration,
+    equity_curve,
+    flip_rate,
+    max_drawdown,
+    mean_ci,
+    sharpe,
+    wilson,
+)
+
+
+def test_mean_ci_uses_the_t_quantile_and_the_sample_deviation() -> None:
+    estimate = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, stdev 1.5811, t(4) = 2.776
+    assert estimate.value == 3.0
+    assert estimate.n == 5
+    assert estimate.low == pytest.approx(3 - 2.776445 * 1.5811388 / 5**0.5)
+    assert estimate.excludes_zero()
+    assert not mean_ci([-1.0, 1.0, -1.0, 1.0]).excludes_zero()
+    assert mean_ci([]).value is None
+    assert mean_ci([0.4]).low is None
+
+
+def test_wilson_interval_of_a_known_proportion() -> None:
+    estimate = wilson(8, 10)
+    assert estimate.value == 0.8
+    assert estimate.low == pytest.approx(0.4902, abs=1e-4)
+    assert estimate.high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson(0, 0).value is None
+
+
+def test_brier_against_the_constant_base_rate_predictor() -> None:
+    result = brier([0.9, 0.8, 0.2, 0.1], [True, True, False, False])
+    assert result.score == pytest.approx((0.01 + 0.04 + 0.04 + 0.01) / 4)
+    assert result.base_rate == 0.5
+    assert result.base_rate_score == 0.25
+    assert result.skill == pytest.approx(1 - 0.025 / 0.25)
+    useless = brier([0.9, 0.9], [False, True])
+    assert useless.skill is not None
+    assert useless.skill < 0
+
+
+def test_calibration_bins_by_confidence() -> None:
+    bins = calibration([0.05, 0.55, 0.58, 0.95, 1.0], [False, True, False, True, True])
+    assert len(bins) == 10
+    assert (bins[0].n, bins[5].n, bins[9].n) == (1, 2, 2)
+    assert bins[5].hit_rate.value == 0.5
+    assert bins[9].mean_confidence == pytest.approx(0.975)
+    assert bins[3].mean_confidence is None
+
+
+def test_sharpe_drawdown_and_flips() -> None:
+    assert sharpe([0.01, 0.01]) is None
+    assert sharpe([0.02, 0.0]) == pytest.approx(0.01 / 0.0141421356 * 12**0.5)
+    curve = equity_curve([0.10, -0.50, 0.20])
+    assert curve == pytest.approx([1.0, 1.1, 0.55, 0.66])
+    assert max_drawdown(curve) == pytest.approx(-0.5)
+    assert max_drawdown([1.0, 1.2, 1.3]) == 0.0
+    flips = flip_rate({"A": ["HOLD", "BUY", "BUY"], "B": ["SELL", "HOLD"]})
+    assert (flips.value, flips.n) == (pytest.approx(2 / 3), 3)
+
+
+def test_spearman_ic_ranks_with_ties_and_refuses_what_has_no_order() -> None:
+    from scipy import stats
+
+    from verdict_statistics.metrics import spearman_ic
+
+    assert spearman_ic([0.1, 0.2, 0.3, 0.4], [0.01, 0.05, 0.02, 0.09]) == pytest.approx(0.8)
+    assert spearman_ic([3.0, 2.0, 1.0], [0.1, 0.2, 0.3]) == pytest.approx(-1.0)
+    tied = ([0.0, 0.0, 0.5, -0.5, 0.5], [0.01, -0.02, 0.03, -0.04, 0.02])
+    assert spearman_ic(*tied) == pytest.approx(float(stats.spearmanr(*tied).statistic))
+    assert spearman_ic([0.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]) is None  # a constant score ranks nothing
+    assert spearman_ic([0.1, 0.2], [0.1, 0.2]) is None
+
+
+def test_monthly_ic_needs_the_minimum_of_stocks_per_month() -> None:
+    from verdict_statistics.metrics import monthly_ic
+
+    full = [("2024-01", float(i), float(i) * 0.01) for i in range(10)]
+    short = [("2024-02", float(i), -float(i)) for i in range(9)]
+    months = monthly_ic(short + full)
+    assert [(m.month, m.n) for m in months] == [("2024-01", 10), ("2024-02", 9)]
+    assert months[0].ic == pytest.approx(1.0)
+    assert months[1].ic is None  # 9 < 10
+    assert monthly_ic(short, min_count=9)[0].ic == pytest.approx(-1.0)
