@@ -69,13 +69,9 @@ def baseline_tree(workdir: Path) -> dict[str, Any]:
     ).stdout
     # tar(1), not tarfile: extractall's ``filter`` argument is missing from older 3.11 patch releases
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
-    # Both stacks run under today's server options (e2e_processes: UVICORN_OPTIONS), so the baseline gets the
-    # protocol module they name (and the modules it imports beside it) when it predates it: the server is the
-    # same on both sides of the comparison.
-    kit = Path("service-kit/src/service_kit")
-    if not (root / kit / "server.py").exists():
-        for module in (REPO_ROOT / kit).glob("server*.py"):
-            shutil.copy(module, root / kit / module.name)
+    # Both stacks run under today's server options (UVICORN_OPTIONS): the baseline stack imports the protocol
+    # module from today's service_kit, which is installed in the venv and not in the baseline's tree, so the
+    # server is the same on both sides of the comparison.
     changed = subprocess.run(
         ["git", "diff", "--stat", BASELINE_REF, "--", *SOURCE_ROOTS],
         cwd=REPO_ROOT,
