@@ -25,8 +25,8 @@ from research.domain.model.verdicts import (
     TechnicalVerdict,
     ValuationVerdictModel,
 )
-from service_kit.llm.errors import LLMJSONError
 from service_kit.llm.json_output import parse_model_output
+from shared_contracts.errors import LLMOutputParseError
 
 ROOT = Path(__file__).resolve().parent.parent
 RESEARCH_AGENTS = ROOT / "services/research/src/research/infrastructure/agents"
@@ -98,7 +98,7 @@ def test_the_advocates_cite_only_the_expert_the_module_promises() -> None:
 @pytest.mark.parametrize("text", [replies.MALFORMED_TEXT, replies.TRUNCATED_JSON])
 @pytest.mark.parametrize("role", replies.ROLES)
 def test_the_malformed_texts_are_rejected_by_every_parser(role: str, text: str) -> None:
-    with pytest.raises(LLMJSONError):
+    with pytest.raises(LLMOutputParseError):
         parse_model_output(text, MODELS[role])
 
 

@@ -18,9 +18,9 @@ from e2e_support import ALL_EXPERTS, RESEARCH
 from lookahead_canary import distorted_snapshot
 
 from research.container import build_container
-from research.domain.exceptions import ResearchError
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
 from research.settings import Settings
+from shared_contracts.errors import ServiceError
 
 DATES = [date(2021, 6, 30), date(2024, 4, 29), date(2024, 4, 30), date(2025, 1, 15), date(2025, 6, 30)]
 """Mid-history, the day before and the day A-share FY2023 reports are public, a CPI release day, a late date."""
@@ -42,7 +42,7 @@ async def _outputs(snapshot: Path, on: date) -> dict[str, str]:
         for expert in ALL_EXPERTS:
             try:
                 out[f"{symbol} {expert}"] = _canonical(await container.experts.run(expert, symbol, None, on))
-            except ResearchError as exc:
+            except ServiceError as exc:
                 out[f"{symbol} {expert}"] = f"{exc.code}: {exc} {getattr(exc, 'problem_extra', None)}"
     return out
 

@@ -15,7 +15,8 @@ from contract_testkit import completion_body, mock_chat
 
 from service_kit.llm.chat_adapter import ChatCompletionsLLM
 from service_kit.llm.client import OpenAICompatibleChat
-from service_kit.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.errors import LLMOutputParseError
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -214,7 +215,7 @@ async def test_rate_limits_and_request_timeouts_are_not_refusals(
         ),
         (
             {"message": {"content": '{"signal": "bull'}, "finish_reason": "length"},
-            LLMJSONError,
+            LLMOutputParseError,
             r"cut off at its length limit after 7 tokens \(finish_reason=length\)",
         ),
         (

@@ -8,8 +8,9 @@ import pytest
 from pydantic import BaseModel, StringConstraints
 
 from service_kit.llm.numbers.claims import extract_claims
-from service_kit.llm.numbers.gate import MARK, NumbersGate, UntraceableFiguresError, check_texts, plain_text
+from service_kit.llm.numbers.gate import MARK, NumbersGate, check_texts, plain_text
 from service_kit.llm.numbers.sources import sources_from
+from shared_contracts.errors import LLMOutputParseError
 
 FACTS = (
     '{"as_of": "2024-06-28", "close": 1417.03, "change_1d_pct": -1.55, "ma20": 1480.0335, "pe_ttm": 21.97, '
@@ -115,7 +116,7 @@ async def test_mark_keeps_the_answer_and_reject_refuses_it() -> None:
     assert marked.summary == f"PE 为 18.5倍{MARK}"
     assert not check.repaired
     assert len(check.unverified) == 1
-    with pytest.raises(UntraceableFiguresError) as refused:
+    with pytest.raises(LLMOutputParseError) as refused:
         await NumbersGate("reject").review(first, sources_from([FACTS]), never)
     assert refused.value.code == "llm_output_invalid"
     assert "18.5倍" in str(refused.value)

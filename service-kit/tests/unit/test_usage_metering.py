@@ -11,11 +11,10 @@ import httpx2
 import pytest
 from contract_testkit import completion_body, mock_chat
 
-from service_kit.llm.errors import LLMJSONError
 from service_kit.llm.fallback import RulesFallback
 from service_kit.llm.usage_meter import current_meter, estimate_tokens, metering
 from service_kit.token_budget import metered_request
-from shared_contracts.errors import TokenBudgetExhaustedError
+from shared_contracts.errors import LLMOutputParseError, TokenBudgetExhaustedError
 from shared_contracts.usage import LLMUsage, ModelPrice, cost_of, research_usage
 
 
@@ -51,7 +50,7 @@ async def test_usage_the_endpoint_does_not_report_is_estimated_from_the_texts() 
 
 async def test_a_cut_off_reply_still_counts_what_it_used() -> None:
     handler, _ = answering((50, 500), finish_reason="length")
-    with metering() as meter, pytest.raises(LLMJSONError):
+    with metering() as meter, pytest.raises(LLMOutputParseError):
         await mock_chat(handler).complete("p", None, 0.0)
     assert (meter.usage.llm_calls, meter.usage.tokens) == (1, 550)
 

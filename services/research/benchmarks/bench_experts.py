@@ -15,8 +15,8 @@ import statistics
 import time
 
 from research.container import build_container
-from research.domain.exceptions import DataUnavailableError
 from research.settings import Settings
+from shared_contracts.errors import DataUnavailableError
 from shared_contracts.experts import ExpertType
 
 TARGET_P50_MS = 20.0

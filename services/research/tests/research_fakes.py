@@ -8,7 +8,6 @@ from datetime import date, timedelta
 
 from contract_testkit import RecordingLLMEndpoint, chat_completion
 
-from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.market_data import (
     Bar,
     FinancialStatements,
@@ -19,6 +18,7 @@ from research.domain.model.market_data import (
 )
 from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
+from shared_contracts.errors import DataUnavailableError, SymbolNotFoundError
 
 
 def business_days(start: date, count: int) -> list[date]:

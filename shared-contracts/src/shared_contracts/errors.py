@@ -1,7 +1,9 @@
 """Errors raised by more than one service, and the root of every service's errors.
 
-Each error has a stable ``code``; the HTTP status of every code is ``problems.PROBLEM_STATUS`` (mapped
-once, at the edge). ``problem_extra`` adds members to the problem detail (e.g. what the model wrote).
+Each error has a stable ``code``, and each code is declared by one class in the workspace (an error a single
+service raises lives in that service's ``domain/exceptions.py``); the HTTP status of every code is
+``problems.PROBLEM_STATUS`` (mapped once, at the edge). ``problem_extra`` adds members to the problem detail
+(e.g. what the model wrote).
 
 ServiceError
 ├── InvalidRequestError      invalid_request
@@ -12,7 +14,12 @@ ServiceError
 │   ├── InvalidDateRangeError  invalid_date_range (start after end)
 │   ├── ConflictingAnalysisDateError  conflicting_analysis_date (analysis_date and the option differ)
 │   └── AnalysisDateInFutureError     analysis_date_in_future (after today)
-├── LLMOutputParseError      llm_output_invalid (the model's answer is not the promised JSON)
+├── SymbolNotFoundError      symbol_not_found (no data for the symbol; research, and the coordinator when
+│                            every expert or the chart's bars failed for it)
+├── DataUnavailableError     data_unavailable (no data of the kind asked for)
+├── InsufficientHistoryError insufficient_history (too little data public on the analysis date)
+├── LLMOutputParseError      llm_output_invalid (the model's answer is not the promised JSON, was cut off at
+│                            its length limit, or holds figures not in its input under LLM_NUMBERS_POLICY=reject)
 └── TokenBudgetExhaustedError  token_budget_exhausted (the research's token budget is spent: no model call)
 """
 
@@ -23,6 +30,7 @@ from datetime import date
 from typing import Any
 
 from shared_contracts.problems import raw_output_member
+from shared_contracts.redaction import redact_secrets
 
 
 class ServiceError(Exception):
@@ -83,13 +91,47 @@ def resolve_analysis_date(given: date | None, option: date | None, today: date, 
     return resolved
 
 
+class SymbolNotFoundError(ServiceError):
+    """No data for the symbol; ``available_symbols``: the symbols the data source has, when it can list them."""
+
+    code = "symbol_not_found"
+
+    def __init__(self, message: str, available_symbols: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.available_symbols = available_symbols
+        self.problem_extra = {"available_symbols": available_symbols} if available_symbols else None
+
+
+class DataUnavailableError(ServiceError):
+    """The data source has no data of the kind asked for (e.g. no valuation for 000001.SZ offline)."""
+
+    code = "data_unavailable"
+
+
+class InsufficientHistoryError(ServiceError):
+    """Too little data was public on the analysis date; ``earliest_usable_date``: the earliest day that would do,
+    when the data has one."""
+
+    code = "insufficient_history"
+
+    def __init__(self, message: str, earliest_usable_date: date | None = None) -> None:
+        super().__init__(message)
+        self.earliest_usable_date = earliest_usable_date
+        self.problem_extra = (
+            {"earliest_usable_date": earliest_usable_date.isoformat()} if earliest_usable_date else None
+        )
+
+
 class LLMOutputParseError(ServiceError):
-    """``agent`` names the debate agent that answered, where there are several."""
+    """The model's answer cannot be used as its JSON contract (raised by the LLM kit's parser, client and
+    numbers gate, and by the services' own checks of an answer). ``raw_output`` keeps what the model wrote;
+    ``agent`` names the debate agent that answered, where there are several. The message passes through
+    ``redact_secrets``, as every LLM failure's does."""
 
     code = "llm_output_invalid"
 
     def __init__(self, message: str, raw_output: str = "", *, agent: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(redact_secrets(message))
         self.raw_output = raw_output
         self.agent = agent
         extra = {"agent": agent} if agent else {}

@@ -12,10 +12,11 @@ import openai
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from service_kit.llm.errors import LLMError, LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from service_kit.llm.errors import LLMError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from service_kit.llm.tracing import traced_model_call
 from service_kit.llm.usage_meter import call_usage, current_meter
 from service_kit.settings import EngineSettings
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
 
 log = structlog.get_logger(__name__)
@@ -165,7 +166,7 @@ class OpenAICompatibleChat:
             _attempts_of_this_call.reset(recording)
         try:
             completion = _read_reply(raw, self.model)
-        except LLMError:
+        except (LLMError, LLMOutputParseError):
             _meter_unreadable_reply(raw, self.model, messages)
             raise
         _meter_completion(completion, messages)
@@ -232,7 +233,7 @@ def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
             raise LLMUpstreamError("the LLM endpoint answered 200 with an error object instead of a completion")
         raise LLMUpstreamError("the LLM endpoint returned no choices")
     if reply.model is not None and len(reply.model) > MAX_MODEL_NAME_CHARS:
-        raise LLMJSONError(
+        raise LLMOutputParseError(
             f"the LLM endpoint's reply names a model of {len(reply.model)} characters, "
             f"more than {MAX_MODEL_NAME_CHARS}",
             raw_output="",
@@ -250,7 +251,9 @@ def _read_reply(raw: bytes, configured_model: str) -> LLMCompletion:
             raise LLMUpstreamError("the model answered with a tool call instead of text")
     if choice.finish_reason == "length":
         tokens = f" after {completion_tokens} tokens" if completion_tokens is not None else ""
-        raise LLMJSONError(f"the model's output was cut off at its length limit{tokens} (finish_reason=length)", text)
+        raise LLMOutputParseError(
+            f"the model's output was cut off at its length limit{tokens} (finish_reason=length)", text
+        )
     if choice.finish_reason == "content_filter":
         raise LLMUpstreamError("the LLM's content filter stopped the output (finish_reason=content_filter)")
     return LLMCompletion(

@@ -3,13 +3,16 @@
 LLMError
 ├── LLMUnavailableError  (llm_unavailable: connection refused/reset, 5xx, 429)             → 503
 ├── LLMTimeoutError      (llm_timeout: no answer within LLM_TIMEOUT_SECONDS, or a 408)     → 504
-├── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 502
-└── LLMJSONError         (llm_output_invalid: no valid JSON object, or output cut off)      → 500
+└── LLMUpstreamError     (llm_upstream_error: the endpoint or the model refused the call)  → 502
+
+An answer that came but cannot be used (no valid JSON object, output cut off, figures refused) is not an
+``LLMError``: it is ``shared_contracts.errors.LLMOutputParseError`` (500 ``llm_output_invalid``), the one class of
+that code, raised by the kit's parser, client and numbers gate and by the services alike.
 
 A message is our own summary (the status the endpoint answered, the class of the exception, what was wrong
 with the output), never the endpoint's response text or an SDK exception's message, either of which can
 echo the request's key; it reaches clients in problem details and peers' stored sessions, so it is also
-passed through ``redact_secrets``. ``LLMJSONError.raw_output`` keeps what the model wrote, unredacted.
+passed through ``redact_secrets``.
 """
 
 from __future__ import annotations
@@ -35,11 +38,3 @@ class LLMTimeoutError(LLMError):
 
 class LLMUpstreamError(LLMError):
     code = "llm_upstream_error"
-
-
-class LLMJSONError(LLMError):
-    code = "llm_output_invalid"
-
-    def __init__(self, message: str, raw_output: str) -> None:
-        super().__init__(message)
-        self.raw_output = raw_output

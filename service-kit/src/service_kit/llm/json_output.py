@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from service_kit.llm.errors import LLMJSONError
+from shared_contracts.errors import LLMOutputParseError
 
 M = TypeVar("M", bound=BaseModel)
 MAX_OUTPUT_CHARS = 100_000
@@ -49,23 +49,23 @@ def extract_json_object(text: str) -> dict[str, Any]:
         if isinstance(value, dict):
             return value
         last_error = f"expected a JSON object, got {type(value).__name__}"
-    raise LLMJSONError(f"the model output is not a JSON object ({last_error})", raw_output=text)
+    raise LLMOutputParseError(f"the model output is not a JSON object ({last_error})", raw_output=text)
 
 
 def parse_model_output(text: str, model: type[M]) -> M:
-    """Extract the JSON object and validate it against ``model``; LLMJSONError says what was wrong.
+    """Extract the JSON object and validate it against ``model``; LLMOutputParseError says what was wrong.
 
     JSON types are taken as they are (``true`` is not a confidence of 1.0), with one leniency models
     need: a number written as a string (``"0.7"``) is read as the number."""
     if len(text) > MAX_OUTPUT_CHARS:
-        raise LLMJSONError(
+        raise LLMOutputParseError(
             f"the model output is {len(text)} characters, more than the {MAX_OUTPUT_CHARS} any answer can take",
             raw_output=text,
         )
     data = extract_json_object(text)
     oversize = _first_oversize(data)
     if oversize is not None:
-        raise LLMJSONError(f"the model output's {oversize}", raw_output=text)
+        raise LLMOutputParseError(f"the model output's {oversize}", raw_output=text)
     try:
         return model.model_validate_json(json.dumps(data), strict=True)
     except ValidationError as exc:
@@ -76,7 +76,7 @@ def parse_model_output(text: str, model: type[M]) -> M:
             except ValidationError as lax:
                 wrong = lax.errors()
     problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in wrong)
-    raise LLMJSONError(f"the model output does not match {model.__name__} ({problems})", raw_output=text)
+    raise LLMOutputParseError(f"the model output does not match {model.__name__} ({problems})", raw_output=text)
 
 
 def _first_oversize(value: Any, where: str = "<root>") -> str | None:

@@ -11,9 +11,9 @@ import pytest
 import respx
 from coordinator_fakes import debate_outcome, sample_result, verdict
 
-from coordinator.domain.exceptions import PeerContractError
+from coordinator.domain.exceptions import PeerContractError, PeerResponseError
 from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter, evidence_horizon
-from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.judge import Verdict
 
@@ -208,7 +208,7 @@ async def test_a_judge_problem_becomes_a_readable_error(adapter: JudgeGatewayAda
     problem = {"title": "Bad Gateway", "status": 502, "detail": "model answered prose", "code": "llm_output_invalid"}
     with respx.mock:
         route = respx.post(URL).mock(return_value=httpx.Response(502, json=problem))
-        with pytest.raises(ServiceResponseError, match=r"^judge 502 llm_output_invalid: model answered prose$"):
+        with pytest.raises(PeerResponseError, match=r"^judge 502 llm_output_invalid: model answered prose$"):
             await adapter.run_verdict("600519.SH", debate_outcome())
     assert route.call_count == 3  # 502 is transient: retried
 

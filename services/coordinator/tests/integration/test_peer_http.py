@@ -11,8 +11,8 @@ import httpx
 import pytest
 import respx
 
-from coordinator.domain.exceptions import PeerContractError, PeerTimeoutError, PeerUnavailableError
-from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, ServiceResponseError, peer_http_client
+from coordinator.domain.exceptions import PeerContractError, PeerResponseError, PeerTimeoutError, PeerUnavailableError
+from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, peer_http_client
 from service_kit.logging import configure_logging, flush_logs
 
 BASE = "http://research.test"
@@ -68,7 +68,7 @@ async def test_connection_error_is_retried(peer: PeerClient) -> None:
 @respx.mock
 async def test_400_is_not_retried_and_reads_the_problem_detail(peer: PeerClient) -> None:
     route = respx.post(URL).mock(return_value=problem(400, "invalid_symbol", "bad symbol 'X'"))
-    with pytest.raises(ServiceResponseError) as caught:
+    with pytest.raises(PeerResponseError) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert route.call_count == 1
     assert str(caught.value) == "research 400 invalid_symbol: bad symbol 'X'"
@@ -78,7 +78,7 @@ async def test_400_is_not_retried_and_reads_the_problem_detail(peer: PeerClient)
 @respx.mock
 async def test_404_problem_becomes_a_readable_error(peer: PeerClient) -> None:
     respx.post(URL).mock(return_value=problem(404, "symbol_not_found", "no data for XYZ"))
-    with pytest.raises(ServiceResponseError, match=r"^research 404 symbol_not_found: no data for XYZ$"):
+    with pytest.raises(PeerResponseError, match=r"^research 404 symbol_not_found: no data for XYZ$"):
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
 
 
@@ -93,7 +93,7 @@ async def test_the_problems_extension_members_are_kept(peer: PeerClient) -> None
         "earliest_usable_date": "2001-12-20",
     }
     respx.post(URL).mock(return_value=httpx.Response(422, json=body))
-    with pytest.raises(ServiceResponseError) as caught:
+    with pytest.raises(PeerResponseError) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert (caught.value.status, caught.value.peer_code) == (422, "insufficient_history")
     assert caught.value.extensions == {"earliest_usable_date": "2001-12-20"}
@@ -104,7 +104,7 @@ async def test_the_problems_extension_members_are_kept(peer: PeerClient) -> None
 @respx.mock
 async def test_500_is_not_retried(peer: PeerClient) -> None:
     route = respx.post(URL).mock(return_value=httpx.Response(500, text="Internal Server Error"))
-    with pytest.raises(ServiceResponseError, match=r"^research 500 http_error: Internal Server Error$"):
+    with pytest.raises(PeerResponseError, match=r"^research 500 http_error: Internal Server Error$"):
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert route.call_count == 1
 
@@ -112,7 +112,7 @@ async def test_500_is_not_retried(peer: PeerClient) -> None:
 @respx.mock
 async def test_at_most_three_attempts_then_the_last_error(peer: PeerClient) -> None:
     route = respx.post(URL).mock(return_value=problem(503, "service_busy", "still busy"))
-    with pytest.raises(ServiceResponseError) as caught:
+    with pytest.raises(PeerResponseError) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert route.call_count == 3
     assert caught.value.attempts == 3
@@ -149,7 +149,7 @@ KEY = "sk-test-SECRET-123456"
 async def test_a_peers_words_are_kept_with_keys_masked_and_urls_replaced(peer: PeerClient) -> None:
     detail = f"the LLM at http://llm.internal:8080/v1 said: Incorrect API key provided: {KEY}"
     respx.post(URL).mock(return_value=problem(502, "llm_upstream_error", detail))
-    with pytest.raises(ServiceResponseError) as caught:
+    with pytest.raises(PeerResponseError) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert str(caught.value) == (
         "research 502 llm_upstream_error: the LLM at [URL] said: Incorrect API key provided: [REDACTED]"
@@ -159,7 +159,7 @@ async def test_a_peers_words_are_kept_with_keys_masked_and_urls_replaced(peer: P
 @respx.mock
 async def test_a_reply_that_is_no_problem_is_kept_with_keys_masked(peer: PeerClient) -> None:
     respx.post(URL).mock(return_value=httpx.Response(500, text=f"proxy error; Authorization: Bearer {KEY}"))
-    with pytest.raises(ServiceResponseError) as caught:
+    with pytest.raises(PeerResponseError) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert str(caught.value) == "research 500 http_error: proxy error; Authorization: [REDACTED]"
 
@@ -266,7 +266,7 @@ async def test_a_502_saying_the_llm_refused_the_call_is_not_retried(peer: PeerCl
     route = respx.post(URL).mock(
         return_value=problem(502, "llm_upstream_error", "the LLM refused the call (401): invalid api key")
     )
-    with pytest.raises(ServiceResponseError, match="llm_upstream_error") as caught:
+    with pytest.raises(PeerResponseError, match="llm_upstream_error") as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert route.call_count == 1
     assert caught.value.attempts == 1
@@ -294,7 +294,7 @@ async def test_a_500_for_invalid_llm_output_is_retried_as_well(peer: PeerClient)
 @respx.mock
 async def test_any_other_500_is_final(peer: PeerClient) -> None:
     route = respx.post(URL).mock(return_value=problem(500, "internal_error", "boom"))
-    with pytest.raises(ServiceResponseError, match="internal_error"):
+    with pytest.raises(PeerResponseError, match="internal_error"):
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert route.call_count == 1
 
@@ -307,7 +307,7 @@ async def test_an_llm_failure_the_peer_has_already_retried_is_not_retried_again(
     peer: PeerClient, status: int, code: str
 ) -> None:
     route = respx.post(URL).mock(return_value=problem(status, code, "the LLM ..."))
-    with pytest.raises(ServiceResponseError, match=code) as caught:
+    with pytest.raises(PeerResponseError, match=code) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert route.call_count == caught.value.attempts == 1
 
@@ -335,7 +335,7 @@ async def test_what_the_model_wrote_is_kept_in_the_error_of_an_invalid_llm_outpu
         "raw_output_excerpt": "I think\n  it is bullish " + "x" * 400,
     }
     respx.post(URL).mock(return_value=httpx.Response(502, json=body))
-    with pytest.raises(ServiceResponseError) as caught:
+    with pytest.raises(PeerResponseError) as caught:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     message = str(caught.value)
     assert message.startswith(
@@ -365,7 +365,7 @@ async def test_a_stage_asked_again_counts_the_calls_of_every_attempt(peer: PeerC
 @respx.mock
 async def test_a_stage_that_never_parsed_counts_every_attempts_calls_in_its_failure(peer: PeerClient) -> None:
     respx.post(URL).mock(side_effect=[_invalid_output(1, 40), _invalid_output(1, 50), _invalid_output(1, 60)])
-    with pytest.raises(ServiceResponseError) as raised:
+    with pytest.raises(PeerResponseError) as raised:
         await peer.post_json("/api/v1/research/experts/technical_analyst", {})
     assert raised.value.extensions["usage"]["llm_calls"] == 3
     assert raised.value.extensions["usage"]["input_tokens"] == 150

@@ -13,12 +13,13 @@ import pytest
 from coordinator.application.dtos.research_command import ResearchCommand
 from coordinator.application.services.request_validation import validate_command
 from coordinator.domain.dtos.research_dtos import ResearchRequest
-from coordinator.domain.exceptions import AllExpertsFailedError, InsufficientHistoryError, PeerResponseError
+from coordinator.domain.exceptions import AllExpertsFailedError, PeerResponseError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+from shared_contracts.errors import InsufficientHistoryError
 from shared_contracts.projection import project_expert_results
 
 research_main = pytest.importorskip("research.main", reason="the research package is not installed alongside")
@@ -89,7 +90,7 @@ async def test_a_date_before_any_usable_data_is_the_callers_insufficient_history
     result = await LangGraphResearchOrchestrator(adapter).run(too_early)
     assert result.overall_status == "failed"
     error = AllExpertsFailedError.for_result(result)
-    assert isinstance(error, InsufficientHistoryError)
+    assert error.reason is InsufficientHistoryError
     said = [i.failure.earliest_usable_date for i in result.expert_results if i.failure is not None]
     assert len(said) == len(experts)
     assert error.earliest_usable_date is not None

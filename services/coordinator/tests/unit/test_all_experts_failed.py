@@ -7,13 +7,9 @@ from __future__ import annotations
 from datetime import date
 
 from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchResult
-from coordinator.domain.exceptions import (
-    AllExpertsFailedError,
-    DataUnavailableError,
-    InsufficientHistoryError,
-    SymbolNotFoundError,
-)
+from coordinator.domain.exceptions import AllExpertsFailedError
 from coordinator.domain.model.enums import ExpertType
+from shared_contracts.errors import DataUnavailableError, InsufficientHistoryError, SymbolNotFoundError
 
 TA, VM, MI = ExpertType.TECHNICAL_ANALYST, ExpertType.VALUATION_MODELER, ExpertType.MACRO_INTELLIGENCE
 
@@ -37,8 +33,8 @@ def failed(**failures: ExpertFailure | None) -> ResearchResult:
 def test_every_expert_without_data_for_the_symbol_is_symbol_not_found() -> None:
     result = failed(technical_analyst=not_found(), macro_intelligence=not_found())
     error = AllExpertsFailedError.for_result(result)
-    assert type(error) is SymbolNotFoundError
-    assert error.code == "symbol_not_found"
+    assert error.reason is SymbolNotFoundError
+    assert (error.code, error.answer_code) == ("all_experts_failed", "symbol_not_found")
     assert error.result is result
 
 
@@ -49,13 +45,13 @@ def test_every_expert_short_of_history_is_insufficient_history_from_the_earliest
         macro_intelligence=too_early(date(2001, 3, 30)),
     )
     error = AllExpertsFailedError.for_result(result)
-    assert isinstance(error, InsufficientHistoryError)
-    assert (error.code, error.earliest_usable_date) == ("insufficient_history", date(2001, 3, 30))
+    assert error.reason is InsufficientHistoryError
+    assert (error.answer_code, error.earliest_usable_date) == ("insufficient_history", date(2001, 3, 30))
 
 
 def test_insufficient_history_without_any_date_has_none() -> None:
     error = AllExpertsFailedError.for_result(failed(technical_analyst=too_early(None)))
-    assert isinstance(error, InsufficientHistoryError)
+    assert error.reason is InsufficientHistoryError
     assert error.earliest_usable_date is None
 
 
@@ -69,21 +65,22 @@ def test_mixed_client_reasons_with_a_date_too_early_are_insufficient_history() -
         technical_analyst=too_early(date(2020, 3, 30)), valuation_modeler=no_data(), macro_intelligence=not_found()
     )
     error = AllExpertsFailedError.for_result(result)
-    assert isinstance(error, InsufficientHistoryError)
+    assert error.reason is InsufficientHistoryError
     assert error.earliest_usable_date == date(2020, 3, 30)
 
 
 def test_no_data_of_the_kinds_asked_for_is_data_unavailable() -> None:
     error = AllExpertsFailedError.for_result(failed(valuation_modeler=no_data(), macro_intelligence=not_found()))
-    assert type(error) is DataUnavailableError
-    assert error.code == "data_unavailable"
+    assert error.reason is DataUnavailableError
+    assert error.answer_code == "data_unavailable"
 
 
 def test_any_failure_research_did_not_explain_as_the_callers_is_all_experts_failed() -> None:
     server_side = ExpertFailure(status=503, code="data_provider_error")
     for other in (None, server_side):  # a timeout or an unreachable service; a 5xx problem
         error = AllExpertsFailedError.for_result(failed(technical_analyst=not_found(), valuation_modeler=other))
-        assert type(error) is AllExpertsFailedError
+        assert error.reason is None
+        assert error.answer_code == "all_experts_failed"
 
 
 def test_experts_that_failed_alike_are_named_together_and_the_error_said_once() -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from coordinator.domain.dtos.research_dtos import ExpertFailure, ExpertResultItem, ResearchResult
-from coordinator.domain.exceptions import AllExpertsFailedError, ResearchBudgetSpentError
+from coordinator.domain.exceptions import AllExpertsFailedError
 from coordinator.domain.model.enums import ExpertType
+from shared_contracts.errors import TokenBudgetExhaustedError
 from shared_contracts.problems import PROBLEM_STATUS
 from shared_contracts.usage import LLMUsage
 
@@ -19,13 +20,13 @@ def _result(errors: dict[ExpertType, str]) -> ResearchResult:
 def test_every_expert_stopped_by_the_budget_is_a_422() -> None:
     result = _result({e: SPENT.format(e.value) for e in (ExpertType.TECHNICAL_ANALYST, ExpertType.MACRO_INTELLIGENCE)})
     error = AllExpertsFailedError.for_result(result)
-    assert isinstance(error, ResearchBudgetSpentError)
-    assert PROBLEM_STATUS[error.code] == 422
+    assert error.reason is TokenBudgetExhaustedError
+    assert PROBLEM_STATUS[error.answer_code] == 422
 
 
 def test_a_budget_stop_beside_a_fault_is_still_the_500() -> None:
     result = _result({ExpertType.TECHNICAL_ANALYST: SPENT.format("x"), ExpertType.MACRO_INTELLIGENCE: "peer_timeout"})
-    assert type(AllExpertsFailedError.for_result(result)) is AllExpertsFailedError
+    assert AllExpertsFailedError.for_result(result).reason is None
 
 
 def test_a_spent_budget_is_not_a_refusal_for_good() -> None:

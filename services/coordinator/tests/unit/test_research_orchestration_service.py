@@ -197,8 +197,9 @@ async def test_a_research_silent_for_stall_seconds_reports_it_stalled() -> None:
 def test_a_result_rebuilt_from_the_store_keeps_the_client_side_refusal() -> None:
     from coordinator.application.services.research_orchestration_service import result_of
     from coordinator.domain.dtos.research_dtos import ExpertFailure
-    from coordinator.domain.exceptions import AllExpertsFailedError, DataUnavailableError
+    from coordinator.domain.exceptions import AllExpertsFailedError
     from coordinator.domain.model.session import ExpertOutcome, ResearchSession
+    from shared_contracts.errors import DataUnavailableError
 
     refused = "research 404 data_unavailable: the offline snapshot has no financial statements for AAPL"
     session = ResearchSession("s-1", "AAPL", ["financial_auditor"], {}, False, None, status="failed")
@@ -207,6 +208,6 @@ def test_a_result_rebuilt_from_the_store_keeps_the_client_side_refusal() -> None
 
     error = AllExpertsFailedError.for_result(result_of(session))
 
-    assert isinstance(error, DataUnavailableError)  # a 404 for the client, as the run that made it answered
+    assert error.reason is DataUnavailableError  # a 404 for the client, as the run that made it answered
     session.expert_outcomes = {"financial_auditor": ExpertOutcome("failed", None, "research 504 peer_timeout: slow")}
-    assert type(AllExpertsFailedError.for_result(result_of(session))) is AllExpertsFailedError
+    assert AllExpertsFailedError.for_result(result_of(session)).reason is None

@@ -158,3 +158,31 @@ async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
     engine = response.json()["engine"]
     assert engine["kind"] == "rules"
     assert engine["fallback_reason"].startswith("llm_unavailable: ")
+
+
+async def test_figures_refused_by_the_numbers_gate_are_llm_output_invalid_naming_the_agent_once() -> None:
+    """LLM_NUMBERS_POLICY=reject: the gate's refusal is the same problem as an unparseable answer."""
+    invented = BULL_JSON.replace("技术面与估值共振，看多", "技术面与估值共振，目标价 98765.43 元")
+    response = await post_debate(
+        RecordingLLMServer({"BULL ADVOCATE": invented, "BEAR ADVOCATE": BEAR_JSON, "RESOLUTION": RESOLUTION_JSON}),
+        llm_numbers_policy="reject",
+    )
+    assert response.status_code == 500, response.text
+    problem = response.json()
+    assert (problem["code"], problem["agent"]) == ("llm_output_invalid", "bull_advocate")
+    assert problem["detail"].startswith("bull_advocate: the model's answer holds 1 figure(s) not in its input")
+    assert problem["detail"].count("bull_advocate") == 1
+    assert "98765.43" in problem["detail"]
+    assert "98765.43" in problem["raw_output_excerpt"]
+
+
+async def test_an_argument_citing_an_unheard_expert_names_the_agent_once() -> None:
+    unheard = BULL_JSON.replace('["valuation_modeler"]', '["warren_buffett"]')
+    response = await post_debate(
+        RecordingLLMServer({"BULL ADVOCATE": unheard, "BEAR ADVOCATE": BEAR_JSON, "RESOLUTION": RESOLUTION_JSON})
+    )
+    assert response.status_code == 500, response.text
+    problem = response.json()
+    assert (problem["code"], problem["agent"]) == ("llm_output_invalid", "bull_advocate")
+    assert problem["detail"].startswith("bull_advocate: source_experts cites experts not in the input: warren_buffett")
+    assert problem["detail"].count("bull_advocate") == 1

@@ -191,6 +191,29 @@ async def test_an_answer_cut_off_at_its_length_limit_keeps_what_the_model_wrote(
     assert "finish_reason=length" in problem["detail"]
 
 
+@pytest.mark.parametrize(
+    ("answer", "policy", "detail"),
+    [
+        ("I'd buy", "repair", "the model output is not a JSON object"),
+        (json.dumps(llm_answer(reasoning="目标价 98765.43 元")), "reject", "figure(s) not in its input: "),
+    ],
+    ids=["prose", "figures-refused"],
+)
+async def test_an_unusable_answer_of_the_llm_engine_is_500_llm_output_invalid(
+    answer: str, policy: str, detail: str
+) -> None:
+    """Whichever part of the engine refuses it (the parser, the numbers gate), the same problem."""
+    endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(answer))
+    container = build_container(settings(**LLM_ENV, llm_numbers_policy=policy), llm_http_client=endpoint.client())
+    async for c in client_with(container):
+        response = await c.post("/api/v1/judge/verdict", json=wire_body())
+    await container.aclose()
+    assert response.status_code == 500, response.text
+    problem = response.json()
+    assert (problem["code"], problem["raw_output_excerpt"][:7]) == ("llm_output_invalid", answer[:7])
+    assert detail in problem["detail"]
+
+
 async def test_fallback_to_rules_is_visible_in_the_engine_field() -> None:
     endpoint = RecordingLLMEndpoint(lambda _r: httpx2.Response(500, json={"error": {"message": "boom"}}))
     container = build_container(

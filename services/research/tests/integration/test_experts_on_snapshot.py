@@ -11,11 +11,11 @@ from pydantic import BaseModel
 
 from research.application.dtos.catalyst_detective_agent_result import CatalystDetectiveAgentResult
 from research.container import ResearchContainer, build_container
-from research.domain.exceptions import DataUnavailableError
 from research.domain.model.market_data import PriceHistory
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.settings import Settings
+from shared_contracts.errors import DataUnavailableError
 from shared_contracts.experts import ExpertType
 from shared_contracts.projection import ExpertSummary, summarize_expert_result
 from shared_contracts.research import (

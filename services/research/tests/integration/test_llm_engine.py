@@ -138,6 +138,18 @@ async def test_invalid_output_is_500_llm_output_invalid(serve: Callable[..., Any
     assert response.json()["raw_output_excerpt"] == content[:1000]  # what the model wrote, for the audit
 
 
+async def test_figures_refused_by_the_numbers_gate_are_500_llm_output_invalid(serve: Callable[..., Any]) -> None:
+    """LLM_NUMBERS_POLICY=reject: the gate's refusal is the same problem as an unparseable answer."""
+    invented = json.dumps({**TECHNICAL, "summary_reasoning": "目标价 98765.43 元"}, ensure_ascii=False)
+    async with serve(answering(invented), llm_numbers_policy="reject") as http:
+        response = await http.post(URL, json={"symbol": "600519.SH", "options": {"analysis_date": "2025-09-30"}})
+    assert response.status_code == 500, response.text
+    problem = response.json()
+    assert problem["code"] == "llm_output_invalid"
+    assert problem["detail"].startswith("the model's answer holds 1 figure(s) not in its input")
+    assert "98765.43" in problem["raw_output_excerpt"]
+
+
 async def test_an_answer_cut_off_at_its_length_limit_keeps_what_the_model_wrote(serve: Callable[..., Any]) -> None:
     cut = '{"signal": "BULLISH", "confidence": 0.7, "summary_reasoning": "the trend'
     endpoint = RecordingLLMEndpoint(lambda _request: chat_completion(cut, finish_reason="length"))

@@ -14,10 +14,10 @@ import pytest
 
 from research.application.point_in_time_data import PointInTimeData
 from research.container import build_container
-from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError, SymbolNotFoundError
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.settings import Settings
+from shared_contracts.errors import DataUnavailableError, InsufficientHistoryError, SymbolNotFoundError
 from shared_contracts.experts import ExpertType
 
 MOUTAI = Symbol.parse("600519.SH")

@@ -13,15 +13,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from research.domain.exceptions import (
-    DataProviderError,
-    DataProviderTimeoutError,
-    DataUnavailableError,
-    SymbolNotFoundError,
-)
+from research.domain.exceptions import DataProviderError, DataProviderTimeoutError
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.akshare_provider import AkshareMarketDataProvider
 from research.infrastructure.data.live_support import OptionalDependencyMissingError
+from shared_contracts.errors import DataUnavailableError, SymbolNotFoundError
 
 AKSHARE_FUNCTIONS = (
     "stock_zh_a_hist",

@@ -9,10 +9,10 @@ import pytest
 from research.domain.analysis.financial import compute_financial_facts
 from research.domain.analysis.macro import compute_macro_facts, summarise_series
 from research.domain.analysis.valuation import compute_valuation_facts
-from research.domain.exceptions import DataUnavailableError
 from research.domain.model.market_data import MacroData, MacroObservation, MacroSeries, ValuationData
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
+from shared_contracts.errors import DataUnavailableError
 
 MOUTAI = Symbol.parse("600519.SH")
 

@@ -11,12 +11,12 @@ import pytest
 from research_fakes import FakeMarketDataProvider, answering
 
 from research.container import build_container, build_provider
-from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.symbol import Symbol
 from research.infrastructure.agents.llm_agent import FallbackToRulesAgent, LLMExpertAgent
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
 from research.settings import Settings
 from service_kit.settings import ConfigurationError, load_settings
+from shared_contracts.errors import DataUnavailableError, SymbolNotFoundError
 
 
 async def test_snapshot_lists_its_symbols_and_row_counts(snapshot: OfflineSnapshotProvider) -> None:

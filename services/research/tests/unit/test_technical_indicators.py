@@ -9,10 +9,10 @@ import pytest
 from research_fakes import make_bars
 
 from research.domain.analysis.technical import MIN_BARS, compute_technical_facts
-from research.domain.exceptions import InsufficientHistoryError
 from research.domain.model.market_data import Bar, PriceHistory
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
+from shared_contracts.errors import InsufficientHistoryError
 
 SYMBOL = Symbol.parse("600519.SH")
 

@@ -12,15 +12,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from research.domain.exceptions import (
-    DataProviderError,
-    DataProviderTimeoutError,
-    DataUnavailableError,
-    SymbolNotFoundError,
-)
+from research.domain.exceptions import DataProviderError, DataProviderTimeoutError
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.live_support import OptionalDependencyMissingError
 from research.infrastructure.data.yfinance_provider import YFinanceMarketDataProvider, yahoo_ticker
+from shared_contracts.errors import DataUnavailableError, SymbolNotFoundError
 
 TICKER_ATTRIBUTES = ("history", "income_stmt", "balance_sheet", "cashflow", "dividends", "info", "get_news")
 """Every ``yfinance.Ticker`` member the adapter uses."""

@@ -6,7 +6,7 @@ markup, their figures traced to the call's input (``tracing.py``), and the untra
   only the texts of that second answer are taken (its structured values are ignored); what is still
   untraceable is then marked;
 - ``mark``: each untraceable figure is followed by ``⟨unverified⟩`` in its text and listed;
-- ``reject``: ``UntraceableFiguresError`` (500 ``llm_output_invalid``) naming the figures.
+- ``reject``: ``LLMOutputParseError`` (500 ``llm_output_invalid``) naming the figures.
 
 Example::
 
@@ -26,10 +26,10 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from service_kit.llm.errors import LLMJSONError
 from service_kit.llm.numbers.claims import Claim, Role, extract_claims
 from service_kit.llm.numbers.sources import Sources
 from service_kit.llm.numbers.tracing import traces
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.numbers_check import NumbersCheck, UnverifiedFigure
 
 NumbersPolicy = Literal["repair", "mark", "reject"]
@@ -41,10 +41,6 @@ Levels = Mapping[Role, Sequence[float]]
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,500}>|<!--.*?-->", re.DOTALL)
 _MD_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
 _SCHEME = re.compile(r"\b(?:javascript|data|vbscript):", re.IGNORECASE)
-
-
-class UntraceableFiguresError(LLMJSONError):
-    """The answer holds figures that are not in its input (``LLM_NUMBERS_POLICY=reject``)."""
 
 
 def plain_text(text: str) -> str:
@@ -189,7 +185,7 @@ class NumbersGate:
         repaired = False
         if findings.unverified and self.policy == "reject":
             figures = findings.figures()
-            raise UntraceableFiguresError(
+            raise LLMOutputParseError(
                 f"the model's answer holds {len(figures)} figure(s) not in its input: {describe(figures)}",
                 raw_output=json.dumps(answer.model_dump(mode="json"), ensure_ascii=False),
             )

@@ -1,38 +1,41 @@
-"""The coordinator's errors, each with a stable ``code`` (its HTTP status: ``PROBLEM_STATUS``):
+"""The coordinator's errors, each with a stable ``code`` (its HTTP status: ``PROBLEM_STATUS``). Only the
+coordinator raises these; the errors it shares with other services are ``shared_contracts.errors``'s.
 
-InvalidRequestError (shared_contracts.errors, with SymbolRequiredError and InvalidSymbolError)   400
-├── ResearchRequestError           invalid_request (e.g. an analysis_date that is not a YYYY-MM-DD day)
-│   ├── ExpertsEmptyError          experts_empty
-│   ├── UnknownExpertError         unknown_expert
-│   ├── DuplicateExpertError       duplicate_expert
-│   (shared: InvalidOptionsError, ConflictingAnalysisDateError, AnalysisDateInFutureError)
-└── ScorecardQueryError            invalid_request: ScorecardEngineError invalid_engine
-                                   (shared: InvalidDateError, InvalidDateRangeError for start/end)
+InvalidRequestError (shared_contracts.errors)  400 invalid_request (e.g. an analysis_date that is not a YYYY-MM-DD
+│                                  day), with the shared SymbolRequiredError, InvalidSymbolError, InvalidOptionsError,
+│                                  ConflictingAnalysisDateError, AnalysisDateInFutureError, InvalidDateError and
+│                                  InvalidDateRangeError (the scorecard's, the bars' and the usage's start/end)
+├── ExpertsEmptyError              experts_empty
+├── UnknownExpertError             unknown_expert: an expert in the request body that does not exist (research's
+│                                  ExpertNotFoundError is its 404 for an expert in the path)
+├── DuplicateExpertError           duplicate_expert
+└── ScorecardEngineError           invalid_engine
 CoordinatorError
 ├── AllExpertsFailedError          500 all_experts_failed (carries the full result); when every expert failed
-│   │                              for the caller's mistake, as research said:
-│   ├── SymbolNotFoundError        404 symbol_not_found
-│   ├── DataUnavailableError       404 data_unavailable
-│   ├── InsufficientHistoryError   422 insufficient_history (with the earliest usable date, when known)
-│   └── ResearchBudgetSpentError   422 token_budget_exhausted (the research's token budget ran out)
-├── GatewayError                   a peer call failed, with ``service`` and ``attempts`` (recorded as that
-│   │                              stage's error, never answered as such)
+│                                  for the caller's mistake, as research said, answered with that mistake's code
+│                                  (``reason``): 404 symbol_not_found, 404 data_unavailable, 422
+│                                  insufficient_history (with the earliest usable date, when known), 422
+│                                  token_budget_exhausted (the research's token budget ran out)
+├── GatewayError                   gateway_error: a peer call failed, with ``service`` and ``attempts`` (recorded as
+│   │                              that stage's error, never answered as such)
 │   ├── PeerResponseError          peer_error: a non-2xx reply (its problem detail and extension members)
 │   ├── PeerTimeoutError           peer_timeout
 │   ├── PeerUnavailableError       peer_unavailable (connection refused/reset, DNS, ...)
 │   └── PeerContractError          peer_contract: a body that breaks the wire contract
-├── BarsNotFoundError              404 symbol_not_found: research has no bars for the symbol (the console's chart)
 └── SessionError
     ├── SessionNotFoundError       404 session_not_found
-    ├── SessionConflictError       409: SessionRunningError session_running, SessionNotRetryableError
-    │                              not_retryable, RetryAlreadyStartedError retry_in_progress | already_retried,
-    │                              SessionFinishedError session_finished, IdempotencyKeyReusedError
-    │                              idempotency_key_reused
+    ├── SessionConflictError       409 session_conflict: SessionRunningError session_running,
+    │                              SessionNotRetryableError not_retryable, RetryAlreadyStartedError
+    │                              retry_in_progress | already_retried, SessionFinishedError session_finished,
+    │                              IdempotencyKeyReusedError idempotency_key_reused
     ├── QueueFullError             503 queue_full (with ``retry_after_seconds``)
     ├── TokenQuotaExceededError    429 token_quota_exceeded: the client's CLIENT_DAILY_TOKENS are used up
     │                              (with ``retry_after_seconds``)
-    ├── ResumeUnavailableError     a run cannot continue from its checkpoint (the session ends interrupted)
+    ├── ResumeUnavailableError     500 session_error: a run cannot continue from its checkpoint (the session ends
+    │                              interrupted)
     └── SessionStoreUnavailableError  503 session_store_unavailable
+IdempotencyKeyTakenError           not an answer: storing found the Idempotency-Key taken, the use case answers
+                                   with the session that holds it
 """
 
 from __future__ import annotations
@@ -42,10 +45,13 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from shared_contracts.errors import (
+    DataUnavailableError,
+    InsufficientHistoryError,
     InvalidRequestError,
     ServiceError,
+    SymbolNotFoundError,
+    TokenBudgetExhaustedError,
 )
-from shared_contracts.usage import TOKEN_BUDGET_EXHAUSTED
 
 if TYPE_CHECKING:
     from coordinator.domain.dtos.research_dtos import ResearchResult
@@ -53,101 +59,79 @@ if TYPE_CHECKING:
 
 
 class CoordinatorError(ServiceError):
-    code = "internal_error"
+    """The root of the coordinator's own errors (never raised itself)."""
 
 
-class ResearchRequestError(InvalidRequestError):
-    code = "invalid_request"
-
-
-class ExpertsEmptyError(ResearchRequestError):
+class ExpertsEmptyError(InvalidRequestError):
     code = "experts_empty"
 
 
-class UnknownExpertError(ResearchRequestError):
+class UnknownExpertError(InvalidRequestError):
     code = "unknown_expert"
 
 
-class DuplicateExpertError(ResearchRequestError):
+class DuplicateExpertError(InvalidRequestError):
     code = "duplicate_expert"
 
 
-class ScorecardQueryError(InvalidRequestError):
-    code = "invalid_request"
-
-
-class ScorecardEngineError(ScorecardQueryError):
+class ScorecardEngineError(InvalidRequestError):
     code = "invalid_engine"
+
+
+CLIENT_SIDE_CODES = frozenset({SymbolNotFoundError.code, InsufficientHistoryError.code, DataUnavailableError.code})
+"""Research failures that are the caller's choice of symbol, experts or date, not a fault."""
 
 
 class AllExpertsFailedError(CoordinatorError):
     """Every selected expert failed; ``result`` holds each expert's error (and the session id).
 
-    ``for_result`` picks the subclass: when every expert failed for the same client-side reason the
-    research service gave (``symbol_not_found``, ``insufficient_history``), the caller's mistake is named."""
+    ``reason``: when every expert failed for the same mistake of the caller, as the research service said, the
+    error class of that mistake (``SymbolNotFoundError``, ``DataUnavailableError``, ``InsufficientHistoryError``,
+    ``TokenBudgetExhaustedError``), whose code the answer carries (``answer_code``); None for any other failure,
+    the spec's 500 ``all_experts_failed``. ``earliest_usable_date``: with ``InsufficientHistoryError``, the
+    earliest day one of the experts could work from, when the research service said."""
 
     code = "all_experts_failed"
 
-    def __init__(self, result: ResearchResult) -> None:
+    def __init__(
+        self,
+        result: ResearchResult,
+        reason: type[ServiceError] | None = None,
+        earliest_usable_date: date | None = None,
+    ) -> None:
         by_error: dict[str, list[str]] = {}  # experts that failed alike are named together, the error said once
         for item in result.expert_results:
             by_error.setdefault(str(item.error), []).append(item.expert_type.value)
         errors = "; ".join(f"{', '.join(names)}: {error}" for error, names in by_error.items())
         super().__init__(f"every selected expert failed ({errors})")
         self.result = result
+        self.reason = reason
+        self.earliest_usable_date = earliest_usable_date
+
+    @property
+    def answer_code(self) -> str:
+        """The code the research is answered with: the caller's mistake's, else ``all_experts_failed``."""
+        return self.reason.code if self.reason is not None else self.code
 
     @staticmethod
     def for_result(result: ResearchResult) -> AllExpertsFailedError:
-        """The error for ``result`` (every expert failed). When every failure is a client-side one the research
-        service named: ``InsufficientHistoryError`` if any expert needs a later date (the earliest date one of
-        them gave), else ``SymbolNotFoundError`` if none has the symbol, else ``DataUnavailableError`` (no data
-        of the kinds asked for). Any other failure: this class, the spec's 500."""
-        if all(TOKEN_BUDGET_EXHAUSTED in str(item.error) for item in result.expert_results):
-            return ResearchBudgetSpentError(result)
+        """The error for ``result`` (every expert failed). The research's token budget spent for every expert:
+        ``TokenBudgetExhaustedError``. When every failure is a client-side one the research service named:
+        ``InsufficientHistoryError`` if any expert needs a later date (the earliest date one of them gave), else
+        ``SymbolNotFoundError`` if none has the symbol, else ``DataUnavailableError`` (no data of the kinds asked
+        for). Any other failure: no reason, the spec's 500."""
+        if all(TokenBudgetExhaustedError.code in str(item.error) for item in result.expert_results):
+            return AllExpertsFailedError(result, TokenBudgetExhaustedError)
         failures = [item.failure for item in result.expert_results]
         codes = {failure.code if failure is not None else None for failure in failures}
         if not codes <= CLIENT_SIDE_CODES:
             return AllExpertsFailedError(result)
         if InsufficientHistoryError.code in codes:
             dates = [f.earliest_usable_date for f in failures if f is not None and f.earliest_usable_date is not None]
-            return InsufficientHistoryError(result, min(dates) if dates else None)
+            return AllExpertsFailedError(result, InsufficientHistoryError, min(dates) if dates else None)
         if codes == {SymbolNotFoundError.code}:
-            return SymbolNotFoundError(result)
-        return DataUnavailableError(result)
-
-
-class SymbolNotFoundError(AllExpertsFailedError):
-    """Every expert failed because the research service has no data for the symbol."""
-
-    code = "symbol_not_found"
-
-
-class ResearchBudgetSpentError(AllExpertsFailedError):
-    """Every expert failed because the research's token budget ran out (the caller's ``token_budget`` or
-    ``RESEARCH_TOKEN_BUDGET``): a 422, not a fault."""
-
-    code = TOKEN_BUDGET_EXHAUSTED
-
-
-class DataUnavailableError(AllExpertsFailedError):
-    """Every expert failed because the data source has no data of the kinds they need for the symbol."""
-
-    code = "data_unavailable"
-
-
-CLIENT_SIDE_CODES = frozenset({"symbol_not_found", "insufficient_history", "data_unavailable"})
-"""Research failures that are the caller's choice of symbol, experts or date, not a fault."""
-
-
-class InsufficientHistoryError(AllExpertsFailedError):
-    """Every expert failed because too little data was public on the analysis date;
-    ``earliest_usable_date``: the earliest day any of them could work from, when the research service said."""
-
-    code = "insufficient_history"
-
-    def __init__(self, result: ResearchResult, earliest_usable_date: date | None = None) -> None:
-        super().__init__(result)
-        self.earliest_usable_date = earliest_usable_date
+            return AllExpertsFailedError(result, SymbolNotFoundError)
+        return AllExpertsFailedError(result, DataUnavailableError)
 
 
 class GatewayError(CoordinatorError):
@@ -195,16 +179,8 @@ class PeerContractError(GatewayError):
     code = "peer_contract"
 
 
-class BarsNotFoundError(CoordinatorError):
-    code = "symbol_not_found"
-
-    def __init__(self, symbol: str, detail: str) -> None:
-        super().__init__(f"No bars for {symbol}: {detail}")
-        self.symbol = symbol
-
-
 class SessionError(CoordinatorError):
-    code = "session_error"
+    """The root of the errors of a research session (never raised itself)."""
 
 
 class SessionNotFoundError(SessionError):
@@ -283,12 +259,13 @@ class IdempotencyKeyReusedError(SessionConflictError):
         self.problem_extra = {"session_id": session_id}
 
 
-class IdempotencyKeyTakenError(IdempotencyKeyReusedError):
+class IdempotencyKeyTakenError(Exception):
     """Storing a session with an ``Idempotency-Key`` found the key taken by ``session`` (a submission with the
-    same key won the race): the use case answers with that session, as for a key seen before."""
+    same key won the race). Not an answer, so not a ``ServiceError``: the use case answers with that session, as
+    for a key seen before (or ``IdempotencyKeyReusedError`` when the bodies differ)."""
 
     def __init__(self, key: str, session: ResearchSession) -> None:
-        super().__init__(key, session.session_id)
+        super().__init__(f"Idempotency-Key {key[:64]!r} is taken by session {session.session_id}")
         self.key, self.session = key, session
 
 

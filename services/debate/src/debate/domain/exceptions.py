@@ -3,7 +3,7 @@
 InvalidRequestError                400 invalid_request (shared_contracts.errors)
 ├── SymbolRequiredError            symbol_required (shared)
 ├── InvalidSymbolError             invalid_symbol (shared)
-└── InvalidDebateInputError        invalid_request
+└── InvalidDebateInputError        the root of the debate's own 400s (never raised itself)
     ├── ExpertResultsEmptyError    expert_results_empty (missing or ``{}``)
     ├── TooManyExpertsError        too_many_experts
     ├── NoUsableExpertResultError  no_successful_experts (every expert failed)
@@ -25,7 +25,7 @@ from shared_contracts.errors import (
 
 
 class InvalidDebateInputError(InvalidRequestError):
-    code = "invalid_request"
+    """The root of the debate's own 400s (never raised itself)."""
 
 
 class ExpertResultsEmptyError(InvalidDebateInputError):

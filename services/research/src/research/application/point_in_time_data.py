@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from research.domain import availability as rules
-from research.domain.exceptions import InsufficientHistoryError
 from research.domain.model.market_data import (
     FinancialStatements,
     MacroData,
@@ -27,6 +26,7 @@ from research.domain.model.market_data import (
 )
 from research.domain.model.symbol import Market, Symbol
 from research.domain.ports.market_data import IMarketDataProvider
+from shared_contracts.errors import InsufficientHistoryError
 
 ALL_PERIODS = 100
 """Asked of a provider so that the periods public on the day can be chosen here (providers return the latest)."""

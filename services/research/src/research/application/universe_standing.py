@@ -24,14 +24,15 @@ from research.domain.analysis.relative import (
     technical_factors,
 )
 from research.domain.analysis.technical import MIN_BARS
-from research.domain.exceptions import DataProviderError, DataUnavailableError, InsufficientHistoryError, NotFoundError
+from research.domain.exceptions import DataProviderError
 from research.domain.model.symbol import Symbol
+from shared_contracts.errors import DataUnavailableError, InsufficientHistoryError, SymbolNotFoundError
 from shared_contracts.standing import CompositeStanding, FactorStanding, RelativeStanding
 
 FINANCIAL_PERIODS = 2
 CACHED_DAYS = 512
 Factors = dict[str, float | None]
-_SKIPPED = (DataUnavailableError, InsufficientHistoryError, NotFoundError, DataProviderError)
+_SKIPPED = (DataUnavailableError, InsufficientHistoryError, SymbolNotFoundError, DataProviderError)
 
 
 @dataclass(frozen=True)

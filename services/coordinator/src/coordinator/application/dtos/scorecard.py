@@ -29,7 +29,8 @@ class ScorecardQuery(VerdictFilter):
         end: str | None = None,
         client_id: str | None = None,
     ) -> ScorecardQuery:
-        """Blank is no filter. Raises a ``ScorecardQueryError`` (400) naming the bad one."""
+        """Blank is no filter. Raises a 400 naming the bad one (``InvalidSymbolError``, ``ScorecardEngineError``,
+        ``InvalidDateError``, ``InvalidDateRangeError``)."""
         wanted = None
         if symbol is not None and symbol.strip():
             try:

@@ -4,9 +4,9 @@ bars with volume (the session's chart), as the research service has them now."""
 from __future__ import annotations
 
 from coordinator.application.dtos.scorecard import optional_day
-from coordinator.domain.exceptions import BarsNotFoundError, PeerResponseError
+from coordinator.domain.exceptions import PeerResponseError
 from coordinator.domain.ports.market_reference_gateway import IMarketReferenceGateway
-from shared_contracts.errors import InvalidDateRangeError, InvalidSymbolError
+from shared_contracts.errors import InvalidDateRangeError, InvalidSymbolError, SymbolNotFoundError
 from shared_contracts.research import PriceBars, Universe
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
@@ -21,7 +21,7 @@ class MarketReferenceService:
     async def bars(self, symbol: str, start: str | None = None, end: str | None = None) -> PriceBars:
         """The bars of ``symbol`` between the optional YYYY-MM-DD days ``start`` and ``end`` (inclusive). A bad
         symbol or day is a 400 (``invalid_symbol``, ``invalid_date``, ``invalid_date_range``); a symbol research
-        has no bars for is ``BarsNotFoundError``."""
+        has no bars for is a ``SymbolNotFoundError``."""
         try:
             canonical = normalize_symbol(symbol)
         except SymbolSyntaxError as exc:
@@ -33,5 +33,5 @@ class MarketReferenceService:
             return await self._gateway.price_bars(canonical, first, last)
         except PeerResponseError as exc:
             if exc.status == 404:
-                raise BarsNotFoundError(canonical, exc.detail) from None
+                raise SymbolNotFoundError(f"No bars for {canonical}: {exc.detail}") from None
             raise

@@ -21,11 +21,16 @@ from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import (
     DuplicateExpertError,
     ExpertsEmptyError,
-    ResearchRequestError,
     UnknownExpertError,
 )
 from coordinator.domain.model.enums import ExpertType
-from shared_contracts.errors import InvalidOptionsError, InvalidSymbolError, SymbolRequiredError, resolve_analysis_date
+from shared_contracts.errors import (
+    InvalidOptionsError,
+    InvalidRequestError,
+    InvalidSymbolError,
+    SymbolRequiredError,
+    resolve_analysis_date,
+)
 from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
@@ -81,7 +86,7 @@ def _analysis_date(value: str | None) -> date | None:
         return None
     if not is_iso_date(value):
         shown = str(value)[:40]
-        raise ResearchRequestError(f"analysis_date: must be a YYYY-MM-DD string naming a real day (got {shown!r})")
+        raise InvalidRequestError(f"analysis_date: must be a YYYY-MM-DD string naming a real day (got {shown!r})")
     return date.fromisoformat(value)
 
 

@@ -2,8 +2,8 @@
 (``ResearchJobs``): submitted and answered at once (``submit``), or submitted and waited for (``execute``, the
 spec's synchronous contract). The session is stored before anything runs, each stage is committed as it finishes,
 and it ends with the overall status (or ``failed``/``cancelled``/``interrupted``). Every expert failing is
-reported to a synchronous caller as an error carrying the full result (``AllExpertsFailedError``, or the subclass
-naming the caller's mistake when every expert failed for it).
+reported to a synchronous caller as an error carrying the full result (``AllExpertsFailedError``, whose ``reason``
+names the caller's mistake when every expert failed for it).
 
 An ``Idempotency-Key`` (per client, for ``IDEMPOTENCY_HOURS``) makes a submission happen once: the same key with
 the same request names the first session; with another request it is ``IdempotencyKeyReusedError``.
@@ -86,7 +86,7 @@ class ResearchOrchestrationService:
         self._token_budget = token_budget
 
     async def execute(self, command: ResearchCommand, idempotency_key: str | None = None) -> ResearchResult:
-        """Raises a ``ResearchRequestError`` (before anything runs) for a bad request."""
+        """Raises an ``InvalidRequestError`` (400, before anything runs) for a bad request."""
         return await self._result(await self.submit(command, idempotency_key))
 
     async def submit(self, command: ResearchCommand, idempotency_key: str | None = None) -> Submission:

@@ -7,12 +7,12 @@
   problem says the peer's LLM call failed in a way the peer has already retried or that would fail again:
   ``llm_upstream_error`` (a bad key, an unknown model, a prompt too long), ``llm_unavailable`` and
   ``llm_timeout`` (the peer's LLM client retried them, ``LLM_MAX_RETRIES``; retrying here too multiplied
-  the LLM calls, 9 for one expert). An ``llm_output_invalid`` is retried, whatever its status (research
-  answers it with 502, the debate and the judge with 500 as the debate spec says): nothing else retries it,
-  and another sample of the model may parse;
+  the LLM calls, 9 for one expert). An ``llm_output_invalid`` is retried although every peer answers it
+  with 500 (the status the debate spec fixes for it): nothing else retries it, and another sample of the
+  model may parse;
 - the caller's X-Request-ID forwarded;
 - every failure raised as a typed ``GatewayError`` carrying ``attempts`` (a non-2xx reply becomes a
-  ``ServiceResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``,
+  ``PeerResponseError`` holding the peer's problem detail, e.g. ``research 404 symbol_not_found: ...``,
   and its extension members, e.g. ``earliest_usable_date``).
 
 An error's text is what the coordinator stores in the session and answers the client with, so it names the
@@ -37,10 +37,11 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from coordinator.domain.exceptions import PeerContractError, PeerResponseError, PeerTimeoutError, PeerUnavailableError
 from service_kit.authentication import caller_headers
-from service_kit.llm.errors import LLMJSONError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from service_kit.request_id import outgoing_headers
 from service_kit.token_budget import TOKEN_BUDGET_HEADER
 from service_kit.tracing import instrument_http_client
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
 from shared_contracts.usage import LLMUsage
@@ -50,8 +51,8 @@ M = TypeVar("M", bound=BaseModel)
 
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
 FINAL_PROBLEM_CODES = frozenset({LLMUpstreamError.code, LLMUnavailableError.code, LLMTimeoutError.code})
-RESAMPLED_PROBLEM_CODE = LLMJSONError.code
-"""Retried on a 500 as well: the debate and the judge answer an unparseable model output with 500."""
+RESAMPLED_PROBLEM_CODE = LLMOutputParseError.code
+"""Retried on a 500 as well: every peer answers an unusable model output with 500."""
 _TRANSIENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError)
 
 
@@ -66,22 +67,23 @@ class CallPolicy:
     backoff_jitter_seconds: float = 0.5
 
 
-class ServiceResponseError(PeerResponseError):
-    @classmethod
-    def from_response(cls, service: str, response: httpx.Response, *, attempts: int = 1) -> ServiceResponseError:
-        extensions: dict[str, Any] = {}
-        try:
-            problem = ProblemDetail.model_validate(response.json())
-            code, detail = problem.code, problem.detail
-            extensions = dict(problem.model_extra or {})
-            excerpt = extensions.get(RAW_OUTPUT_EXCERPT)
-            if isinstance(excerpt, str) and excerpt:  # the session keeps what the model wrote, for the audit
-                detail += f" (the model wrote: {_excerpt(excerpt)})"
-        except (ValueError, ValidationError):
-            code = "http_error"
-            detail = response.text.strip()[:300] or response.reason_phrase
-        code, detail = _said_by_peer(code), _said_by_peer(detail)
-        return cls(service, response.status_code, code, detail, attempts=attempts, extensions=extensions)
+def response_error(service: str, response: httpx.Response, *, attempts: int = 1) -> PeerResponseError:
+    """The ``PeerResponseError`` of a non-2xx reply: the peer's problem code, detail (with an excerpt of what its
+    model wrote, when it says) and other members; ``http_error`` and the body's beginning for a reply that is
+    not a problem detail."""
+    extensions: dict[str, Any] = {}
+    try:
+        problem = ProblemDetail.model_validate(response.json())
+        code, detail = problem.code, problem.detail
+        extensions = dict(problem.model_extra or {})
+        excerpt = extensions.get(RAW_OUTPUT_EXCERPT)
+        if isinstance(excerpt, str) and excerpt:  # the session keeps what the model wrote, for the audit
+            detail += f" (the model wrote: {_excerpt(excerpt)})"
+    except (ValueError, ValidationError):
+        code = "http_error"
+        detail = response.text.strip()[:300] or response.reason_phrase
+    code, detail = _said_by_peer(code), _said_by_peer(detail)
+    return PeerResponseError(service, response.status_code, code, detail, attempts=attempts, extensions=extensions)
 
 
 class _TransientStatus(Exception):
@@ -191,12 +193,12 @@ class PeerClient:
             message = f"{self.service} timed out after {policy.budget_seconds:g}s ({_attempts(attempts)})"
             raise PeerTimeoutError(self.service, message, attempts=attempts) from exc
         except _TransientStatus as exc:
-            failure = ServiceResponseError.from_response(self.service, exc.response, attempts=attempts)
+            failure = response_error(self.service, exc.response, attempts=attempts)
             raise _counting(failure, resampled[:-1] if exc.code == RESAMPLED_PROBLEM_CODE else resampled) from None
         except httpx.HTTPError as exc:
             raise self._unavailable(url, exc, attempts) from exc
         if response.is_error:
-            failure = ServiceResponseError.from_response(self.service, response, attempts=attempts)
+            failure = response_error(self.service, response, attempts=attempts)
             raise _counting(failure, resampled)
         try:
             body = response.json()
@@ -277,7 +279,7 @@ def _summed(usage: Any, earlier: list[LLMUsage]) -> dict[str, Any]:
     return total.model_dump(mode="json", exclude_none=True)
 
 
-def _counting(failure: ServiceResponseError, earlier: list[LLMUsage]) -> ServiceResponseError:
+def _counting(failure: PeerResponseError, earlier: list[LLMUsage]) -> PeerResponseError:
     """``failure`` whose problem's ``usage`` also counts the earlier attempts' calls."""
     if earlier:
         failure.extensions["usage"] = _summed(failure.extensions.get("usage"), earlier)

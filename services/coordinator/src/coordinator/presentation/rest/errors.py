@@ -1,8 +1,9 @@
 """The answer to a research in which every expert failed (other errors are problem details whose status is
 ``PROBLEM_STATUS[code]``). Every expert failing is answered with the full research response
 (``overall_status: "failed"`` and each expert's error) plus the problem fields: 500 ``all_experts_failed``,
-or, when every expert failed for a mistake of the caller, 404 ``symbol_not_found`` / ``data_unavailable`` or 422
-``insufficient_history`` (with ``earliest_usable_date`` when known)."""
+or, when every expert failed for a mistake of the caller (the error's ``reason``), 404 ``symbol_not_found`` /
+``data_unavailable``, 422 ``insufficient_history`` (with ``earliest_usable_date`` when known) or 422
+``token_budget_exhausted``."""
 
 from __future__ import annotations
 
@@ -13,32 +14,31 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from coordinator.domain.exceptions import (
-    AllExpertsFailedError,
-    DataUnavailableError,
-    InsufficientHistoryError,
-    QueueFullError,
-    ResearchBudgetSpentError,
-    SymbolNotFoundError,
-    TokenQuotaExceededError,
-)
+from coordinator.domain.exceptions import AllExpertsFailedError, QueueFullError, TokenQuotaExceededError
 from coordinator.presentation.rest.research_schemas import to_response_body
 from service_kit.app_factory import ExceptionHandler
 from service_kit.problems import problem_response
 from service_kit.request_id import current_request_id
 from shared_contracts.coordinator import ResearchResponseBody
+from shared_contracts.errors import (
+    DataUnavailableError,
+    InsufficientHistoryError,
+    ServiceError,
+    SymbolNotFoundError,
+    TokenBudgetExhaustedError,
+)
 from shared_contracts.experts import IsoDate
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
 
 log = structlog.get_logger(__name__)
 
-# The title of each way every expert can fail; the most specific class found first wins.
-ALL_FAILED_TITLE: dict[type[AllExpertsFailedError], str] = {
+# The title of each way every expert can fail (its ``reason``; None: a fault).
+ALL_FAILED_TITLE: dict[type[ServiceError] | None, str] = {
     SymbolNotFoundError: "Symbol not found",
     DataUnavailableError: "No data for these experts",
     InsufficientHistoryError: "Insufficient history",
-    ResearchBudgetSpentError: "Token budget spent",
-    AllExpertsFailedError: "All experts failed",
+    TokenBudgetExhaustedError: "Token budget spent",
+    None: "All experts failed",
 }
 
 
@@ -71,14 +71,14 @@ ALL_FAILED_FOR_THE_CALLER: dict[int | str, dict[str, Any]] = {
 async def research_failure_response(request: Request, exc: Exception) -> JSONResponse:
     """The problem of an ``AllExpertsFailedError`` plus the full research response body."""
     assert isinstance(exc, AllExpertsFailedError)
-    status = status_of_code(exc.code)
-    title = next(v for cls, v in ALL_FAILED_TITLE.items() if isinstance(exc, cls))
+    code = exc.answer_code
+    status = status_of_code(code)
     report = log.error if status >= 500 else log.info
-    report("research_failed", path=request.url.path, code=exc.code, error=str(exc))
+    report("research_failed", path=request.url.path, code=code, error=str(exc))
     problem = ProblemDetail(
-        title=title, status=status, detail=str(exc), code=exc.code, request_id=current_request_id()
+        title=ALL_FAILED_TITLE[exc.reason], status=status, detail=str(exc), code=code, request_id=current_request_id()
     ).model_dump(exclude_none=True)
-    if isinstance(exc, InsufficientHistoryError) and exc.earliest_usable_date is not None:
+    if exc.earliest_usable_date is not None:
         problem["earliest_usable_date"] = exc.earliest_usable_date.isoformat()
     body = to_response_body(exc.result).model_dump(mode="json")  # nulls kept: the full response contract
     return JSONResponse({**problem, **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)

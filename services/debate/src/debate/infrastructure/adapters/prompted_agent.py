@@ -13,14 +13,14 @@ from pydantic import BaseModel
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.llm_port import ILLMPort
-from debate.infrastructure.agents.output_parser import check_sources, parse_agent_output, refused_output
+from debate.infrastructure.agents.output_parser import check_sources, naming_agent, parse_agent_output
 from debate.infrastructure.agents.output_schemas import AdvocateOutput
 from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block, failed_experts_line
-from service_kit.llm.errors import LLMJSONError
 from service_kit.llm.numbers.gate import NumbersGate
 from service_kit.llm.numbers.sources import sources_from
 from service_kit.llm.prompts import PromptTemplate
 from service_kit.llm.tracing import model_call_stage
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.numbers_check import NumbersCheck
 
 M = TypeVar("M", bound=BaseModel)
@@ -57,8 +57,10 @@ class PromptedAgent:
                 log.info("agent_answered", agent=self.agent, chars=len(raw))
                 answer = parse_agent_output(raw, model, agent=self.agent)
                 answer, check = await self._gate.review(answer, sources_from([system, user]), ask_again)
-        except LLMJSONError as exc:  # cut off at its length limit, or figures refused (LLM_NUMBERS_POLICY=reject)
-            raise refused_output(exc, agent=self.agent) from exc
+        except LLMOutputParseError as exc:  # cut off at its length limit, or figures refused (numbers gate)
+            if exc.agent is None:
+                raise naming_agent(exc, agent=self.agent) from exc
+            raise
         return answer, raw, check
 
 

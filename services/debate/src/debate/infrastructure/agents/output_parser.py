@@ -11,7 +11,6 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from service_kit.llm.errors import LLMJSONError
 from service_kit.llm.json_output import parse_model_output
 from shared_contracts.errors import LLMOutputParseError
 
@@ -21,12 +20,13 @@ M = TypeVar("M", bound=BaseModel)
 def parse_agent_output(text: str, model: type[M], *, agent: str) -> M:
     try:
         return parse_model_output(text, model)
-    except LLMJSONError as exc:
-        raise refused_output(exc, agent=agent) from exc
+    except LLMOutputParseError as exc:
+        raise naming_agent(exc, agent=agent) from exc
 
 
-def refused_output(exc: LLMJSONError, *, agent: str) -> LLMOutputParseError:
-    """The agent's refused output (unparseable, or cut off at its length limit), naming the agent."""
+def naming_agent(exc: LLMOutputParseError, *, agent: str) -> LLMOutputParseError:
+    """The agent's refused output (unparseable, cut off at its length limit, or figures refused), the agent
+    named in its message and its ``agent`` member."""
     return LLMOutputParseError(f"{agent}: {exc}", agent=agent, raw_output=exc.raw_output)
 
 

@@ -23,14 +23,12 @@ from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
 from judge.infrastructure.rules.policy import ANCHOR_BAND_MAX_ATR, ANCHOR_BAND_MIN_ATR, STOP_ATR_MULTIPLE
 from judge.infrastructure.rules.texts import price_text
 from service_kit.llm.client import OpenAICompatibleChat
-from service_kit.llm.errors import LLMJSONError
 from service_kit.llm.json_output import parse_model_output
 from service_kit.llm.numbers.gate import Levels, NumbersGate
 from service_kit.llm.numbers.sources import sources_from
 from service_kit.llm.prompts import PromptTemplate, fence_untrusted
 from service_kit.llm.tracing import model_call_stage
 from shared_contracts.engine import EngineInfo
-from shared_contracts.errors import LLMOutputParseError
 
 log = structlog.get_logger(__name__)
 
@@ -107,14 +105,12 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             again = await self._chat.complete(user + instruction, system, TEMPERATURE)
             return parse_model_output(again.text, JudgeLLMOutput)
 
-        try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
-            with model_call_stage(JUDGE_STAGE):
-                completion = await self._chat.complete(user, system, TEMPERATURE)
-                output = parse_model_output(completion.text, JudgeLLMOutput)
-                levels = self._structured_levels(output, judge_input)
-                output, check = await self._gate.review(output, sources_from([system, user]), ask_again, levels)
-        except LLMJSONError as exc:
-            raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
+        # an answer cut off at its length limit is refused by the client, with what the model wrote
+        with model_call_stage(JUDGE_STAGE):
+            completion = await self._chat.complete(user, system, TEMPERATURE)
+            output = parse_model_output(completion.text, JudgeLLMOutput)
+            levels = self._structured_levels(output, judge_input)
+            output, check = await self._gate.review(output, sources_from([system, user]), ask_again, levels)
         proposal = output.proposal(EngineInfo(kind="llm", model=self._chat.model), check)
         proposal = hold_without_price(proposal, judge_input, self._language)
         log.info("judge_llm_verdict", symbol=judge_input.symbol, action=proposal.action.value)

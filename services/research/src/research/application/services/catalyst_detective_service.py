@@ -19,10 +19,10 @@ from research.domain.analysis.catalyst import (
 )
 from research.domain.analysis.financial import compute_financial_facts
 from research.domain.analysis.serialize import to_jsonable
-from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import CatalystVerdict
 from research.domain.staleness import bars_staleness, report_staleness
+from shared_contracts.errors import DataUnavailableError, InsufficientHistoryError
 from shared_contracts.research import CatalystResult
 
 FINANCIAL_PERIODS = 3

@@ -14,7 +14,7 @@ from research.application.services.financial_auditor_service import FinancialAud
 from research.application.services.macro_intelligence_service import MacroIntelligenceService
 from research.application.services.technical_analyst_service import TechnicalAnalystService
 from research.application.services.valuation_modeler_service import ValuationModelerService
-from research.domain.exceptions import UnknownExpertError
+from research.domain.exceptions import ExpertNotFoundError
 from shared_contracts.errors import InvalidOptionsError, resolve_analysis_date
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType, FinancialAuditorOptions, TechnicalAnalystOptions
 
@@ -24,7 +24,7 @@ def parse_expert(name: str) -> ExpertType:
         return ExpertType(name)
     except ValueError:
         known = ", ".join(e.value for e in ExpertType)
-        raise UnknownExpertError(f"unknown expert {name!r}; the experts are: {known}") from None
+        raise ExpertNotFoundError(f"unknown expert {name!r}; the experts are: {known}") from None
 
 
 def parse_options(expert: ExpertType, options: dict[str, Any] | None) -> BaseModel:
@@ -47,7 +47,7 @@ class ExpertDispatcher:
     async def run(
         self, expert_name: str, symbol: str, options: dict[str, Any] | None = None, analysis_date: date | None = None
     ) -> dict[str, Any]:
-        """Validate the expert, its options and the date (UnknownExpertError, InvalidOptionsError,
+        """Validate the expert, its options and the date (ExpertNotFoundError, InvalidOptionsError,
         ConflictingAnalysisDateError), then run it as of the research's date."""
         expert = parse_expert(expert_name)
         parsed = parse_options(expert, options)

@@ -12,10 +12,10 @@ from pydantic import BaseModel
 from research.application.point_in_time_data import PointInTimeData
 from research.application.universe_standing import UniverseStanding
 from research.domain.analysis.relative import Family
-from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import AgentAnswer
 from research.domain.ports.agents import ExpertAgent
+from shared_contracts.errors import DataUnavailableError, InsufficientHistoryError
 
 F = TypeVar("F")
 V = TypeVar("V", bound=BaseModel)

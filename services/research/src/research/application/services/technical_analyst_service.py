@@ -8,9 +8,9 @@ from typing import Any
 from research.application.services.expert_service import ExpertService
 from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.technical import MIN_BARS, YEAR_BARS, TechnicalFacts, compute_technical_facts
-from research.domain.exceptions import InsufficientHistoryError
 from research.domain.model.verdicts import TechnicalVerdict
 from research.domain.staleness import bars_staleness
+from shared_contracts.errors import InsufficientHistoryError
 from shared_contracts.research import TechnicalAnalystResult
 
 

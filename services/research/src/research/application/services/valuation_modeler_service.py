@@ -20,11 +20,11 @@ from research.domain.analysis.valuation import (
     compute_valuation_facts,
     computed_snapshot,
 )
-from research.domain.exceptions import DataUnavailableError, InsufficientHistoryError
 from research.domain.model.market_data import ValuationData, ValuationSnapshot
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import ValuationVerdictModel
 from research.domain.staleness import valuation_staleness
+from shared_contracts.errors import DataUnavailableError, InsufficientHistoryError
 from shared_contracts.experts import FINANCIAL_LIMIT_MAX
 from shared_contracts.research import ValuationModelerResult
 

@@ -9,8 +9,8 @@ from datetime import date
 from typing import Any
 
 from research.domain.analysis.numbers import pct_change, ratio, rnd
-from research.domain.exceptions import DataUnavailableError
 from research.domain.model.market_data import AnnualFinancials, FinancialStatements
+from shared_contracts.errors import DataUnavailableError
 
 FINANCIAL_INSTITUTION_DEBT_RATIO = 80.0
 """A debt ratio at or above this with no gross margin in any period reads as a bank or insurer."""

@@ -8,8 +8,8 @@ from datetime import date
 
 from research.domain.analysis.numbers import rnd
 from research.domain.availability import add_months
-from research.domain.exceptions import DataUnavailableError
 from research.domain.model.market_data import MacroData, MacroSeries
+from shared_contracts.errors import DataUnavailableError
 
 CORE = ("pmi_manufacturing_nbs", "cpi_yoy", "ppi_yoy", "m2_yoy", "lpr_1y", "cgb_10y_yield")
 """The series the rules engine scores; the others are reported as context."""

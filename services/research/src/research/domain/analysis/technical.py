@@ -15,8 +15,8 @@ import numpy as np
 import talib
 
 from research.domain.analysis.numbers import pct_change, rnd
-from research.domain.exceptions import InsufficientHistoryError
 from research.domain.model.market_data import PriceHistory
+from shared_contracts.errors import InsufficientHistoryError
 
 MIN_BARS = 60
 """MA60 is the longest indicator every result carries; MACD needs 34 bars, Bollinger 20."""

@@ -10,7 +10,6 @@ from datetime import date, datetime, time
 from typing import Any, Literal
 
 from research.domain.analysis.numbers import percentile_rank, rnd
-from research.domain.exceptions import DataUnavailableError
 from research.domain.model.market_data import (
     AnnualFinancials,
     MacroData,
@@ -18,6 +17,7 @@ from research.domain.model.market_data import (
     ValuationData,
     ValuationSnapshot,
 )
+from shared_contracts.errors import DataUnavailableError
 
 EQUITY_RISK_PREMIUM_RANGE = (0.03, 0.05)
 """Required return = 10y yield + ERP; a 3-5 % premium bounds the earnings-power value."""

@@ -16,7 +16,6 @@ from research.domain.model.verdicts import AgentAnswer
 from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language
 from service_kit.llm.client import OpenAICompatibleChat
-from service_kit.llm.errors import LLMJSONError
 from service_kit.llm.fallback import RulesFallback
 from service_kit.llm.json_output import parse_model_output
 from service_kit.llm.numbers.gate import NumbersGate
@@ -24,7 +23,6 @@ from service_kit.llm.numbers.sources import sources_from
 from service_kit.llm.prompts import PromptTemplate, fence_untrusted
 from service_kit.llm.tracing import model_call_stage
 from shared_contracts.engine import EngineInfo
-from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.text import NO_SPECIFIC_RISK
 
 F = TypeVar("F")
@@ -79,13 +77,11 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
             again = await self._chat.complete(user + instruction, system, TEMPERATURE)
             return parse_model_output(again.text, self._model)
 
-        try:  # an answer cut off at its length limit is refused by the client, with what the model wrote
-            with model_call_stage(self._expert):
-                completion = await self._chat.complete(user, system, TEMPERATURE)
-                verdict = parse_model_output(completion.text, self._model)
-                verdict, check = await self._gate.review(verdict, sources_from([system, user]), ask_again)
-        except LLMJSONError as exc:
-            raise LLMOutputParseError(str(exc), raw_output=exc.raw_output) from exc
+        # an answer cut off at its length limit is refused by the client, with what the model wrote
+        with model_call_stage(self._expert):
+            completion = await self._chat.complete(user, system, TEMPERATURE)
+            verdict = parse_model_output(completion.text, self._model)
+            verdict, check = await self._gate.review(verdict, sources_from([system, user]), ask_again)
         engine = EngineInfo(kind="llm", model=completion.model)
         return AgentAnswer(_risk_said(verdict, self._language), engine, user, completion.text, numbers_check=check)
 

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 import structlog
 
-from research.domain.exceptions import DataProviderError, DataUnavailableError, ResearchError, SymbolNotFoundError
+from research.domain.exceptions import DataProviderError
 from research.domain.model.market_data import (
     AnnualFinancials,
     FinancialStatements,
@@ -46,6 +46,7 @@ from research.infrastructure.data.live_support import (
     to_float,
     unwrap,
 )
+from shared_contracts.errors import DataUnavailableError, ServiceError, SymbolNotFoundError
 
 log = structlog.get_logger(__name__)
 
@@ -273,7 +274,7 @@ class AkshareMarketDataProvider(IMarketDataProvider):
         for indicator, fn, _, date_col, value_col, unit, frequency in plan:
             frame = frames[fn]
             if isinstance(frame, BaseException):
-                if not isinstance(frame, ResearchError):
+                if not isinstance(frame, ServiceError):
                     raise frame
                 failures.append(frame)
                 log.warning("akshare_macro_series_failed", indicator=indicator, function=fn, error=str(frame))

@@ -20,8 +20,9 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from research.domain.exceptions import DataProviderError, DataProviderTimeoutError, ResearchError
+from research.domain.exceptions import DataProviderError, DataProviderTimeoutError
 from research.domain.model.market_data import Bar
+from shared_contracts.errors import ServiceError
 
 T = TypeVar("T")
 
@@ -47,7 +48,7 @@ async def call_library(
     what: str,
     fn: Callable[[], T],
     timeout_seconds: float,
-    translate: Callable[[Exception], ResearchError | None] | None = None,
+    translate: Callable[[Exception], ServiceError | None] | None = None,
 ) -> T:
     """Run ``fn`` in a worker thread; give up after ``timeout_seconds``.
 
@@ -59,7 +60,7 @@ async def call_library(
         return await asyncio.wait_for(asyncio.to_thread(fn), timeout=timeout_seconds)
     except TimeoutError as exc:
         raise DataProviderTimeoutError(f"{provider}: {what} did not answer within {timeout_seconds:g}s") from exc
-    except ResearchError:
+    except ServiceError:
         raise
     except Exception as exc:
         translated = translate(exc) if translate is not None else None

@@ -11,7 +11,6 @@ from datetime import date
 from pathlib import Path
 from typing import TypeVar
 
-from research.domain.exceptions import DataUnavailableError, SymbolNotFoundError
 from research.domain.model.market_data import (
     Bar,
     DateSpan,
@@ -25,6 +24,7 @@ from research.domain.model.market_data import (
 from research.domain.model.symbol import Symbol
 from research.domain.ports.market_data import IMarketDataProvider
 from research.infrastructure.data import snapshot_reader as reader
+from shared_contracts.errors import DataUnavailableError, SymbolNotFoundError
 
 T = TypeVar("T")
 DEFAULT_SNAPSHOT_DIR = Path(__file__).parent / "snapshot"

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import structlog
 
-from research.domain.exceptions import DataProviderError, DataUnavailableError, ResearchError, SymbolNotFoundError
+from research.domain.exceptions import DataProviderError
 from research.domain.model.market_data import (
     AnnualFinancials,
     FinancialStatements,
@@ -40,6 +40,7 @@ from research.infrastructure.data.live_support import (
     to_float,
     unwrap,
 )
+from shared_contracts.errors import DataUnavailableError, ServiceError, SymbolNotFoundError
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -64,7 +65,7 @@ def yahoo_ticker(symbol: Symbol) -> str:
     )
 
 
-def _ticker_missing(exc: Exception) -> ResearchError | None:
+def _ticker_missing(exc: Exception) -> ServiceError | None:
     """yfinance's ``YFTickerMissingError`` family (no timezone, no prices: usually an unknown ticker) → 404."""
     if any(cls.__name__ == "YFTickerMissingError" for cls in type(exc).__mro__):
         return SymbolNotFoundError(f"Yahoo Finance does not know this ticker ({exc})")
