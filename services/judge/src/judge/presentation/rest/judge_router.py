@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from judge.presentation.rest.dependencies import JudgeServiceDep
-from judge.presentation.rest.judge_schemas import to_judge_input, to_wire_verdict
+from judge.presentation.rest.judge_schemas import to_judge_input
 from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.judge import JudgeInput, Verdict
 from shared_contracts.problems import ProblemDetail
@@ -32,4 +32,4 @@ async def verdict(body: JudgeInput, service: JudgeServiceDep, token_budget: Toke
     """The verdict with the ``usage`` of the model calls it took."""
     with metered_request(token_budget) as meter:
         result = await service.run(to_judge_input(body))
-    return to_wire_verdict(result).model_copy(update={"usage": meter.usage})
+    return result.model_copy(update={"usage": meter.usage})
