@@ -15,8 +15,10 @@ from typing import Literal
 from judge.domain.exceptions import InvalidJudgeInputError
 from judge.domain.model.enums import Direction, TimeHorizon
 from judge.domain.model.risk import Volatility, volatility_from
+from shared_contracts import judge as wire
 from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.judge import JUDGE_TICKER_PATTERN, KeyLevels
+from shared_contracts.symbols import canonical_symbol
 
 _SYMBOL = re.compile(f"^{JUDGE_TICKER_PATTERN}$")
 MARKET_VIEWS = ("FAVORABLE", "NEUTRAL", "UNFAVORABLE")
@@ -94,6 +96,19 @@ class JudgeInput:
             raise InvalidJudgeInputError("universe_rank needs the score it ranks")
         if self.market_view is not None and self.market_view not in MARKET_VIEWS:
             raise InvalidJudgeInputError(f"market_view must be one of {list(MARKET_VIEWS)}")
+
+    @classmethod
+    def from_wire(cls, body: wire.JudgeInput) -> JudgeInput:
+        """The request body's fields as they are, with the symbol in its canonical form and the direction as the
+        domain's enum."""
+        return cls(
+            **{
+                **dict(body),
+                "symbol": canonical_symbol(body.symbol),
+                "direction": Direction(body.direction),
+                "key_levels": body.key_levels or KeyLevels(),
+            }
+        )
 
     @property
     def volatility(self) -> Volatility | None:
