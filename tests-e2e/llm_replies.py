@@ -10,8 +10,8 @@ A reusable module (end-to-end tests, LLM-mode benchmarks)::
 
 Each reply validates against the model the role's output parser uses:
 research ``research.domain.model.verdicts`` (TechnicalVerdict, FinancialVerdict, ValuationVerdictModel,
-MacroVerdict, CatalystVerdict); debate ``debate.infrastructure.agents.output_schemas`` (BullAdvocateOutput,
-BearAdvocateOutput) and ``debate.domain.dtos.resolution_result.ResolutionResult``; judge
+MacroVerdict, CatalystVerdict); debate ``debate.infrastructure.agents.output_parser`` (BullAdvocateOutput,
+BearAdvocateOutput) and ``debate.domain.dtos.risk_matrix.ResolutionResult``; judge
 ``judge.infrastructure.adapters.output_parser.JudgeLLMOutput``. ``test_llm_replies.py`` checks both: every
 reply parses into its model, and every ``match`` occurs in its own role's prompt files and in no other
 prompt nor in any reply (a reply's text reaches later prompts: expert reasoning is in the debate prompts,

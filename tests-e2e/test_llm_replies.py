@@ -15,8 +15,8 @@ import pytest
 from fake_llm_server import create_app
 from pydantic import BaseModel
 
-from debate.domain.dtos.resolution_result import ResolutionResult
-from debate.infrastructure.agents.output_schemas import BearAdvocateOutput, BullAdvocateOutput
+from debate.domain.dtos.risk_matrix import ResolutionResult
+from debate.infrastructure.agents.output_parser import BearAdvocateOutput, BullAdvocateOutput
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
 from research.domain.model.verdicts import (
     CatalystVerdict,

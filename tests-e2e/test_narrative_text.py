@@ -30,8 +30,7 @@ from debate.domain.dtos.evidence import coverage_of
 from debate.presentation.rest.debate_schemas import DebateRunRequest, to_debate_input
 from debate.settings import Settings as DebateSettings
 from judge.container import build_container as judge_container
-from judge.presentation.rest.judge_schemas import to_judge_input as judge_domain_input
-from judge.presentation.rest.judge_schemas import to_wire_verdict
+from judge.domain.dtos.judge_input import JudgeInput as JudgeDomainInput
 from judge.settings import Settings as JudgeSettings
 from research.container import build_container as research_container
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
@@ -110,7 +109,7 @@ async def researches(snapshot: OfflineSnapshotProvider, language: str) -> list[R
             failed = [name for name, result in experts.items() if result is None]
             context = {"expert_results": experts, "analysis_date": on.isoformat(), "failed_experts": failed}
             judge_input = to_judge_input(symbol, debated, context)
-            verdict = to_wire_verdict(await judge.judge_service.run(judge_domain_input(judge_input)))
+            verdict = await judge.judge_service.run(JudgeDomainInput.from_wire(judge_input))
             made.append(Research(symbol, on, language, experts, debated, judge_input, verdict.model_dump(mode="json")))
     return made
 

@@ -175,6 +175,8 @@ class AppUnderTest:
     client: httpx.AsyncClient
     sessions: SqlAlchemySessionRepository
     container: CoordinatorContainer
+    research: IResearchExpertGateway
+    """The research gateway the container was given."""
 
 
 @asynccontextmanager
@@ -202,7 +204,7 @@ async def coordinator_app(
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-                yield AppUnderTest(client=client, sessions=sessions, container=container)
+                yield AppUnderTest(client=client, sessions=sessions, container=container, research=research)
     finally:
         await container.aclose()
         await close()

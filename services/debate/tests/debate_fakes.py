@@ -7,8 +7,7 @@ from typing import Any
 
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument, RiskClaim
 from debate.domain.dtos.debate_input import DebateInput, ExpertSummary
-from debate.domain.dtos.resolution_result import ResolutionResult
-from debate.domain.dtos.risk_matrix import RiskMatrixItem
+from debate.domain.dtos.risk_matrix import ResolutionResult, RiskMatrixItem
 from debate.domain.model.enums import ArgumentStrength, DebateDirection, RiskLevel
 from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
 from debate.domain.ports.bull_advocate_agent import IBullAdvocateAgentPort

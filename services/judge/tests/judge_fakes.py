@@ -8,11 +8,12 @@ from typing import Any
 import contract_testkit
 import httpx2
 
-from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
+from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from shared_contracts.engine import EngineInfo
+from shared_contracts.judge import KeyLevels
 
 PRICED: dict[str, Any] = {"reference_price": 100.0, "atr": 2.0}
 """A close to act on and a volatility measure (one ATR = 2 %): what a BUY or SELL needs (``JudgeInput.unpriced``)."""

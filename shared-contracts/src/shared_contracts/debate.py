@@ -8,13 +8,21 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import KNOWN_SIGNALS
+from shared_contracts.json_schema import InlineEnum
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.projection import ExpertDataQuality
 from shared_contracts.standing import CompositeStanding, SignedUnit, UnitShare
 from shared_contracts.usage import LLMUsage
 
 Direction = Literal["BULLISH", "BEARISH", "NEUTRAL"]
-Level = Literal["HIGH", "MEDIUM", "LOW"]
+
+
+class RiskLevel(InlineEnum):
+    """A risk's probability or impact, and an argument's strength (debate spec, "Domain 枚举定义")."""
+
+    HIGH = "HIGH"
+    MEDIUM = "MEDIUM"
+    LOW = "LOW"
 
 
 TICKER_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._\-]{0,31}"
@@ -96,7 +104,7 @@ class SupportingArgument(BaseModel):
     argument: str
     evidence: str
     source_experts: list[str] = Field(default_factory=list)
-    strength: Level
+    strength: RiskLevel
 
 
 class BullCase(BaseModel):
@@ -113,8 +121,8 @@ class BearCase(BaseModel):
 
 class RiskItem(BaseModel):
     risk: str
-    probability: Level
-    impact: Level
+    probability: RiskLevel
+    impact: RiskLevel
     mitigation: str
 
 

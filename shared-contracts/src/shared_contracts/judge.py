@@ -9,12 +9,22 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from shared_contracts.debate import Direction
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
+from shared_contracts.json_schema import InlineEnum
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import SignedUnit, UnitShare
 from shared_contracts.usage import LLMUsage
 
-Action = Literal["BUY", "SELL", "HOLD"]
-TimeHorizon = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
+
+class Action(InlineEnum):
+    BUY = "BUY"
+    SELL = "SELL"
+    HOLD = "HOLD"
+
+
+class TimeHorizon(InlineEnum):
+    SHORT_TERM = "SHORT_TERM"
+    MEDIUM_TERM = "MEDIUM_TERM"
+    LONG_TERM = "LONG_TERM"
 
 
 MAX_PRICE = 1e9

@@ -26,7 +26,6 @@ from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.market_reference_gateway import IMarketReferenceGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
-from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.domain.ports.usage_ledger import ITokenQuota, IUsageLedger
 from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
@@ -53,10 +52,6 @@ class CoordinatorContainer:
     http_client: httpx.AsyncClient
     peers: dict[str, PeerClient]
     """research / debate / judge, for /readyz."""
-    research_gateway: IResearchExpertGateway
-    debate_gateway: IDebateGateway
-    judge_gateway: IJudgeGateway
-    orchestrator: IResearchOrchestrationPort
     sessions: ISessionRepository
     job_store: IJobStore
     jobs: ResearchJobs
@@ -158,10 +153,6 @@ def build_container(
         settings=settings,
         http_client=client,
         peers=peers,
-        research_gateway=research,
-        debate_gateway=debate,
-        judge_gateway=judge,
-        orchestrator=orchestrator,
         sessions=sessions,
         job_store=sessions,
         jobs=jobs,

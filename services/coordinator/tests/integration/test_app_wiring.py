@@ -16,10 +16,6 @@ from coordinator_fakes import InMemorySessionRepository, debate_outcome, make_se
 
 from coordinator.api.routes import ROUTERS
 from coordinator.container import build_container
-from coordinator.infrastructure.adapters.debate_gateway_adapter import DebateGatewayAdapter
-from coordinator.infrastructure.adapters.judge_gateway_adapter import JudgeGatewayAdapter
-from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
-from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.settings import Settings
 from service_kit.logging import flush_logs
 from service_kit.settings import ConfigurationError, load_settings
@@ -55,14 +51,6 @@ def mock_peers(router: respx.MockRouter) -> dict[str, respx.Route]:
 def test_routes_file_registers_the_coordinator_router() -> None:
     paths = {route.path for router in ROUTERS for route in router.routes}  # type: ignore[attr-defined]
     assert "/api/v1/coordinator/research" in paths
-
-
-def test_container_wires_the_three_http_adapters_into_the_orchestrator() -> None:
-    container = build_container(make_settings(), sessions=InMemorySessionRepository())
-    assert isinstance(container.research_gateway, ResearchGatewayAdapter)
-    assert isinstance(container.debate_gateway, DebateGatewayAdapter)
-    assert isinstance(container.judge_gateway, JudgeGatewayAdapter)
-    assert isinstance(container.orchestrator, LangGraphResearchOrchestrator)
 
 
 async def test_a_research_flows_through_research_debate_and_judge_over_http(

@@ -262,7 +262,7 @@ async def app(tmp_path: Path) -> AsyncIterator[AppUnderTest]:
 
 
 def _research_of(app: AppUnderTest) -> FakeExpertGateway:
-    gateway = app.container.research_gateway
+    gateway = app.research
     assert isinstance(gateway, FakeExpertGateway)
     return gateway
 

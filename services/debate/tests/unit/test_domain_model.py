@@ -16,6 +16,7 @@ from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
 from debate.domain.ports.bull_advocate_agent import IBullAdvocateAgentPort
 from debate.domain.ports.llm_port import ILLMPort
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
+from shared_contracts import debate as wire_debate
 from shared_contracts.projection import ExpertSummary as SharedExpertSummary
 from shared_contracts.projection import project_expert_results
 
@@ -79,6 +80,7 @@ def test_debate_direction_has_exactly_bullish_bearish_neutral() -> None:
 def test_risk_level_has_exactly_high_medium_low() -> None:
     assert {m.value for m in RiskLevel} == {"HIGH", "MEDIUM", "LOW"}
     assert {m.value for m in ArgumentStrength} == {"HIGH", "MEDIUM", "LOW"}
+    assert RiskLevel is wire_debate.RiskLevel  # one RiskLevel: the published one, which the judge uses too
 
 
 @pytest.mark.parametrize(

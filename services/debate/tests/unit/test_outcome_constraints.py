@@ -7,7 +7,7 @@ from debate_fakes import bear_argument, bull_argument, resolution_result
 from pydantic import ValidationError
 
 from debate.application.dtos.debate_outcome_dto import DebateOutcomeDTO, build_outcome
-from debate.domain.dtos.resolution_result import ResolutionResult
+from debate.domain.dtos.risk_matrix import ResolutionResult
 from debate.domain.model.enums import DebateDirection
 from shared_contracts.engine import EngineInfo
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from debate.domain.dtos.resolution_result import ResolutionResult
-from debate.infrastructure.agents.output_parser import check_sources, parse_agent_output
-from debate.infrastructure.agents.output_schemas import BullAdvocateOutput
+from debate.domain.dtos.risk_matrix import ResolutionResult
+from debate.infrastructure.agents.output_parser import BullAdvocateOutput, check_sources, parse_agent_output
 from shared_contracts.errors import LLMOutputParseError
 
 VALID_RESOLUTION = (

@@ -116,14 +116,14 @@ async def test_bull_and_bear_thesis_are_extracted() -> None:
     assert received.bear_thesis == "行业景气度下行"
     assert received.direction is Direction.BULLISH
     assert received.confidence == 0.78
-    assert received.key_disagreements == ("估值是否合理",)
+    assert received.key_disagreements == ["估值是否合理"]
     assert received.conflict_resolution == "多头略占优"
 
 
 async def test_risk_factors_are_only_the_risk_strings() -> None:
     _verdict, harness = await run_verdict(rules(), debate_outcome())
     (received,) = harness.spy.received
-    assert received.risk_factors == ("需求放缓", "政策风险", "汇率波动")
+    assert received.risk_factors == ["需求放缓", "政策风险", "汇率波动"]
     everything = json.dumps([str(v) for v in vars(received).values()], ensure_ascii=False)
     for detail in ("HIGH", "MEDIUM", "LOW", "关注监管", "外汇对冲", *FILTERED):
         assert detail not in everything
@@ -195,7 +195,7 @@ async def test_technical_price_context_makes_levels_absolute() -> None:
     (received,) = harness.spy.received
     assert received.reference_price == 100.0
     assert received.reference_date == date(2025, 9, 30)
-    assert received.key_levels.support == (95.0, 90.0)
+    assert received.key_levels.support == [95.0, 90.0]
     assert "2025-09-30" in verdict["entry_strategy"]  # the day the levels are anchored to
     assert verdict["stop_loss"]["price"] == pytest.approx(94.5)  # 0.25 ATR below support 95 (2.5 ATR: long band)
     assert verdict["take_profit"]["price"] == pytest.approx(112.0)  # resistance

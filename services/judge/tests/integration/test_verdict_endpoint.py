@@ -77,9 +77,9 @@ async def test_what_the_engine_receives_is_the_request() -> None:
     (received,) = spy.received
     assert received.symbol == "600519.SH"
     assert received.direction.value == "BULLISH"
-    assert received.risk_factors == ("需求放缓", "政策风险")
+    assert received.risk_factors == ["需求放缓", "政策风险"]
     assert received.reference_price == 1500.5
-    assert received.key_levels.support == (1400.0,)
+    assert received.key_levels.support == [1400.0]
     assert response.json()["symbol"] == "600519.SH"
 
 

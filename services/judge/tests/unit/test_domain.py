@@ -5,20 +5,24 @@ from typing import get_args
 
 import pytest
 from judge_fakes import make_input
+from pydantic import ValidationError
 
-from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.exceptions import InvalidJudgeInputError
-from judge.domain.model.enums import Action, Direction, TimeHorizon, opposes
+from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon, opposes
 from judge.domain.model.risk import is_a_share, lot_size
 from shared_contracts import debate as wire_debate
 from shared_contracts import judge as wire_judge
 from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
+from shared_contracts.judge import KeyLevels
 
 
-def test_enums_equal_the_published_vocabularies() -> None:
-    assert {a.value for a in Action} == set(get_args(wire_judge.Action))
-    assert {h.value for h in TimeHorizon} == set(get_args(wire_judge.TimeHorizon))
+def test_enums_are_the_published_vocabularies() -> None:
+    assert (Action, TimeHorizon) == (wire_judge.Action, wire_judge.TimeHorizon)
     assert {d.value for d in Direction} == set(get_args(wire_debate.Direction))
+
+
+def test_the_risk_level_is_the_debates() -> None:
+    assert RiskLevel is wire_debate.RiskLevel
 
 
 @pytest.mark.parametrize(
@@ -66,8 +70,8 @@ def test_reference_price_must_be_positive(price: float) -> None:
 
 
 def test_key_levels_must_be_positive() -> None:
-    with pytest.raises(InvalidJudgeInputError, match="key levels"):
-        KeyLevels(support=(10.0, -1.0))
+    with pytest.raises(ValidationError, match="greater than 0"):
+        KeyLevels(support=[10.0, -1.0])
 
 
 def test_named_risks_drop_blanks() -> None:

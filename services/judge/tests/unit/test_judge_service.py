@@ -43,9 +43,9 @@ async def test_normal_verdict_keeps_the_proposal_and_makes_levels_concrete() -> 
     assert verdict.stop_loss.price == 94.0
     assert verdict.take_profit.percent_from_entry == 15.0
     assert verdict.take_profit.price == 115.0
-    assert verdict.risk_warnings == ("需求放缓",)
+    assert verdict.risk_warnings == ["需求放缓"]
     assert verdict.engine.kind == "llm"
-    assert verdict.guardrail_adjustments == ()
+    assert verdict.guardrail_adjustments == []
 
 
 async def test_without_reference_price_levels_are_percent_only() -> None:
@@ -151,7 +151,7 @@ async def test_contrarian_against_a_certain_debate_ends_as_hold() -> None:
 async def test_trading_on_a_neutral_debate_is_not_a_contradiction() -> None:
     verdict = await judge(make_proposal(), direction=Direction.NEUTRAL, confidence=0.9)
     assert verdict.action is Action.BUY
-    assert verdict.guardrail_adjustments == ()
+    assert verdict.guardrail_adjustments == []
 
 
 @pytest.mark.parametrize(("distance", "expected"), [(0.2, 1.0), (80.0, 30.0), (math.inf, 1.0)])
@@ -178,7 +178,7 @@ async def test_take_profit_distance_is_bounded() -> None:
 async def test_risk_warnings_are_deduplicated_and_capped() -> None:
     warnings = ("a", " a ", "", *(f"w{i}" for i in range(12)))
     verdict = await judge(make_proposal(risk_warnings=warnings))
-    assert verdict.risk_warnings[:2] == ("a", "w0")
+    assert verdict.risk_warnings[:2] == ["a", "w0"]
     assert len(verdict.risk_warnings) == 10
     assert rules_of(verdict) == ["risk_warnings_truncated"]
 

@@ -11,7 +11,6 @@ from judge_fakes import PRICED, RecordingLLMEndpoint, chat_completion, llm_answe
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
-from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.infrastructure.adapters.judge_agent_adapter import (
     LIST_MAX_ITEMS,
@@ -20,6 +19,7 @@ from judge.infrastructure.adapters.judge_agent_adapter import (
 )
 from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.errors import LLMOutputParseError
+from shared_contracts.judge import KeyLevels
 
 
 def endpoint_answering(content: str) -> RecordingLLMEndpoint:

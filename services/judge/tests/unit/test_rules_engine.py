@@ -9,11 +9,11 @@ from judge_fakes import PRICED, make_input
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
-from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.infrastructure.rules.texts import EN, ZH, text
+from shared_contracts.judge import KeyLevels
 
 BANDS = {"none": (0.0, 0.0), "small": (0.5, 5.0), "medium": (5.0, 10.0), "large": (10.0, 30.0)}
 
@@ -252,7 +252,7 @@ async def test_rules_verdicts_never_need_a_guardrail() -> None:
             key_disagreements=tuple(f"d{i}" for i in range(disagreements)),
         )
         verdict = await service.run(judge_input)
-        assert verdict.guardrail_adjustments == (), judge_input
+        assert verdict.guardrail_adjustments == [], judge_input
 
 
 async def test_large_prices_are_written_in_full() -> None:

@@ -12,7 +12,7 @@ from judge.domain.exceptions import InvalidJudgeInputError
 from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
-from judge.presentation.rest.judge_schemas import to_wire_verdict
+from shared_contracts.judge import Verdict
 
 RANKS = [i / 20 for i in range(21)]  # a universe of 21 stocks, rank 0 … 1
 
@@ -49,7 +49,7 @@ async def test_the_action_follows_the_universe_rank(rank: float, action: Action)
     assert verdict.action is action
     assert verdict.score == round(2 * rank - 1, 4)
     assert verdict.universe_rank == rank
-    wire = to_wire_verdict(verdict)
+    wire = Verdict.model_validate_json(verdict.model_dump_json())
     assert wire.score == verdict.score
     assert wire.universe_rank == rank
 

@@ -59,7 +59,7 @@ async def test_a_stop_too_wide_for_a_quiet_stock_is_pulled_in() -> None:
 async def test_a_verdict_inside_the_bounds_is_left_alone() -> None:
     proposal = make_proposal(position_percent=12.0)  # stop 6 %, take 15 %
     verdict = await judge(proposal, reference_price=100.0, atr=2.5)  # 2.4 ATR; cap 16.66 %
-    assert verdict.guardrail_adjustments == ()
+    assert verdict.guardrail_adjustments == []
     assert verdict.position_percent == 12.0
 
 
@@ -93,7 +93,7 @@ async def test_without_volatility_only_the_percent_bounds_apply() -> None:
         position_percent=30.0, stop_loss=LevelProposal(2.0, "tight"), take_profit=LevelProposal(3.0, "near")
     )
     verdict = await judge(proposal, reference_price=100.0)
-    assert verdict.guardrail_adjustments == ()
+    assert verdict.guardrail_adjustments == []
     assert verdict.position_percent == 30.0
 
 

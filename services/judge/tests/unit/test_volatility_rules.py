@@ -14,7 +14,7 @@ from judge_fakes import make_input as fake_input
 
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
-from judge.domain.dtos.judge_input import JudgeInput, KeyLevels
+from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.model.enums import Action, Direction, TimeHorizon
 from judge.domain.model.risk import (
     ATR_PER_DAILY_SIGMA,
@@ -26,6 +26,7 @@ from judge.domain.model.risk import (
 )
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
+from shared_contracts.judge import KeyLevels
 
 
 def make_input(**overrides: object) -> JudgeInput:
@@ -293,10 +294,10 @@ async def test_rules_verdicts_with_volatility_never_need_a_guardrail() -> None:
             intrinsic_value_high=125.0,
         )
         verdict = await service.run(judge_input)
-        assert verdict.guardrail_adjustments == (), judge_input
+        assert verdict.guardrail_adjustments == [], judge_input
     for vol in (3.0, 25.0, 80.0, 400.0):
         verdict = await service.run(make_input(realised_volatility_pct=vol))
-        assert verdict.guardrail_adjustments == (), vol
+        assert verdict.guardrail_adjustments == [], vol
 
 
 async def test_a_longer_horizon_never_stops_on_a_level_a_short_trade_would_use() -> None:

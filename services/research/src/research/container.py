@@ -28,7 +28,7 @@ from research.domain.model.verdicts import (
 )
 from research.domain.ports.agents import ExpertAgent
 from research.domain.ports.market_data import IMarketDataProvider
-from research.infrastructure.agents.llm_agent import FallbackToRulesAgent, LLMExpertAgent, catalyst_slots
+from research.infrastructure.agents.llm_agent import LLMExpertAgent, catalyst_slots
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
 from research.infrastructure.rules.catalyst_detective import RulesCatalystDetectiveAgent
 from research.infrastructure.rules.financial_auditor import RulesFinancialAuditorAgent
@@ -98,8 +98,9 @@ def build_container(
         """The rules engine, or the LLM (then the rules engine when it fails, if LLM_FALLBACK_TO_RULES)."""
         if chat is None:
             return rules
-        llm = LLMExpertAgent(chat, expert, model, lang, gate=NumbersGate(settings.llm_numbers_policy), **slots)
-        return FallbackToRulesAgent(llm, rules) if settings.llm_fallback_to_rules else llm
+        fallback = rules if settings.llm_fallback_to_rules else None
+        gate = NumbersGate(settings.llm_numbers_policy)
+        return LLMExpertAgent(chat, expert, model, lang, gate=gate, fallback=fallback, **slots)
 
     technical = agent(RulesTechnicalAnalystAgent(lang), "technical_analyst", TechnicalVerdict)
     financial = agent(RulesFinancialAuditorAgent(lang), "financial_auditor", FinancialVerdict)

@@ -12,7 +12,7 @@ from research_fakes import FakeMarketDataProvider, answering
 
 from research.container import build_container, build_provider
 from research.domain.model.symbol import Symbol
-from research.infrastructure.agents.llm_agent import FallbackToRulesAgent, LLMExpertAgent
+from research.infrastructure.agents.llm_agent import LLMExpertAgent
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
 from research.settings import Settings
 from service_kit.settings import ConfigurationError, load_settings
@@ -100,7 +100,4 @@ def test_engine_choice_follows_settings() -> None:
     llm = build_container(llm_settings, provider=provider, chat=chat)
     assert llm.engine.model_dump() == {"kind": "llm", "model": "m", "fallback_reason": None}
     assert isinstance(llm.experts.technical._agent, LLMExpertAgent)
-    with_fallback = build_container(
-        llm_settings.model_copy(update={"llm_fallback_to_rules": True}), provider=provider, chat=chat
-    )
-    assert isinstance(with_fallback.experts.macro._agent, FallbackToRulesAgent)
+    # LLM_FALLBACK_TO_RULES: test_llm_engine.py::test_fallback_to_rules_is_visible

@@ -1,6 +1,6 @@
 """Guardrails the service enforces on every engine's proposal, whatever the engine says.
 
-In order (each change is recorded as a ``GuardrailNote``; nothing is adjusted silently):
+In order (each change is recorded as a ``GuardrailAdjustment``; nothing is adjusted silently):
 
 1. ``confidence`` is clamped to [0, 1] (a non-finite value becomes 0).
 2. ``position_percent`` is clamped to [0, max_position_percent] (JUDGE_MAX_POSITION_PERCENT, default 30).
@@ -27,12 +27,12 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from judge.application.dtos.verdict_dto import GuardrailNote
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model import risk
 from judge.domain.model.enums import Action, opposes
+from shared_contracts.judge import GuardrailAdjustment
 
 MAX_RISK_WARNINGS = 10
 
@@ -50,9 +50,9 @@ class GuardrailPolicy:
             raise ValueError("max_position_percent must be in (0, 100]")
 
 
-class _Notes(list[GuardrailNote]):
+class _Notes(list[GuardrailAdjustment]):
     def add(self, rule: str, detail: str) -> None:
-        self.append(GuardrailNote(rule, detail))
+        self.append(GuardrailAdjustment(rule=rule, detail=detail))
 
 
 _BOUNDED_BASIS = {"zh": "{basis}（风控限制：{low:g}–{high:g}%）", "en": "{basis} (guardrail: {low:g}–{high:g}%)"}
@@ -68,7 +68,7 @@ _REWARD_RISK_BASIS = {
 
 def apply_guardrails(
     proposal: VerdictProposal, judge_input: JudgeInput, policy: GuardrailPolicy
-) -> tuple[VerdictProposal, tuple[GuardrailNote, ...]]:
+) -> tuple[VerdictProposal, tuple[GuardrailAdjustment, ...]]:
     """Return the proposal made safe, and the notes saying what was changed. Raises
     ``ContradictoryVerdictError`` for an unjustified verdict against the debate (rule 3)."""
     notes = _Notes()

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 
-from judge.application.dtos.verdict_dto import PriceLevelDTO
 from judge.domain.dtos.verdict_proposal import LevelProposal
 from judge.domain.model.enums import Action
+from shared_contracts.judge import PriceLevel
 
 
 def price_levels(
     action: Action, stop: LevelProposal, take: LevelProposal, reference_price: float | None
-) -> tuple[PriceLevelDTO, PriceLevelDTO]:
+) -> tuple[PriceLevel, PriceLevel]:
     sign = -1.0 if action is Action.SELL else 1.0
     return (
         _level(-sign * stop.distance_percent, stop.basis, reference_price),
@@ -23,12 +23,12 @@ def price_levels(
     )
 
 
-def _level(percent: float, basis: str, reference_price: float | None) -> PriceLevelDTO:
+def _level(percent: float, basis: str, reference_price: float | None) -> PriceLevel:
     price = None
     if reference_price is not None:
         raw = reference_price * (1.0 + percent / 100.0)
         price = round(raw, _decimals(raw))
-    return PriceLevelDTO(percent_from_entry=round(percent, 2), price=price, basis=basis)
+    return PriceLevel(percent_from_entry=round(percent, 2), price=price, basis=basis)
 
 
 def _decimals(price: float) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument
 from debate.domain.dtos.evidence import EvidencePanel
-from debate.domain.dtos.resolution_result import ResolutionResult
+from debate.domain.dtos.risk_matrix import ResolutionResult
 from shared_contracts import debate as wire
 from shared_contracts.engine import EngineInfo
 from shared_contracts.numbers_check import combine_checks

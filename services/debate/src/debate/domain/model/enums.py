@@ -1,20 +1,13 @@
-"""The debate's vocabularies (debate spec, "Domain 枚举定义")."""
+"""The debate's vocabularies (debate spec, "Domain 枚举定义"): the direction, and the level of a risk or an
+argument (``RiskLevel``, published in ``shared_contracts.debate``; the judge uses the same one)."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
+from shared_contracts.debate import RiskLevel
 from shared_contracts.experts import Signal
 
 DebateDirection = Signal  # the resolution's overall direction: the experts' BULLISH / BEARISH / NEUTRAL
 
-
-class RiskLevel(StrEnum):
-    """Probability or impact of a risk in the risk matrix."""
-
-    HIGH = "HIGH"
-    MEDIUM = "MEDIUM"
-    LOW = "LOW"
-
-
 ArgumentStrength = RiskLevel  # how strongly the cited evidence supports an argument: HIGH / MEDIUM / LOW
+
+__all__ = ["ArgumentStrength", "DebateDirection", "RiskLevel"]

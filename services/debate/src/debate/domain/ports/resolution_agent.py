@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from debate.domain.dtos.bull_bear_argument import BearArgument, BullArgument
-from debate.domain.dtos.resolution_result import ResolutionResult
+from debate.domain.dtos.risk_matrix import ResolutionResult
 
 
 class IResolutionAgentPort(ABC):

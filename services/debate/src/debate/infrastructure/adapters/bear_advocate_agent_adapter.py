@@ -6,7 +6,7 @@ from debate.domain.dtos.bull_bear_argument import BearArgument
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
 from debate.infrastructure.adapters.prompted_agent import AdvocateAgent
-from debate.infrastructure.agents.output_schemas import BearAdvocateOutput
+from debate.infrastructure.agents.output_parser import BearAdvocateOutput
 
 
 class BearAdvocateAgentAdapter(AdvocateAgent, IBearAdvocateAgentPort):

@@ -6,7 +6,7 @@ from debate.domain.dtos.bull_bear_argument import BullArgument, RiskClaim
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.bull_advocate_agent import IBullAdvocateAgentPort
 from debate.infrastructure.adapters.prompted_agent import AdvocateAgent
-from debate.infrastructure.agents.output_schemas import BullAdvocateOutput
+from debate.infrastructure.agents.output_parser import BullAdvocateOutput
 
 
 class BullAdvocateAgentAdapter(AdvocateAgent, IBullAdvocateAgentPort):

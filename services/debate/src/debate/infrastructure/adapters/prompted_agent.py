@@ -13,8 +13,7 @@ from pydantic import BaseModel
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.llm_port import ILLMPort
-from debate.infrastructure.agents.output_parser import check_sources, naming_agent, parse_agent_output
-from debate.infrastructure.agents.output_schemas import AdvocateOutput
+from debate.infrastructure.agents.output_parser import AdvocateOutput, check_sources, naming_agent, parse_agent_output
 from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block, failed_experts_line
 from service_kit.llm.numbers.gate import NumbersGate
 from service_kit.llm.numbers.sources import sources_from

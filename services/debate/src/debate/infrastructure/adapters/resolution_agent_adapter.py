@@ -8,7 +8,7 @@ sentence, written here from the panel (not by the model)."""
 from __future__ import annotations
 
 from debate.domain.dtos.bull_bear_argument import BearArgument, BullArgument
-from debate.domain.dtos.resolution_result import ResolutionResult
+from debate.domain.dtos.risk_matrix import ResolutionResult
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
 from debate.infrastructure.adapters.prompted_agent import PromptedAgent
 from debate.infrastructure.agents.prompt_blocks import argument_block, evidence_panel_block

@@ -1,4 +1,6 @@
-"""Reads an agent's LLM answer as its JSON contract, or raises LLMOutputParseError saying why.
+"""The JSON each advocate's model must return (``BullAdvocateOutput``, ``BearAdvocateOutput``; the resolution
+returns a ``ResolutionResult`` as is), and the parser that reads an agent's LLM answer as its JSON contract, or
+raises LLMOutputParseError saying why.
 
 Accepted: a JSON object, bare, in a ```json fence, or wrapped in prose. Rejected: no/truncated JSON,
 NaN/Infinity, missing fields, values outside a vocabulary or range. Unknown extra keys are ignored and
@@ -9,10 +11,34 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from debate.domain.model.enums import ArgumentStrength
 from service_kit.llm.json_output import parse_model_output
 from shared_contracts.errors import LLMOutputParseError
+
+
+class ArgumentPointOutput(BaseModel):
+    argument: str = Field(min_length=1)
+    evidence: str
+    source_experts: list[str]
+    strength: ArgumentStrength
+
+
+class AdvocateOutput(BaseModel):
+    """What both advocates return; each adds its own acknowledgements."""
+
+    core_thesis: str = Field(min_length=1)
+    supporting_arguments: list[ArgumentPointOutput]
+
+
+class BullAdvocateOutput(AdvocateOutput):
+    acknowledged_risks: list[str]
+
+
+class BearAdvocateOutput(AdvocateOutput):
+    acknowledged_strengths: list[str]
+
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -6,8 +6,7 @@ from dataclasses import asdict, dataclass
 
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument, RiskClaim
 from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence
-from debate.domain.dtos.resolution_result import ResolutionResult
-from debate.domain.dtos.risk_matrix import RiskMatrixItem
+from debate.domain.dtos.risk_matrix import ResolutionResult, RiskMatrixItem
 from debate.domain.model.enums import RiskLevel
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
 from debate.infrastructure.rules import scoring

@@ -1,10 +1,13 @@
 """JudgeInput: what the judge decides on (the coordinator's debate_outcome mapping, plus the optional
-price, volatility, valuation and portfolio context the coordinator takes from the experts' results)."""
+price, volatility, valuation and portfolio context the coordinator takes from the experts' results). Its fields are
+the published ``shared_contracts.judge.JudgeInput``'s; it adds the domain's checks (each mistake its own coded
+error, for callers that skip the wire model) and what the engines derive from it."""
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
@@ -12,25 +15,14 @@ from typing import Literal
 from judge.domain.exceptions import InvalidJudgeInputError
 from judge.domain.model.enums import Direction, TimeHorizon
 from judge.domain.model.risk import Volatility, volatility_from
+from shared_contracts import judge as wire
 from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
-from shared_contracts.judge import JUDGE_TICKER_PATTERN
+from shared_contracts.judge import JUDGE_TICKER_PATTERN, KeyLevels
+from shared_contracts.symbols import canonical_symbol
 
 _SYMBOL = re.compile(f"^{JUDGE_TICKER_PATTERN}$")
 MARKET_VIEWS = ("FAVORABLE", "NEUTRAL", "UNFAVORABLE")
 _POSITIVE_NUMBERS = ("atr", "realised_volatility_pct", "intrinsic_value_low", "intrinsic_value_high", "portfolio_value")
-
-
-@dataclass(frozen=True)
-class KeyLevels:
-    """Support and resistance prices (the technical analyst's ``key_technical_levels``)."""
-
-    support: tuple[float, ...] = ()
-    resistance: tuple[float, ...] = ()
-
-    def __post_init__(self) -> None:
-        for price in (*self.support, *self.resistance):
-            if not (math.isfinite(price) and price > 0):
-                raise InvalidJudgeInputError(f"key levels must be positive prices, got {price!r}")
 
 
 @dataclass(frozen=True)
@@ -40,14 +32,15 @@ class JudgeInput:
     confidence: float
     bull_thesis: str
     bear_thesis: str
-    risk_factors: tuple[str, ...] = ()
-    key_disagreements: tuple[str, ...] = ()
+    risk_factors: Sequence[str] = ()
+    key_disagreements: Sequence[str] = ()
     conflict_resolution: str = ""
     reference_price: float | None = None
     key_levels: KeyLevels = field(default_factory=KeyLevels)
+    """Support and resistance prices (the technical analyst's ``key_technical_levels``)."""
     reference_date: date | None = None
     """The trading day whose close ``reference_price`` is, when the caller knows it."""
-    failed_experts: tuple[str, ...] = ()
+    failed_experts: Sequence[str] = ()
     """Experts the research asked for that failed: what the verdict could not hear."""
     atr: float | None = None
     """ATR(14) in price units at the reference close (the technical analyst's ``atr14``)."""
@@ -103,6 +96,19 @@ class JudgeInput:
             raise InvalidJudgeInputError("universe_rank needs the score it ranks")
         if self.market_view is not None and self.market_view not in MARKET_VIEWS:
             raise InvalidJudgeInputError(f"market_view must be one of {list(MARKET_VIEWS)}")
+
+    @classmethod
+    def from_wire(cls, body: wire.JudgeInput) -> JudgeInput:
+        """The request body's fields as they are, with the symbol in its canonical form and the direction as the
+        domain's enum."""
+        return cls(
+            **{
+                **dict(body),
+                "symbol": canonical_symbol(body.symbol),
+                "direction": Direction(body.direction),
+                "key_levels": body.key_levels or KeyLevels(),
+            }
+        )
 
     @property
     def volatility(self) -> Volatility | None:

@@ -1,31 +1,15 @@
-"""The judge's vocabularies. Values equal the published ones in ``shared_contracts.judge`` / ``.debate``
-(a unit test keeps them in step); the enums give code names (``Action.BUY``) instead of bare strings."""
+"""The judge's vocabularies: the published ``Action`` and ``TimeHorizon`` (``shared_contracts.judge``), the debate's
+``Direction`` and ``RiskLevel``, and which actions bet against the debate."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
+from shared_contracts.debate import RiskLevel
 from shared_contracts.experts import Signal
+from shared_contracts.judge import Action, TimeHorizon
 
 Direction = Signal  # the debate's overall direction: BULLISH / BEARISH / NEUTRAL
 
-
-class Action(StrEnum):
-    BUY = "BUY"
-    SELL = "SELL"
-    HOLD = "HOLD"
-
-
-class TimeHorizon(StrEnum):
-    SHORT_TERM = "SHORT_TERM"
-    MEDIUM_TERM = "MEDIUM_TERM"
-    LONG_TERM = "LONG_TERM"
-
-
-class RiskLevel(StrEnum):
-    LOW = "LOW"
-    MEDIUM = "MEDIUM"
-    HIGH = "HIGH"
+__all__ = ["Action", "Direction", "RiskLevel", "TimeHorizon", "opposes"]
 
 
 def opposes(action: Action, direction: Direction) -> bool:

@@ -6,6 +6,7 @@ formatted by us. The symbol is validated by the domain (a ticker of at most 32 s
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -142,7 +143,7 @@ def _bullets(items: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def _prices(prices: tuple[float, ...]) -> str:
+def _prices(prices: Sequence[float]) -> str:
     return ", ".join(price_text(p) for p in sorted(prices)) if prices else "not provided"
 
 

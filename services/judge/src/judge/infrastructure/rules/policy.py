@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from judge.domain.dtos.judge_input import KeyLevels
 from judge.domain.model import risk
 from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
+from shared_contracts.judge import KeyLevels
 
 ACTION_THRESHOLD = 0.45  # how it was chosen: docs/decisions.md, "Decision policy (issue 28)"
 SIZING_FLOOR = 0.50  # sizing scales confidence from here (below it: the smallest position)
@@ -292,7 +293,7 @@ def atr_take(
     if reference_price is None:
         return take
     short = action is Action.SELL
-    sides: tuple[tuple[tuple[float, ...], LevelSource], ...] = (
+    sides: tuple[tuple[Sequence[float], LevelSource], ...] = (
         (key_levels.support if short else key_levels.resistance, "key_level"),
         (valuation_bounds, "valuation"),
     )
@@ -310,14 +311,14 @@ def atr_take(
     return take
 
 
-def _nearest(levels: tuple[float, ...], price: float, *, above: bool) -> float | None:
+def _nearest(levels: Sequence[float], price: float, *, above: bool) -> float | None:
     side = [p for p in levels if (p > price if above else p < price)]
     if not side:
         return None
     return min(side) if above else max(side)
 
 
-def _outward(levels: tuple[float, ...], price: float, *, above: bool) -> list[float]:
+def _outward(levels: Sequence[float], price: float, *, above: bool) -> list[float]:
     """The levels on one side of the price, nearest first."""
     if above:
         return sorted(p for p in levels if p > price)

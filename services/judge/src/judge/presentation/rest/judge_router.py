@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from judge.domain.dtos.judge_input import JudgeInput as DomainJudgeInput
 from judge.presentation.rest.dependencies import JudgeServiceDep
-from judge.presentation.rest.judge_schemas import to_judge_input, to_wire_verdict
 from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.judge import JudgeInput, Verdict
 from shared_contracts.problems import ProblemDetail
@@ -31,5 +31,5 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 async def verdict(body: JudgeInput, service: JudgeServiceDep, token_budget: TokenBudgetHeader = None) -> Verdict:
     """The verdict with the ``usage`` of the model calls it took."""
     with metered_request(token_budget) as meter:
-        result = await service.run(to_judge_input(body))
-    return to_wire_verdict(result).model_copy(update={"usage": meter.usage})
+        result = await service.run(DomainJudgeInput.from_wire(body))
+    return result.model_copy(update={"usage": meter.usage})

@@ -60,7 +60,11 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
         language: Language = "zh",
         slots: Callable[[F], dict[str, str]] = facts_json,
         gate: NumbersGate | None = None,
+        fallback: ExpertAgent[F, V] | None = None,
     ) -> None:
+        """``fallback``: the agent that answers when the model fails (``RulesFallback``: ``engine.fallback_reason``
+        says why); None lets the failure propagate."""
+        self._analyse = RulesFallback(self._ask, fallback.analyse) if fallback else self._ask
         self._chat = chat
         self._expert = expert
         self._gate = gate or NumbersGate()
@@ -70,6 +74,9 @@ class LLMExpertAgent(ExpertAgent[F, V], Generic[F, V]):
         self._slots = slots
 
     async def analyse(self, facts: F) -> AgentAnswer[V]:
+        return await self._analyse(facts)
+
+    async def _ask(self, facts: F) -> AgentAnswer[V]:
         """The model's verdict, its texts through the numbers gate (traced to the prompt's figures)."""
         system, user = self._template.render(language=LANGUAGE_NAMES[self._language], **self._slots(facts))
 
@@ -99,13 +106,3 @@ def _risk_said(verdict: V, language: Language) -> V:
         if isinstance(risks, list) and not any(isinstance(r, str) and r.strip() for r in risks):
             update[field] = [said]
     return verdict.model_copy(update=update) if update else verdict
-
-
-class FallbackToRulesAgent(ExpertAgent[F, V], Generic[F, V]):
-    """The LLM agent, and the rules agent when it fails (``RulesFallback``: ``engine.fallback_reason`` says why)."""
-
-    def __init__(self, llm: ExpertAgent[F, V], rules: ExpertAgent[F, V]) -> None:
-        self._analyse = RulesFallback(llm.analyse, rules.analyse)
-
-    async def analyse(self, facts: F) -> AgentAnswer[V]:
-        return await self._analyse(facts)
