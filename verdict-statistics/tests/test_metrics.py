@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verdict_statistics.metrics import (
+    Estimate,
     brier,
     calibration,
     equity_curve,
@@ -17,14 +18,28 @@ from verdict_statistics.metrics import (
 
 
 def test_mean_ci_uses_the_t_quantile_and_the_sample_deviation() -> None:
-    estimate = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, stdev 1.5811, t(4) = 2.776
+    estimate = mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, stdev 1.5811, t(0.975; 4) = 2.776445 (t table)
     assert estimate.value == 3.0
     assert estimate.n == 5
     assert estimate.low == pytest.approx(3 - 2.776445 * 1.5811388 / 5**0.5)
+    assert estimate.high == pytest.approx(3 + 2.776445 * 1.5811388 / 5**0.5)
     assert estimate.excludes_zero()
     assert not mean_ci([-1.0, 1.0, -1.0, 1.0]).excludes_zero()
     assert mean_ci([]).value is None
     assert mean_ci([0.4]).low is None
+
+
+def test_mean_ci_at_twenty_values_uses_the_exact_t_quantile() -> None:
+    # 1..20: mean 10.5, sample variance 35; t(0.975; 19) = 2.093024 in the published tables (1.96 is 6 % narrower).
+    estimate = mean_ci([float(i) for i in range(1, 21)])
+    half = 2.093024 * 35**0.5 / 20**0.5
+    assert estimate.value == 10.5
+    assert estimate.low == pytest.approx(10.5 - half, abs=1e-6)
+    assert estimate.high == pytest.approx(10.5 + half, abs=1e-6)
+
+
+def test_mean_ci_of_constant_values_is_a_point() -> None:
+    assert mean_ci([0.02, 0.02, 0.02]) == Estimate(0.02, 0.02, 0.02, 3)
 
 
 def test_wilson_interval_of_a_known_proportion() -> None:
@@ -33,6 +48,18 @@ def test_wilson_interval_of_a_known_proportion() -> None:
     assert estimate.low == pytest.approx(0.4902, abs=1e-4)
     assert estimate.high == pytest.approx(0.9433, abs=1e-4)
     assert wilson(0, 0).value is None
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)],
+)
+def test_wilson_interval_matches_newcombes_worked_examples(successes: int, n: int, low: float, high: float) -> None:
+    # Newcombe (1998), Statistics in Medicine 17:857, Table II, method 3 (score interval without correction).
+    estimate = wilson(successes, n)
+    assert estimate.value == successes / n
+    assert estimate.low == pytest.approx(low, abs=1e-4)
+    assert estimate.high == pytest.approx(high, abs=1e-4)
 
 
 def test_brier_against_the_constant_base_rate_predictor() -> None:

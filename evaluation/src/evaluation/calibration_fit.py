@@ -2,10 +2,10 @@
 
 A monotone map from the policy's raw confidence to the realised hit rate of its BUY/SELL calls: the calls
 are grouped into ``bins`` equal-count groups by raw confidence, each group's hit rate is shrunk toward the
-overall base rate with the weight of ``prior`` pseudo-calls (so a small group cannot claim much), and the
-pool-adjacent-violators step makes the sequence non-decreasing. The result is a list of (raw, calibrated)
-knots to interpolate between; with no signal in sample it is flat at the base rate, which is what keeps
-the out-of-sample Brier score near the constant predictor's.
+overall base rate with the weight of ``prior`` pseudo-calls (so a small group cannot claim much), and an
+isotonic regression (pool-adjacent violators, ``scipy.optimize``) makes the sequence non-decreasing. The
+result is a list of (raw, calibrated) knots to interpolate between; with no signal in sample it is flat at the
+base rate, which is what keeps the out-of-sample Brier score near the constant predictor's.
 
 Example::
 
@@ -22,19 +22,10 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from scipy.optimize import isotonic_regression
+
 from evaluation.bar_series import read_bars_csv
 from shared_contracts.scoring import DailyBar, score_trade
-
-
-def _pool_adjacent_violators(values: list[float], weights: list[float]) -> list[float]:
-    """The non-decreasing sequence closest to ``values`` in weighted least squares."""
-    blocks: list[tuple[float, float, int]] = []  # (mean, weight, length)
-    for value, weight in zip(values, weights, strict=True):
-        blocks.append((value, weight, 1))
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            (m1, w1, n1), (m2, w2, n2) = blocks[-2], blocks[-1]
-            blocks[-2:] = [((m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2)]
-    return [mean for mean, _, length in blocks for _ in range(length)]
 
 
 def fit_calibration(
@@ -49,8 +40,8 @@ def fit_calibration(
     groups = [g for g in groups if g]
     raw = [statistics.fmean(c for c, _ in g) for g in groups]
     shrunk = [(sum(hit for _, hit in g) + prior * base) / (len(g) + prior) for g in groups]
-    fitted = _pool_adjacent_violators(shrunk, [len(g) + prior for g in groups])
-    return [(round(r, 4), round(p, 4)) for r, p in zip(raw, fitted, strict=True)]
+    fitted = isotonic_regression(shrunk, weights=[len(g) + prior for g in groups], increasing=True).x
+    return [(round(r, 4), round(float(p), 4)) for r, p in zip(raw, fitted, strict=True)]
 
 
 def scored_calls(records_file: Path, bars_dir: Path, before: date) -> list[tuple[float, bool]]:

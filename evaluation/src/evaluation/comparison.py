@@ -17,8 +17,8 @@ from evaluation.formatting import percent
 from evaluation.portfolio import StrategyRun, periods_per_year, rebalance_periods, simulate, summarise
 from evaluation.records import ResearchRecord
 from evaluation.samples import SAMPLES, Sample, by_sample, sample_of
-from evaluation.serialise import Json, estimate_json, rounded
 from verdict_statistics.metrics import Estimate, equity_curve, mean_ci
+from verdict_statistics.scorecard import Json, estimate_json, rounded
 
 STRATEGIES = ("policy", "technical_only", "equal_weight_matched", "equal_weight", "ma_crossover")
 STRATEGY_LABELS = {

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from datetime import date
 
 from evaluation.bar_series import BarSeries
-from evaluation.serialise import Json, estimate_json, rounded
 from shared_contracts.price_limits import LimitSide, blocks, opened_at_limit
 from verdict_statistics.metrics import equity_curve, max_drawdown, mean_ci, sharpe
+from verdict_statistics.scorecard import Json, estimate_json, rounded
 
 PERIODS_PER_YEAR = {"month-end": 12, "week-end": 52}
 """Rebalancing periods a year (for the Sharpe ratio) by grid; any other grid counts as monthly."""

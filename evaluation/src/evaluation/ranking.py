@@ -24,11 +24,10 @@ from scipy import stats
 
 from evaluation.bar_series import BarSeries
 from evaluation.records import ResearchRecord
-from evaluation.serialise import Json, estimate_json
 from shared_contracts.price_limits import blocks
 from shared_contracts.scoring import IC_HORIZON_DAYS, ForwardReturn, forward_return
 from verdict_statistics.metrics import MIN_SCORED_PER_MONTH, Estimate, mean_ci
-from verdict_statistics.scorecard import ic_section
+from verdict_statistics.scorecard import Json, estimate_json, ic_section
 
 QUINTILE = 0.2
 """The top and bottom fifth of a date's cross-section by score (ties share their average rank)."""

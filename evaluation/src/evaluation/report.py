@@ -27,7 +27,6 @@ from evaluation.outcomes import score_verdicts
 from evaluation.ranking import buy_against_rest, information_coefficient, quintile_spread, ranked_verdicts
 from evaluation.records import Configuration, ResearchRecord
 from evaluation.samples import by_sample
-from evaluation.serialise import DIGITS, Json
 from evaluation.stops import ATR_BAND, stop_by_symbol, stop_distances, stop_samples
 from evaluation.verdicts import (
     action_distribution,
@@ -40,7 +39,7 @@ from evaluation.verdicts import (
 )
 from shared_contracts.scoring import HOLDING_DAYS, IC_HORIZON_DAYS, ROUND_TRIP_COST, DailyBar
 from verdict_statistics.metrics import MIN_SCORED_PER_MONTH
-from verdict_statistics.scorecard import ACTIONS
+from verdict_statistics.scorecard import ACTIONS, DIGITS, Json
 
 SCHEMA_VERSION = 2
 CONFIGURATIONS: tuple[Configuration, ...] = ("policy", "technical_only")

@@ -12,8 +12,8 @@ from datetime import date
 from evaluation.bar_series import BarSeries
 from evaluation.records import ResearchRecord
 from evaluation.samples import by_sample
-from evaluation.serialise import Json, estimate_json, rounded
 from verdict_statistics.metrics import median, wilson
+from verdict_statistics.scorecard import Json, estimate_json, rounded
 
 ATR_BAND = (1.0, 4.0)
 """The stop distance (in ATR) counted as usual: inside it, a stop is neither noise-tight nor far away."""

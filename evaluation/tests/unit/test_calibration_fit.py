@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.calibration_fit import _pool_adjacent_violators, fit_calibration
+from evaluation.calibration_fit import fit_calibration
 
 
-def test_pool_adjacent_violators_merges_decreasing_neighbours() -> None:
-    assert _pool_adjacent_violators([0.3, 0.5, 0.4, 0.6], [1, 1, 1, 1]) == pytest.approx([0.3, 0.45, 0.45, 0.6])
-    assert _pool_adjacent_violators([0.6, 0.5, 0.4], [1, 1, 2]) == pytest.approx([0.475] * 3)
+def test_groups_whose_hit_rate_falls_are_pooled_by_weight() -> None:
+    # Without shrinkage the four groups of 10 hit 3, 5, 4, 6 times: the middle pair is pooled to 0.45.
+    hits = [3, 5, 4, 6]
+    calls = [(0.5 + g / 10 + i / 1000, i < h) for g, h in enumerate(hits) for i in range(10)]
+    assert [p for _, p in fit_calibration(calls, bins=4, prior=0)] == pytest.approx([0.3, 0.45, 0.45, 0.6])
+    # Two groups of 20 hitting 11 and 8 times: both pool to 19 / 40.
+    calls = [(0.5 + i / 1000, i < 11) for i in range(20)] + [(0.7 + i / 1000, i < 8) for i in range(20)]
+    assert [p for _, p in fit_calibration(calls, bins=2, prior=0)] == pytest.approx([0.475, 0.475])
 
 
 def test_a_real_signal_survives_and_stays_monotone() -> None:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cli import ALL_EXPERTS, llm_mode, reported_command, settings_from, write_records
+from evaluation.cli import llm_mode
+from evaluation.options import ALL_EXPERTS, reported_command, settings_from
+from evaluation.outputs import write_records
 from evaluation.records import ResearchRecord
 from evaluation.stack import base_env, dotenv, process_cpu_seconds, service_config
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cli import write_records
+from evaluation.outputs import write_records
 from evaluation.records import ResearchRecord, read_records
 from evaluation.report import ReportOptions, build_report, write_report
 from evaluation.rescore import main

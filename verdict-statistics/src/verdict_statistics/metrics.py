@@ -1,7 +1,8 @@
-"""The statistics of verdict evaluation, each with its sample size: means with a 95 % confidence interval,
-hit rates with a Wilson interval, the Brier score against the constant base-rate predictor, calibration
-bins, Sharpe ratio, maximum drawdown, how often the action changes from one research to the next, and the
-information coefficient: the rank correlation of scores with the returns that followed, month by month.
+"""The statistics of verdict evaluation, each with its sample size: means with a Student-t 95 % confidence
+interval, hit rates with a Wilson score interval (both from ``scipy.stats``), the Brier score against the
+constant base-rate predictor, calibration bins, Sharpe ratio, maximum drawdown, how often the action changes
+from one research to the next, and the information coefficient: the rank correlation of scores with the
+returns that followed, month by month.
 
 Example::
 
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-Z95 = 1.959964
-"""The normal quantile of a two-sided 95 % interval."""
+CONFIDENCE = 0.95
+"""The two-sided coverage of every interval."""
 
 
 @dataclass(frozen=True)
@@ -34,21 +35,20 @@ class Estimate:
         return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
 
 
-def _t95(n: int) -> float:
-    """Student's t quantile for n - 1 degrees of freedom (two-sided 95 %)."""
-    return float(stats.t.ppf(0.975, n - 1))
-
-
 def mean_ci(values: Sequence[float]) -> Estimate:
-    """The mean with a t-based 95 % interval (None bounds for fewer than 2 values)."""
+    """The mean with its Student-t 95 % interval (exact quantile for n - 1 degrees of freedom, sample standard
+    deviation); None bounds for fewer than 2 values."""
     n = len(values)
     if n == 0:
         return Estimate(None, None, None, 0)
     mean = statistics.fmean(values)
     if n < 2:
         return Estimate(mean, None, None, 1)
-    half = _t95(n) * statistics.stdev(values) / math.sqrt(n)
-    return Estimate(mean, mean - half, mean + half, n)
+    spread = statistics.stdev(values)
+    if spread == 0:
+        return Estimate(mean, mean, mean, n)
+    low, high = stats.t.interval(CONFIDENCE, n - 1, loc=mean, scale=spread / math.sqrt(n))
+    return Estimate(mean, float(low), float(high), n)
 
 
 def median(values: Sequence[float]) -> float | None:
@@ -56,13 +56,11 @@ def median(values: Sequence[float]) -> float | None:
 
 
 def wilson(successes: int, n: int) -> Estimate:
-    """A proportion with its Wilson score 95 % interval."""
+    """A proportion with its Wilson score 95 % interval (no continuity correction)."""
     if n == 0:
         return Estimate(None, None, None, 0)
-    p = successes / n
-    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+    interval = stats.binomtest(successes, n).proportion_ci(CONFIDENCE, method="wilson")
+    return Estimate(successes / n, float(interval.low), float(interval.high), n)
 
 
 @dataclass(frozen=True)

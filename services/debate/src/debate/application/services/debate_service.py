@@ -52,13 +52,15 @@ class DebateService:
         return build_outcome(debate_input.symbol, bull, bear, resolution, self.engine, debate_input.panel())
 
     async def _advocate_both(self, debate_input: DebateInput) -> tuple[BullArgument, BearArgument]:
-        bull_task = asyncio.ensure_future(self._bull.advocate(debate_input))
-        bear_task = asyncio.ensure_future(self._bear.advocate(debate_input))
+        """Both advocates in a task group: the first to fail cancels the other, and its own exception (not the
+        group's ``ExceptionGroup``) is raised as it was, so callers and the HTTP mapping see the agent's error."""
+        first: BaseException | None = None
         try:
-            bull, bear = await asyncio.gather(bull_task, bear_task)
-        except BaseException:
-            for task in (bull_task, bear_task):
-                task.cancel()
-            await asyncio.gather(bull_task, bear_task, return_exceptions=True)
-            raise
-        return bull, bear
+            async with asyncio.TaskGroup() as group:
+                bull = group.create_task(self._bull.advocate(debate_input))
+                bear = group.create_task(self._bear.advocate(debate_input))
+        except BaseExceptionGroup as failed:
+            first = failed.exceptions[0]
+        if first is not None:
+            raise first  # outside the handler: the error keeps its own __context__
+        return bull.result(), bear.result()

@@ -7,6 +7,8 @@ import asyncio
 from datetime import date
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from research.application.dtos.catalyst_detective_agent_result import CatalystDetectiveAgentResult
 from research.application.services.expert_service import ExpertService, Missing, optional
 from research.domain.analysis.catalyst import (
@@ -18,7 +20,6 @@ from research.domain.analysis.catalyst import (
     news_events,
 )
 from research.domain.analysis.financial import compute_financial_facts
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.symbol import Symbol
 from research.domain.model.verdicts import CatalystVerdict
 from research.domain.staleness import bars_staleness, report_staleness
@@ -75,8 +76,8 @@ class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
             raw_llm_output=answer.output if is_llm else None,
             user_prompt=answer.input if is_llm else None,
             catalyst_context={
-                "events": to_jsonable(facts.events),
-                "news": to_jsonable(facts.news),
+                "events": to_jsonable_python(facts.events, inf_nan_mode="null"),
+                "news": to_jsonable_python(facts.news, inf_nan_mode="null"),
                 "inputs": list(facts.inputs),
                 "net_score": facts.net_score,
                 "price_window_bars": WINDOW_BARS,

@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from research.application.services.expert_service import ExpertService
 from research.domain.analysis.financial import FinancialFacts, compute_financial_facts
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import FinancialVerdict
 from research.domain.staleness import report_staleness
 from shared_contracts.errors import InvalidOptionsError
@@ -56,5 +57,5 @@ class FinancialAuditorService(ExpertService[FinancialFacts, FinancialVerdict]):
             **await self._relative(parsed, on, "financial"),
             **verdict,
             dimension_analyses=dimensions,
-            financial_indicators=to_jsonable(facts, exclude=frozenset({"symbol"})),
+            financial_indicators=to_jsonable_python(facts, exclude={"symbol"}, inf_nan_mode="null"),
         ).model_dump(mode="json")

@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from research.application.services.expert_service import ExpertService
 from research.domain.analysis.macro import MacroFacts, compute_macro_facts
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import MacroVerdict
 from research.domain.staleness import macro_staleness
 from shared_contracts.research import MacroIntelligenceResult
@@ -27,6 +28,6 @@ class MacroIntelligenceService(ExpertService[MacroFacts, MacroVerdict]):
             **self._audit(parsed, facts.as_of, on, answer, inputs, stale),
             data_gaps=[f"no {name} series" for name in facts.missing_core],
             **answer.verdict.model_dump(),
-            macro_indicators={"region": facts.region, **to_jsonable(facts.series)},
+            macro_indicators={"region": facts.region, **to_jsonable_python(facts.series, inf_nan_mode="null")},
             information_sources=[self._data.name, *facts.sources],
         ).model_dump(mode="json")

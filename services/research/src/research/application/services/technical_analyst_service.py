@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from research.application.services.expert_service import ExpertService
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.technical import MIN_BARS, YEAR_BARS, TechnicalFacts, compute_technical_facts
 from research.domain.model.verdicts import TechnicalVerdict
 from research.domain.staleness import bars_staleness
@@ -34,6 +35,6 @@ class TechnicalAnalystService(ExpertService[TechnicalFacts, TechnicalVerdict]):
             data_gaps=gaps,
             **await self._relative(symbol, on, "technical"),
             **answer.verdict.model_dump(),
-            key_technical_levels=to_jsonable(facts.levels),
-            technical_indicators=to_jsonable(facts, exclude=frozenset({"levels", "symbol", "as_of"})),
+            key_technical_levels=to_jsonable_python(facts.levels, inf_nan_mode="null"),
+            technical_indicators=to_jsonable_python(facts, exclude={"levels", "symbol", "as_of"}, inf_nan_mode="null"),
         ).model_dump(mode="json")

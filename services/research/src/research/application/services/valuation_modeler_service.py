@@ -11,9 +11,10 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from research.application.point_in_time_data import ALL_PERIODS, report_available_from
 from research.application.services.expert_service import ExpertService, Missing, optional
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.analysis.valuation import (
     COMPUTED_SOURCE,
     ValuationFacts,
@@ -85,7 +86,11 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
         if computed:
             facts = replace(facts, gaps=(COMPUTED_CAVEAT, *facts.gaps))
         answer = await self._agent.analyse(facts)
-        intrinsic = to_jsonable(facts.intrinsic_value) if facts.intrinsic_value else {"available": False}
+        intrinsic = (
+            to_jsonable_python(facts.intrinsic_value, inf_nan_mode="null")
+            if facts.intrinsic_value
+            else {"available": False}
+        )
         inputs: dict[str, Any] = {"valuation": {"as_of": facts.as_of.isoformat(), "computed": computed}}
         if facts.bond_yield_date is not None:
             inputs["macro"] = {"cgb_10y_yield": facts.bond_yield_date.isoformat()}
@@ -95,5 +100,7 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
             **await self._relative(parsed, on, "valuation"),
             **answer.verdict.model_dump(),
             estimated_intrinsic_value_range=intrinsic,
-            valuation_indicators=to_jsonable(facts, exclude=frozenset({"symbol", "as_of", "intrinsic_value", "gaps"})),
+            valuation_indicators=to_jsonable_python(
+                facts, exclude={"symbol", "as_of", "intrinsic_value", "gaps"}, inf_nan_mode="null"
+            ),
         ).model_dump(mode="json")

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from research.domain.analysis.catalyst import CatalystFacts
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer
 from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import Language
@@ -36,13 +36,14 @@ TEMPERATURE = 0.2
 
 
 def facts_json(facts: object) -> dict[str, str]:
-    return {"facts": json.dumps(to_jsonable(facts), ensure_ascii=False, sort_keys=True)}
+    return {"facts": json.dumps(to_jsonable_python(facts, inf_nan_mode="null"), ensure_ascii=False, sort_keys=True)}
 
 
 def catalyst_slots(facts: CatalystFacts) -> dict[str, str]:
     """News is untrusted text: it goes in fenced and size-capped, never among the detected events."""
-    data = to_jsonable(facts, exclude=frozenset({"news", "events"}))
-    data["events"] = to_jsonable([e for e in facts.events if e.kind != "news"])  # headlines only in the fence
+    data = to_jsonable_python(facts, exclude={"news", "events"}, inf_nan_mode="null")
+    detected = [e for e in facts.events if e.kind != "news"]  # headlines only in the fence
+    data["events"] = to_jsonable_python(detected, inf_nan_mode="null")
     lines = [
         f"- [{n.published_at.date().isoformat()}] {n.source}: {n.title} — {n.summary}"[:NEWS_ITEM_MAX_CHARS]
         for n in facts.news

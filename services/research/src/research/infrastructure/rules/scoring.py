@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
-from research.domain.analysis.serialize import to_jsonable
 from research.domain.model.verdicts import AgentAnswer
 from shared_contracts.engine import EngineInfo
 from shared_contracts.text import NO_SPECIFIC_RISK
@@ -48,7 +48,7 @@ def no_risk_seen(language: Language) -> str:
 
 def rules_answer(verdict: V, facts: object, trace: dict[str, Any]) -> AgentAnswer[V]:
     """A rules engine's answer: its inputs are the facts, its output the trace."""
-    return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable(facts), trace)
+    return AgentAnswer(verdict, EngineInfo(kind="rules"), to_jsonable_python(facts, inf_nan_mode="null"), trace)
 
 
 class RulesAgent:
