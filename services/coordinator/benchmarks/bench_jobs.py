@@ -1,5 +1,6 @@
-"""The job path's cost, on a real SQLite store and LangGraph's SQLite checkpointer, with gateways that answer at
-once (rules mode without the peers' own work), in one process:
+"""The job path's cost, on a real store and LangGraph's checkpointer (SQLite files in a new temporary directory,
+or the PostgreSQL database ``--database-url`` names), with gateways that answer at once (rules mode without the
+peers' own work), in one process:
 
 1. paired, alternating: a research run directly (the graph's stream, each stage committed to the session: what a
    research costs without the job) against the same research as a job (stored queued, claimed, checkpointed, its
@@ -10,7 +11,9 @@ once (rules mode without the peers' own work), in one process:
    (they share the session's one reader), then how long until every follower has the run's last event.
 
 Run: ``uv run python services/coordinator/benchmarks/bench_jobs.py [--rounds 100] [--burst 100]
-[--subscribers 200]``. Wall-clock figures on a shared machine: compare the two columns of one run, not runs.
+[--subscribers 200] [--database-url postgresql+asyncpg://postgres@127.0.0.1:5432/bench_jobs]`` (PostgreSQL: an
+existing database, which the bench fills with its sessions). Wall-clock figures on a shared machine: compare the
+two columns of one run, not runs.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def main(args: argparse.Namespace) -> None:
-    url = f"sqlite+aiosqlite:///{tempfile.mkdtemp(prefix='bench-jobs-')}/coordinator.db"
+    url = args.database_url or f"sqlite+aiosqlite:///{tempfile.mkdtemp(prefix='bench-jobs-')}/coordinator.db"
     sessions, close = await open_session_store(url)
     async with open_checkpointer(url) as checkpointer:
         plain = LangGraphResearchOrchestrator(FakeExpertGateway(), FakeDebateGateway(), FakeJudgeGateway())
@@ -170,5 +173,6 @@ if __name__ == "__main__":
     parser.add_argument("--burst", type=int, default=100)
     parser.add_argument("--subscribers", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--database-url", help="the store (and checkpointer) to use; default: a new SQLite file")
     configure_logging("WARNING")
     asyncio.run(main(parser.parse_args()))

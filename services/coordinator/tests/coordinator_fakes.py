@@ -35,7 +35,7 @@ from coordinator.domain.model.session import (
     utcnow,
 )
 from coordinator.domain.ports.debate_gateway import IDebateGateway
-from coordinator.domain.ports.job_store import Enqueued, IJobStore
+from coordinator.domain.ports.job_store import Enqueued, IJobStore, Started
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
@@ -341,14 +341,19 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
         return [UsageTotal(client, day, model, usage) for (day, client, model), usage in sorted(totals.items())]
 
     async def enqueue(
-        self, session: ResearchSession, *, claim: bool = False, queue_limit: int | None = None
+        self,
+        session: ResearchSession,
+        *,
+        claim: bool = False,
+        queue_limit: int | None = None,
+        started: Started | None = None,
     ) -> Enqueued:
         ahead = len(await self.queued())
         if queue_limit is not None and ahead >= queue_limit:
             return Enqueued(0)
         await self.create(session)
         await self.append_events(session.session_id, [NewEvent("session.queued", {"position": ahead + 1})])
-        return Enqueued(ahead + 1, await self.claim_next() if claim else None)
+        return Enqueued(ahead + 1, await self.claim_next(started) if claim else None)
 
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         stored = self.events.setdefault(session_id, [])
@@ -368,7 +373,7 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
         await self.append_events(session_id, [event])
         return True
 
-    async def claim_next(self) -> ResearchSession | None:
+    async def claim_next(self, started: Started | None = None) -> ResearchSession | None:
         queued = sorted((s for s in self.sessions.values() if s.status == "queued"), key=lambda s: s.created_at)
         if not queued:
             return None
@@ -381,6 +386,8 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
             resume_count=first.resume_count + int(resumed),
         )
         self.sessions[first.session_id] = claimed
+        if started is not None:
+            await self.append_events(first.session_id, [started(claimed)])
         return copy.deepcopy(claimed)
 
     async def queued(self) -> Sequence[str]:

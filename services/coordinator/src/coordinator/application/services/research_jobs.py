@@ -113,7 +113,7 @@ class ResearchJobs:
         self._claiming += int(free)
         try:
             limit = None if free else self.settings.queue_limit
-            enqueued = await self._store.enqueue(stored, claim=free, queue_limit=limit)
+            enqueued = await self._store.enqueue(stored, claim=free, queue_limit=limit, started=self._started_event)
             if not enqueued.position:
                 raise QueueFullError(self.settings.queue_limit, self.settings.retry_after_seconds)
         except BaseException:
@@ -165,9 +165,10 @@ class ResearchJobs:
             self._wake.clear()
             try:
                 while len(self._running) + self._claiming < self.settings.concurrency:
-                    session = await self._store.claim_next()
+                    session = await self._store.claim_next(self._started_event)
                     if session is None:
                         break
+                    self._events_written(session.session_id)
                     self._spawn(session)
                 if time.monotonic() - checked >= self.settings.poll_seconds:  # not at every wake-up
                     checked = time.monotonic()
@@ -205,10 +206,6 @@ class ResearchJobs:
         watch = asyncio.create_task(self._watch_for_stalls(session_id, heard))
         notes = PendingEvents(self._store, session_id, self._events_written)
         try:
-            started: dict[str, object] = {"instance": self._owner}
-            if resume:
-                started |= {"from_stage": first_unfinished_stage(session), "resume_count": session.resume_count}
-            notes.add(NewEvent("session.resumed" if resume else "session.started", started))
             result = await self._drive(session, request, resume, heard, notes)
             result = result.model_copy(update={"session_id": session_id, "retry_count": session.retry_count})
         except ResumeUnavailableError as exc:
@@ -240,6 +237,14 @@ class ResearchJobs:
             await self._orchestrator.forget(session_id)
         except Exception as exc:  # a checkpoint left behind costs space, not correctness
             log.warning("checkpoint_not_deleted %s: %s", session_id, error_text(exc))
+
+    def _started_event(self, session: ResearchSession) -> NewEvent:
+        """``session.started``, or ``session.resumed`` (from which stage) for a session run before: written in the
+        claim's transaction."""
+        if session.resume_count == 0:
+            return NewEvent("session.started", {"instance": self._owner})
+        resumed = {"from_stage": first_unfinished_stage(session), "resume_count": session.resume_count}
+        return NewEvent("session.resumed", {"instance": self._owner, **resumed})
 
     async def _settle(self, session_id: str) -> str | None:
         """Settles the session's usage (ledger, daily tokens); returns why its token budget stopped stages, if it

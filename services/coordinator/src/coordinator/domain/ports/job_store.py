@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from coordinator.domain.model.events import NewEvent, SessionEvent
 from coordinator.domain.model.session import ResearchSession, SessionStatus
+
+Started = Callable[[ResearchSession], NewEvent]
+"""The event a claimed session starts (or resumes) with, made from the session as claimed."""
 
 
 @dataclass(frozen=True)
@@ -22,11 +25,16 @@ class Enqueued:
 class IJobStore(ABC):
     @abstractmethod
     async def enqueue(
-        self, session: ResearchSession, *, claim: bool = False, queue_limit: int | None = None
+        self,
+        session: ResearchSession,
+        *,
+        claim: bool = False,
+        queue_limit: int | None = None,
+        started: Started | None = None,
     ) -> Enqueued:
         """Store a new ``queued`` session with its ``session.queued`` event (its ``position``) in one transaction,
         unless ``queue_limit`` sessions wait already (nothing stored). With ``claim``, the same transaction takes
-        the oldest queued session (``claim_next``: this one unless others wait)."""
+        the oldest queued session (``claim_next``: this one unless others wait, with its ``started`` event)."""
 
     @abstractmethod
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
@@ -42,9 +50,10 @@ class IJobStore(ABC):
         terminal event) in one transaction; False (nothing written) when it had ended already."""
 
     @abstractmethod
-    async def claim_next(self) -> ResearchSession | None:
+    async def claim_next(self, started: Started | None = None) -> ResearchSession | None:
         """Take the oldest ``queued`` session for this coordinator: it becomes ``running``, owned by it; one that had
-        started before counts one more resume. None when the queue is empty. Two claimers never get one session."""
+        started before counts one more resume; ``started`` gives the event appended in the same transaction, from
+        the session as claimed. None when the queue is empty. Two claimers never get one session."""
 
     @abstractmethod
     async def queued(self) -> Sequence[str]:

@@ -1,20 +1,33 @@
-"""LangGraph's checkpointer for the research graph, on the sessions' database: ``AsyncSqliteSaver`` in a file beside
-the SQLite store (``coordinator.db`` → ``coordinator-checkpoints.db``), ``AsyncPostgresSaver`` in the same
-PostgreSQL database (its own tables, created by ``setup()``), and an in-memory saver for an in-memory store."""
+"""LangGraph's checkpointer for the research graph, on the sessions' database: LangGraph's ``SqliteSaver`` in a file
+beside the SQLite store (``coordinator.db`` → ``coordinator-checkpoints.db``), run on a thread of its own
+(``SqliteSaverOnThread``), ``AsyncPostgresSaver`` in the same PostgreSQL database (its own tables, created by
+``setup()``), and an in-memory saver for an in-memory store."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import asyncio
+import contextlib
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 from sqlalchemy import URL
@@ -52,18 +65,151 @@ async def open_checkpointer(database_url: str | URL) -> AsyncIterator[BaseCheckp
     elif url.get_backend_name() == "sqlite":
         path = checkpoint_file(url)
         path.parent.mkdir(parents=True, exist_ok=True)
-        async with aiosqlite.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S) as conn:
-            await conn.execute("PRAGMA journal_mode=WAL")
-            # As the sessions store (engine.sqlite_pragmas): a commit survives the process crashing, fsync at
-            # checkpoints only (a research commits a dozen checkpoints and writes).
-            await conn.execute("PRAGMA synchronous=NORMAL")
-            saver = AsyncSqliteSaver(conn, serde=serializer())
-            await saver.setup()
+        saver = await SqliteSaverOnThread.open(path)
+        try:
             yield saver
+        finally:
+            await saver.close()
     else:
         conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-        options = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+        # A checkpoint's commit does not wait for the server's WAL flush (synchronous_commit=off, these connections
+        # only): it is visible at once and survives this coordinator dying; a PostgreSQL crash may lose the last
+        # few hundred milliseconds of checkpoints, and a resume then runs those stages again (as with
+        # ``durability="async"``). The sessions' own writes keep the server's setting.
+        options = {
+            "autocommit": True,
+            "prepare_threshold": 0,
+            "row_factory": dict_row,
+            "options": "-c synchronous_commit=off",
+        }
         async with AsyncConnectionPool(conninfo, max_size=POOL_SIZE, kwargs=options, open=False) as pool:
             saver_pg = AsyncPostgresSaver(pool, serde=serializer())  # type: ignore[arg-type]
             await saver_pg.setup()
             yield saver_pg
+
+
+class SqliteSaverOnThread(SqliteSaver):
+    """LangGraph's ``SqliteSaver`` (its tables, its statements) with its async methods run on one thread of its own:
+    a call is one hand-off to that thread and back (``AsyncSqliteSaver`` makes three or four through aiosqlite, each
+    waiting for a turn of a busy event loop), and the calls asked for while a transaction commits are committed
+    together in the next one (the experts of one research end together, and so do the researches of a burst). A
+    group whose transaction fails is run again call by call, so a failing call fails only its own caller (every
+    statement of the saver is an ``INSERT OR REPLACE``/``IGNORE``, a ``DELETE`` or a read: running one again is
+    harmless)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn, serde=serializer())
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint-writes")
+        self._queued: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []  # a call, its caller's future
+        self._queued_lock = threading.Lock()
+
+    @classmethod
+    async def open(cls, path: Path) -> SqliteSaverOnThread:
+        def connect() -> sqlite3.Connection:
+            conn = sqlite3.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            # As the sessions store (engine.sqlite_pragmas): a commit survives the process crashing, fsync at
+            # WAL checkpoints only (a research commits a dozen checkpoints and writes).
+            conn.execute("PRAGMA synchronous=NORMAL")
+            return conn
+
+        saver = cls(await asyncio.to_thread(connect))
+        await saver._run(saver.setup)
+        return saver
+
+    async def close(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(self._thread, self.conn.close)
+        self._thread.shutdown(wait=True)
+
+    @contextmanager
+    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        """The saver's cursor; the commit is the group's (``_commit_queued``)."""
+        with self.lock:
+            self.setup()
+            cur = self.conn.cursor()
+            try:
+                yield cur
+            finally:
+                cur.close()
+
+    async def _run(self, call: Callable[[], Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        with self._queued_lock:
+            self._queued.append((call, future))
+            first_in_queue = len(self._queued) == 1
+        if first_in_queue:  # otherwise a commit of the queue is already scheduled and will take this one
+            self._thread.submit(self._commit_queued)
+        return await future
+
+    def _commit_queued(self) -> None:
+        with self._queued_lock:
+            group, self._queued = self._queued, []
+        try:
+            outcomes = [_Outcome(future, call()) for call, future in group]
+            self.conn.commit()
+        except Exception as exc:
+            self.conn.rollback()
+            outcomes = (
+                [_Outcome(group[0][1], error=exc)] if len(group) == 1 else [self._commit_alone(*g) for g in group]
+            )
+        for loop in {o.future.get_loop() for o in outcomes}:
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting any more
+                loop.call_soon_threadsafe(_settle, [o for o in outcomes if o.future.get_loop() is loop])
+
+    def _commit_alone(self, call: Callable[[], Any], future: asyncio.Future[Any]) -> _Outcome:
+        try:
+            result = call()
+            self.conn.commit()
+            return _Outcome(future, result)
+        except Exception as exc:
+            self.conn.rollback()
+            return _Outcome(future, error=exc)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return await self._run(lambda: self.get_tuple(config))  # type: ignore[no-any-return]
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,  # the saver's own signature
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        found = await self._run(lambda: list(self.list(config, filter=filter, before=before, limit=limit)))
+        for item in found:
+            yield item
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await self._run(lambda: self.put(config, checkpoint, metadata, new_versions))  # type: ignore[no-any-return]
+
+    async def aput_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
+    ) -> None:
+        await self._run(lambda: self.put_writes(config, writes, task_id, task_path))
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._run(lambda: self.delete_thread(thread_id))
+
+
+@dataclass
+class _Outcome:
+    future: asyncio.Future[Any]
+    result: Any = None
+    error: Exception | None = None
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    for outcome in outcomes:
+        if outcome.future.done():  # its caller was cancelled; the call has run all the same
+            continue
+        if outcome.error is not None:
+            outcome.future.set_exception(outcome.error)
+        else:
+            outcome.future.set_result(outcome.result)

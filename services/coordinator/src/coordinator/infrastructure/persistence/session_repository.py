@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Insert, Select, Table, Update
+from sqlalchemy import BindParameter, ColumnElement, Connection, Insert, Select, Table, Update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -38,7 +39,7 @@ from coordinator.domain.model.session import (
     StageOutcome,
     utcnow,
 )
-from coordinator.domain.ports.job_store import Enqueued, IJobStore
+from coordinator.domain.ports.job_store import Enqueued, IJobStore, Started
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.infrastructure.persistence.event_notifications import notify_events
 from coordinator.infrastructure.persistence.tables import EventRow, ExpertRow, SessionRow
@@ -54,6 +55,34 @@ UNFINISHED = ("queued", "running")
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
 QUEUE_LENGTH = select(func.count()).select_from(SESSIONS).where(SESSIONS.c.status == "queued")
+INSERT_EVENTS: Insert = insert(EVENTS)
+BUMP_EVENT_SEQ = (
+    update(SESSIONS)
+    .where(SESSIONS.c.session_id == bindparam("target_session_id"))
+    .values(last_event_seq=SESSIONS.c.last_event_seq + bindparam("added"))
+    .returning(SESSIONS.c.last_event_seq)
+)
+OLDEST_QUEUED = (
+    select(SESSIONS.c.session_id, SESSIONS.c.started_at)
+    .where(SESSIONS.c.status == "queued")
+    .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
+    .limit(1)
+)
+_NOW: BindParameter[datetime] = bindparam("now")
+_CLAIMED = {"status": "running", "owner": bindparam("new_owner"), "updated_at": _NOW}
+_STILL_QUEUED = (SESSIONS.c.session_id == bindparam("target_session_id")) & (SESSIONS.c.status == "queued")
+CLAIM_FIRST = update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, "started_at": _NOW})
+CLAIM_AGAIN = update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, "resume_count": SESSIONS.c.resume_count + 1})
+END_UNFINISHED = (
+    update(SESSIONS)
+    .where(SESSIONS.c.session_id == bindparam("target_session_id"), SESSIONS.c.status.in_(UNFINISHED))
+    .values(
+        status=bindparam("new_status"),
+        status_reason=bindparam("reason"),
+        completed_at=_NOW,
+        updated_at=_NOW,
+    )
+)
 _LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
 
 
@@ -73,12 +102,23 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
         await self._store_new(session, queued=False)
 
     async def enqueue(
-        self, session: ResearchSession, *, claim: bool = False, queue_limit: int | None = None
+        self,
+        session: ResearchSession,
+        *,
+        claim: bool = False,
+        queue_limit: int | None = None,
+        started: Started | None = None,
     ) -> Enqueued:
-        return await self._store_new(session, queued=True, claim=claim, queue_limit=queue_limit)
+        return await self._store_new(session, queued=True, claim=claim, queue_limit=queue_limit, started=started)
 
     async def _store_new(
-        self, session: ResearchSession, *, queued: bool, claim: bool = False, queue_limit: int | None = None
+        self,
+        session: ResearchSession,
+        *,
+        queued: bool,
+        claim: bool = False,
+        queue_limit: int | None = None,
+        started: Started | None = None,
     ) -> Enqueued:
         """``create``, or ``enqueue`` (``queued``): one transaction, so a queued session is claimable only with
         its ``session.queued`` event first."""
@@ -102,9 +142,11 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
             conn.execute(INSERT_SESSION, values)
             if experts:
                 conn.execute(INSERT_EXPERTS, experts)
-            if queued:
-                _append(conn, session.session_id, [NewEvent("session.queued", {"position": ahead + 1})])
-            return Enqueued(ahead + 1, _claim_oldest(conn, owner) if claim else None)
+            if not queued:
+                return Enqueued(ahead + 1)
+            last_seq = _append(conn, session.session_id, [NewEvent("session.queued", {"position": ahead + 1})])
+            stored = replace(session, last_event_seq=last_seq)
+            return Enqueued(ahead + 1, _claim_oldest(conn, owner, started, stored) if claim else None)
 
         try:
             return await self._write(statements)
@@ -285,9 +327,7 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
 
         def statements(conn: Connection) -> bool:
             ended = conn.execute(
-                update(SESSIONS)
-                .where(SESSIONS.c.session_id == session_id, SESSIONS.c.status.in_(UNFINISHED))
-                .values(status=status, status_reason=reason, completed_at=now, updated_at=now)
+                END_UNFINISHED, {"target_session_id": session_id, "new_status": status, "reason": reason, "now": now}
             )
             if not ended.rowcount:
                 return False
@@ -300,9 +340,9 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
             self._unwritten_finishes[session_id] = (status, now)
             raise
 
-    async def claim_next(self) -> ResearchSession | None:
+    async def claim_next(self, started: Started | None = None) -> ResearchSession | None:
         owner = self.owner
-        return await self._write(lambda conn: _claim_oldest(conn, owner))
+        return await self._write(lambda conn: _claim_oldest(conn, owner, started))
 
     async def queued(self) -> Sequence[str]:
         rows = (
@@ -361,12 +401,7 @@ def _append(conn: Connection, session_id: str, events: Sequence[NewEvent]) -> in
     them; returns the last number."""
     if not events:
         return int(conn.scalar(select(SESSIONS.c.last_event_seq).where(SESSIONS.c.session_id == session_id)) or 0)
-    bumped = conn.execute(
-        update(SESSIONS)
-        .where(SESSIONS.c.session_id == session_id)
-        .values(last_event_seq=SESSIONS.c.last_event_seq + len(events))
-        .returning(SESSIONS.c.last_event_seq)
-    ).first()
+    bumped = conn.execute(BUMP_EVENT_SEQ, {"target_session_id": session_id, "added": len(events)}).first()
     if bumped is None:
         raise SessionNotFoundError(session_id)
     last, now = int(bumped[0]), utcnow()
@@ -375,31 +410,34 @@ def _append(conn: Connection, session_id: str, events: Sequence[NewEvent]) -> in
         {"session_id": session_id, "seq": first + i, "type": e.type, "data": e.data, "created_at": now}
         for i, e in enumerate(events)
     ]
-    conn.execute(insert(EVENTS), rows)
+    conn.execute(INSERT_EVENTS, rows)
     notify_events(conn, session_id)
     return last
 
 
-def _claim_oldest(conn: Connection, owner: str | None) -> ResearchSession | None:
-    """The oldest queued session, made ``running`` for ``owner`` (see ``IJobStore.claim_next``), read back."""
-    oldest = (
-        select(SESSIONS.c.session_id, SESSIONS.c.started_at)
-        .where(SESSIONS.c.status == "queued")
-        .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
-        .limit(1)
-    )
+def _claim_oldest(
+    conn: Connection, owner: str | None, started: Started | None, inserted: ResearchSession | None = None
+) -> ResearchSession | None:
+    """The oldest queued session, made ``running`` for ``owner`` with its ``started`` event (see
+    ``IJobStore.claim_next``), read back; when it is ``inserted`` (stored by this transaction, never run), that
+    session as it is now stored."""
+    claimed = _claim_oldest_row(conn, owner, inserted)
+    if claimed is not None and started is not None:
+        last_seq = _append(conn, claimed.session_id, [started(claimed)])
+        claimed = replace(claimed, last_event_seq=last_seq)
+    return claimed
+
+
+def _claim_oldest_row(conn: Connection, owner: str | None, inserted: ResearchSession | None) -> ResearchSession | None:
     for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
-        found = conn.execute(oldest).first()
+        found = conn.execute(OLDEST_QUEUED).first()
         if found is None:
             return None
         now = utcnow()
-        values: dict[str, Any] = {"status": "running", "owner": owner, "updated_at": now}
-        if found.started_at is None:
-            values["started_at"] = now
-        else:
-            values["resume_count"] = SESSIONS.c.resume_count + 1
-        mine = (SESSIONS.c.session_id == found.session_id) & (SESSIONS.c.status == "queued")
-        if conn.execute(update(SESSIONS).where(mine).values(values)).rowcount:
+        claim = CLAIM_FIRST if found.started_at is None else CLAIM_AGAIN  # a first claim, or a resume
+        if conn.execute(claim, {"target_session_id": found.session_id, "new_owner": owner, "now": now}).rowcount:
+            if inserted is not None and inserted.session_id == found.session_id:
+                return replace(inserted, status="running", started_at=now, updated_at=now)
             with Session(bind=conn) as db:
                 row, retried_by = db.execute(_sessions().where(SessionRow.session_id == found.session_id)).one()
                 return _to_domain(row, retried_by)
@@ -431,6 +469,7 @@ def _touching(session_id: str, events: Sequence[NewEvent], **values: Any) -> Sta
     return statements
 
 
+@functools.cache
 def _sessions() -> Select[SessionRow, str]:
     """Sessions with their expert rows and the id of the session that retried each (at most one: the
     ``retried_from`` column is unique)."""

@@ -1,0 +1,64 @@
+"""The SQLite checkpointer (LangGraph's ``SqliteSaver`` on a thread of its own): what it writes is read back after
+reopening the file, the calls queued together commit in one group, and a failing call fails only its caller."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.base import empty_checkpoint
+
+from coordinator.infrastructure.orchestration.checkpointer import (
+    SqliteSaverOnThread,
+    checkpoint_file,
+    open_checkpointer,
+)
+from coordinator.infrastructure.persistence.engine import normalize_database_url
+
+
+def _config(thread_id: str, checkpoint_id: str | None = None) -> Any:
+    configurable = {"thread_id": thread_id, "checkpoint_ns": ""}
+    return {"configurable": configurable | ({"checkpoint_id": checkpoint_id} if checkpoint_id else {})}
+
+
+async def test_what_it_writes_is_read_back_after_reopening(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'coordinator.db'}"
+    checkpoint = empty_checkpoint()
+    async with open_checkpointer(url) as saver:
+        assert isinstance(saver, SqliteSaverOnThread)
+        saved = await saver.aput(_config("s1"), checkpoint, {"step": 1}, {})
+        await saver.aput_writes(saved, [("experts", {"fundamental": 1})], task_id="t1")
+    assert checkpoint_file(normalize_database_url(url)).exists()
+    async with open_checkpointer(url) as saver:
+        found = await saver.aget_tuple(_config("s1"))
+        assert found is not None
+        assert found.checkpoint["id"] == checkpoint["id"]
+        assert [(w[1], w[2]) for w in found.pending_writes or []] == [("experts", {"fundamental": 1})]
+        await saver.adelete_thread("s1")
+        assert await saver.aget_tuple(_config("s1")) is None
+
+
+async def test_a_failing_call_in_a_group_fails_only_its_caller(tmp_path: Path) -> None:
+    saver = await SqliteSaverOnThread.open(tmp_path / "checkpoints.db")
+    try:
+        saved = await saver.aput(_config("s1"), empty_checkpoint(), {"step": 1}, {})
+        hold = threading.Event()
+        saver._thread.submit(hold.wait)  # the thread is busy: the next calls queue up and commit as one group
+        good = asyncio.ensure_future(saver.aput_writes(saved, [("experts", {"a": 1})], task_id="t1"))
+        bad = asyncio.ensure_future(saver.aput_writes(_config("s1"), [("experts", {"b": 2})], task_id="t2"))
+        other = asyncio.ensure_future(saver.aput_writes(saved, [("experts", {"c": 3})], task_id="t3"))
+        await asyncio.sleep(0.05)
+        assert len(saver._queued) == 3
+        hold.set()
+        await good
+        await other
+        with pytest.raises(KeyError):  # no checkpoint_id in its config
+            await bad
+        found = await saver.aget_tuple(_config("s1"))
+        assert found is not None
+        assert sorted(w[0] for w in found.pending_writes or []) == ["t1", "t3"]
+    finally:
+        await saver.close()
