@@ -29,9 +29,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
-import llm_replies
-from api_paths import RESEARCH
-from e2e_processes import Stack, running_fake_llm, running_stack
+
+from service_kit.stack import llm_replies
+from service_kit.stack.api_paths import RESEARCH
+from service_kit.stack.fake_llm import running_fake_llm
+from service_kit.stack.launcher import Stack, running_stack
 
 EXPERTS = ["technical_analyst", "financial_auditor", "valuation_modeler", "macro_intelligence", "catalyst_detective"]
 BODY = {"symbol": "600519.SH", "experts": EXPERTS}

@@ -10,10 +10,10 @@ peers' own work), in one process:
 3. ``--subscribers`` followers of one running session's events for ``--seconds``: the process's CPU per second
    (they share the session's one reader), then how long until every follower has the run's last event.
 
-Run: ``uv run python services/coordinator/benchmarks/bench_jobs.py [--rounds 100] [--burst 100]
-[--subscribers 200] [--database-url postgresql+asyncpg://postgres@127.0.0.1:5432/bench_jobs]`` (PostgreSQL: an
-existing database, which the bench fills with its sessions). Wall-clock figures on a shared machine: compare the
-two columns of one run, not runs.
+Run: ``uv run python services/coordinator/tests/bench_jobs.py [--rounds 100] [--burst 100] [--subscribers 200]
+[--database-url postgresql+asyncpg://postgres@127.0.0.1:5432/bench_jobs]`` (beside the tests' fakes it uses,
+``coordinator_fakes.py``; PostgreSQL: an existing database, which the bench fills with its sessions). Wall-clock
+figures on a shared machine: compare the two columns of one run, not runs.
 """
 
 from __future__ import annotations
@@ -21,13 +21,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 import uuid
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from coordinator_fakes import FakeDebateGateway, FakeExpertGateway, FakeJudgeGateway
 
