@@ -24,8 +24,9 @@ import httpx
 from benchmarks.config import ServiceLogging
 from service_kit.stack.fake_llm import running_fake_llm
 from service_kit.stack.launcher import ServiceProcess, Stack, free_port, process_cpu_seconds, running_stack
+from verdict_statistics.quantiles import percentile
 
-__all__ = ["ServiceProcess", "Stack", "free_port", "running_stack"]
+__all__ = ["ServiceProcess", "Stack", "free_port", "percentile", "running_stack"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,16 +42,6 @@ def research_body(symbol: str = SYMBOL, experts: Sequence[str] = EXPERTS) -> dic
 
 
 # ----------------------------------------------------------------------------------------- statistics
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks (q in [0, 1]); NaN for no samples."""
-    if not samples:
-        return math.nan
-    ordered = sorted(samples)
-    pos = q * (len(ordered) - 1)
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def median(values: Sequence[float]) -> float:

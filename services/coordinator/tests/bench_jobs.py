@@ -38,12 +38,9 @@ from coordinator.infrastructure.orchestration.checkpointer import open_checkpoin
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.infrastructure.persistence.store import open_session_store
 from service_kit.logging import configure_logging
+from verdict_statistics.quantiles import percentile
 
 COMMAND = ResearchCommand(symbol="600519.SH", experts=[e.value for e in ExpertType])
-
-
-def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 1 else values[0]
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -88,7 +85,7 @@ async def main(args: argparse.Namespace) -> None:
         print(
             f"paired x{args.rounds}: direct p50 {statistics.median(plain_ms):.1f} ms, "
             f"job p50 {statistics.median(job_ms):.1f} ms, "
-            f"overhead p50 {statistics.median(overhead):+.1f} ms p95 {percentile(overhead, 95):+.1f} ms"
+            f"overhead p50 {statistics.median(overhead):+.1f} ms p95 {percentile(overhead, 0.95):+.1f} ms"
         )
 
         first: list[float] = []
@@ -113,7 +110,7 @@ async def main(args: argparse.Namespace) -> None:
         all_done = time.perf_counter() - burst_started
         print(
             f"burst of {args.burst} async submissions: first event p50 {statistics.median(first):.1f} ms, "
-            f"p95 {percentile(first, 95):.1f} ms; all completed in {all_done:.1f} s"
+            f"p95 {percentile(first, 0.95):.1f} ms; all completed in {all_done:.1f} s"
         )
 
         gate = asyncio.Event()
