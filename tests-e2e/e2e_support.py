@@ -1,15 +1,20 @@
-"""Shared helpers of the end-to-end tests (paths, HTTP assertions, metrics, waiting, a one-reply LLM endpoint)."""
+"""Shared helpers of the end-to-end tests (paths, HTTP assertions, metrics, waiting, a one-reply LLM endpoint, the
+repository's scripts as modules)."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import re
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -146,3 +151,15 @@ def serving_chat(handler: type[OneReplyChatHandler]) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     finally:
         server.shutdown()
+
+
+def load_script(path: Path, name: str | None = None) -> ModuleType:
+    """A script of the repository (``scripts/*.py``) loaded from its file as a module (named ``name``, default
+    ``script_<stem>``): no folder goes on ``sys.path``."""
+    spec = importlib.util.spec_from_file_location(name or f"script_{path.stem}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
