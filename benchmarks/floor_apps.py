@@ -1,6 +1,6 @@
 """The floor of section 6 (benchmark code): the product's topology and libraries doing none of its work.
 
-Four FastAPI apps served by uvicorn exactly as the services are (``e2e_processes.ServiceProcess``), making the
+Four FastAPI apps served by uvicorn exactly as the services are (``service_kit.stack.launcher``), making the
 same calls over the same clients (the coordinator's ``peer_http_client`` with its default pool size, the
 analysing services' ``OpenAICompatibleChat`` configured from the same environment) to the same fake LLM with
 the same replies:
@@ -25,20 +25,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-from api_paths import (  # tests-e2e, on sys.path (benchmarks/__init__.py)
-    DEBATE_RUN,
-    EXPERT_PATH,
-    JUDGE_VERDICT,
-    RESEARCH,
-)
 from fastapi import FastAPI, Request
-from llm_replies import MATCH
 
 from coordinator.infrastructure.adapters.peer_http import peer_http_client
 from coordinator.settings import Settings as CoordinatorSettings
 from service_kit.llm.client import LLMCompletion, OpenAICompatibleChat, build_chat_client
 from service_kit.logging import configure_logging
 from service_kit.settings import EngineSettings
+from service_kit.stack.api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH
+from service_kit.stack.llm_replies import MATCH
 
 TEMPERATURE = 0.2
 DEFAULT_POOL = CoordinatorSettings.model_fields["http_max_connections"].default

@@ -1,14 +1,13 @@
 """Processes and measurement helpers shared by the benchmark sections.
 
-The services run as real uvicorn processes on loopback, started by the end-to-end harness
-(``tests-e2e/e2e_processes.py``: ``running_stack``, ``ServiceProcess``), which this module imports
-rather than copies. The fake LLM is ``tests-e2e/fake_llm_server.py`` in its own process.
+The services run as real uvicorn processes on loopback, started by the workspace's launcher
+(``service_kit.stack.launcher``: ``running_stack``, ``ServiceProcess``); the fake LLM is
+``service_kit.stack.fake_llm`` in its own process.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import os
 import platform
@@ -20,16 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import e2e_processes  # tests-e2e, put on sys.path by benchmarks/__init__.py
 import httpx
-from e2e_processes import ServiceProcess, Stack, free_port, running_stack
 
 from benchmarks.config import ServiceLogging
+from service_kit.stack.fake_llm import running_fake_llm
+from service_kit.stack.launcher import ServiceProcess, Stack, free_port, process_cpu_seconds, running_stack
+from verdict_statistics.quantiles import percentile
 
-__all__ = ["ServiceProcess", "Stack", "free_port", "running_stack"]
+__all__ = ["ServiceProcess", "Stack", "free_port", "percentile", "running_stack"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-E2E_DIR = REPO_ROOT / "tests-e2e"
 
 EXPERTS = ("technical_analyst", "financial_auditor", "valuation_modeler", "macro_intelligence", "catalyst_detective")
 SYMBOL = "600519.SH"
@@ -43,16 +42,6 @@ def research_body(symbol: str = SYMBOL, experts: Sequence[str] = EXPERTS) -> dic
 
 
 # ----------------------------------------------------------------------------------------- statistics
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks (q in [0, 1]); NaN for no samples."""
-    if not samples:
-        return math.nan
-    ordered = sorted(samples)
-    pos = q * (len(ordered) - 1)
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def median(values: Sequence[float]) -> float:
@@ -139,12 +128,11 @@ def peak_rss_mb(pids: Mapping[str, int]) -> dict[str, float | None]:
 def cpu_seconds(pids: Mapping[str, int]) -> dict[str, float]:
     """User + system CPU time of each process so far (``/proc/<pid>/stat``), plus this process (the load
     generator) as ``client``."""
-    tick = os.sysconf("SC_CLK_TCK")
     out: dict[str, float] = {}
     for name, pid in pids.items():
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            out[name] = (int(fields[11]) + int(fields[12])) / tick
+        seconds = process_cpu_seconds(pid)
+        if seconds is not None:
+            out[name] = seconds
     times = os.times()
     out["client"] = times.user + times.system
     return out
@@ -219,38 +207,28 @@ def bench_stack(
     workdir.mkdir(parents=True, exist_ok=True)
     service_logging = service_logging or ServiceLogging()
     common = {"LOG_LEVEL": service_logging.level}
-    fake: ServiceProcess | None = None
-    try:
+    with contextlib.ExitStack() as resources:
+        fake: ServiceProcess | None = None
         if mode == "llm":
-            script_path = workdir / "fake_llm_script.json"
-            script_path.write_text(json.dumps(dict(script or {})), encoding="utf-8")
-            env = e2e_processes.base_env(
-                PYTHONPATH=os.pathsep.join(filter(None, [str(E2E_DIR), os.environ.get("PYTHONPATH", "")])),
-                FAKE_LLM_SCRIPT=str(script_path),
-                LOG_LEVEL="WARNING",
-            )
-            fake = ServiceProcess("fake_llm", "fake_llm_server:create_app", free_port(), env, workdir / "fake_llm.log")
-            fake.start()
-            fake.wait_ready("/healthz")
+            fake = resources.enter_context(running_fake_llm(workdir, dict(script or {}), log_level="WARNING")).process
             common.update(llm_env(fake.url))
         else:
             common["ANALYSIS_ENGINE"] = "rules"
         common.update(service_env or {})
         per_service = {"coordinator": dict(coordinator_env or {})}
-        with running_stack(
-            workdir,
-            common_env=common,
-            per_service_env=per_service,
-            access_log=service_logging.access_log,
-            apps=apps,
-        ) as stack:
-            pids = {name: int(stack[name].process.pid) for name in SERVICES}
-            if fake is not None and fake.process is not None:
-                pids["fake_llm"] = fake.process.pid
-            yield BenchStack(stack=stack, fake_llm=fake, workdir=workdir, mode=mode, pids=pids)
-    finally:
-        if fake is not None:
-            fake.stop()
+        stack = resources.enter_context(
+            running_stack(
+                workdir,
+                common_env=common,
+                per_service_env=per_service,
+                access_log=service_logging.access_log,
+                apps=apps,
+                cwd=REPO_ROOT,  # the floor's and the profiled coordinator's factories are benchmarks.* modules
+            )
+        )
+        processes = {name: stack[name].process for name in SERVICES} | {"fake_llm": fake.process if fake else None}
+        pids = {name: process.pid for name, process in processes.items() if process is not None}
+        yield BenchStack(stack=stack, fake_llm=fake, workdir=workdir, mode=mode, pids=pids)
 
 
 def wait_idle(seconds: float = 0.3) -> None:

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from api_paths import RESEARCH  # tests-e2e, on sys.path (benchmarks/__init__.py)
 from httpx_aiohttp import AiohttpTransport
 
 from benchmarks.harness import percentile, research_body
+from service_kit.stack.api_paths import RESEARCH
 
 CLIENT_TIMEOUT_S = 300.0
 

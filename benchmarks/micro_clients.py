@@ -22,12 +22,12 @@ import aiohttp
 import httpx
 import httpx2
 import openai
-from e2e_processes import base_env
 from httpx_aiohttp import AiohttpTransport
 from openai.types.chat import ChatCompletion
 
-from benchmarks.harness import ServiceProcess, free_port
+from benchmarks.harness import REPO_ROOT
 from service_kit.llm.client import ChatReply
+from service_kit.stack.launcher import ServiceProcess, base_env, free_port
 
 PEER_BODY = {"symbol": "600519.SH", "options": {"k": "v" * 2000}}
 MESSAGES = [{"role": "system", "content": "s" * 1500}, {"role": "user", "content": "u" * 2500}]
@@ -100,9 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=400)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as workdir:
-        server = ServiceProcess(
-            "micro_server", "benchmarks.micro_server:create_app", free_port(), base_env(), Path(workdir) / "server.log"
-        )
+        app, log = "benchmarks.micro_server:create_app", Path(workdir) / "server.log"
+        server = ServiceProcess("micro_server", app, free_port(), base_env(), log, cwd=REPO_ROOT)
         server.start()
         try:
             server.wait_ready("/healthz")

@@ -10,8 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH
-from fake_llm_server import estimate_tokens
 
 from benchmarks import llm_script
 from benchmarks.config import BenchConfig
@@ -29,6 +27,8 @@ from benchmarks.harness import (
     wait_idle,
 )
 from benchmarks.load import Burst, Outcome, burst, client, closed_loop, is_full_success, one_research, sequential
+from service_kit.stack.api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH
+from service_kit.stack.fake_llm import estimate_tokens
 from shared_contracts.projection import project_expert_results
 
 Log = Callable[[str], None]

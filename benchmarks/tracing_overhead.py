@@ -29,9 +29,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
-import llm_replies
-from api_paths import RESEARCH
-from e2e_processes import Stack, running_fake_llm, running_stack
+
+from service_kit.stack import llm_replies
+from service_kit.stack.api_paths import RESEARCH
+from service_kit.stack.fake_llm import running_fake_llm
+from service_kit.stack.launcher import Stack, running_stack
+from verdict_statistics.quantiles import percentile
 
 EXPERTS = ["technical_analyst", "financial_auditor", "valuation_modeler", "macro_intelligence", "catalyst_detective"]
 BODY = {"symbol": "600519.SH", "experts": EXPERTS}
@@ -104,13 +107,13 @@ def main() -> None:
     print("| stack | median ms | p90 ms |")
     print("|---|---:|---:|")
     for name, samples in times.items():
-        p90 = statistics.quantiles(samples, n=10)[-1]
+        p90 = percentile(samples, 0.9)
         print(f"| {name} | {statistics.median(samples):.1f} | {p90:.1f} |")
     pairs = [("on", "off"), ("off", "baseline")]
     for a, b in pairs:
         if a in times and b in times:
             diffs = [x - y for x, y in zip(times[a], times[b], strict=True)]
-            q1, _, q3 = statistics.quantiles(diffs, n=4)
+            q1, q3 = percentile(diffs, 0.25), percentile(diffs, 0.75)
             print(f"{a} - {b}: median {statistics.median(diffs):+.1f} ms (IQR {q1:+.1f} .. {q3:+.1f})")
 
 

@@ -1,8 +1,10 @@
 """Run the four services on this machine: honcho supervises the Procfile, this script waits for readiness.
 
-``make run`` calls it. It starts ``honcho start`` on the root ``Procfile``, polls every service's ``/readyz``
-until all answer 200 (or names the ones that did not come up in time), prints the URLs and a ready-to-paste
-curl, and on Ctrl-C (SIGINT) or SIGTERM asks honcho to stop, which stops every service cleanly.
+``make run`` calls it. It starts ``honcho start`` on the root ``Procfile`` (the launcher's apps and server options,
+``service_kit.stack.launcher``, on fixed ports; tests-e2e/test_deploy_server.py keeps the two alike), polls every
+service's ``/readyz`` (the launcher's readiness check) until all answer 200 (or names the ones that did not come up in
+time), prints the URLs and a ready-to-paste curl, and on Ctrl-C (SIGINT) or SIGTERM asks honcho to stop, which stops
+every service cleanly.
 
     uv run python scripts/run_local.py [--timeout SECONDS] [--procfile PATH]
 """
@@ -25,6 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from service_kit.stack.launcher import readiness
 from shared_contracts.experts import ExpertType
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,17 +73,6 @@ def port_in_use(service: Service) -> bool:
         return sock.connect_ex((service.host, service.port)) == 0
 
 
-def readiness(client: httpx.Client, service: Service) -> str | None:
-    """None when /readyz answers 200, else why not (for the timeout message)."""
-    try:
-        response = client.get(f"{service.url}/readyz")
-    except httpx.HTTPError as exc:
-        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if response.status_code == 200:
-        return None
-    return f"/readyz answered {response.status_code}: {response.text[:300]}"
-
-
 def wait_until_ready(honcho: subprocess.Popen[bytes], services: list[Service], timeout: float) -> list[str]:
     """Poll until every service is ready; return the problems (empty = all ready)."""
     pending = {s.name: "not polled yet" for s in services}
@@ -92,7 +84,7 @@ def wait_until_ready(honcho: subprocess.Popen[bytes], services: list[Service], t
                 return [f"honcho exited (code {honcho.returncode}) before {names} became ready; see the log above"]
             for service in services:
                 if service.name in pending:
-                    reason = readiness(client, service)
+                    reason = readiness(client, service.url)
                     if reason is None:
                         del pending[service.name]
                         print(f"run_local | {service.name} is ready at {service.url}", flush=True)

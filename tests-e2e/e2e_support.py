@@ -1,16 +1,26 @@
-"""Shared helpers of the end-to-end tests (paths, HTTP assertions, metrics, waiting)."""
+"""Shared helpers of the end-to-end tests (paths, HTTP assertions, metrics, waiting, a one-reply LLM endpoint, the
+repository's scripts as modules)."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import json
 import re
+import sys
+import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
-from api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH, SESSIONS
 from contract_testkit import DEBATE_FIELDS, VERDICT_FIELDS
+
+from service_kit.stack.api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH, SESSIONS
 
 __all__ = ["DEBATE_RUN", "EXPERT_PATH", "JUDGE_VERDICT", "RESEARCH", "SESSIONS"]
 
@@ -104,3 +114,52 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) ->
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class OneReplyChatHandler(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint in the test's own process whose every answer is ``reply(api_key)``:
+    subclasses say what it answers (the scripted fake server cannot quote the key or name a 10 MB model)."""
+
+    def reply(self, api_key: str) -> tuple[int, dict[str, Any]]:
+        raise NotImplementedError
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        status, body = self.reply(self.headers.get("authorization", "").removeprefix("Bearer "))
+        raw = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def chat_completion_body(content: str, model: str = "fake-model") -> dict[str, Any]:
+    message = {"role": "assistant", "content": content}
+    return {"model": model, "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+
+@contextlib.contextmanager
+def serving_chat(handler: type[OneReplyChatHandler]) -> Iterator[str]:
+    """``handler`` on a free loopback port, in a thread; yields its ``LLM_BASE_URL``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+
+
+def load_script(path: Path, name: str | None = None) -> ModuleType:
+    """A script of the repository (``scripts/*.py``) loaded from its file as a module (named ``name``, default
+    ``script_<stem>``): no folder goes on ``sys.path``."""
+    spec = importlib.util.spec_from_file_location(name or f"script_{path.stem}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 from console_browser import browser, needs_chromium, screenshot, watch
-from e2e_processes import Stack, running_stack
 from playwright.sync_api import Browser
 
 from service_kit.api_keys import hash_key, new_key
+from service_kit.stack.launcher import Stack, running_stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, needs_chromium]
 

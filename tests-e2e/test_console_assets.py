@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from e2e_support import load_script
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT / "scripts"))
-from vendor_frontend import VENDOR_MANIFESTS, load, mismatches  # noqa: E402
+vendor_frontend = load_script(REPO_ROOT / "scripts" / "vendor_frontend.py")
+VENDOR_MANIFESTS, load, mismatches = vendor_frontend.VENDOR_MANIFESTS, vendor_frontend.load, vendor_frontend.mismatches
 
 STATIC = REPO_ROOT / "services/coordinator/src/coordinator/presentation/console/static"
 OWN_FILES = sorted(p for p in STATIC.rglob("*") if p.suffix in {".html", ".js", ".css"} and "vendor" not in p.parts)

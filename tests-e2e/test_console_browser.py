@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import llm_replies
 import pytest
 from console_browser import DOCS_SCREENSHOT, browser, needs_chromium, screenshot, serious_axe_violations, watch
-from e2e_processes import FakeLLM, Stack, running_fake_llm, running_stack
 from playwright.sync_api import Browser, Page
+
+from service_kit.stack import llm_replies
+from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
+from service_kit.stack.launcher import Stack, running_stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, needs_chromium]
 

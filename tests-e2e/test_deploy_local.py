@@ -3,7 +3,6 @@ clean stop on Ctrl-C, with real processes on loopback) and scripts/research_cli.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -20,6 +19,7 @@ import httpx
 import pytest
 import respx
 from deploy_manifests import ROOT, SERVICE_PORTS, SERVICES
+from e2e_support import load_script
 
 from shared_contracts.experts import ExpertType
 from shared_contracts.research import Universe
@@ -29,13 +29,7 @@ RESEARCH_CLI = ROOT / "scripts" / "research_cli.py"
 
 
 def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"deploy_script_{path.stem}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script(path, f"deploy_script_{path.stem}")
 
 
 # ------------------------------------------------------------------------------------ Procfile, make

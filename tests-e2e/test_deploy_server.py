@@ -70,3 +70,21 @@ def test_the_server_protocol_the_commands_name_exists() -> None:
     module, _, name = SERVER_FLAGS[0].split()[1].partition(":")
     protocol = getattr(importlib.import_module(module), name)
     assert issubclass(protocol, HttpToolsProtocol)
+
+
+def test_the_procfile_runs_the_launchers_apps_with_its_options() -> None:
+    """``make run`` (Procfile) and the Python launcher (``service_kit.stack.launcher``) start the same processes."""
+    from service_kit.server import UVICORN_OPTIONS
+    from service_kit.stack.launcher import SERVICE_APPS
+
+    lines = [line for line in (ROOT / "Procfile").read_text(encoding="utf-8").splitlines() if line[:1].isalpha()]
+    assert {line.split(":", 1)[0] for line in lines} == set(SERVICE_APPS)
+    for line in lines:
+        name, _, command = line.partition(": ")
+        words = shlex.split(command.replace('"${MAX_CONNECTIONS:-512}"', "512"))
+        start = words.index("uvicorn")
+        assert words[start + 1 : start + 3] == ["--factory", SERVICE_APPS[name]]
+        for option, value in zip(UVICORN_OPTIONS, (*UVICORN_OPTIONS[1:], ""), strict=True):
+            assert option in words, f"Procfile {name}: {option}"
+            if option.startswith("--") and not value.startswith("--") and value:
+                assert words[words.index(option) + 1] == value, f"Procfile {name}: {option} {value}"

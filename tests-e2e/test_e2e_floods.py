@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_processes import ServiceProcess, running_service
 
 from service_kit.api_keys import hash_key, new_key
+from service_kit.stack.launcher import ServiceProcess, running_service
 
 pytestmark = pytest.mark.e2e
 

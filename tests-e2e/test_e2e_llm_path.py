@@ -22,9 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import llm_replies as replies
 import pytest
-from e2e_processes import FakeLLM, Stack, running_fake_llm, running_stack
 from e2e_support import (
     ALL_EXPERTS,
     RESEARCH,
@@ -37,6 +35,9 @@ from e2e_support import (
     wait_for,
 )
 
+from service_kit.stack import llm_replies as replies
+from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
+from service_kit.stack.launcher import Stack, running_stack
 from shared_contracts.standing import standing_side
 
 pytestmark = pytest.mark.e2e

@@ -8,10 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import httpx
-import llm_replies as replies
 import pytest
-from e2e_processes import FakeLLM, Stack, running_fake_llm, running_stack
 from e2e_support import RESEARCH, SESSIONS
+
+from service_kit.stack import llm_replies as replies
+from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
+from service_kit.stack.launcher import Stack, running_stack
 
 pytestmark = pytest.mark.e2e
 

@@ -10,9 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import llm_replies as replies
 import pytest
-from e2e_processes import FakeLLM, Stack, running_fake_llm, running_stack
+
+from service_kit.stack import llm_replies as replies
+from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
+from service_kit.stack.launcher import Stack, running_stack
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_processes import Stack, running_stack
 from e2e_support import (
     ALL_EXPERTS,
     DEBATE_KEYS,
@@ -40,6 +39,7 @@ from e2e_support import (
 from test_deploy_gateway import needs_nginx, running_nginx
 
 from coordinator.infrastructure.adapters.judge_gateway_adapter import evidence_horizon
+from service_kit.stack.launcher import Stack, running_stack
 from shared_contracts.debate import DebateOutcome
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_processes import OneReplyChatHandler, ServiceProcess, chat_completion_body, running_service, serving_chat
+from e2e_support import OneReplyChatHandler, chat_completion_body, serving_chat
+
+from service_kit.stack.launcher import ServiceProcess, running_service
 
 pytestmark = pytest.mark.e2e
 

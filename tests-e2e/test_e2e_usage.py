@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import llm_replies as replies
 import pytest
-from e2e_processes import FakeLLM, ServiceProcess, Stack, base_env, running_fake_llm, running_stack
 from e2e_support import ALL_EXPERTS, RESEARCH, SESSIONS, expect, expect_problem, retry_path
 
-from evaluation.stack import SERVICE_APPS, free_port
 from service_kit.api_keys import hash_key, new_key
+from service_kit.stack import llm_replies as replies
+from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
+from service_kit.stack.launcher import SERVICE_APPS, ServiceProcess, Stack, base_env, free_port, running_stack
 
 pytestmark = pytest.mark.e2e
 

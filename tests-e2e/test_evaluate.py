@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import llm_replies
 import pytest
-from e2e_processes import Stack, running_fake_llm, running_stack
 
+from service_kit.stack import llm_replies
+from service_kit.stack.fake_llm import running_fake_llm
+from service_kit.stack.launcher import Stack, running_stack
 from shared_contracts.research import PriceBars
 from shared_contracts.scoring import ROUND_TRIP_COST, DailyBar, score_trade
 

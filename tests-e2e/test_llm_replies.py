@@ -1,5 +1,5 @@
-"""The scripted LLM replies (llm_replies.py) and the fake server (fake_llm_server.py) are right before any
-process starts: every reply is valid for its role's output model, every ``match`` picks exactly its own
+"""The scripted LLM replies (service_kit.stack.llm_replies) and the fake server (service_kit.stack.fake_llm) are right
+before any process starts: every reply is valid for its role's output model, every ``match`` picks exactly its own
 role's prompt, and the fake server honours rules, faults, ``times``, latency, reset and the call log."""
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import llm_replies as replies
 import pytest
-from fake_llm_server import create_app
 from pydantic import BaseModel
 
 from debate.domain.dtos.risk_matrix import ResolutionResult
@@ -26,6 +24,8 @@ from research.domain.model.verdicts import (
     ValuationVerdictModel,
 )
 from service_kit.llm.json_output import parse_model_output
+from service_kit.stack import llm_replies as replies
+from service_kit.stack.fake_llm import create_app
 from shared_contracts.errors import LLMOutputParseError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,13 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_processes import Stack, running_stack
 from e2e_support import ALL_EXPERTS, RESEARCH
 from lookahead_canary import distorted_snapshot
 
 from research.container import build_container
 from research.infrastructure.data.snapshot_provider import DEFAULT_SNAPSHOT_DIR, OfflineSnapshotProvider
 from research.settings import Settings
+from service_kit.stack.launcher import Stack, running_stack
 from shared_contracts.errors import ServiceError
 
 DATES = [date(2021, 6, 30), date(2024, 4, 29), date(2024, 4, 30), date(2025, 1, 15), date(2025, 6, 30)]

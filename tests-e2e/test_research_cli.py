@@ -5,7 +5,6 @@ cli` printing a refusal without make's own error line. The coordinator is faked 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import socket
@@ -19,6 +18,7 @@ import httpx
 import pytest
 import respx
 from deploy_manifests import ROOT
+from e2e_support import load_script
 
 from shared_contracts.experts import ExpertType
 
@@ -35,13 +35,7 @@ TIMED_OUT = "research 504 peer_timeout: no answer within 120 s"
 
 
 def _cli() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("research_cli_under_test", RESEARCH_CLI)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(RESEARCH_CLI, "research_cli_under_test")
 
 
 def _ok(bars: str = "2025-09-30", analysis_date: str = "2026-11-27") -> dict[str, Any]:

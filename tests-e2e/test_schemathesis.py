@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_processes import Stack, running_stack
 
 from service_kit.api_keys import hash_key, new_key
+from service_kit.stack.launcher import Stack, running_stack
 
 pytestmark = pytest.mark.e2e
 

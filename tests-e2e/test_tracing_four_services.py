@@ -16,13 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import llm_replies as replies
 import pytest
-from api_paths import RESEARCH
 from contract_testkit import recording_spans, serving_in_thread
 from e2e_support import ALL_EXPERTS
-from fake_llm_server import FakeLLMClient
-from fake_llm_server import create_app as create_fake_llm
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
@@ -31,6 +27,10 @@ from coordinator.main import create_app as create_coordinator
 from debate.main import create_app as create_debate
 from judge.main import create_app as create_judge
 from research.main import create_app as create_research
+from service_kit.stack import llm_replies as replies
+from service_kit.stack.api_paths import RESEARCH
+from service_kit.stack.fake_llm import FakeLLMClient
+from service_kit.stack.fake_llm import create_app as create_fake_llm
 
 MODEL = "fake-trace-model"
 ADVOCATES = ("bull_advocate", "bear_advocate")

@@ -29,8 +29,9 @@ from evaluation.llm_proxy import LLMProxy, serving
 from evaluation.options import LLM_CONCURRENCY, RULES_CONCURRENCY, Settings, settings_from
 from evaluation.outputs import engine_of, llm_summary, run_summary, summary_line, write_outputs, write_records
 from evaluation.runner import BudgetGate
-from evaluation.stack import free_port, running_stack, service_config
+from evaluation.stack import running_stack, service_config
 from evaluation.walk_forward import Evaluation, UsageError, evaluate
+from service_kit.stack.launcher import free_port
 
 DEFAULT_LLM_ENDPOINT = "https://api.openai.com/v1"
 

@@ -3,7 +3,6 @@ entry close / ATR, for BUY and SELL verdicts that carry ``atr`` and ``as_of``; a
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from evaluation.bar_series import BarSeries
 from evaluation.records import ResearchRecord
 from evaluation.samples import by_sample
 from verdict_statistics.metrics import median, wilson
+from verdict_statistics.quantiles import percentile
 from verdict_statistics.scorecard import Json, estimate_json, rounded
 
 ATR_BAND = (1.0, 4.0)
@@ -45,13 +45,10 @@ def stop_distances(records: Sequence[ResearchRecord], series: Mapping[str, BarSe
 
 
 def _percentiles(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """The 10th and 90th percentiles (inclusive method); both the value itself for one value."""
+    """The 10th and 90th percentiles (linear between closest ranks); both the value itself for one value."""
     if not values:
         return None, None
-    if len(values) == 1:
-        return values[0], values[0]
-    deciles = statistics.quantiles(values, n=10, method="inclusive")
-    return deciles[0], deciles[8]
+    return percentile(values, 0.1), percentile(values, 0.9)
 
 
 def distribution(distances: Sequence[StopDistance]) -> Json:

@@ -14,7 +14,8 @@ from evaluation.cli import llm_mode
 from evaluation.options import ALL_EXPERTS, reported_command, settings_from
 from evaluation.outputs import write_records
 from evaluation.records import ResearchRecord
-from evaluation.stack import base_env, dotenv, process_cpu_seconds, service_config
+from evaluation.stack import DROPPED, dotenv, service_config, service_env
+from service_kit.stack.launcher import base_env, process_cpu_seconds
 
 
 def test_defaults() -> None:
@@ -137,7 +138,7 @@ def test_the_services_environment_drops_what_would_configure_them_another_way(mo
     monkeypatch.setenv("MARKET_DATA_PROVIDER", "akshare")
     monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://prod")
     monkeypatch.setenv("LOG_LEVEL", "DEBUG")
-    env = base_env({"LLM_BASE_URL": "http://127.0.0.1:9999", "ANALYSIS_ENGINE": "llm"})
+    env = base_env(drop=DROPPED, **service_env({"LLM_BASE_URL": "http://127.0.0.1:9999", "ANALYSIS_ENGINE": "llm"}))
     assert env["LLM_BASE_URL"] == "http://127.0.0.1:9999"
     assert env["ANALYSIS_ENGINE"] == "llm"
     assert env["LOG_LEVEL"] == "WARNING"

@@ -1,21 +1,17 @@
 """Real coordinator processes for crash tests: ``CoordinatorProcess`` runs ``uvicorn --factory
-coordinator.main:create_app`` on a database; ``FakePeers`` is research + debate + judge in one tiny ASGI app served
-by uvicorn in a thread, which can hold an expert's call until released and counts every call."""
+coordinator.main:create_app`` on a database (the launcher's ``ServiceProcess``); ``FakePeers`` is research +
+debate + judge in one tiny ASGI app served by uvicorn in a thread, which can hold an expert's call until released
+and counts every call."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import uvicorn
 from coordinator_fakes import debate_outcome, sample_result, verdict
 from starlette.applications import Starlette
@@ -23,15 +19,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from service_kit.stack.launcher import ServiceProcess, free_port
+
 # The product's entry point; another factory can be named to run the crash tests against it.
 FACTORY = os.environ.get("CRASH_TEST_COORDINATOR_FACTORY", "coordinator.main:create_app")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
@@ -93,11 +84,12 @@ class FakePeers:
         self._thread.join(timeout=10)
 
 
-class CoordinatorProcess:
+class CoordinatorProcess(ServiceProcess):
+    """``FACTORY`` under the workspace's launcher on a free port, on ``database_url``, its peers at ``peers_url``;
+    ``start`` returns once ``/healthz`` answers."""
+
     def __init__(self, database_url: str, peers_url: str, log: Path, **environment: str) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._env = {
+        env = {
             **os.environ,
             "DATABASE_URL": database_url,
             "RESEARCH_SERVICE_URL": peers_url,
@@ -107,48 +99,9 @@ class CoordinatorProcess:
             "LOG_JSON": "false",
             **environment,
         }
-        self._log = log
-        self.process: subprocess.Popen[bytes] | None = None
+        super().__init__("coordinator", FACTORY, free_port(), env, log, cwd=Path.cwd())
 
     def start(self) -> None:
-        with self._log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "--factory",
-                    FACTORY,
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                ],
-                env=self._env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        super().start()
         # generous: importing the service takes seconds, more on a loaded machine
-        wait_for(self._healthy, f"the coordinator at {self.url} (log: {self._log})", timeout=180)
-
-    def _healthy(self) -> bool:
-        assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"the coordinator exited with {self.process.returncode}: {self._log.read_text()}")
-        try:
-            return httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        self.wait_ready("/healthz", timeout=180)

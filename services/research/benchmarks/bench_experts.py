@@ -18,13 +18,9 @@ from research.container import build_container
 from research.settings import Settings
 from shared_contracts.errors import DataUnavailableError
 from shared_contracts.experts import ExpertType
+from verdict_statistics.quantiles import percentile
 
 TARGET_P50_MS = 20.0
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def main(rounds: int) -> None:

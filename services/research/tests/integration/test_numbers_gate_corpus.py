@@ -4,15 +4,11 @@ reported in docs/decisions.md ("Numbers gate")."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from numbers_corpus import WRONG, build_corpus, score
 
 from research.container import build_container
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.settings import Settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from numbers_corpus import WRONG, build_corpus, score
 
 
 async def test_the_gate_flags_planted_figures_and_passes_true_ones(snapshot: OfflineSnapshotProvider) -> None:

@@ -10,10 +10,10 @@ peers' own work), in one process:
 3. ``--subscribers`` followers of one running session's events for ``--seconds``: the process's CPU per second
    (they share the session's one reader), then how long until every follower has the run's last event.
 
-Run: ``uv run python services/coordinator/benchmarks/bench_jobs.py [--rounds 100] [--burst 100]
-[--subscribers 200] [--database-url postgresql+asyncpg://postgres@127.0.0.1:5432/bench_jobs]`` (PostgreSQL: an
-existing database, which the bench fills with its sessions). Wall-clock figures on a shared machine: compare the
-two columns of one run, not runs.
+Run: ``uv run python services/coordinator/tests/bench_jobs.py [--rounds 100] [--burst 100] [--subscribers 200]
+[--database-url postgresql+asyncpg://postgres@127.0.0.1:5432/bench_jobs]`` (beside the tests' fakes it uses,
+``coordinator_fakes.py``; PostgreSQL: an existing database, which the bench fills with its sessions). Wall-clock
+figures on a shared machine: compare the two columns of one run, not runs.
 """
 
 from __future__ import annotations
@@ -21,13 +21,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 import uuid
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from coordinator_fakes import FakeDebateGateway, FakeExpertGateway, FakeJudgeGateway
 
@@ -42,12 +38,9 @@ from coordinator.infrastructure.orchestration.checkpointer import open_checkpoin
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.infrastructure.persistence.store import open_session_store
 from service_kit.logging import configure_logging
+from verdict_statistics.quantiles import percentile
 
 COMMAND = ResearchCommand(symbol="600519.SH", experts=[e.value for e in ExpertType])
-
-
-def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 1 else values[0]
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -92,7 +85,7 @@ async def main(args: argparse.Namespace) -> None:
         print(
             f"paired x{args.rounds}: direct p50 {statistics.median(plain_ms):.1f} ms, "
             f"job p50 {statistics.median(job_ms):.1f} ms, "
-            f"overhead p50 {statistics.median(overhead):+.1f} ms p95 {percentile(overhead, 95):+.1f} ms"
+            f"overhead p50 {statistics.median(overhead):+.1f} ms p95 {percentile(overhead, 0.95):+.1f} ms"
         )
 
         first: list[float] = []
@@ -117,7 +110,7 @@ async def main(args: argparse.Namespace) -> None:
         all_done = time.perf_counter() - burst_started
         print(
             f"burst of {args.burst} async submissions: first event p50 {statistics.median(first):.1f} ms, "
-            f"p95 {percentile(first, 95):.1f} ms; all completed in {all_done:.1f} s"
+            f"p95 {percentile(first, 0.95):.1f} ms; all completed in {all_done:.1f} s"
         )
 
         gate = asyncio.Event()

@@ -1,4 +1,5 @@
-"""A fake OpenAI-compatible chat server for end-to-end tests and benchmarks (test code, its own process).
+"""A fake OpenAI-compatible chat server, in its own process: tooling for the end-to-end tests, the benchmarks and
+the evaluation's tests, which stand it in for a remote LLM (no service uses it).
 
 Scripted replies: each rule matches a substring of the system + user prompt and answers with a reply
 (a string, or an object sent as JSON text), an optional HTTP status (a fault), a latency, an optional
@@ -11,9 +12,9 @@ adds each call's prompt text, ``?in_flight=true`` the calls still waiting out th
 rule matches is answered 500 and recorded with ``rule: null``. ``POST /_control/reset`` forgets the calls
 and releases the ones still held by a latency (they answer at once and are not recorded).
 
-``FakeLLMClient`` drives a running server from a test; ``e2e_processes.running_fake_llm`` starts one.
+``FakeLLMClient`` drives a running server; ``running_fake_llm`` starts one (``FakeLLM``: its process and a client).
 
-Run: ``python -m uvicorn --factory fake_llm_server:create_app --port N`` (with tests-e2e on PYTHONPATH).
+Run: ``python -m uvicorn --factory service_kit.stack.fake_llm:create_app --port N``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,9 @@ from typing import Any
 import httpx
 from fastapi import FastAPI, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service_kit.stack import llm_replies
+from service_kit.stack.launcher import ServiceProcess, base_env, free_port
 
 CHAT_PATH = "/v1/chat/completions"
 
@@ -235,3 +240,45 @@ class FakeLLMClient:
         httpx.post(f"{self.url}/_control/reset", timeout=10).raise_for_status()
         if script is not None:
             self.put_script(script)
+
+
+@dataclass
+class FakeLLM:
+    """The fake server in its own process, and a client to drive it."""
+
+    process: ServiceProcess
+    client: FakeLLMClient
+
+    def calls_by_role(self) -> dict[str, int]:
+        """The calls the fake server recorded so far, counted per role (``llm_replies`` rule name)."""
+        return llm_replies.calls_by_role(self.client.calls())
+
+    def env(self, model: str = "fake-e2e-model", **extra: str) -> dict[str, str]:
+        """The variables that point research/debate/judge at this server (no SDK retries unless asked)."""
+        return {
+            "LLM_BASE_URL": self.client.base_url,
+            "LLM_API_KEY": "sk-fake-e2e",
+            "LLM_MODEL": model,
+            "ANALYSIS_ENGINE": "llm",
+            "LLM_MAX_RETRIES": "0",
+            **extra,
+        }
+
+
+@contextlib.contextmanager
+def running_fake_llm(
+    workdir: Path, script: Mapping[str, object] | None = None, log_level: str = "INFO"
+) -> Iterator[FakeLLM]:
+    """This module's app under uvicorn on a free port, ready (``/healthz``) and with ``script`` installed while the
+    block runs; its log is ``workdir / "fake_llm.log"``."""
+    env = base_env(LOG_LEVEL=log_level)
+    process = ServiceProcess("fake_llm", f"{__name__}:create_app", free_port(), env, workdir / "fake_llm.log")
+    process.start()
+    try:
+        process.wait_ready("/healthz")
+        fake = FakeLLM(process, FakeLLMClient(process.url))
+        if script is not None:
+            fake.client.put_script(dict(script))
+        yield fake
+    finally:
+        process.stop()

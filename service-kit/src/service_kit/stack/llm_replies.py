@@ -1,9 +1,9 @@
-"""Scripted LLM replies for the fake OpenAI-compatible server (``fake_llm_server.py``): one well-formed reply
+"""Scripted LLM replies for the fake OpenAI-compatible server (``fake_llm``): one well-formed reply
 per analysing role, each with the prompt substring (``match``) that identifies that role's prompt.
 
-A reusable module (end-to-end tests, LLM-mode benchmarks)::
+Tooling (end-to-end tests, LLM-mode benchmarks)::
 
-    from llm_replies import script, with_role
+    from service_kit.stack.llm_replies import script, with_role
     fake_llm.put_script(script(latency_ms=50))                               # a full successful research
     fake_llm.put_script(with_role(script(), "bull_advocate", status=503))    # the bull's calls fail
     fake_llm.put_script(with_role(script(), "valuation_modeler", reply=MALFORMED))
@@ -12,8 +12,8 @@ Each reply validates against the model the role's output parser uses:
 research ``research.domain.model.verdicts`` (TechnicalVerdict, FinancialVerdict, ValuationVerdictModel,
 MacroVerdict, CatalystVerdict); debate ``debate.infrastructure.agents.output_parser`` (BullAdvocateOutput,
 BearAdvocateOutput) and ``debate.domain.dtos.risk_matrix.ResolutionResult``; judge
-``judge.infrastructure.adapters.output_parser.JudgeLLMOutput``. ``test_llm_replies.py`` checks both: every
-reply parses into its model, and every ``match`` occurs in its own role's prompt files and in no other
+``judge.infrastructure.adapters.output_parser.JudgeLLMOutput``. ``tests-e2e/test_llm_replies.py`` checks both:
+every reply parses into its model, and every ``match`` occurs in its own role's prompt files and in no other
 prompt nor in any reply (a reply's text reaches later prompts: expert reasoning is in the debate prompts,
 the theses in the judge's).
 

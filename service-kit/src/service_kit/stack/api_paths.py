@@ -1,5 +1,4 @@
-"""The HTTP paths the end-to-end tests and the benchmarks call (the contracts of record, ARCHITECTURE.md).
-No imports: the benchmarks load it outside pytest."""
+"""The HTTP paths the end-to-end tests and the benchmarks call (the contracts of record, ARCHITECTURE.md)."""
 
 RESEARCH = "/api/v1/coordinator/research"
 SESSIONS = "/api/v1/coordinator/sessions"
