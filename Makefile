@@ -7,7 +7,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 RUN := $(UV) run --no-sync
-SRC := shared-contracts/src service-kit/src verdict-statistics/src services/coordinator/src services/research/src services/debate/src services/judge/src evaluation/src
+SRC := shared-contracts/src service-kit/src verdict-statistics/src services/coordinator/src services/research/src services/debate/src services/judge/src evaluation/src tests-e2e/fakes
 
 .PHONY: help bootstrap sync lint format typecheck layers test test-fast run research cli keys bench evaluate vendor clean
 

@@ -33,7 +33,7 @@ from service_kit.llm.client import LLMCompletion, OpenAICompatibleChat, build_ch
 from service_kit.logging import configure_logging
 from service_kit.settings import EngineSettings
 from service_kit.stack.api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH
-from service_kit.stack.llm_replies import MATCH
+from stack_fakes.llm_replies import MATCH
 
 TEMPERATURE = 0.2
 DEFAULT_POOL = CoordinatorSettings.model_fields["http_max_connections"].default

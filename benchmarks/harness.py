@@ -2,7 +2,7 @@
 
 The services run as real uvicorn processes on loopback, started by the workspace's launcher
 (``service_kit.stack.launcher``: ``running_stack``, ``ServiceProcess``); the fake LLM is
-``service_kit.stack.fake_llm`` in its own process.
+``stack_fakes.fake_llm`` in its own process.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 import httpx
 
 from benchmarks.config import ServiceLogging
-from service_kit.stack.fake_llm import running_fake_llm
 from service_kit.stack.launcher import ServiceProcess, Stack, free_port, process_cpu_seconds, running_stack
+from stack_fakes.fake_llm import running_fake_llm
 from verdict_statistics.quantiles import percentile
 
 __all__ = ["ServiceProcess", "Stack", "free_port", "percentile", "running_stack"]

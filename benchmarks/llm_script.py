@@ -1,4 +1,4 @@
-"""The fake LLM's script: the valid replies of the nine roles from ``service_kit.stack.llm_replies``.
+"""The fake LLM's script: the valid replies of the nine roles from ``stack_fakes.llm_replies``.
 
 ``script(latency_ms)``: every role answers well after ``latency_ms``. ``with_fault(base, role)``: that role's
 calls answer HTTP 400 (the openai SDK does not retry a 4xx; the role's service answers 502).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service_kit.stack import llm_replies
+from stack_fakes import llm_replies
 
 
 def script(latency_ms: float) -> dict[str, Any]:

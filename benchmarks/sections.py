@@ -28,8 +28,8 @@ from benchmarks.harness import (
 )
 from benchmarks.load import Burst, Outcome, burst, client, closed_loop, is_full_success, one_research, sequential
 from service_kit.stack.api_paths import DEBATE_RUN, EXPERT_PATH, JUDGE_VERDICT, RESEARCH
-from service_kit.stack.fake_llm import estimate_tokens
 from shared_contracts.projection import project_expert_results
+from stack_fakes.fake_llm import estimate_tokens
 
 Log = Callable[[str], None]
 

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import httpx
 
-from service_kit.stack import llm_replies
 from service_kit.stack.api_paths import RESEARCH
-from service_kit.stack.fake_llm import running_fake_llm
 from service_kit.stack.launcher import Stack, running_stack
+from stack_fakes import llm_replies
+from stack_fakes.fake_llm import running_fake_llm
 from verdict_statistics.quantiles import percentile
 
 EXPERTS = ["technical_analyst", "financial_auditor", "valuation_modeler", "macro_intelligence", "catalyst_detective"]

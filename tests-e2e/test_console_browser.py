@@ -21,9 +21,9 @@ import pytest
 from console_browser import DOCS_SCREENSHOT, browser, needs_chromium, screenshot, serious_axe_violations, watch
 from playwright.sync_api import Browser, Page
 
-from service_kit.stack import llm_replies
-from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
 from service_kit.stack.launcher import Stack, running_stack
+from stack_fakes import llm_replies
+from stack_fakes.fake_llm import FakeLLM, running_fake_llm
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, needs_chromium]
 

@@ -17,10 +17,10 @@ import httpx
 import pytest
 from e2e_support import ALL_EXPERTS, RESEARCH, SESSIONS, errors, expect, expect_problem, post_research, statuses
 
-from service_kit.stack import llm_replies as replies
-from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
 from service_kit.stack.launcher import Stack, running_stack
 from shared_contracts.standing import standing_side
+from stack_fakes import llm_replies as replies
+from stack_fakes.fake_llm import FakeLLM, running_fake_llm
 
 pytestmark = pytest.mark.e2e
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service_kit.stack import llm_replies as replies
-from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
 from service_kit.stack.launcher import Stack, running_stack
+from stack_fakes import llm_replies as replies
+from stack_fakes.fake_llm import FakeLLM, running_fake_llm
 
 pytestmark = pytest.mark.e2e
 

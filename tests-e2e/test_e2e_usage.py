@@ -19,9 +19,9 @@ import pytest
 from e2e_support import ALL_EXPERTS, RESEARCH, SESSIONS, expect, expect_problem, retry_path
 
 from service_kit.api_keys import hash_key, new_key
-from service_kit.stack import llm_replies as replies
-from service_kit.stack.fake_llm import FakeLLM, running_fake_llm
 from service_kit.stack.launcher import SERVICE_APPS, ServiceProcess, Stack, base_env, free_port, running_stack
+from stack_fakes import llm_replies as replies
+from stack_fakes.fake_llm import FakeLLM, running_fake_llm
 
 pytestmark = pytest.mark.e2e
 

@@ -26,11 +26,11 @@ from typing import Any
 import httpx
 import pytest
 
-from service_kit.stack import llm_replies
-from service_kit.stack.fake_llm import running_fake_llm
 from service_kit.stack.launcher import Stack, running_stack
 from shared_contracts.research import PriceBars
 from shared_contracts.scoring import ROUND_TRIP_COST, DailyBar, score_trade
+from stack_fakes import llm_replies
+from stack_fakes.fake_llm import running_fake_llm
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,4 @@
-"""The scripted LLM replies (service_kit.stack.llm_replies) and the fake server (service_kit.stack.fake_llm) are right
+"""The scripted LLM replies (stack_fakes.llm_replies) and the fake server (stack_fakes.fake_llm) are right
 before any process starts: every reply is valid for its role's output model, every ``match`` picks exactly its own
 role's prompt, and the fake server honours rules, faults, ``times``, latency, reset and the call log."""
 
@@ -24,9 +24,9 @@ from research.domain.model.verdicts import (
     ValuationVerdictModel,
 )
 from service_kit.llm.json_output import parse_model_output
-from service_kit.stack import llm_replies as replies
-from service_kit.stack.fake_llm import create_app
 from shared_contracts.errors import LLMOutputParseError
+from stack_fakes import llm_replies as replies
+from stack_fakes.fake_llm import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 RESEARCH_AGENTS = ROOT / "services/research/src/research/infrastructure/agents"

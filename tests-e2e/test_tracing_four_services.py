@@ -27,10 +27,10 @@ from coordinator.main import create_app as create_coordinator
 from debate.main import create_app as create_debate
 from judge.main import create_app as create_judge
 from research.main import create_app as create_research
-from service_kit.stack import llm_replies as replies
 from service_kit.stack.api_paths import RESEARCH
-from service_kit.stack.fake_llm import FakeLLMClient
-from service_kit.stack.fake_llm import create_app as create_fake_llm
+from stack_fakes import llm_replies as replies
+from stack_fakes.fake_llm import FakeLLMClient
+from stack_fakes.fake_llm import create_app as create_fake_llm
 
 MODEL = "fake-trace-model"
 ADVOCATES = ("bull_advocate", "bear_advocate")

@@ -2,6 +2,6 @@
 benchmarks and ``make run``; the services themselves never import it.
 
 ``launcher``: the services as uvicorn processes on loopback (one definition of their commands and environment).
-``fake_llm``: an OpenAI-compatible server that answers from a script, in its own process. ``llm_replies``: the
-scripted replies of the nine analysing roles. ``api_paths``: the HTTP paths the tooling calls.
+``api_paths``: the HTTP paths the tooling calls. The fake LLM server the tests and benchmarks use is a test fake and
+lives with the tests (``tests-e2e/fakes``, package ``stack_fakes``).
 """

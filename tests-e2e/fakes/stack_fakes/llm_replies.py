@@ -3,7 +3,7 @@ per analysing role, each with the prompt substring (``match``) that identifies t
 
 Tooling (end-to-end tests, LLM-mode benchmarks)::
 
-    from service_kit.stack.llm_replies import script, with_role
+    from stack_fakes.llm_replies import script, with_role
     fake_llm.put_script(script(latency_ms=50))                               # a full successful research
     fake_llm.put_script(with_role(script(), "bull_advocate", status=503))    # the bull's calls fail
     fake_llm.put_script(with_role(script(), "valuation_modeler", reply=MALFORMED))

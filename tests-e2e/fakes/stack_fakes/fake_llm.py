@@ -14,7 +14,7 @@ and releases the ones still held by a latency (they answer at once and are not r
 
 ``FakeLLMClient`` drives a running server; ``running_fake_llm`` starts one (``FakeLLM``: its process and a client).
 
-Run: ``python -m uvicorn --factory service_kit.stack.fake_llm:create_app --port N``.
+Run: ``python -m uvicorn --factory stack_fakes.fake_llm:create_app --port N``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import httpx
 from fastapi import FastAPI, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service_kit.stack import llm_replies
 from service_kit.stack.launcher import ServiceProcess, base_env, free_port
+from stack_fakes import llm_replies
 
 CHAT_PATH = "/v1/chat/completions"
 
