@@ -152,12 +152,15 @@ async def test_in_memory_sqlite_and_postgresql_write_through_the_async_engine() 
         await postgres.dispose()
 
 
-async def test_closing_the_store_stops_the_writer_thread(tmp_path: Path) -> None:
+async def test_closing_the_store_stops_the_writer_and_reader_threads(tmp_path: Path) -> None:
     repository, close = await open_session_store(sqlite_url(tmp_path))
-    await repository.create(make_session())
+    session = make_session()
+    await repository.create(session)
+    assert await repository.events_after(session.session_id, 0) == []
     assert any(t.name.startswith("session-writes") for t in threading.enumerate())
+    assert any(t.name.startswith("session-reads") for t in threading.enumerate())
     await close()
-    assert not any(t.name.startswith("session-writes") for t in threading.enumerate())
+    assert not any(t.name.startswith(("session-writes", "session-reads")) for t in threading.enumerate())
 
 
 @pytest.fixture
@@ -248,3 +251,43 @@ async def test_a_queued_write_is_committed_even_if_its_caller_is_cancelled_befor
         await queued
     await writer_thread.run(lambda conn: None)  # queued behind it on the one thread
     assert await _marks(sqlite_file) == ["queued"]
+
+
+async def test_a_sqlite_file_is_read_on_reader_threads_without_waiting_for_a_write_in_progress(
+    writer_thread: SqliteWriterThread,
+) -> None:
+    await writer_thread.run(_mark("committed"))
+    started, release = threading.Event(), threading.Event()
+
+    def write_and_hold(conn: Connection) -> None:
+        conn.execute(text("INSERT INTO marks (name) VALUES ('uncommitted')"))
+        started.set()
+        release.wait(5)
+
+    holder = asyncio.create_task(writer_thread.run(write_and_hold))
+    try:
+        await asyncio.to_thread(started.wait, 5)
+
+        def read(conn: Connection) -> tuple[str, list[str]]:
+            names = sorted(conn.execute(text("SELECT name FROM marks")).scalars())
+            return threading.current_thread().name, names
+
+        thread_name, names = await asyncio.wait_for(writer_thread.read(read), 2)
+        assert thread_name.startswith("session-reads")
+        assert names == ["committed"]
+    finally:
+        release.set()
+        await holder
+    assert (await writer_thread.read(read))[1] == ["committed", "uncommitted"]
+
+
+async def test_in_memory_sqlite_reads_through_the_async_engine_and_sees_committed_writes() -> None:
+    engine = build_engine("sqlite+aiosqlite://")
+    writes = write_transactions_for(engine)
+    try:
+        await writes.run(lambda conn: conn.execute(text("CREATE TABLE marks (name TEXT PRIMARY KEY)")))
+        await writes.run(_mark("one"))
+        assert await writes.read(lambda conn: list(conn.execute(text("SELECT name FROM marks")).scalars())) == ["one"]
+    finally:
+        await writes.close()
+        await engine.dispose()

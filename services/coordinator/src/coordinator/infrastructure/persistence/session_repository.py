@@ -62,6 +62,12 @@ BUMP_EVENT_SEQ = (
     .values(last_event_seq=SESSIONS.c.last_event_seq + bindparam("added"))
     .returning(SESSIONS.c.last_event_seq)
 )
+EVENTS_AFTER = (
+    select(EVENTS)
+    .where(EVENTS.c.session_id == bindparam("target_session_id"), EVENTS.c.seq > bindparam("after"))
+    .order_by(EVENTS.c.seq)
+    .limit(bindparam("most"))
+)
 OLDEST_QUEUED = (
     select(SESSIONS.c.session_id, SESSIONS.c.started_at)
     .where(SESSIONS.c.status == "queued")
@@ -312,15 +318,15 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
         return await self._write(statements)
 
     async def events_after(self, session_id: str, after: int, *, limit: int = 500) -> Sequence[SessionEvent]:
-        rows = (
-            select(EVENTS)
-            .where(EVENTS.c.session_id == session_id, EVENTS.c.seq > after)
-            .order_by(EVENTS.c.seq)
-            .limit(limit)
-        )
-        async with self._transaction() as db:
-            found = (await db.execute(rows)).all()
-        return [SessionEvent(r.session_id, r.seq, r.type, r.data, r.created_at) for r in found]
+        """A Core read (``_read``: on a SQLite file, on a reader thread): a subscriber's read of a session's
+        events, done by many at once when submissions arrive together."""
+        parameters = {"target_session_id": session_id, "after": after, "most": limit}
+
+        def statements(conn: Connection) -> list[SessionEvent]:
+            found = conn.execute(EVENTS_AFTER, parameters).all()
+            return [SessionEvent(r.session_id, r.seq, r.type, r.data, r.created_at) for r in found]
+
+        return await self._read(statements)
 
     async def end(self, session_id: str, status: SessionStatus, event: NewEvent, *, reason: str | None = None) -> bool:
         now = utcnow()

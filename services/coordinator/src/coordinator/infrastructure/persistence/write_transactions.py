@@ -13,7 +13,8 @@ Two runners share that shape, so the statements are written once:
   and back); the one thread also orders the writes. Writes asked for while a transaction is committing are
   committed together in the next one (group commit); each caller still resumes only after its write is
   committed, and when a group's transaction fails its writes are run again one by one, so a failing write
-  fails only its own caller.
+  fails only its own caller. Reads asked for with ``read`` run on two threads of their own with the same
+  driver (WAL: they do not wait for the writer), one hand-off each instead of aiosqlite's several.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ STORE_ERRORS = (OperationalError, InterfaceError, OSError)
 # does not allow connections".
 UNAVAILABLE_SQLSTATE_CLASSES = ("08", "28", "3D", "53", "57")
 UNAVAILABLE_SQLSTATES = frozenset({"55000"})
+# Threads reading a SQLite file (each with its own connection): two keep a read going while another's Python
+# runs, more only contend for the GIL with the event loop.
+READER_THREADS = 2
 
 
 def is_store_unavailable(exc: BaseException) -> bool:
@@ -96,10 +100,23 @@ class SqlAlchemyStore:
                 raise
             raise _unavailable(exc) from exc
 
+    async def _read(self, statements: Statements[T]) -> T:
+        """A read through Core statements, on the cheapest path the database has (``WriteTransactions.read``)."""
+        try:
+            return await self._writes.read(statements)
+        except (*STORE_ERRORS, DBAPIError) as exc:
+            if not is_store_unavailable(exc):
+                raise
+            raise _unavailable(exc) from exc
+
 
 class WriteTransactions(Protocol):
     async def run(self, statements: Statements[T]) -> T:
         """Run ``statements`` in one transaction; it is committed when this returns."""
+        ...
+
+    async def read(self, statements: Statements[T]) -> T:
+        """Run ``statements`` (reads only) in a transaction of their own, which sees every committed write."""
         ...
 
     async def close(self) -> None: ...
@@ -112,6 +129,10 @@ class AsyncEngineWrites:
 
     async def run(self, statements: Statements[T]) -> T:
         async with self._lock or contextlib.nullcontext(), self._engine.begin() as conn:
+            return await conn.run_sync(statements)
+
+    async def read(self, statements: Statements[T]) -> T:
+        async with self._engine.connect() as conn:
             return await conn.run_sync(statements)
 
     async def close(self) -> None:
@@ -130,6 +151,7 @@ class SqliteWriterThread:
         self._engine: Engine = create_engine(url.set(drivername="sqlite+pysqlite"), connect_args=connect_args)
         event.listen(self._engine, "connect", sqlite_pragmas)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-writes")
+        self._readers = ThreadPoolExecutor(max_workers=READER_THREADS, thread_name_prefix="session-reads")
         self._queued: list[_QueuedWrite[Any]] = []
         self._queued_lock = threading.Lock()
 
@@ -142,6 +164,13 @@ class SqliteWriterThread:
         if first_in_queue:  # otherwise a commit of the queue is already scheduled and will take this one
             self._thread.submit(_without_spans, self._commit_queued)
         return await write.future
+
+    async def read(self, statements: Statements[T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._readers, self._read_now, statements)
+
+    def _read_now(self, statements: Statements[T]) -> T:
+        with untraced(), self._engine.connect() as conn:
+            return statements(conn)
 
     def _commit_queued(self) -> None:
         with self._queued_lock:
@@ -163,7 +192,9 @@ class SqliteWriterThread:
             return _Outcome(write, error=exc)
 
     async def close(self) -> None:
-        """Commits what is queued, then closes the connection and stops the thread."""
+        """Commits what is queued, lets the reads under way end, then closes the connections and stops the
+        threads."""
+        await asyncio.get_running_loop().run_in_executor(self._thread, self._readers.shutdown)
         await asyncio.get_running_loop().run_in_executor(self._thread, self._engine.dispose)
         self._thread.shutdown(wait=True)
 
