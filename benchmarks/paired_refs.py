@@ -75,11 +75,15 @@ def main() -> None:
                 times[side].append(one_research(client, before if side == "before" else after))
         print(f"ref {args.ref} vs today, {args.rounds} researches each, alternating; load {load} -> {loadavg()}")
         for side, stack in (("before", before), ("after", after)):
-            cpu = sum(stack.cpu_seconds().values()) - sum(cpu_start[side].values())
+            spent = {
+                name: (cpu - cpu_start[side][name]) * 1000 / args.rounds for name, cpu in stack.cpu_seconds().items()
+            }
             samples = times[side]
             print(
                 f"{side:6}  p50 {percentile(samples, 0.5):7.1f} ms  p95 {percentile(samples, 0.95):7.1f} ms  "
-                f"CPU {cpu * 1000 / args.rounds:6.1f} ms per research (four services)"
+                f"CPU per research {sum(spent.values()):6.1f} ms ("
+                + ", ".join(f"{name} {ms:.1f}" for name, ms in sorted(spent.items()))
+                + ")"
             )
 
 
