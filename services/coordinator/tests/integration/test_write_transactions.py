@@ -291,3 +291,13 @@ async def test_in_memory_sqlite_reads_through_the_async_engine_and_sees_committe
     finally:
         await writes.close()
         await engine.dispose()
+
+
+async def test_a_position_beyond_any_event_number_reads_nothing(tmp_path: Path) -> None:
+    repository, close = await open_session_store(sqlite_url(tmp_path))
+    try:
+        session = make_session()
+        await repository.create(session)
+        assert await repository.events_after(session.session_id, 10**30) == []  # ?after= past a BIGINT: no 500
+    finally:
+        await close()

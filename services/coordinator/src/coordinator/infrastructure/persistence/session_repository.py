@@ -62,6 +62,8 @@ BUMP_EVENT_SEQ = (
     .values(last_event_seq=SESSIONS.c.last_event_seq + bindparam("added"))
     .returning(SESSIONS.c.last_event_seq)
 )
+LAST_EVENT_NUMBER = 2**63 - 1
+"""The largest number a BIGINT column holds: a position after it is after every event."""
 EVENTS_AFTER = (
     select(EVENTS)
     .where(EVENTS.c.session_id == bindparam("target_session_id"), EVENTS.c.seq > bindparam("after"))
@@ -320,7 +322,7 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
     async def events_after(self, session_id: str, after: int, *, limit: int = 500) -> Sequence[SessionEvent]:
         """A Core read (``_read``: on a SQLite file, on a reader thread): a subscriber's read of a session's
         events, done by many at once when submissions arrive together."""
-        parameters = {"target_session_id": session_id, "after": after, "most": limit}
+        parameters = {"target_session_id": session_id, "after": min(after, LAST_EVENT_NUMBER), "most": limit}
 
         def statements(conn: Connection) -> list[SessionEvent]:
             found = conn.execute(EVENTS_AFTER, parameters).all()
