@@ -23,27 +23,28 @@ from benchmarks.harness import REPO_ROOT, loadavg, percentile
 from service_kit.stack.api_paths import RESEARCH
 from service_kit.stack.launcher import Stack, running_stack
 
-SOURCE_ROOTS = ("shared-contracts/src", "service-kit/src", "verdict-statistics/src", "services/{}/src")
+SHARED_ROOTS = ("shared-contracts/src", "service-kit/src", "verdict-statistics/src")
+SERVICE_ROOTS = tuple(f"services/{s}/src" for s in ("coordinator", "research", "debate", "judge"))
 EXPERTS = ["technical_analyst", "financial_auditor", "valuation_modeler", "macro_intelligence", "catalyst_detective"]
 BODY = {"symbol": "600519.SH", "experts": EXPERTS, "analysis_date": "2025-06-30"}
 
 
 def ref_sources(ref: str, into: Path) -> str:
-    """The ref's source folders extracted into ``into``; the PYTHONPATH that puts them first."""
-    listed = subprocess.run(
-        ["git", "ls-tree", "--name-only", ref, "--", "service-kit", "verdict-statistics"],
+    """The ref's source folders (the shared packages it has, the four services) extracted into ``into``; the
+    PYTHONPATH that puts them first."""
+    present = subprocess.run(
+        ["git", "ls-tree", "--name-only", ref, "--", *(root.split("/")[0] for root in SHARED_ROOTS)],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         check=True,
     ).stdout.split()
-    services = [root.format(s) for root in SOURCE_ROOTS[3:] for s in ("coordinator", "research", "debate", "judge")]
-    roots = [r for r in SOURCE_ROOTS[:3] if r.split("/")[0] in {"shared-contracts", *listed}] + services
+    roots = [root for root in SHARED_ROOTS if root.split("/")[0] in present] + list(SERVICE_ROOTS)
     archive = subprocess.run(
         ["git", "archive", "--format=tar", ref, *roots], cwd=REPO_ROOT, capture_output=True, check=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return os.pathsep.join(str(into / r) for r in roots)
+    return os.pathsep.join(str(into / root) for root in roots)
 
 
 def one_research(client: httpx.Client, stack: Stack) -> float:
