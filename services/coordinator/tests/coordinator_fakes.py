@@ -364,13 +364,15 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
     async def events_after(self, session_id: str, after: int, *, limit: int = 500) -> Sequence[SessionEvent]:
         return [e for e in self.events.get(session_id, []) if e.seq > after][:limit]
 
-    async def end(self, session_id: str, status: SessionStatus, event: NewEvent, *, reason: str | None = None) -> bool:
+    async def end(
+        self, session_id: str, status: SessionStatus, events: Sequence[NewEvent], *, reason: str | None = None
+    ) -> bool:
         session = self.sessions[session_id]
         if session.status not in ("queued", "running"):
             return False
         self.log.append(("finish", session_id))
         self.sessions[session_id] = replace(session, status=status, status_reason=reason, completed_at=utcnow())
-        await self.append_events(session_id, [event])
+        await self.append_events(session_id, events)
         return True
 
     async def claim_next(self, started: Started | None = None) -> ResearchSession | None:

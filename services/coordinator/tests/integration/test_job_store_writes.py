@@ -146,7 +146,7 @@ async def test_on_postgresql_a_subscriber_hears_another_coordinators_events_at_o
             await asyncio.sleep(0.2)  # subscribed: its history (none) read, its reader waiting
             await elsewhere.append_events(session.session_id, [NewEvent("expert.started", {})])
             first = await asyncio.wait_for(followed.get(), 2)
-            await elsewhere.end(session.session_id, "completed", terminal_event("completed"))
+            await elsewhere.end(session.session_id, "completed", [terminal_event("completed")])
             last = await asyncio.wait_for(followed.get(), 2)
             await asyncio.wait_for(following, 2)
     finally:

@@ -46,6 +46,9 @@ class JobSettings:
     """How often the queue and the running sessions' statuses are read (a local submission wakes it at once)."""
     stall_seconds: float = 120.0
     """A running research that reports nothing this long gets a ``session.stalled`` event."""
+    start_events_seconds: float = 0.1
+    """A stage's ``started`` event is written at most this long after it (``PendingEvents``); one that ends sooner
+    is written with its end."""
     retry_after_seconds: int = 5
 
 
@@ -78,6 +81,9 @@ class ResearchJobs:
         # The submitting request's context (its request id, its trace) for a job this coordinator runs.
         self._contexts: dict[str, contextvars.Context] = {}
         self._wake = asyncio.Event()
+        # Whether a session may be waiting in the queue: a finished job wakes the claims only then (a session
+        # queued by another replica meanwhile is claimed at the next poll).
+        self._maybe_queued = True
         self._claims: asyncio.Task[None] | None = None
         self._claiming = 0  # submissions claiming in their own transaction, their slots reserved
         self._stopping = False
@@ -125,6 +131,7 @@ class ResearchJobs:
         if enqueued.claimed is not None:
             self._spawn(enqueued.claimed)
         if enqueued.claimed is None or enqueued.claimed.session_id != session.session_id:
+            self._maybe_queued = True
             self._wake.set()  # it waits: the claims may take it when a slot frees
         return enqueued.position
 
@@ -152,7 +159,7 @@ class ResearchJobs:
             self._cancelling.add(session_id)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        ended = await self._store.end(session_id, "cancelled", terminal_event("cancelled"))
+        ended = await self._store.end(session_id, "cancelled", [terminal_event("cancelled")])
         self._events_written(session_id)
         return ended
 
@@ -164,9 +171,11 @@ class ResearchJobs:
         while True:
             self._wake.clear()
             try:
+                self._maybe_queued = True  # until a claim finds the queue empty
                 while len(self._running) + self._claiming < self.settings.concurrency:
                     session = await self._store.claim_next(self._started_event)
                     if session is None:
+                        self._maybe_queued = False
                         break
                     self._events_written(session.session_id)
                     self._spawn(session)
@@ -194,7 +203,8 @@ class ResearchJobs:
         def done(_: asyncio.Task[None]) -> None:
             self._running.pop(session.session_id, None)
             self._cancelling.discard(session.session_id)
-            self._wake.set()
+            if self._maybe_queued:
+                self._wake.set()
 
         task.add_done_callback(done)
 
@@ -204,29 +214,29 @@ class ResearchJobs:
         future = self._results.setdefault(session_id, asyncio.get_running_loop().create_future())
         heard = [time.monotonic()]  # when the run last reported anything
         watch = asyncio.create_task(self._watch_for_stalls(session_id, heard))
-        notes = PendingEvents(self._store, session_id, self._events_written)
+        notes = PendingEvents(self._store, session_id, self._events_written, delay=self.settings.start_events_seconds)
         try:
             result = await self._drive(session, request, resume, heard, notes)
             result = result.model_copy(update={"session_id": session_id, "retry_count": session.retry_count})
         except ResumeUnavailableError as exc:
             log.warning("research_not_resumable %s: %s", session_id, exc)
             ended = SessionFinishedError(session_id, "interrupted")
-            await self._end(session_id, "interrupted", future, ended, str(exc))
+            await self._end(session_id, "interrupted", future, ended, str(exc), notes)
             await self._settle(session_id)
         except asyncio.CancelledError:
             if self._stopping and session_id not in self._cancelling:
                 future.cancel()
                 raise  # shutdown: the session stays running; the lease's release queues it again
             ended = SessionFinishedError(session_id, "cancelled")
-            await asyncio.shield(self._end(session_id, "cancelled", future, ended))
+            await asyncio.shield(self._end(session_id, "cancelled", future, ended, notes=notes))
             await asyncio.shield(self._settle(session_id))
         except Exception as exc:
             log.error("research_failed %s: %s", session_id, error_text(exc))
-            await self._end(session_id, "failed", future, exc, error_text(exc))
+            await self._end(session_id, "failed", future, exc, error_text(exc), notes)
             await self._settle(session_id)
         else:
             reason = await self._settle(session_id)
-            await self._end(session_id, result.overall_status, future, None, reason)
+            await self._end(session_id, result.overall_status, future, None, reason, notes)
             if not future.done():
                 future.set_result(result)
         finally:
@@ -265,10 +275,16 @@ class ResearchJobs:
         future: asyncio.Future[ResearchResult],
         error: BaseException | None,
         reason: str | None = None,
+        notes: PendingEvents | None = None,
     ) -> None:
+        """Ends the session with its terminal event, after the run's events not written yet (``notes``)."""
         extra = {"reason": reason} if reason else {}
+        events = [terminal_event(status, **extra)]  # type: ignore[arg-type]
+        if notes is not None:
+            with contextlib.suppress(Exception):  # a failed background write: the session ends all the same
+                events = await notes.take(*events)
         try:
-            await self._store.end(session_id, status, terminal_event(status, **extra), reason=reason)  # type: ignore[arg-type]
+            await self._store.end(session_id, status, events, reason=reason)
             self._events_written(session_id)
         except Exception as exc:
             log.error("session_end_not_written %s: %s", session_id, error_text(exc))
@@ -311,10 +327,7 @@ class ResearchJobs:
                     record = self._sessions.record_debate if debate else self._sessions.record_verdict
                     await record(session_id, progress.outcome, await notes.take(event))
                     self._events_written(session_id)
-                elif isinstance(progress, ResearchFinished):
-                    if left := await notes.take():
-                        await self._store.append_events(session_id, left)
-                        self._events_written(session_id)
+                elif isinstance(progress, ResearchFinished):  # what ``notes`` still holds is written with the end
                     if resume:
                         await self._record_what_the_checkpoint_had(session, progress.result)
                     return progress.result

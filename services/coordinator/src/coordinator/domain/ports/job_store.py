@@ -45,9 +45,11 @@ class IJobStore(ABC):
         """The session's events numbered above ``after``, in order, at most ``limit``."""
 
     @abstractmethod
-    async def end(self, session_id: str, status: SessionStatus, event: NewEvent, *, reason: str | None = None) -> bool:
-        """Give a session that has not ended its final ``status`` (and ``reason``) and append ``event`` (its
-        terminal event) in one transaction; False (nothing written) when it had ended already."""
+    async def end(
+        self, session_id: str, status: SessionStatus, events: Sequence[NewEvent], *, reason: str | None = None
+    ) -> bool:
+        """Give a session that has not ended its final ``status`` (and ``reason``) and append ``events`` (its terminal
+        event last) in one transaction; False (nothing written) when it had ended already."""
 
     @abstractmethod
     async def claim_next(self, started: Started | None = None) -> ResearchSession | None:

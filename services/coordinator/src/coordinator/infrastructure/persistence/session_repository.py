@@ -56,12 +56,12 @@ INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
 QUEUE_LENGTH = select(func.count()).select_from(SESSIONS).where(SESSIONS.c.status == "queued")
 INSERT_EVENTS: Insert = insert(EVENTS)
+_NUMBERED = {"last_event_seq": SESSIONS.c.last_event_seq + bindparam("added")}
+"""What a statement that updates a session row and appends ``added`` events to it also sets (it returns the
+new last number)."""
 BUMP_EVENT_SEQ = (
-    update(SESSIONS)
-    .where(SESSIONS.c.session_id == bindparam("target_session_id"))
-    .values(last_event_seq=SESSIONS.c.last_event_seq + bindparam("added"))
-    .returning(SESSIONS.c.last_event_seq)
-)
+    update(SESSIONS).where(SESSIONS.c.session_id == bindparam("target_session_id")).values(_NUMBERED)
+).returning(SESSIONS.c.last_event_seq)
 LAST_EVENT_NUMBER = 2**63 - 1
 """The largest number a BIGINT column holds: a position after it is after every event."""
 EVENTS_AFTER = (
@@ -79,8 +79,12 @@ OLDEST_QUEUED = (
 _NOW: BindParameter[datetime] = bindparam("now")
 _CLAIMED = {"status": "running", "owner": bindparam("new_owner"), "updated_at": _NOW}
 _STILL_QUEUED = (SESSIONS.c.session_id == bindparam("target_session_id")) & (SESSIONS.c.status == "queued")
-CLAIM_FIRST = update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, "started_at": _NOW})
-CLAIM_AGAIN = update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, "resume_count": SESSIONS.c.resume_count + 1})
+CLAIM_FIRST = update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, **_NUMBERED, "started_at": _NOW})
+CLAIM_AGAIN = (
+    update(SESSIONS)
+    .where(_STILL_QUEUED)
+    .values({**_CLAIMED, **_NUMBERED, "resume_count": SESSIONS.c.resume_count + 1})
+)
 END_UNFINISHED = (
     update(SESSIONS)
     .where(SESSIONS.c.session_id == bindparam("target_session_id"), SESSIONS.c.status.in_(UNFINISHED))
@@ -89,7 +93,9 @@ END_UNFINISHED = (
         status_reason=bindparam("reason"),
         completed_at=_NOW,
         updated_at=_NOW,
+        **_NUMBERED,
     )
+    .returning(SESSIONS.c.last_event_seq)
 )
 _LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
 
@@ -147,13 +153,14 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
                     )
                     .values(idempotency_key=None)
                 )
-            conn.execute(INSERT_SESSION, values)
+            queued_event = [NewEvent("session.queued", {"position": ahead + 1})] if queued else []
+            conn.execute(INSERT_SESSION, {**values, "last_event_seq": len(queued_event)})
             if experts:
                 conn.execute(INSERT_EXPERTS, experts)
             if not queued:
                 return Enqueued(ahead + 1)
-            last_seq = _append(conn, session.session_id, [NewEvent("session.queued", {"position": ahead + 1})])
-            stored = replace(session, last_event_seq=last_seq)
+            _insert_events(conn, session.session_id, queued_event, last=len(queued_event))
+            stored = replace(session, last_event_seq=len(queued_event))
             return Enqueued(ahead + 1, _claim_oldest(conn, owner, started, stored) if claim else None)
 
         try:
@@ -182,10 +189,8 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
         values = _expert_values(session_id, expert, outcome)
 
         def statements(conn: Connection) -> None:
-            _touch(conn, session_id)
+            _touch(conn, session_id, events)
             conn.execute(self._upsert_expert, values)
-            if events:
-                _append(conn, session_id, events)
 
         await self._write(statements)
 
@@ -330,16 +335,17 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
 
         return await self._read(statements)
 
-    async def end(self, session_id: str, status: SessionStatus, event: NewEvent, *, reason: str | None = None) -> bool:
+    async def end(
+        self, session_id: str, status: SessionStatus, events: Sequence[NewEvent], *, reason: str | None = None
+    ) -> bool:
         now = utcnow()
 
         def statements(conn: Connection) -> bool:
-            ended = conn.execute(
-                END_UNFINISHED, {"target_session_id": session_id, "new_status": status, "reason": reason, "now": now}
-            )
-            if not ended.rowcount:
+            parameters = {"target_session_id": session_id, "new_status": status, "reason": reason, "now": now}
+            ended = conn.execute(END_UNFINISHED, {**parameters, "added": len(events)}).first()
+            if ended is None:
                 return False
-            _append(conn, session_id, [event])
+            _insert_events(conn, session_id, events, last=int(ended[0]))
             return True
 
         try:
@@ -385,23 +391,33 @@ _NEW = "new_"  # a bound parameter of an UPDATE's SET may not be named after its
 
 
 @functools.cache
-def _session_update(columns: tuple[str, ...]) -> Update:
-    """The UPDATE of one session row that sets ``columns``: one statement per set of columns (a few)."""
-    return (
+def _session_update(columns: tuple[str, ...], numbered: bool) -> Update:
+    """The UPDATE of one session row that sets ``columns`` (and, ``numbered``, counts the events appended with
+    it, returning the last number): one statement per set of columns (a few)."""
+    statement = (
         update(SESSIONS)
         .where(SESSIONS.c.session_id == bindparam(_TARGET))
         .values({column: bindparam(f"{_NEW}{column}") for column in columns})
     )
+    return statement.values(_NUMBERED).returning(SESSIONS.c.last_event_seq) if numbered else statement
 
 
-def _touch(conn: Connection, session_id: str, **values: Any) -> None:
-    """Update the session row (and its ``updated_at``); the row lock it takes on PostgreSQL also orders
-    concurrent writes to one session. Raises ``SessionNotFoundError`` for an unknown id."""
+def _touch(conn: Connection, session_id: str, events: Sequence[NewEvent] = (), **values: Any) -> None:
+    """Update the session row (and its ``updated_at``) and append ``events`` to the session, numbered by the same
+    statement; the row lock it takes on PostgreSQL also orders concurrent writes to one session. Raises
+    ``SessionNotFoundError`` for an unknown id."""
     values = {"updated_at": utcnow(), **values}
     parameters = {f"{_NEW}{column}": value for column, value in values.items()}
-    result = conn.execute(_session_update(tuple(sorted(values))), {_TARGET: session_id, **parameters})
-    if result.rowcount == 0:
+    statement = _session_update(tuple(sorted(values)), bool(events))
+    result = conn.execute(statement, {_TARGET: session_id, **parameters, "added": len(events)})
+    if not events:
+        if result.rowcount == 0:
+            raise SessionNotFoundError(session_id)
+        return
+    numbered = result.first()
+    if numbered is None:
         raise SessionNotFoundError(session_id)
+    _insert_events(conn, session_id, events, last=int(numbered[0]))
 
 
 def _append(conn: Connection, session_id: str, events: Sequence[NewEvent]) -> int:
@@ -412,7 +428,14 @@ def _append(conn: Connection, session_id: str, events: Sequence[NewEvent]) -> in
     bumped = conn.execute(BUMP_EVENT_SEQ, {"target_session_id": session_id, "added": len(events)}).first()
     if bumped is None:
         raise SessionNotFoundError(session_id)
-    last, now = int(bumped[0]), utcnow()
+    last = int(bumped[0])
+    _insert_events(conn, session_id, events, last=last)
+    return last
+
+
+def _insert_events(conn: Connection, session_id: str, events: Sequence[NewEvent], *, last: int) -> None:
+    """Insert ``events``, numbered up to ``last`` (the session row's counter, already advanced by them)."""
+    now = utcnow()
     first = last - len(events) + 1
     rows = [
         {"session_id": session_id, "seq": first + i, "type": e.type, "data": e.data, "created_at": now}
@@ -420,7 +443,6 @@ def _append(conn: Connection, session_id: str, events: Sequence[NewEvent]) -> in
     ]
     conn.execute(INSERT_EVENTS, rows)
     notify_events(conn, session_id)
-    return last
 
 
 def _claim_oldest(
@@ -429,23 +451,27 @@ def _claim_oldest(
     """The oldest queued session, made ``running`` for ``owner`` with its ``started`` event (see
     ``IJobStore.claim_next``), read back; when it is ``inserted`` (stored by this transaction, never run), that
     session as it is now stored."""
-    claimed = _claim_oldest_row(conn, owner, inserted)
-    if claimed is not None and started is not None:
-        last_seq = _append(conn, claimed.session_id, [started(claimed)])
-        claimed = replace(claimed, last_event_seq=last_seq)
+    claimed = _claim_oldest_row(conn, owner, inserted, numbered=started is not None)
+    if claimed is not None and started is not None:  # the claim has counted its event
+        _insert_events(conn, claimed.session_id, [started(claimed)], last=claimed.last_event_seq)
     return claimed
 
 
-def _claim_oldest_row(conn: Connection, owner: str | None, inserted: ResearchSession | None) -> ResearchSession | None:
+def _claim_oldest_row(
+    conn: Connection, owner: str | None, inserted: ResearchSession | None, *, numbered: bool
+) -> ResearchSession | None:
+    """``numbered``: the claim counts one event in the row's ``last_event_seq`` (the caller appends it)."""
     for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
         found = conn.execute(OLDEST_QUEUED).first()
         if found is None:
             return None
         now = utcnow()
         claim = CLAIM_FIRST if found.started_at is None else CLAIM_AGAIN  # a first claim, or a resume
-        if conn.execute(claim, {"target_session_id": found.session_id, "new_owner": owner, "now": now}).rowcount:
+        parameters = {"target_session_id": found.session_id, "new_owner": owner, "now": now, "added": int(numbered)}
+        if conn.execute(claim, parameters).rowcount:
             if inserted is not None and inserted.session_id == found.session_id:
-                return replace(inserted, status="running", started_at=now, updated_at=now)
+                counted = inserted.last_event_seq + int(numbered)
+                return replace(inserted, status="running", started_at=now, updated_at=now, last_event_seq=counted)
             with Session(bind=conn) as db:
                 row, retried_by = db.execute(_sessions().where(SessionRow.session_id == found.session_id)).one()
                 return _to_domain(row, retried_by)
@@ -470,9 +496,7 @@ def _finishing(session_id: str, status: SessionStatus, at: datetime) -> Statemen
 
 def _touching(session_id: str, events: Sequence[NewEvent], **values: Any) -> Statements[None]:
     def statements(conn: Connection) -> None:
-        _touch(conn, session_id, **values)
-        if events:
-            _append(conn, session_id, events)
+        _touch(conn, session_id, events, **values)
 
     return statements
 
