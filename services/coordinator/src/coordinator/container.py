@@ -137,7 +137,7 @@ def build_container(
     resumable = checkpointer is not None
     if token_quota is None and settings.limits_on and settings.client_daily_tokens:
         token_quota = LimitsTokenQuota.for_store(settings.redis_url, settings.client_daily_tokens)
-    accounting = UsageAccounting(sessions, sessions, prices=settings.llm_prices, quota=token_quota)
+    accounting = UsageAccounting(sessions, prices=settings.llm_prices, quota=token_quota)
     feed = SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds)
     jobs = ResearchJobs(
         orchestrator,

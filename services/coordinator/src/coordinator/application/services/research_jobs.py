@@ -27,11 +27,12 @@ from coordinator.domain.exceptions import QueueFullError, ResumeUnavailableError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.events import NewEvent, terminal_event
 from coordinator.domain.model.progress import ExpertFinished, ResearchFinished, StageFinished
-from coordinator.domain.model.session import ExpertOutcome, ResearchSession, StageOutcome
+from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.redaction import error_text
+from shared_contracts.usage import ResearchUsage
 
 log = logging.getLogger(__name__)
 
@@ -211,32 +212,35 @@ class ResearchJobs:
     async def _execute(self, session: ResearchSession) -> None:
         session_id, resume = session.session_id, session.resume_count > 0
         request = request_of(session)
+        ran = replace(session, expert_outcomes=dict(session.expert_outcomes))  # the session as this run records it
         future = self._results.setdefault(session_id, asyncio.get_running_loop().create_future())
         heard = [time.monotonic()]  # when the run last reported anything
         watch = asyncio.create_task(self._watch_for_stalls(session_id, heard))
         notes = PendingEvents(self._store, session_id, self._events_written, delay=self.settings.start_events_seconds)
         try:
-            result = await self._drive(session, request, resume, heard, notes)
+            result, ran = await self._drive(ran, request, resume, heard, notes)
             result = result.model_copy(update={"session_id": session_id, "retry_count": session.retry_count})
         except ResumeUnavailableError as exc:
             log.warning("research_not_resumable %s: %s", session_id, exc)
             ended = SessionFinishedError(session_id, "interrupted")
             await self._end(session_id, "interrupted", future, ended, str(exc), notes)
-            await self._settle(session_id)
+            await self._settle(ran)
         except asyncio.CancelledError:
             if self._stopping and session_id not in self._cancelling:
                 future.cancel()
                 raise  # shutdown: the session stays running; the lease's release queues it again
             ended = SessionFinishedError(session_id, "cancelled")
             await asyncio.shield(self._end(session_id, "cancelled", future, ended, notes=notes))
-            await asyncio.shield(self._settle(session_id))
+            await asyncio.shield(self._settle(ran))
         except Exception as exc:
             log.error("research_failed %s: %s", session_id, error_text(exc))
             await self._end(session_id, "failed", future, exc, error_text(exc), notes)
-            await self._settle(session_id)
+            await self._settle(ran)
         else:
-            reason = await self._settle(session_id)
+            usage = await self._settle(ran)
+            reason = budget_reason(usage) if usage is not None else None
             await self._end(session_id, result.overall_status, future, None, reason, notes)
+            result = result.model_copy(update={"usage": usage}) if usage is not None else result
             if not future.done():
                 future.set_result(result)
         finally:
@@ -256,22 +260,21 @@ class ResearchJobs:
         resumed = {"from_stage": first_unfinished_stage(session), "resume_count": session.resume_count}
         return NewEvent("session.resumed", {"instance": self._owner, **resumed})
 
-    async def _settle(self, session_id: str) -> str | None:
-        """Settles the session's usage (ledger, daily tokens); returns why its token budget stopped stages, if it
-        did. A failure is logged: usage accounting never fails a research."""
+    async def _settle(self, ran: ResearchSession) -> ResearchUsage | None:
+        """Settles the usage of the session as this run recorded it (ledger, daily tokens) and returns it. A failure
+        is logged: usage accounting never fails a research."""
         if self._accounting is None:
             return None
         try:
-            usage = await self._accounting.settle(session_id)
+            return await self._accounting.settle(ran)
         except Exception as exc:
-            log.warning("usage_not_settled %s: %s", session_id, error_text(exc))
+            log.warning("usage_not_settled %s: %s", ran.session_id, error_text(exc))
             return None
-        return budget_reason(usage) if usage is not None else None
 
     async def _end(
         self,
         session_id: str,
-        status: str,
+        status: SessionStatus,
         future: asyncio.Future[ResearchResult],
         error: BaseException | None,
         reason: str | None = None,
@@ -279,7 +282,7 @@ class ResearchJobs:
     ) -> None:
         """Ends the session with its terminal event, after the run's events not written yet (``notes``)."""
         extra = {"reason": reason} if reason else {}
-        events = [terminal_event(status, **extra)]  # type: ignore[arg-type]
+        events = [terminal_event(status, **extra)]
         if notes is not None:
             with contextlib.suppress(Exception):  # a failed background write: the session ends all the same
                 events = await notes.take(*events)
@@ -308,11 +311,12 @@ class ResearchJobs:
                     self._events_written(session_id)
 
     async def _drive(
-        self, session: ResearchSession, request: ResearchRequest, resume: bool, heard: list[float], notes: PendingEvents
-    ) -> ResearchResult:
+        self, ran: ResearchSession, request: ResearchRequest, resume: bool, heard: list[float], notes: PendingEvents
+    ) -> tuple[ResearchResult, ResearchSession]:
         """Runs (or resumes) the research, committing each stage with its event (one transaction) as the graph
-        reports it; the other events (a stage starting) are written in batches, before the next stage's."""
-        session_id = session.session_id
+        reports it and into ``ran``; the other events (a stage starting) are written in batches, before the next
+        stage's. Returns the result and the session as stored."""
+        session_id = ran.session_id
         stream = self._orchestrator.stream(request, run_id=session_id, resume=resume)
         async with contextlib.aclosing(stream):
             async for progress in stream:
@@ -321,23 +325,25 @@ class ResearchJobs:
                 if isinstance(progress, ExpertFinished):
                     events = await notes.take(event)
                     await self._sessions.record_expert(session_id, progress.expert, progress.outcome, events)
+                    ran.expert_outcomes[progress.expert] = progress.outcome
                     self._events_written(session_id)
                 elif isinstance(progress, StageFinished):
                     debate = progress.stage == "debate"
                     record = self._sessions.record_debate if debate else self._sessions.record_verdict
                     await record(session_id, progress.outcome, await notes.take(event))
+                    ran = replace(ran, debate=progress.outcome) if debate else replace(ran, judge=progress.outcome)
                     self._events_written(session_id)
                 elif isinstance(progress, ResearchFinished):  # what ``notes`` still holds is written with the end
                     if resume:
-                        await self._record_what_the_checkpoint_had(session, progress.result)
-                    return progress.result
+                        ran = await self._record_what_the_checkpoint_had(ran, progress.result)
+                    return progress.result, ran
                 elif event is not None:
                     notes.add(event)
         raise ResumeUnavailableError(f"research {session_id} ended without a result")
 
-    async def _record_what_the_checkpoint_had(self, before: ResearchSession, result: ResearchResult) -> None:
+    async def _record_what_the_checkpoint_had(self, before: ResearchSession, result: ResearchResult) -> ResearchSession:
         """Stages the checkpoint holds that the session had not recorded (the coordinator died in between), each
-        with its event."""
+        with its event; returns the session as stored."""
         session_id = before.session_id
         stored = await self._sessions.get(session_id) or before
         for item in result.expert_results:
@@ -351,6 +357,7 @@ class ResearchJobs:
         if stored.judge.status == "pending" and result.verdict is not None:
             verdict = StageOutcome("success", data=result.verdict)
             await self._sessions.record_verdict(session_id, verdict, [stage_event("verdict", verdict)])
+        return await self._sessions.get(session_id) or before
 
 
 def request_of(session: ResearchSession) -> ResearchRequest:

@@ -187,14 +187,14 @@ class ResearchOrchestrationService:
     async def _result(self, submission: Submission) -> ResearchResult:
         """Waits for the session's result; raises an ``AllExpertsFailedError`` when no expert succeeded."""
         try:
-            result = await self._jobs.result(submission.session_id)
+            result = await self._jobs.result(submission.session_id)  # with its usage, when it ran here
         except SessionFinishedError:
             stored = await self._sessions.get(submission.session_id)
             if stored is None or stored.status not in ("completed", "partial", "failed"):
                 raise
             result = result_of(stored)
-        if self._accounting is not None and (session := await self._sessions.get(submission.session_id)) is not None:
-            result = result.model_copy(update={"usage": self._accounting.usage_of(session)})
+            if self._accounting is not None:
+                result = result.model_copy(update={"usage": self._accounting.usage_of(stored)})
         if result.overall_status == "failed":
             raise AllExpertsFailedError.for_result(result)
         return result

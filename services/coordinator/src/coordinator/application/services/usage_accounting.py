@@ -17,7 +17,6 @@ from coordinator.application.dtos.scorecard import optional_day
 from coordinator.domain.exceptions import TokenQuotaExceededError
 from coordinator.domain.model.session import ResearchSession
 from coordinator.domain.model.viewer import Viewer
-from coordinator.domain.ports.session_repository import ISessionRepository
 from coordinator.domain.ports.usage_ledger import ITokenQuota, IUsageLedger, UsageRecord
 from shared_contracts.coordinator import UsageReport, UsageRow
 from shared_contracts.errors import InvalidDateRangeError
@@ -75,14 +74,12 @@ def budget_reason(usage: ResearchUsage) -> str | None:
 class UsageAccounting:
     def __init__(
         self,
-        sessions: ISessionRepository,
         ledger: IUsageLedger,
         *,
         prices: dict[str, ModelPrice] | None = None,
         quota: ITokenQuota | None = None,
         today: Callable[[], date] = lambda: datetime.now(UTC).date(),
     ) -> None:
-        self._sessions = sessions
         self._ledger = ledger
         self._prices = prices or {}
         self._quota = quota
@@ -102,11 +99,10 @@ class UsageAccounting:
         if self._quota is not None and (refused := await self._quota.refusal(client_id)) is not None:
             raise TokenQuotaExceededError(*refused)
 
-    async def settle(self, session_id: str) -> ResearchUsage | None:
-        """When a session ends: its new calls go to the ledger and count against its client's daily tokens."""
-        session = await self._sessions.get(session_id)
-        if session is None:
-            return None
+    async def settle(self, session: ResearchSession) -> ResearchUsage:
+        """When a session ends (``session`` as stored, with its stages): its new calls go to the ledger and count
+        against its client's daily tokens. Returns its usage."""
+        session_id = session.session_id
         usage = self.usage_of(session)
         day = self._today()
         records = [

@@ -81,9 +81,7 @@ _CLAIMED = {"status": "running", "owner": bindparam("new_owner"), "updated_at": 
 _STILL_QUEUED = (SESSIONS.c.session_id == bindparam("target_session_id")) & (SESSIONS.c.status == "queued")
 CLAIM_FIRST = update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, **_NUMBERED, "started_at": _NOW})
 CLAIM_AGAIN = (
-    update(SESSIONS)
-    .where(_STILL_QUEUED)
-    .values({**_CLAIMED, **_NUMBERED, "resume_count": SESSIONS.c.resume_count + 1})
+    update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, **_NUMBERED, "resume_count": SESSIONS.c.resume_count + 1})
 )
 END_UNFINISHED = (
     update(SESSIONS)
