@@ -159,7 +159,7 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
                 return Enqueued(ahead + 1)
             _insert_events(conn, session.session_id, queued_event, last=len(queued_event))
             stored = replace(session, last_event_seq=len(queued_event))
-            return Enqueued(ahead + 1, _claim_oldest(conn, owner, started, stored) if claim else None)
+            return Enqueued(ahead + 1, _claim_oldest(conn, owner, started, stored, alone=not ahead) if claim else None)
 
         try:
             return await self._write(statements)
@@ -444,34 +444,40 @@ def _insert_events(conn: Connection, session_id: str, events: Sequence[NewEvent]
 
 
 def _claim_oldest(
-    conn: Connection, owner: str | None, started: Started | None, inserted: ResearchSession | None = None
+    conn: Connection,
+    owner: str | None,
+    started: Started | None,
+    inserted: ResearchSession | None = None,
+    *,
+    alone: bool = False,
 ) -> ResearchSession | None:
     """The oldest queued session, made ``running`` for ``owner`` with its ``started`` event (see
     ``IJobStore.claim_next``), read back; when it is ``inserted`` (stored by this transaction, never run), that
-    session as it is now stored."""
-    claimed = _claim_oldest_row(conn, owner, inserted, numbered=started is not None)
+    session as it is now stored. ``alone``: ``inserted`` is the only queued session this transaction sees."""
+    claimed = _claim_oldest_row(conn, owner, inserted, numbered=started is not None, alone=alone)
     if claimed is not None and started is not None:  # the claim has counted its event
         _insert_events(conn, claimed.session_id, [started(claimed)], last=claimed.last_event_seq)
     return claimed
 
 
 def _claim_oldest_row(
-    conn: Connection, owner: str | None, inserted: ResearchSession | None, *, numbered: bool
+    conn: Connection, owner: str | None, inserted: ResearchSession | None, *, numbered: bool, alone: bool
 ) -> ResearchSession | None:
-    """``numbered``: the claim counts one event in the row's ``last_event_seq`` (the caller appends it)."""
+    """``numbered``: the claim counts one event in the row's ``last_event_seq`` (the caller appends it); ``alone``:
+    the oldest is ``inserted`` (no need to look)."""
     for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
-        found = conn.execute(OLDEST_QUEUED).first()
+        found = (inserted.session_id, None) if alone and inserted is not None else conn.execute(OLDEST_QUEUED).first()
         if found is None:
             return None
-        now = utcnow()
-        claim = CLAIM_FIRST if found.started_at is None else CLAIM_AGAIN  # a first claim, or a resume
-        parameters = {"target_session_id": found.session_id, "new_owner": owner, "now": now, "added": int(numbered)}
+        (session_id, started_at), now, alone = found, utcnow(), False
+        claim = CLAIM_FIRST if started_at is None else CLAIM_AGAIN  # a first claim, or a resume
+        parameters = {"target_session_id": session_id, "new_owner": owner, "now": now, "added": int(numbered)}
         if conn.execute(claim, parameters).rowcount:
-            if inserted is not None and inserted.session_id == found.session_id:
+            if inserted is not None and inserted.session_id == session_id:
                 counted = inserted.last_event_seq + int(numbered)
                 return replace(inserted, status="running", started_at=now, updated_at=now, last_event_seq=counted)
             with Session(bind=conn) as db:
-                row, retried_by = db.execute(_sessions().where(SessionRow.session_id == found.session_id)).one()
+                row, retried_by = db.execute(_sessions().where(SessionRow.session_id == session_id)).one()
                 return _to_domain(row, retried_by)
     return None
 
