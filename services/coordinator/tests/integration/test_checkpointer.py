@@ -1,5 +1,6 @@
 """The SQLite checkpointer (LangGraph's ``SqliteSaver`` on a thread of its own): what it writes is read back after
-reopening the file, the calls queued together commit in one group, and a failing call fails only its caller."""
+reopening the file, the calls queued together commit in one group, a failing write loses only itself (logged), and a
+failing read fails its caller."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
+from structlog.testing import capture_logs
 
 from coordinator.infrastructure.orchestration.checkpointer import (
     SqliteSaverOnThread,
@@ -41,24 +43,34 @@ async def test_what_it_writes_is_read_back_after_reopening(tmp_path: Path) -> No
         assert await saver.aget_tuple(_config("s1")) is None
 
 
-async def test_a_failing_call_in_a_group_fails_only_its_caller(tmp_path: Path) -> None:
+async def test_writes_commit_in_a_group_and_a_failing_one_loses_only_itself(tmp_path: Path) -> None:
     saver = await SqliteSaverOnThread.open(tmp_path / "checkpoints.db")
+    hold = threading.Event()
     try:
         saved = await saver.aput(_config("s1"), empty_checkpoint(), {"step": 1}, {})
-        hold = threading.Event()
+        assert await saver.aget_tuple(saved) is not None  # committed
         saver._thread.submit(hold.wait)  # the thread is busy: the next calls queue up and commit as one group
-        good = asyncio.ensure_future(saver.aput_writes(saved, [("experts", {"a": 1})], task_id="t1"))
-        bad = asyncio.ensure_future(saver.aput_writes(_config("s1"), [("experts", {"b": 2})], task_id="t2"))
-        other = asyncio.ensure_future(saver.aput_writes(saved, [("experts", {"c": 3})], task_id="t3"))
-        await asyncio.sleep(0.05)
-        assert len(saver._queued) == 3
-        hold.set()
-        await good
-        await other
-        with pytest.raises(KeyError):  # no checkpoint_id in its config
-            await bad
-        found = await saver.aget_tuple(_config("s1"))
+        with capture_logs() as logs:
+            # A task's writes are handed to the thread: the call returns before they are committed.
+            await saver.aput_writes(saved, [("experts", {"a": 1})], task_id="t1")
+            await saver.aput_writes(_config("s1"), [("experts", {"b": 2})], task_id="t2")  # no checkpoint_id: fails
+            await saver.aput_writes(saved, [("experts", {"c": 3})], task_id="t3")
+            assert len(saver._queued) == 3
+            hold.set()
+            found = await saver.aget_tuple(_config("s1"))  # a read comes after the writes asked for before it
         assert found is not None
         assert sorted(w[0] for w in found.pending_writes or []) == ["t1", "t3"]
+        assert [e["event"] for e in logs if e["log_level"] == "warning"] == ["checkpoint_not_written"]
+    finally:
+        hold.set()
+        await saver.close()
+
+
+async def test_a_failing_read_fails_its_caller(tmp_path: Path) -> None:
+    saver = await SqliteSaverOnThread.open(tmp_path / "checkpoints.db")
+    try:
+        with pytest.raises(KeyError):  # no thread_id in its config
+            await saver.aget_tuple({"configurable": {}})
+        assert await saver.aget_tuple(_config("s1")) is None  # the thread serves the next call
     finally:
         await saver.close()

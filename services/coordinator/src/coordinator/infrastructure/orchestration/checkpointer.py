@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import structlog
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     BaseCheckpointSaver,
@@ -37,6 +38,7 @@ from coordinator.infrastructure.persistence.engine import (
     is_sqlite_memory,
     normalize_database_url,
 )
+from shared_contracts.redaction import error_text
 
 # The state's own types, read back from a checkpoint (LangGraph deserialises only the types it is told of).
 STATE_TYPES = [
@@ -45,6 +47,7 @@ STATE_TYPES = [
     ("coordinator.domain.dtos.research_dtos", "ExpertFailure"),
 ]
 POOL_SIZE = 10
+log = structlog.get_logger(__name__)
 
 
 def serializer() -> JsonPlusSerializer:
@@ -89,18 +92,22 @@ async def open_checkpointer(database_url: str | URL) -> AsyncIterator[BaseCheckp
 
 
 class SqliteSaverOnThread(SqliteSaver):
-    """LangGraph's ``SqliteSaver`` (its tables, its statements) with its async methods run on one thread of its own:
-    a call is one hand-off to that thread and back (``AsyncSqliteSaver`` makes three or four through aiosqlite, each
-    waiting for a turn of a busy event loop), and the calls asked for while a transaction commits are committed
-    together in the next one (the experts of one research end together, and so do the researches of a burst). A
-    group whose transaction fails is run again call by call, so a failing call fails only its own caller (every
-    statement of the saver is an ``INSERT OR REPLACE``/``IGNORE``, a ``DELETE`` or a read: running one again is
-    harmless)."""
+    """LangGraph's ``SqliteSaver`` (its tables, its statements) with its async methods run on one thread of its own,
+    in the order they are asked for; the calls asked for while a transaction commits are committed together in the
+    next one (the experts of one research end together, and so do the researches of a burst). A group whose
+    transaction fails is run again call by call, so a failing call fails only itself (every statement of the saver is
+    an ``INSERT OR REPLACE``/``IGNORE``, a ``DELETE`` or a read: running one again is harmless).
+
+    A checkpoint or a task's writes (``aput``, ``aput_writes``) is handed to the thread and not waited for: the run
+    goes on at once, and its checkpoints are committed a moment later, as on PostgreSQL with
+    ``synchronous_commit=off`` (a coordinator that dies in that moment loses them, and a resume runs that stage
+    again); one that cannot be written is logged. A read or a deletion (``aget_tuple``, ``alist``,
+    ``adelete_thread``) waits for its answer, after every write asked for before it."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn, serde=serializer())
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint-writes")
-        self._queued: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []  # a call, its caller's future
+        self._queued: list[tuple[Callable[[], Any], asyncio.Future[Any] | None]] = []  # a call, its caller's future
         self._queued_lock = threading.Lock()
 
     @classmethod
@@ -134,12 +141,15 @@ class SqliteSaverOnThread(SqliteSaver):
 
     async def _run(self, call: Callable[[], Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue(call, future)
+        return await future
+
+    def _queue(self, call: Callable[[], Any], future: asyncio.Future[Any] | None) -> None:
         with self._queued_lock:
             self._queued.append((call, future))
             first_in_queue = len(self._queued) == 1
         if first_in_queue:  # otherwise a commit of the queue is already scheduled and will take this one
             self._thread.submit(self._commit_queued)
-        return await future
 
     def _commit_queued(self) -> None:
         with self._queued_lock:
@@ -152,11 +162,15 @@ class SqliteSaverOnThread(SqliteSaver):
             outcomes = (
                 [_Outcome(group[0][1], error=exc)] if len(group) == 1 else [self._commit_alone(*g) for g in group]
             )
-        for loop in {o.future.get_loop() for o in outcomes}:
+        for outcome in outcomes:
+            if outcome.future is None and outcome.error is not None:
+                log.warning("checkpoint_not_written", error=error_text(outcome.error))
+        awaited = [o for o in outcomes if o.future is not None]
+        for loop in {o.future.get_loop() for o in awaited if o.future is not None}:
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting any more
-                loop.call_soon_threadsafe(_settle, [o for o in outcomes if o.future.get_loop() is loop])
+                loop.call_soon_threadsafe(_settle, [o for o in awaited if o.future and o.future.get_loop() is loop])
 
-    def _commit_alone(self, call: Callable[[], Any], future: asyncio.Future[Any]) -> _Outcome:
+    def _commit_alone(self, call: Callable[[], Any], future: asyncio.Future[Any] | None) -> _Outcome:
         try:
             result = call()
             self.conn.commit()
@@ -187,12 +201,19 @@ class SqliteSaverOnThread(SqliteSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        return await self._run(lambda: self.put(config, checkpoint, metadata, new_versions))  # type: ignore[no-any-return]
+        self._queue(lambda: self.put(config, checkpoint, metadata, new_versions), None)
+        return {  # what ``put`` returns
+            "configurable": {
+                "thread_id": config["configurable"]["thread_id"],
+                "checkpoint_ns": config["configurable"]["checkpoint_ns"],
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
 
     async def aput_writes(
         self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
     ) -> None:
-        await self._run(lambda: self.put_writes(config, writes, task_id, task_path))
+        self._queue(lambda: self.put_writes(config, writes, task_id, task_path), None)
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._run(lambda: self.delete_thread(thread_id))
@@ -200,14 +221,14 @@ class SqliteSaverOnThread(SqliteSaver):
 
 @dataclass
 class _Outcome:
-    future: asyncio.Future[Any]
+    future: asyncio.Future[Any] | None
     result: Any = None
     error: Exception | None = None
 
 
 def _settle(outcomes: list[_Outcome]) -> None:
     for outcome in outcomes:
-        if outcome.future.done():  # its caller was cancelled; the call has run all the same
+        if outcome.future is None or outcome.future.done():  # its caller was cancelled; the call has run all the same
             continue
         if outcome.error is not None:
             outcome.future.set_exception(outcome.error)
