@@ -4,7 +4,6 @@ failing read fails its caller."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from pathlib import Path
 from typing import Any
