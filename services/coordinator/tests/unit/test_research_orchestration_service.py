@@ -124,10 +124,12 @@ async def test_a_research_cancelled_during_the_debate_keeps_its_experts() -> Non
     sessions = InMemorySessionRepository()
     judge = FakeJudgeGateway()
     orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), DebateThatHangs(), judge)
-    service = research_service(orchestrator, sessions)
+    # A stage's start is written 5 s after it unless something is written first.
+    service = research_service(orchestrator, sessions, settings=JobSettings(poll_seconds=0.01, start_events_seconds=5))
     waiter = asyncio.create_task(service.execute(COMMAND))
     async with asyncio.timeout(5):
         await debate_called.wait()
+    await asyncio.sleep(0.05)  # the debate's start reaches the job through the graph's stream
     [session_id] = sessions.sessions
     cancelled = await service.cancel(session_id, Viewer("local", sees_all=True))
     assert cancelled.status == "cancelled"
@@ -137,7 +139,8 @@ async def test_a_research_cancelled_during_the_debate_keeps_its_experts() -> Non
     stored = sessions.sessions[session_id]
     assert set(stored.expert_outcomes) == {"technical_analyst", "macro_intelligence"}
     assert judge.calls == []
-    assert [e.type for e in sessions.events[session_id]][-1] == "session.cancelled"
+    # The debate's start, not written yet, is written with the end, before it.
+    assert [e.type for e in sessions.events[session_id]][-2:] == ["debate.started", "session.cancelled"]
     again = await service.cancel(session_id, Viewer("local", sees_all=True))  # idempotent
     assert again.status == "cancelled"
 
