@@ -214,3 +214,47 @@ def test_a_result_rebuilt_from_the_store_keeps_the_client_side_refusal() -> None
     assert error.reason is DataUnavailableError  # a 404 for the client, as the run that made it answered
     session.expert_outcomes = {"financial_auditor": ExpertOutcome("failed", None, "research 504 peer_timeout: slow")}
     assert AllExpertsFailedError.for_result(result_of(session)).reason is None
+
+
+async def test_a_finished_job_asks_for_the_next_session_only_when_one_may_be_waiting() -> None:
+    class CountingStore(InMemorySessionRepository):
+        claims = 0  # asked for by the claim loop (a submission that claims its own is not counted)
+        enqueuing = False
+
+        async def enqueue(self, *args: Any, **kwargs: Any) -> Any:
+            self.enqueuing = True
+            try:
+                return await super().enqueue(*args, **kwargs)
+            finally:
+                self.enqueuing = False
+
+        async def claim_next(self, started: Any = None) -> Any:
+            self.claims += int(not self.enqueuing)
+            return await super().claim_next(started)
+
+    class HeldOrchestrator(FakeOrchestrator):
+        def __init__(self) -> None:
+            super().__init__()
+            self.release = asyncio.Event()
+
+        async def stream(self, request: ResearchRequest, **kwargs: Any) -> AsyncIterator[Progress]:
+            await self.release.wait()
+            async for progress in super().stream(request, **kwargs):
+                yield progress
+
+    store, orchestrator = CountingStore(), HeldOrchestrator()
+    # One slot, and a poll too slow to matter: only a finished job or a submission wakes the claims.
+    service = research_service(orchestrator, store, settings=JobSettings(concurrency=1, poll_seconds=60))
+    first = asyncio.create_task(service.execute(COMMAND))
+    await asyncio.sleep(0.05)
+    second = asyncio.create_task(service.execute(COMMAND))  # waits in the queue
+    await asyncio.sleep(0.05)
+    orchestrator.release.set()
+    async with asyncio.timeout(5):
+        await asyncio.gather(first, second)  # the waiting one was claimed as soon as the first ended
+    await asyncio.sleep(0.05)
+    before = store.claims
+    await service.execute(COMMAND)  # alone: it claims itself as it is submitted
+    await asyncio.sleep(0.05)
+    assert store.claims == before  # and its end asks the store for nothing: the queue was seen empty
+    assert {s.status for s in store.sessions.values()} == {"completed"}
