@@ -4,9 +4,9 @@ server (a thread too), every span recorded in memory (``contract_testkit.recordi
 
 Read from the spans: one trace id from the coordinator's request to every peer's request and every model
 call; the experts' spans overlap under the experts' stage, then bull ∥ bear, the resolution after both, the
-judge after the resolution. The model-call spans carry the GenAI attributes and the tokens the fake server
-reported, never the prompt. And /metrics counts those tokens by service, model and stage, and the stages'
-durations.
+judge after the resolution; the session store's reads (the session read after it) are traced too. The model-call
+spans carry the GenAI attributes and the tokens the fake server reported, never the prompt. And /metrics counts
+those tokens by service, model and stage, and the stages' durations.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from coordinator.main import create_app as create_coordinator
 from debate.main import create_app as create_debate
 from judge.main import create_app as create_judge
 from research.main import create_app as create_research
-from service_kit.stack.api_paths import RESEARCH
+from service_kit.stack.api_paths import RESEARCH, SESSIONS
 from stack_fakes import llm_replies as replies
 from stack_fakes.fake_llm import FakeLLMClient
 from stack_fakes.fake_llm import create_app as create_fake_llm
@@ -96,6 +96,8 @@ def _research_through(
                 f"http://127.0.0.1:{port}{RESEARCH}", json={"symbol": "600519.SH", "experts": ALL_EXPERTS}, timeout=60
             )
             assert answer.status_code == 200, answer.text[:2000]
+            read = httpx.get(f"http://127.0.0.1:{port}{SESSIONS}/{answer.json()['session_id']}", timeout=10)
+            assert read.status_code == 200, read.text[:2000]
             urls = {"coordinator": port, **{name.lower(): p for name, p in peers.items()}}
             metrics = {name: httpx.get(f"http://127.0.0.1:{p}/metrics").text for name, p in urls.items()}
         yield TracedResearch(answer.json(), list(exporter.get_finished_spans()), fake.calls(), metrics)
@@ -154,8 +156,10 @@ def test_one_research_is_one_trace_from_the_coordinator_to_every_model_call(trac
     ours = [s for s in spans if s.name == "research" or s.name.startswith(("stage ", "expert "))]
     assert len(ours) == 1 + 3 + 5
     assert {s.context.trace_id for s in ours} == {trace_id}
-    statements = [s for s in spans if s.name.startswith("SELECT ")]  # SQLAlchemy's: "<verb> <database>"
-    assert any(s.context.trace_id == trace_id for s in statements)  # the session store read for the request
+    # The session store's reads are traced too (SQLAlchemy's spans, "<verb> <database>"): the session read after it.
+    session_read = _one(spans, f"GET {SESSIONS}/{{session_id}}")
+    statements = [s for s in spans if s.name.startswith("SELECT ")]
+    assert any(s.context.trace_id == session_read.context.trace_id for s in statements)
 
 
 def test_the_span_tree_shows_the_experts_in_parallel_then_the_debate_then_the_judge(
