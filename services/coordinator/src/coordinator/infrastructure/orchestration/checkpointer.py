@@ -202,13 +202,9 @@ class SqliteSaverOnThread(SqliteSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         self._queue(lambda: self.put(config, checkpoint, metadata, new_versions), None)
-        return {  # what ``put`` returns
-            "configurable": {
-                "thread_id": config["configurable"]["thread_id"],
-                "checkpoint_ns": config["configurable"]["checkpoint_ns"],
-                "checkpoint_id": checkpoint["id"],
-            }
-        }
+        where = config["configurable"]  # LangGraph's own address of a checkpoint: thread, namespace, id
+        thread = {key: where[key] for key in ("thread_id", "checkpoint_ns")}
+        return {"configurable": {**thread, "checkpoint_id": checkpoint["id"]}}  # what ``put`` returns
 
     async def aput_writes(
         self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
