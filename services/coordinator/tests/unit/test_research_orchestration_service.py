@@ -18,7 +18,9 @@ from coordinator_fakes import (
 )
 
 from coordinator.application.dtos.research_command import ResearchCommand
-from coordinator.application.services.research_jobs import JobSettings
+from coordinator.application.services.research_jobs import JobSettings, ResearchJobs
+from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.usage_accounting import UsageAccounting
 from coordinator.domain.dtos.research_dtos import ResearchRequest
 from coordinator.domain.exceptions import AllExpertsFailedError, SessionFinishedError
 from coordinator.domain.model.progress import ExpertStarted, Progress
@@ -258,3 +260,35 @@ async def test_a_finished_job_asks_for_the_next_session_only_when_one_may_be_wai
     await asyncio.sleep(0.05)
     assert store.claims == before  # and its end asks the store for nothing: the queue was seen empty
     assert {s.status for s in store.sessions.values()} == {"completed"}
+
+
+async def test_a_research_cancelled_during_the_verdict_settles_what_its_debate_spent() -> None:
+    judge_called = asyncio.Event()
+
+    class DebateThatSpends(FakeDebateGateway):
+        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+            outcome = await super().run_debate(symbol, expert_results)
+            return {**outcome, "usage": {"llm_calls": 3, "input_tokens": 900, "output_tokens": 300, "model": "m"}}
+
+    class JudgeThatHangs(FakeJudgeGateway):
+        async def run_verdict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            judge_called.set()
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+
+    store = InMemorySessionRepository()
+    accounting = UsageAccounting(store)
+    orchestrator = LangGraphResearchOrchestrator(FakeExpertGateway(), DebateThatSpends(), JudgeThatHangs())
+    jobs = ResearchJobs(
+        orchestrator, store, store, owner="test", settings=JobSettings(poll_seconds=0.01), accounting=accounting
+    )
+    service = ResearchOrchestrationService(jobs, store, store, accounting=accounting)
+    waiter = asyncio.create_task(service.execute(COMMAND))
+    async with asyncio.timeout(5):
+        await judge_called.wait()
+    [session_id] = store.sessions
+    await service.cancel(session_id, Viewer("local", sees_all=True))
+    with pytest.raises(SessionFinishedError):
+        await waiter
+    settled = store.usage_records[(session_id, "debate")]  # the calls made before the cancel are in the ledger
+    assert (settled.usage.llm_calls, settled.usage.tokens) == (3, 1200)

@@ -218,7 +218,7 @@ class ResearchJobs:
         watch = asyncio.create_task(self._watch_for_stalls(session_id, heard))
         notes = PendingEvents(self._store, session_id, self._events_written, delay=self.settings.start_events_seconds)
         try:
-            result, ran = await self._drive(ran, request, resume, heard, notes)
+            result = await self._drive(ran, request, resume, heard, notes)
             result = result.model_copy(update={"session_id": session_id, "retry_count": session.retry_count})
         except ResumeUnavailableError as exc:
             log.warning("research_not_resumable %s: %s", session_id, exc)
@@ -312,10 +312,10 @@ class ResearchJobs:
 
     async def _drive(
         self, ran: ResearchSession, request: ResearchRequest, resume: bool, heard: list[float], notes: PendingEvents
-    ) -> tuple[ResearchResult, ResearchSession]:
+    ) -> ResearchResult:
         """Runs (or resumes) the research, committing each stage with its event (one transaction) as the graph
-        reports it and into ``ran``; the other events (a stage starting) are written in batches, before the next
-        stage's. Returns the result and the session as stored."""
+        reports it, and into ``ran`` (which stays the session as stored, whatever ends the run); the other events (a
+        stage starting) are written in batches, before the next stage's."""
         session_id = ran.session_id
         stream = self._orchestrator.stream(request, run_id=session_id, resume=resume)
         async with contextlib.aclosing(stream):
@@ -331,21 +331,24 @@ class ResearchJobs:
                     debate = progress.stage == "debate"
                     record = self._sessions.record_debate if debate else self._sessions.record_verdict
                     await record(session_id, progress.outcome, await notes.take(event))
-                    ran = replace(ran, debate=progress.outcome) if debate else replace(ran, judge=progress.outcome)
+                    if debate:
+                        ran.debate = progress.outcome
+                    else:
+                        ran.judge = progress.outcome
                     self._events_written(session_id)
                 elif isinstance(progress, ResearchFinished):  # what ``notes`` still holds is written with the end
                     if resume:
-                        ran = await self._record_what_the_checkpoint_had(ran, progress.result)
-                    return progress.result, ran
+                        await self._record_what_the_checkpoint_had(ran, progress.result)
+                    return progress.result
                 elif event is not None:
                     notes.add(event)
         raise ResumeUnavailableError(f"research {session_id} ended without a result")
 
-    async def _record_what_the_checkpoint_had(self, before: ResearchSession, result: ResearchResult) -> ResearchSession:
+    async def _record_what_the_checkpoint_had(self, ran: ResearchSession, result: ResearchResult) -> None:
         """Stages the checkpoint holds that the session had not recorded (the coordinator died in between), each
-        with its event; returns the session as stored."""
-        session_id = before.session_id
-        stored = await self._sessions.get(session_id) or before
+        with its event; ``ran`` is then the session as stored."""
+        session_id = ran.session_id
+        stored = await self._sessions.get(session_id) or ran
         for item in result.expert_results:
             if item.expert_type.value not in stored.expert_outcomes and item.status == "success":
                 outcome = ExpertOutcome("success", item.data)
@@ -357,7 +360,8 @@ class ResearchJobs:
         if stored.judge.status == "pending" and result.verdict is not None:
             verdict = StageOutcome("success", data=result.verdict)
             await self._sessions.record_verdict(session_id, verdict, [stage_event("verdict", verdict)])
-        return await self._sessions.get(session_id) or before
+        if (now := await self._sessions.get(session_id)) is not None:
+            ran.expert_outcomes, ran.debate, ran.judge = dict(now.expert_outcomes), now.debate, now.judge
 
 
 def request_of(session: ResearchSession) -> ResearchRequest:
