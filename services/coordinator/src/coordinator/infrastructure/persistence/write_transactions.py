@@ -22,9 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -84,30 +84,29 @@ class SqlAlchemyStore:
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[AsyncSession]:
         """A read transaction through the ORM."""
-        try:
+        with _unavailable_when_down():
             async with self._sessionmaker.begin() as db:
                 yield db
-        except (*STORE_ERRORS, DBAPIError) as exc:
-            if not is_store_unavailable(exc):
-                raise
-            raise _unavailable(exc) from exc
 
     async def _write(self, statements: Statements[T]) -> T:
-        try:
+        with _unavailable_when_down():
             return await self._writes.run(statements)
-        except (*STORE_ERRORS, DBAPIError) as exc:
-            if not is_store_unavailable(exc):
-                raise
-            raise _unavailable(exc) from exc
 
     async def _read(self, statements: Statements[T]) -> T:
         """A read through Core statements, on the cheapest path the database has (``WriteTransactions.read``)."""
-        try:
+        with _unavailable_when_down():
             return await self._writes.read(statements)
-        except (*STORE_ERRORS, DBAPIError) as exc:
-            if not is_store_unavailable(exc):
-                raise
-            raise _unavailable(exc) from exc
+
+
+@contextmanager
+def _unavailable_when_down() -> Iterator[None]:
+    """A database that cannot serve now, raised inside, becomes ``SessionStoreUnavailableError``; other errors pass."""
+    try:
+        yield
+    except (*STORE_ERRORS, DBAPIError) as exc:
+        if not is_store_unavailable(exc):
+            raise
+        raise _unavailable(exc) from exc
 
 
 class WriteTransactions(Protocol):
