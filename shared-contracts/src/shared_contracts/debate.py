@@ -147,6 +147,28 @@ class DebateCoverage(BaseModel):
     experts: dict[str, ExpertCoverage] = Field(default_factory=dict, description="each answering expert's coverage")
 
 
+class Contribution(BaseModel):
+    """One expert's part of the debate's score. A voting expert (technical, valuation, financial: its factor
+    family of the composite) has the signal and confidence of its own standing, the family's weight and
+    ``contribution = weight × family score``; every other expert (macro: exposure only; catalyst: events and
+    risks) is listed with weight 0 and contribution 0. The contributions sum to the outcome's ``score``."""
+
+    expert: str
+    signal: str = Field(description="BULLISH / BEARISH / NEUTRAL (a non-voting expert: its own reported stance).")
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, description="|2·percentile − 1| for a voter.")
+    weight: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, description="Its share of the score (0: no vote).")
+    contribution: float = Field(ge=-1.0, le=1.0, allow_inf_nan=False, description="weight × its family's score.")
+    percentile: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        exclude_if=lambda value: value is None,
+        description="Where its dimension alone ranks the stock among the universe's composite scores.",
+    )
+    votes: bool = Field(description="Whether it votes on the direction (a voting expert with standing data).")
+    note: str = Field(default="", description="Why it does not vote, when it does not.")
+
+
 class DebateOutcome(BaseModel):
     symbol: str
     direction: Direction
@@ -172,6 +194,12 @@ class DebateOutcome(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="Share of the composite's weight that had data for this stock.",
+    )
+    contributions: list[Contribution] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="One item per expert: its signal, confidence, weight and contribution; the contributions sum "
+        "to ``score`` (present whenever ``score`` is).",
     )
     coverage: DebateCoverage | None = Field(
         default=None,

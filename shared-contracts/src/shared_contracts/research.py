@@ -89,6 +89,12 @@ class ExpertResultBase(BaseModel):
         description="Where the stock stands against its reference universe on the analysis date: this expert's "
         "factor percentiles and the research's composite (technical analyst, valuation modeler, financial auditor).",
     )
+    engine_signal: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="A voting expert with a standing: the engine's own read of the absolute indicators (context, "
+        "not the vote; the headline signal comes from the standing).",
+    )
     numbers_check: NumbersCheck | None = Field(
         default=None,
         exclude_if=lambda value: value is None,

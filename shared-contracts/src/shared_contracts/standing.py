@@ -30,6 +30,36 @@ class FactorStanding(BaseModel):
     description: str
 
 
+Family = Literal["technical", "valuation", "financial"]
+FAMILY_EXPERTS: dict[str, str] = {
+    "technical": "technical_analyst",
+    "valuation": "valuation_modeler",
+    "financial": "financial_auditor",
+}
+"""Which expert votes with each factor family of the composite; every other expert does not vote."""
+
+
+class FamilyStanding(BaseModel):
+    """One factor family's part of the composite: the expert that votes with it stands where this family puts
+    the stock. ``weight × score`` is its ``contribution``, and the contributions of the families sum to the
+    composite's score (the composite is the weighted mean of its families)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: Family
+    expert: str = Field(description="The expert whose vote this family is (FAMILY_EXPERTS).")
+    score: SignedUnit | None = Field(
+        strict=True, description="Σ w·sign·(2p−1) / Σ w over this family's weighted factors with data (None: none)."
+    )
+    percentile: UnitShare | None = Field(
+        strict=True,
+        description="The family's score placed among the universe's composite scores on the day: where this "
+        "dimension alone would rank the stock (None without data).",
+    )
+    weight: UnitShare = Field(strict=True, description="Σ w of the family's factors with data / Σ w of all with data.")
+    contribution: SignedUnit = Field(strict=True, description="weight × score: its part of the composite score.")
+
+
 class CompositeStanding(BaseModel):
     """The fixed composite of every factor family (docs/decisions.md, "Stock-specific composite"). Strict: a
     debate request may carry one, and a boolean or a numeric string is no number."""
@@ -43,6 +73,9 @@ class CompositeStanding(BaseModel):
     coverage: UnitShare = Field(strict=True, description="Share of the composite's weight that had data.")
     factors_used: list[str] = Field(default_factory=list)
     universe_scored: JsonInt = Field(ge=0, description="Universe symbols with a composite score on the day.")
+    families: list[FamilyStanding] = Field(
+        default_factory=list, description="The score's parts by factor family; their contributions sum to it."
+    )
 
 
 class RelativeStanding(BaseModel):
@@ -62,6 +95,19 @@ SCORE_EDGE = 0.35
 """Without a universe rank: about the in-sample top/bottom fifth of composite scores lies beyond ±0.35."""
 MIN_STANDING_COVERAGE = 0.50
 Side = Literal["BULLISH", "BEARISH", "NEUTRAL"]
+
+
+def expert_side(percentile: float | None) -> tuple[Side, float]:
+    """(signal, confidence) of a voting expert from where its family puts the stock (``FamilyStanding.percentile``):
+    BULLISH in the top fifth, BEARISH in the bottom fifth, else NEUTRAL; confidence |2·p − 1|. Because the
+    composite is a weighted mean of its families and both are placed among the same universe scores, a stock in
+    the composite's top (bottom) fifth always has at least one family there: a BUY always has a bullish expert.
+    No percentile (no data): NEUTRAL at 0, and the expert does not vote."""
+    if percentile is None:
+        return "NEUTRAL", 0.0
+    strength = round(abs(2.0 * percentile - 1.0), 4)
+    side: Side = "BULLISH" if percentile >= TOP_RANK else "BEARISH" if percentile <= BOTTOM_RANK else "NEUTRAL"
+    return side, strength
 
 
 def standing_side(score: float, universe_rank: float | None, coverage: float | None) -> tuple[Side, float]:
