@@ -112,9 +112,9 @@ def build_container(
     label = "configured list (REFERENCE_UNIVERSE)" if configured is not None else f"{provider.name} symbols"
     standing = UniverseStanding(data, configured, label)
     experts = ExpertDispatcher(
-        TechnicalAnalystService(data, technical, today, standing=standing),
-        FinancialAuditorService(data, financial, today, standing=standing),
-        ValuationModelerService(data, valuation, today, standing=standing),
+        TechnicalAnalystService(data, technical, today, standing=standing, language=lang),
+        FinancialAuditorService(data, financial, today, standing=standing, language=lang),
+        ValuationModelerService(data, valuation, today, standing=standing, language=lang),
         MacroIntelligenceService(data, macro, today),
         CatalystDetectiveService(data, catalyst, today),
         today,

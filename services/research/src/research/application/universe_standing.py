@@ -19,6 +19,7 @@ from research.domain.analysis.relative import (
     SPECS,
     Family,
     composite,
+    family_parts,
     fundamental_factors,
     percentile_in,
     technical_factors,
@@ -27,7 +28,13 @@ from research.domain.analysis.technical import MIN_BARS
 from research.domain.exceptions import DataProviderError
 from research.domain.model.symbol import Symbol
 from shared_contracts.errors import DataUnavailableError, InsufficientHistoryError, SymbolNotFoundError
-from shared_contracts.standing import CompositeStanding, FactorStanding, RelativeStanding
+from shared_contracts.standing import (
+    FAMILY_EXPERTS,
+    CompositeStanding,
+    FactorStanding,
+    FamilyStanding,
+    RelativeStanding,
+)
 
 FINANCIAL_PERIODS = 2
 CACHED_DAYS = 512
@@ -133,8 +140,24 @@ class UniverseStanding:
                 coverage=total.coverage,
                 factors_used=list(total.factors_used),
                 universe_scored=len(section.scores),
+                families=_families(percentiles, section.scores),
             ),
         )
+
+
+def _families(percentiles: dict[str, float | None], scores: list[float]) -> list[FamilyStanding]:
+    """The composite's parts by family, each family's score placed among the universe's composite scores."""
+    return [
+        FamilyStanding(
+            family=part.family,
+            expert=FAMILY_EXPERTS[part.family],
+            score=part.score,
+            percentile=None if part.score is None or not scores else percentile_in(part.score, scores),
+            weight=part.weight,
+            contribution=part.contribution,
+        )
+        for part in family_parts(percentiles)
+    ]
 
 
 def _percentiles(factors: Factors, values: dict[str, list[float]]) -> dict[str, float | None]:

@@ -39,6 +39,9 @@ def financial_gaps(facts: FinancialFacts, limit: int) -> list[str]:
     return gaps
 
 
+VOTE_FIELDS = ("signal", "confidence", "summary_reasoning")
+
+
 class FinancialAuditorService(ExpertService[FinancialFacts, FinancialVerdict]):
     async def run(self, symbol: str, limit: int = 5, *, analysis_date: date | None = None) -> dict[str, Any]:
         parsed, on = self._start(symbol, analysis_date)
@@ -54,8 +57,7 @@ class FinancialAuditorService(ExpertService[FinancialFacts, FinancialVerdict]):
         return FinancialAuditorResult(
             **self._audit(parsed, facts.as_of, on, answer, {"financials": dated.provenance()}, stale),
             data_gaps=financial_gaps(facts, limit),
-            **await self._relative(parsed, on, "financial"),
-            **verdict,
+            **await self._voted(parsed, on, "financial", verdict, VOTE_FIELDS),
             dimension_analyses=dimensions,
             financial_indicators=to_jsonable_python(facts, exclude={"symbol"}, inf_nan_mode="null"),
         ).model_dump(mode="json")

@@ -14,6 +14,8 @@ from research.domain.staleness import bars_staleness
 from shared_contracts.errors import InsufficientHistoryError
 from shared_contracts.research import TechnicalAnalystResult
 
+VOTE_FIELDS = ("signal", "confidence", "summary_reasoning")
+
 
 class TechnicalAnalystService(ExpertService[TechnicalFacts, TechnicalVerdict]):
     async def run(self, ticker: str, analysis_date: date | None = None) -> dict[str, Any]:
@@ -33,8 +35,7 @@ class TechnicalAnalystService(ExpertService[TechnicalFacts, TechnicalVerdict]):
         return TechnicalAnalystResult(
             **self._audit(symbol, facts.as_of, on, answer, {"bars": facts.as_of.isoformat()}, stale),
             data_gaps=gaps,
-            **await self._relative(symbol, on, "technical"),
-            **answer.verdict.model_dump(),
+            **await self._voted(symbol, on, "technical", answer.verdict.model_dump(), VOTE_FIELDS),
             key_technical_levels=to_jsonable_python(facts.levels, inf_nan_mode="null"),
             technical_indicators=to_jsonable_python(facts, exclude={"levels", "symbol", "as_of"}, inf_nan_mode="null"),
         ).model_dump(mode="json")

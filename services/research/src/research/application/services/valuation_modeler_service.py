@@ -35,6 +35,9 @@ COMPUTED_CAVEAT = (
 )
 
 
+VOTE_FIELDS = ("valuation_verdict", "confidence_score", "reasoning_summary")
+
+
 class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictModel]):
     async def _computed(self, symbol: Symbol, on: date) -> ValuationSnapshot | None:
         try:
@@ -97,8 +100,7 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
         return ValuationModelerResult(
             **self._audit(parsed, facts.as_of, on, answer, inputs, valuation_staleness(facts.as_of, on)),
             data_gaps=list(facts.gaps),
-            **await self._relative(parsed, on, "valuation"),
-            **answer.verdict.model_dump(),
+            **await self._voted(parsed, on, "valuation", answer.verdict.model_dump(), VOTE_FIELDS),
             estimated_intrinsic_value_range=intrinsic,
             valuation_indicators=to_jsonable_python(
                 facts, exclude={"symbol", "as_of", "intrinsic_value", "gaps"}, inf_nan_mode="null"

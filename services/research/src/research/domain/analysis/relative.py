@@ -148,3 +148,43 @@ def composite(percentiles: Mapping[str, float | None]) -> Composite | None:
         total += spec.weight * (1.0 if spec.bullish_when == "high" else -1.0) * (2.0 * p - 1.0)
     score = max(-1.0, min(1.0, total / weight))
     return Composite(round(score, 6), round(weight / TOTAL_WEIGHT, 6), tuple(s.name for s in used))
+
+
+FAMILIES: tuple[Family, ...] = ("technical", "valuation", "financial")
+
+
+@dataclass(frozen=True)
+class FamilyPart:
+    family: Family
+    score: float | None
+    """Σ w·sign·(2p − 1) / Σ w over the family's weighted factors with data; None without any."""
+    weight: float
+    """Σ w of the family's factors with data / Σ w of all the composite's factors with data."""
+    contribution: float
+    """weight × score: the family's part of the composite score (0 without data)."""
+
+
+def family_parts(percentiles: Mapping[str, float | None]) -> tuple[FamilyPart, ...]:
+    """The composite split by factor family, with the registered weights: the contributions sum to
+    ``composite(percentiles).score`` (the composite is the weighted mean of its families' scores). Empty when
+    the composite has no data."""
+    used = [s for s in COMPOSITE if s.weight > 0 and percentiles.get(s.name) is not None]
+    total_weight = sum(s.weight for s in used)
+    if total_weight <= 0:
+        return ()
+    parts = []
+    for family in FAMILIES:
+        mine = [s for s in used if s.family == family]
+        weight = sum(s.weight for s in mine)
+        if weight <= 0:
+            parts.append(FamilyPart(family, None, 0.0, 0.0))
+            continue
+        total = 0.0
+        for spec in mine:
+            p = percentiles[spec.name]
+            assert p is not None
+            total += spec.weight * (1.0 if spec.bullish_when == "high" else -1.0) * (2.0 * p - 1.0)
+        score = max(-1.0, min(1.0, total / weight))
+        share = weight / total_weight
+        parts.append(FamilyPart(family, round(score, 6), round(share, 6), round(share * score, 6)))
+    return tuple(parts)
