@@ -1,5 +1,10 @@
 """The debate's direction from the stock's standing in its reference universe (docs/decisions.md,
-"Stock-specific composite (issue 35)").
+"Stock-specific composite (issue 35)", "One decision (issue 52)").
+
+``settle``: the outcome's direction, confidence, score, rank, coverage and contributions are the weighing's
+(``domain.dtos.standing_weighing``), the same numbers the advocates and the resolution wrote their texts from.
+``follow_standing``: for a composite without its families (a caller that sends an older composite), the
+previous behaviour.
 
 With a composite (``DebateInput.composite``) the experts' weighed votes argue the case, but the direction and
 the confidence follow the composite (``shared_contracts.standing.standing_side``: top fifth of the universe
@@ -9,6 +14,7 @@ that no market-wide view can sweep every stock one way.
 
 from __future__ import annotations
 
+from debate.domain.dtos.standing_weighing import StandingWeighing
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.standing import CompositeStanding, standing_side
 
@@ -47,5 +53,19 @@ def follow_standing(outcome: DebateOutcome, composite: CompositeStanding, langua
             "conflict_resolution": outcome.conflict_resolution
             if note in outcome.conflict_resolution  # a fallback engine's outcome already follows it
             else separator.join(p for p in (outcome.conflict_resolution, note) if p),
+        }
+    )
+
+
+def settle(outcome: DebateOutcome, weighing: StandingWeighing) -> DebateOutcome:
+    """The outcome with the weighing's figures (its texts were written from the same weighing)."""
+    return outcome.model_copy(
+        update={
+            "direction": weighing.direction,
+            "confidence": weighing.confidence,
+            "score": weighing.score,
+            "universe_rank": weighing.universe_rank,
+            "standing_coverage": weighing.coverage,
+            "contributions": list(weighing.contributions),
         }
     )

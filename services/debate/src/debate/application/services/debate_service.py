@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from debate.application.dtos.debate_outcome_dto import DebateOutcomeDTO, build_outcome
-from debate.application.standing import follow_standing
+from debate.application.standing import follow_standing, settle
 from debate.domain.dtos.bull_bear_argument import BearArgument, BullArgument
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
@@ -40,8 +40,11 @@ class DebateService:
         self._run = fallback(self._debate) if fallback else self._debate
 
     async def run(self, debate_input: DebateInput) -> DebateOutcomeDTO:
-        """The debate; with the stock's composite standing, its direction follows that (``application.standing``)."""
+        """The debate; with the stock's standing by factor family, the experts are weighed by it and the outcome
+        carries their contributions (``application.standing``)."""
         outcome = await self._run(debate_input)
+        if (weighing := debate_input.weighing()) is not None:
+            return settle(outcome, weighing)
         if debate_input.composite is None:
             return outcome
         return follow_standing(outcome, debate_input.composite, self._language)

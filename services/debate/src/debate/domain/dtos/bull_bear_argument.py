@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from debate.domain.dtos.evidence import EvidencePanel
+from debate.domain.dtos.standing_weighing import StandingWeighing
 from debate.domain.model.enums import ArgumentStrength
 from shared_contracts.numbers_check import NumbersCheck
 
@@ -53,12 +54,19 @@ class _Case(BaseModel):
 
 
 class BullArgument(_Case):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
     acknowledged_risks: list[RiskClaim]
     considered_experts: list[str] = Field(default_factory=list)
     panel: EvidencePanel | None = None
+    weighing: StandingWeighing | None = None
+    """The standings the case argued from (``DebateInput.weighing()``), when the research placed the stock."""
 
 
 class BearArgument(_Case):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
     acknowledged_strengths: list[str]
     considered_experts: list[str] = Field(default_factory=list)
     panel: EvidencePanel | None = None
+    weighing: StandingWeighing | None = None

@@ -14,6 +14,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence, coverage_of
+from debate.domain.dtos.standing_weighing import StandingWeighing, weigh_standing
 from shared_contracts.debate import EXPERT_NAME_PATTERN as EXPERT_NAME
 from shared_contracts.debate import MAX_DEBATE_EXPERTS, TICKER_PATTERN
 from shared_contracts.experts import Signal, stance_of
@@ -86,6 +87,11 @@ class DebateInput(BaseModel):
                 staleness=quality.staleness,
             )
         return EvidencePanel(experts=experts, failed_experts=list(self.failed_experts))
+
+    def weighing(self) -> StandingWeighing | None:
+        """The experts weighed by their standings in the reference universe (``standing_weighing``); None when
+        the composite has no families to weigh or none of its voting experts was heard."""
+        return weigh_standing(self.expert_summaries, self.composite)
 
     def stance(self, expert: str) -> Signal:
         """The expert's verdict as BULLISH/BEARISH/NEUTRAL (validated at construction)."""

@@ -12,8 +12,10 @@ from typing import Any
 
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument, RiskClaim
 from debate.domain.dtos.debate_input import DebateInput
+from debate.domain.dtos.standing_weighing import StandingWeighing
 from debate.domain.ports.bear_advocate_agent import IBearAdvocateAgentPort
 from debate.domain.ports.bull_advocate_agent import IBullAdvocateAgentPort
+from debate.infrastructure.rules import standing_texts
 from debate.infrastructure.rules.scoring import EVIDENCE_CHARS, fmt, level_of, snippet, split_risks
 from debate.infrastructure.rules.texts import Language, Texts, expert_label, texts_for, weighted
 from shared_contracts.experts import Signal
@@ -68,6 +70,29 @@ def _case(debate_input: DebateInput, stance: Signal, texts: Texts) -> dict[str, 
     }
 
 
+def _standing_case(debate_input: DebateInput, weighing: StandingWeighing, bull: bool, texts: Texts) -> dict[str, Any]:
+    """A side's case from the standings: one argument per voting expert whose contribution is on that side."""
+    side = weighing.positive() if bull else weighing.negative()
+    summaries = debate_input.expert_summaries
+    points = [
+        ArgumentPoint(
+            argument=standing_texts.point(texts, c, bull),
+            evidence=snippet(summaries[c.expert].reasoning, EVIDENCE_CHARS),
+            source_experts=[c.expert],
+            strength=level_of(c.confidence),
+            confidence=c.confidence,
+        )
+        for c in side
+    ]
+    return {
+        "core_thesis": standing_texts.thesis(texts, debate_input.symbol, side, bull),
+        "supporting_arguments": points,
+        "considered_experts": list(summaries),
+        "panel": debate_input.panel(),
+        "weighing": weighing,
+    }
+
+
 def _risk_claims(debate_input: DebateInput, texts: Texts) -> list[RiskClaim]:
     """Every expert's risk warning, split into risks; the same risk from several experts is merged."""
     sources: dict[str, list[str]] = {}
@@ -90,7 +115,11 @@ class RulesBullAdvocateAgent(IBullAdvocateAgentPort):
         self._texts = texts_for(language)
 
     async def advocate(self, input: DebateInput) -> BullArgument:
-        case = _case(input, Signal.BULLISH, self._texts)
+        weighing = input.weighing()
+        if weighing is not None:
+            case = _standing_case(input, weighing, True, self._texts)
+        else:
+            case = _case(input, Signal.BULLISH, self._texts)
         return BullArgument(**case, acknowledged_risks=_risk_claims(input, self._texts))
 
 
@@ -100,6 +129,12 @@ class RulesBearAdvocateAgent(IBearAdvocateAgentPort):
 
     async def advocate(self, input: DebateInput) -> BearArgument:
         texts, summaries = self._texts, input.expert_summaries
+        weighing = input.weighing()
+        if weighing is not None:
+            return BearArgument(
+                **_standing_case(input, weighing, False, texts),
+                acknowledged_strengths=[standing_texts.strength(texts, c) for c in weighing.positive()],
+            )
         strengths = [
             texts.strength.format(
                 label=expert_label(texts, name),

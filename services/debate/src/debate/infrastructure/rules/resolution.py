@@ -7,9 +7,9 @@ from dataclasses import asdict, dataclass
 from debate.domain.dtos.bull_bear_argument import ArgumentPoint, BearArgument, BullArgument, RiskClaim
 from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence
 from debate.domain.dtos.risk_matrix import ResolutionResult, RiskMatrixItem
-from debate.domain.model.enums import RiskLevel
+from debate.domain.model.enums import DebateDirection, RiskLevel
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
-from debate.infrastructure.rules import scoring
+from debate.infrastructure.rules import scoring, standing_texts
 from debate.infrastructure.rules.texts import (
     Language,
     Texts,
@@ -74,6 +74,17 @@ class RulesResolutionAgent(IResolutionAgentPort):
     async def resolve(self, symbol: str, bull: BullArgument, bear: BearArgument) -> ResolutionResult:
         bull_side, bear_side = _Side.of(bull.supporting_arguments), _Side.of(bear.supporting_arguments)
         panel = _panel_of(bull, bear, bull_side, bear_side)
+        standing = bull.weighing or bear.weighing
+        if standing is not None:
+            return ResolutionResult(
+                direction=DebateDirection(standing.direction),
+                confidence=standing.confidence,
+                risk_matrix=self._risk_matrix(bull.acknowledged_risks, panel),
+                key_disagreements=self._disagreements(bull_side, bear_side),
+                conflict_resolution=self._texts.sentence_sep.join(
+                    [standing_texts.resolution(self._texts, standing), coverage_sentence(self._texts, panel)]
+                ),
+            )
         weighing = scoring.weigh(panel)
         return ResolutionResult(
             direction=weighing.direction,
