@@ -19,6 +19,25 @@ class ExpertType(StrEnum):
     CATALYST_DETECTIVE = "catalyst_detective"
 
 
+EXPERT_LABELS: dict[str, dict[str, str]] = {
+    "zh": {
+        "technical_analyst": "技术分析师",
+        "financial_auditor": "财务审计师",
+        "valuation_modeler": "估值建模师",
+        "macro_intelligence": "宏观情报员",
+        "catalyst_detective": "催化剂侦探",
+    },
+    "en": {
+        "technical_analyst": "Technical analyst",
+        "financial_auditor": "Financial auditor",
+        "valuation_modeler": "Valuation modeler",
+        "macro_intelligence": "Macro intelligence",
+        "catalyst_detective": "Catalyst detective",
+    },
+}
+"""Each expert's name in the narrative, per report language (an unknown expert is named by its key)."""
+
+
 class Signal(StrEnum):
     """Technical analyst and financial auditor signal."""
 

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from shared_contracts.debate import Direction
+from shared_contracts.debate import MAX_DEBATE_EXPERTS, Contribution, Direction
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
 from shared_contracts.json_schema import InlineEnum
@@ -26,6 +26,17 @@ class TimeHorizon(InlineEnum):
     MEDIUM_TERM = "MEDIUM_TERM"
     LONG_TERM = "LONG_TERM"
 
+
+CONFIDENCE_SENTENCE = {
+    "en": "Confidence is the probability that this call is right, fitted on in-sample months only: for BUY/SELL, "
+    "that the trade (entered at the next open, closed at its stop, its target or the end of its horizon, after "
+    "costs) ends with a positive return; for HOLD, that a long trade entered at the next open would not have made "
+    "money over the next 20 trading days.",
+    "zh": "置信度是该判断正确的概率（仅用样本内月份拟合）：BUY/SELL 为按次日开盘价进场、在止损、止盈或期限结束时离场、"
+    "扣除成本后收益为正的概率；HOLD 为次日开盘价做多、持有 20 个交易日不赚钱的概率。",
+}
+"""The one sentence the API schema, the console, the CLI, the Markdown export and the reasoning say about
+``Verdict.confidence`` (docs/evaluation.md, "Verdict confidence")."""
 
 MAX_PRICE = 1e9
 """No share trades at a billion a piece: a larger price is a client mistake, not a level to print."""
@@ -139,6 +150,11 @@ class JudgeInput(BaseModel):
             "(Verdict.market_exposure), never the direction."
         ),
     )
+    contributions: list[Contribution] | None = Field(
+        default=None,
+        max_length=MAX_DEBATE_EXPERTS,
+        description="The debate's contributions (debate_outcome.contributions): what the score is made of.",
+    )
 
     @model_validator(mode="after")
     def _range_in_order(self) -> JudgeInput:
@@ -180,12 +196,7 @@ class Verdict(BaseModel):
         ge=0.0,
         le=1.0,
         allow_inf_nan=False,
-        description=(
-            "Not a probability of profit. With the stock's standing (rules engine): its distance from the "
-            "universe's middle, |2 × universe_rank − 1| (0 at the median, 1 at either end; every BUY/SELL states "
-            "more than every HOLD). Without it: the debate's confidence discounted for open disagreements "
-            "(services/judge/README.md)."
-        ),
+        description=CONFIDENCE_SENTENCE["en"],
     )
     score: SignedUnit | None = Field(
         default=None,
@@ -209,6 +220,11 @@ class Verdict(BaseModel):
             "position_percent already includes it. The market view scales exposure; it never sets the direction. "
             "None when the market view was not heard."
         ),
+    )
+    contributions: list[Contribution] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="What the score is made of: the debate's contributions per expert (they sum to score).",
     )
     entry_strategy: str
     stop_loss: PriceLevel

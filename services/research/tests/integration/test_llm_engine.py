@@ -30,6 +30,7 @@ from shared_contracts.research import (
     TechnicalAnalystResult,
     ValuationModelerResult,
 )
+from shared_contracts.standing import expert_side
 from shared_contracts.text import NO_SPECIFIC_RISK
 
 TECHNICAL = {"signal": "BULLISH", "confidence": 0.72, "summary_reasoning": "MA20 上穿 MA60", "risk_warning": "波动"}
@@ -84,7 +85,13 @@ async def test_valid_json_gives_an_llm_result(serve: Callable[..., Any]) -> None
         response = await http.post(URL, json={"symbol": "600519.SH", "options": {"analysis_date": "2025-09-30"}})
     assert response.status_code == 200, response.text
     result = TechnicalAnalystResult.model_validate(response.json())
-    assert (result.signal.value, result.confidence) == ("BULLISH", 0.72)
+    # The vote is the technical family's standing; the model's own read stays as context (issue 52).
+    assert result.engine_signal == "BULLISH"
+    assert result.relative_standing is not None
+    assert result.relative_standing.composite is not None
+    family = next(f for f in result.relative_standing.composite.families if f.family == "technical")
+    assert (result.signal.value, result.confidence) == expert_side(family.percentile)
+    assert TECHNICAL["summary_reasoning"] in result.summary_reasoning
     assert result.engine.model_dump() == {"kind": "llm", "model": "test-model", "fallback_reason": None}
     assert result.output == json.dumps(TECHNICAL, ensure_ascii=False)  # the raw model text
     messages = endpoint.messages()
@@ -112,7 +119,7 @@ async def test_json_in_a_fenced_block_with_extra_keys_is_accepted(serve: Callabl
         response = await http.post(URL, json={"symbol": "AAPL"})
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["signal"] == "BULLISH"
+    assert body["engine_signal"] == "BULLISH"  # the model's read; the vote is the standing's
     assert "mood" not in body  # unknown keys are dropped, not passed through
     assert "English" in endpoint.messages()["system"]
 

@@ -23,6 +23,7 @@ from service_kit.llm.numbers.sources import sources_from
 from shared_contracts.errors import ServiceError
 from shared_contracts.experts import ExpertType
 from shared_contracts.research import ExpertResultBase
+from shared_contracts.standing import BOTTOM_RANK, TOP_RANK
 
 DATES = [date(2023, 6, 30), date(2024, 6, 28), date(2025, 3, 31)]
 AUDIT_FIELDS = set(ExpertResultBase.model_fields) | {"data_gaps", "staleness"}
@@ -68,6 +69,8 @@ def method_constants(expert: str) -> list[float]:
     return constants
 
 
+VOTE_CONSTANTS = [TOP_RANK, BOTTOM_RANK, 2.0, 1.0, -1.0]
+"""The standing vote's rule and its |2×p−1| (``research.application.standing_vote``)."""
 STRUCTURED = {
     "key_technical_levels",
     "technical_indicators",
@@ -102,7 +105,10 @@ async def test_every_rules_narrative_traces_to_its_input(snapshot: OfflineSnapsh
                     continue  # the snapshot's documented gaps
                 facts = json.dumps(result["input"], ensure_ascii=False)
                 trace = json.dumps(without_notes(result["output"]), ensure_ascii=False)
-                sources = sources_from([facts, trace], method_constants(expert.value))
+                standing = json.dumps(
+                    [result.get("relative_standing"), result.get("confidence"), result.get("confidence_score")]
+                )
+                sources = sources_from([facts, trace, standing], method_constants(expert.value) + VOTE_CONSTANTS)
                 found = check_texts(narrative_texts(result, STRUCTURED), sources)
                 runs, checked = runs + 1, checked + found.checked
                 untraceable += [f"{expert.value} {symbol} {on}: {c.field} {c.text!r}" for c in found.unverified]

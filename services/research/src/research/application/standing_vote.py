@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from research.domain.analysis.relative import Family
 from shared_contracts.experts import Signal
-from shared_contracts.standing import FamilyStanding, RelativeStanding, expert_side
+from shared_contracts.standing import BOTTOM_RANK, TOP_RANK, FamilyStanding, RelativeStanding, expert_side
 
 _DIMENSION = {
     "zh": {"technical": "技术维度", "valuation": "估值维度", "financial": "财务质量维度"},
@@ -32,13 +32,13 @@ _SIDE = {
     "en": {"BULLISH": "BULLISH", "BEARISH": "BEARISH", "NEUTRAL": "NEUTRAL"},
 }
 _VOTE = {
-    "zh": "按参照池内的相对位置投票：{dimension}得分 {score:+.2f}（{factors}），置于池内综合得分的 {percentile:.0%} "
-    "分位（前 20% 看多、后 20% 看空）→ {side}，置信度 {confidence:.2f}（离池中位的距离 |2×分位−1|），"
+    "zh": "按参照池内的相对位置投票：{dimension}得分 {score:+.2f}（{factors}），置于池内综合得分的 {percentile:.2f} "
+    "分位（≥ {top:.2f} 看多、≤ {bottom:.2f} 看空）→ {side}，置信度 {confidence:.2f}（离池中位的距离 |2×分位−1|），"
     "在综合得分中的权重 {weight:.2f}、贡献 {contribution:+.2f}。",
     "en": "Vote from the stock's standing in its reference universe: {dimension} score {score:+.2f} ({factors}), "
-    "at the {percentile:.0%} percentile of the universe's composite scores (top fifth bullish, bottom fifth "
-    "bearish) → {side}, confidence {confidence:.2f} (distance from the universe's middle, |2×percentile−1|), "
-    "weight {weight:.2f} in the composite score, contribution {contribution:+.2f}.",
+    "at percentile {percentile:.2f} of the universe's composite scores (≥ {top:.2f} bullish, "
+    "≤ {bottom:.2f} bearish) → {side}, confidence {confidence:.2f} (distance from the universe's middle, "
+    "|2×percentile−1|), weight {weight:.2f} in the composite score, contribution {contribution:+.2f}.",
 }
 _NO_DATA = {
     "zh": "{dimension}在参照池中当日无可比数据，不参与投票（中性，置信度 0）。",
@@ -112,5 +112,7 @@ def standing_vote(standing: RelativeStanding | None, family: Family, language: s
         confidence=confidence,
         weight=part.weight,
         contribution=part.contribution,
+        top=TOP_RANK,
+        bottom=BOTTOM_RANK,
     )
     return StandingVote(Signal(side), confidence, sentence, _CONTEXT[lang])

@@ -134,6 +134,8 @@ def _standing_context(outcome: DebateOutcome, context: Mapping[str, Any] | None)
         for name in ("universe_rank", "standing_coverage"):
             if (value := getattr(outcome, name)) is not None:
                 found[name] = value
+        if outcome.contributions:
+            found["contributions"] = [c.model_dump(mode="json") for c in outcome.contributions]
     macro = _mapping(_mapping(_mapping(context).get("expert_results")).get(ExpertType.MACRO_INTELLIGENCE.value))
     if (view := macro.get("macro_environment")) in MARKET_VIEWS:
         found["market_view"] = view

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from debate.domain.dtos.evidence import EvidencePanel
+from shared_contracts.experts import EXPERT_LABELS
 
 Language = Literal["zh", "en"]
 
@@ -41,13 +42,7 @@ ZH = Texts(
     list_sep="、",
     sentence_sep="",
     none="无",
-    expert_labels={
-        "technical_analyst": "技术分析师",
-        "financial_auditor": "财务审计师",
-        "valuation_modeler": "估值建模师",
-        "macro_intelligence": "宏观情报员",
-        "catalyst_detective": "催化剂侦探",
-    },
+    expert_labels=EXPERT_LABELS["zh"],
     mitigations={
         "technical_analyst": "在关键支撑位下方设置止损，跌破即减仓",
         "financial_auditor": "跟踪下一期财报的相关指标，恶化即下调仓位",
@@ -90,13 +85,7 @@ EN = Texts(
     list_sep=", ",
     sentence_sep=" ",
     none="none",
-    expert_labels={
-        "technical_analyst": "Technical analyst",
-        "financial_auditor": "Financial auditor",
-        "valuation_modeler": "Valuation modeler",
-        "macro_intelligence": "Macro intelligence",
-        "catalyst_detective": "Catalyst detective",
-    },
+    expert_labels=EXPERT_LABELS["en"],
     mitigations={
         "technical_analyst": "Set a stop-loss below the key support level and cut the position if it breaks",
         "financial_auditor": "Track these metrics in the next financial report and reduce the position if they worsen",

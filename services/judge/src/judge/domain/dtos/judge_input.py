@@ -16,6 +16,7 @@ from judge.domain.exceptions import InvalidJudgeInputError
 from judge.domain.model.enums import Direction, TimeHorizon
 from judge.domain.model.risk import Volatility, volatility_from
 from shared_contracts import judge as wire
+from shared_contracts.debate import Contribution
 from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.judge import JUDGE_TICKER_PATTERN, KeyLevels
 from shared_contracts.symbols import canonical_symbol
@@ -63,6 +64,8 @@ class JudgeInput:
     """Share of the composite's weight that had data for the stock."""
     market_view: str | None = None
     """FAVORABLE / NEUTRAL / UNFAVORABLE: the market-wide view, which scales the position only."""
+    contributions: Sequence[Contribution] = ()
+    """The debate's contributions per expert: what the score is made of (they sum to it)."""
 
     def __post_init__(self) -> None:
         if not self.symbol.strip():
@@ -107,6 +110,7 @@ class JudgeInput:
                 "symbol": canonical_symbol(body.symbol),
                 "direction": Direction(body.direction),
                 "key_levels": body.key_levels or KeyLevels(),
+                "contributions": tuple(body.contributions or ()),
             }
         )
 

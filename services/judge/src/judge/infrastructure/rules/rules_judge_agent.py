@@ -17,6 +17,7 @@ from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.policy import LevelChoice
 from judge.infrastructure.rules.texts import Language, Say, text, writer
 from shared_contracts.engine import EngineInfo
+from shared_contracts.experts import EXPERT_LABELS
 from shared_contracts.reference_price import REFERENCE_STALE_WEEKDAYS
 from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK, standing_side
 from shared_contracts.text import format_price, shorten
@@ -36,9 +37,9 @@ class RulesJudgeAgent(IJudgeAgentPort):
         disagreements = len(judge_input.named_disagreements)
         score = judge_input.score
         exposure = policy.market_exposure(judge_input.market_view)
-        if score is not None:
-            side, strength = standing_side(score, judge_input.universe_rank, judge_input.standing_coverage)
-            action = policy.standing_action(side)
+        if score is not None:  # the debate weighed the experts' standings: act on its side
+            _, strength = standing_side(score, judge_input.universe_rank, judge_input.standing_coverage)
+            action = policy.standing_action(judge_input.direction.value)
         else:
             action, strength = policy.decide_action(judge_input.direction, c), c
         called, unpriced = action, judge_input.unpriced if action is not Action.HOLD else ()
@@ -94,6 +95,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             price=format_price(price, price) if price is not None else None,
             date=day.isoformat() if day else None,
             score=score,
+            made_of=_made_of(self._language, judge_input),
             rank=text(self._language, "rank_unknown")
             if judge_input.universe_rank is None
             else f"{judge_input.universe_rank:.2f}",
@@ -204,6 +206,15 @@ class RulesJudgeAgent(IJudgeAgentPort):
         bull, bear, resolution = (_clause(thesis) or say("none") for thesis in theses)
         parts.append(_theses(say, bull, bear, resolution))
         return ("" if self._language == "zh" else " ").join(parts)
+
+
+def _made_of(language: Language, judge_input: JudgeInput) -> str:
+    """ " (= technical_analyst +0.42 + valuation_modeler −0.03 …)" from the debate's contributions; "" without."""
+    voters = [c for c in judge_input.contributions if c.votes]
+    if not voters:
+        return ""
+    terms = " + ".join(f"{EXPERT_LABELS[language].get(c.expert, c.expert)} {c.contribution:+.2f}" for c in voters)
+    return text(language, "made_of", terms=terms)
 
 
 def _missing(say: Say, unpriced: tuple[str, ...]) -> str:

@@ -8,9 +8,9 @@ from typing import Literal
 Language = Literal["zh", "en"]
 
 ZH: dict[str, str] = {
-    "reason_standing": "该股在参照股票池中的综合得分 {score:+.2f}，池内分位 {rank}，证据覆盖 {coverage}"
-    "（分位 ≥ {top:.2f} 买入、≤ {bottom:.2f} 卖出，覆盖低于 {min_coverage:.0%} 不交易）→ {action}。"
-    "置信度 {strength:.2f} 是该股偏离池内中位的程度 |2×分位−1|，不是盈利概率。",
+    "reason_standing": "辩论方向 {direction}：该股在参照股票池中的综合得分 {score:+.2f}{made_of}，池内分位 {rank}，"
+    "证据覆盖 {coverage}（分位 ≥ {top:.2f} 看多、≤ {bottom:.2f} 看空，覆盖低于 {min_coverage:.0%} 中性）→ {action}。",
+    "made_of": "（= {terms}）",
     "reason_exposure": "市场观点 {view} 只调节敞口：仓位保留 {exposure:.0%}（FAVORABLE 100%、NEUTRAL 80%、UNFAVORABLE "
     "60%），不决定个股方向。",
     "reason_no_market_view": "未听取市场观点：仓位按完整敞口。",
@@ -95,10 +95,10 @@ ZH: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
-    "reason_standing": "The stock's composite score in its reference universe is {score:+.2f}, universe rank {rank}, "
-    "evidence coverage {coverage} (rank ≥ {top:.2f} buys, ≤ {bottom:.2f} sells, no trade below {min_coverage:.0%} "
-    "coverage) → {action}. The confidence {strength:.2f} is the stock's distance from the universe's middle, "
-    "|2 × rank − 1|, not a probability of profit.",
+    "reason_standing": "The debate is {direction}: the stock's composite score in its reference universe is "
+    "{score:+.2f}{made_of}, universe rank {rank}, evidence coverage {coverage} (rank ≥ {top:.2f} bullish, "
+    "≤ {bottom:.2f} bearish, neutral below {min_coverage:.0%} coverage) → {action}.",
+    "made_of": " (= {terms})",
     "reason_exposure": "The market view {view} scales exposure only: the position keeps {exposure:.0%} (FAVORABLE "
     "100 %, NEUTRAL 80 %, UNFAVORABLE 60 %); it does not set the stock's direction.",
     "reason_no_market_view": "No market view was heard: the position takes full exposure.",
