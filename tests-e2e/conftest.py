@@ -24,3 +24,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"console browser tests: {ran} ran ({len(_BROWSER['passed'])} passed, {len(_BROWSER['failed'])} failed), "
             f"{len(_BROWSER['skipped'])} skipped"
         )
+
+
+@pytest.fixture(scope="session")
+def rules_grid() -> dict[str, Any]:
+    """The rules pipeline in-process over every snapshot symbol × ``in_process_grid.DATES`` × zh/en, made once."""
+    from in_process_grid import grid
+
+    return grid()

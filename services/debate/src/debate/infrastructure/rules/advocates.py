@@ -73,10 +73,10 @@ def _case(debate_input: DebateInput, stance: Signal, texts: Texts) -> dict[str, 
 def _standing_case(debate_input: DebateInput, weighing: StandingWeighing, bull: bool, texts: Texts) -> dict[str, Any]:
     """A side's case from the standings: one argument per voting expert whose contribution is on that side."""
     side = weighing.positive() if bull else weighing.negative()
-    summaries = debate_input.expert_summaries
+    summaries, panel = debate_input.expert_summaries, debate_input.panel()
     points = [
         ArgumentPoint(
-            argument=standing_texts.point(texts, c, bull),
+            argument=standing_texts.point(texts, c, bull, panel.experts[c.expert].coverage),
             evidence=snippet(summaries[c.expert].reasoning, EVIDENCE_CHARS),
             source_experts=[c.expert],
             strength=level_of(c.confidence),
@@ -88,7 +88,7 @@ def _standing_case(debate_input: DebateInput, weighing: StandingWeighing, bull: 
         "core_thesis": standing_texts.thesis(texts, debate_input.symbol, side, bull),
         "supporting_arguments": points,
         "considered_experts": list(summaries),
-        "panel": debate_input.panel(),
+        "panel": panel,
         "weighing": weighing,
     }
 

@@ -14,10 +14,10 @@ from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, SCORE_
 _T: dict[str, dict[str, str]] = {
     "zh": {
         "point_bull": "{label}：该维度在参照池中排名偏高（{percentile}，{signal}，置信度 {confidence:.2f}），"
-        "权重 {weight:.2f}，贡献 {contribution:+.2f}",
+        "权重 {weight:.2f}，贡献 {contribution:+.2f}{coverage}",
         "point_bear": "{label}：该维度在参照池中排名偏低（{percentile}，{signal}，置信度 {confidence:.2f}），"
-        "权重 {weight:.2f}，贡献 {contribution:+.2f}",
-        "percentile": "池内综合得分 {value:.0%} 分位",
+        "权重 {weight:.2f}，贡献 {contribution:+.2f}{coverage}",
+        "percentile": "池内综合得分分位 {value:.2f}",
         "no_percentile": "无分位",
         "thesis_bull": "{symbol} 多头论证：{count} 个维度为综合得分加分（{items}），正贡献合计 {total:+.2f}。",
         "thesis_bear": "{symbol} 空头论证：{count} 个维度为综合得分减分（{items}），负贡献合计 {total:+.2f}。",
@@ -47,10 +47,10 @@ _T: dict[str, dict[str, str]] = {
     },
     "en": {
         "point_bull": "{label}: this dimension ranks high in the reference universe ({percentile}, {signal}, "
-        "confidence {confidence:.2f}), weight {weight:.2f}, contribution {contribution:+.2f}",
+        "confidence {confidence:.2f}), weight {weight:.2f}, contribution {contribution:+.2f}{coverage}",
         "point_bear": "{label}: this dimension ranks low in the reference universe ({percentile}, {signal}, "
-        "confidence {confidence:.2f}), weight {weight:.2f}, contribution {contribution:+.2f}",
-        "percentile": "{value:.0%} percentile of the universe's composite scores",
+        "confidence {confidence:.2f}), weight {weight:.2f}, contribution {contribution:+.2f}{coverage}",
+        "percentile": "percentile {value:.2f} of the universe's composite scores",
         "no_percentile": "no percentile",
         "thesis_bull": "{symbol} bull case: {count} dimension(s) add to the composite score ({items}), positive "
         "contributions {total:+.2f} in all.",
@@ -96,8 +96,11 @@ def _percentile(t: dict[str, str], c: Contribution) -> str:
     return t["no_percentile"] if c.percentile is None else t["percentile"].format(value=c.percentile)
 
 
-def point(texts: Texts, c: Contribution, bull: bool) -> str:
+def point(texts: Texts, c: Contribution, bull: bool, completeness: float) -> str:
+    """One side's argument; ``completeness``: the expert's data completeness, named when below 1 (it does not
+    change the standing's weight)."""
     t = _lang(texts)
+    coverage = texts.coverage_note.format(coverage=f"{completeness:.2f}") if completeness < 1.0 else ""
     return t["point_bull" if bull else "point_bear"].format(
         label=expert_label(texts, c.expert),
         percentile=_percentile(t, c),
@@ -105,6 +108,7 @@ def point(texts: Texts, c: Contribution, bull: bool) -> str:
         confidence=c.confidence,
         weight=c.weight,
         contribution=c.contribution,
+        coverage=coverage,
     )
 
 
