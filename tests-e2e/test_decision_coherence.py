@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 import pytest
 from in_process_grid import Research, every
@@ -36,7 +37,7 @@ def runs(rules_grid: dict[str, list[Research]]) -> dict[str, list[Research]]:
     return rules_grid
 
 
-def _contributions(r: Research) -> list[dict[str, object]]:
+def _contributions(r: Research) -> list[dict[str, Any]]:
     return list(r.debate.get("contributions") or [])
 
 
@@ -54,7 +55,7 @@ def test_every_trade_stands_on_its_experts_and_the_debate(runs: dict[str, list[R
         side = "BULLISH" if action == "BUY" else "BEARISH"
         sign = 1.0 if action == "BUY" else -1.0
         voters = [c for c in _contributions(r) if c["votes"]]
-        total = sum(float(c["contribution"]) for c in voters)  # type: ignore[arg-type]
+        total = sum(float(c["contribution"]) for c in voters)
         if direction != side:
             wrong.append(r.where(f"{action} on a {direction} debate"))
         if not any(c["signal"] == side for c in voters):
@@ -76,7 +77,7 @@ def test_the_contributions_sum_to_the_score(runs: dict[str, list[Research]]) -> 
         assert r.verdict["universe_rank"] == r.debate.get("universe_rank"), r.where("ranks differ")
         if not contributions:
             continue
-        total = sum(float(c["contribution"]) for c in contributions)  # type: ignore[arg-type]
+        total = sum(float(c["contribution"]) for c in contributions)
         checked += 1
         if abs(total - r.debate["score"]) > 0.005:
             off.append(r.where(f"Σ {total:+.4f} against score {r.debate['score']:+.4f}"))
@@ -106,7 +107,7 @@ def test_the_texts_state_the_structured_figures(runs: dict[str, list[Research]])
                 label = EXPERT_LABELS[r.language].get(str(c["expert"]), str(c["expert"]))
                 for figure in re.findall(rf"{re.escape(label)} ([+-]\d+\.\d\d)", text):
                     stated["contribution"] += 1
-                    if figure != f"{float(c['contribution']):+.2f}":  # type: ignore[arg-type]
+                    if figure != f"{float(c['contribution']):+.2f}":
                         wrong.append(r.where(f"{where} states {label} {figure}, the field is {c['contribution']}"))
         for figure in EXPOSURE.findall(r.verdict["reasoning"]):
             stated["exposure"] += 1
