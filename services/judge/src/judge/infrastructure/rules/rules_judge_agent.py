@@ -39,7 +39,8 @@ class RulesJudgeAgent(IJudgeAgentPort):
         exposure = policy.market_exposure(judge_input.market_view)
         if score is not None:  # the debate weighed the experts' standings: act on its side
             _, strength = standing_side(score, judge_input.universe_rank, judge_input.standing_coverage)
-            action = policy.standing_action(judge_input.direction.value)
+            thin = judge_input.standing_coverage is not None and judge_input.standing_coverage < MIN_STANDING_COVERAGE
+            action = Action.HOLD if thin else policy.standing_action(judge_input.direction.value)
         else:
             action, strength = policy.decide_action(judge_input.direction, c), c
         called, unpriced = action, judge_input.unpriced if action is not Action.HOLD else ()
