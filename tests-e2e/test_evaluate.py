@@ -100,7 +100,7 @@ def test_the_run_writes_the_report_the_charts_the_records_and_run_json(first_run
     assert options["llm"] is False
     assert report["warnings"] == []
     assert options["command"] == "research-eval " + " ".join(ARGS)
-    for section in ("coverage", "actions", "per_action", "calibration"):
+    for section in ("coverage", "actions", "per_action", "calibration", "ic", "benchmarks", "ic_size_neutral"):
         assert set(report[section]) == {"policy", "technical_only"}, section
     assert (first_run / "report.md").read_text(encoding="utf-8").strip()
     for chart in report["charts"].values():

@@ -75,11 +75,17 @@ def index_bars(bars: Mapping[str, Sequence[DailyBar]], symbols: Sequence[str]) -
 
 
 def read_bars_csv(folder: Path, symbol: str) -> list[DailyBar]:
-    """A symbol's bars from the offline snapshot's ``bars/<symbol>.csv`` (date, open, high, low, close, …)."""
+    """A symbol's bars from the offline snapshot's ``bars/<symbol>.csv`` (date, open, high, low, close, volume,
+    …; a blank or missing volume is None)."""
     with (folder / f"{symbol}.csv").open(encoding="utf-8", newline="") as handle:
         return [
             DailyBar(
-                date.fromisoformat(r["date"]), float(r["open"]), float(r["high"]), float(r["low"]), float(r["close"])
+                date.fromisoformat(r["date"]),
+                float(r["open"]),
+                float(r["high"]),
+                float(r["low"]),
+                float(r["close"]),
+                float(r["volume"]) if (r.get("volume") or "").strip() else None,
             )
             for r in csv.DictReader(handle)
         ]

@@ -4,12 +4,15 @@ the stock's next ``IC_HORIZON_DAYS``-day return entered at the next open; the to
 net of costs; and BUY against every other verdict over the same 20 days (like for like).
 
 Months are the unit: each date's cross-section gives one IC, one spread, one BUY-minus-rest difference, and
-the interval is over dates. A date counts with at least ``MIN_SCORED_PER_MONTH`` scored stocks.
+the interval is over dates. A date counts with at least ``MIN_SCORED_PER_MONTH`` scored stocks. Beside the score,
+on the same cells: the IC of −log 20-day traded value, the paired difference and the size-neutral IC
+(``verdict_statistics.benchmarks``).
 
 Example::
 
     ranked = ranked_verdicts(records, series)            # one per ok verdict with a score and a forward return
     ic_section([(r.key, r.score, r.forward.value) for r in ranked])
+    liquidity_benchmark(ranked_cells(ranked, series))["paired_difference"]  # score IC − liquidity IC, by month
     quintile_spread(ranked, cost=0.003)["spread_net"]    # {"value", "low", "high", "n"}
 """
 
@@ -26,6 +29,7 @@ from evaluation.bar_series import BarSeries
 from evaluation.records import ResearchRecord
 from shared_contracts.price_limits import blocks
 from shared_contracts.scoring import IC_HORIZON_DAYS, ForwardReturn, forward_return
+from verdict_statistics.benchmarks import RankedCell, log_traded_value
 from verdict_statistics.metrics import MIN_SCORED_PER_MONTH, Estimate, mean_ci
 from verdict_statistics.scorecard import Json, estimate_json, ic_section
 
@@ -65,6 +69,15 @@ def ranked_verdicts(records: Sequence[ResearchRecord], series: Mapping[str, BarS
 def information_coefficient(ranked: Sequence[RankedVerdict]) -> Json:
     """``verdict_statistics.scorecard.ic_section`` with one cross-section per analysis date."""
     return ic_section([(r.key, r.score, r.forward.value) for r in ranked])
+
+
+def ranked_cells(ranked: Sequence[RankedVerdict], series: Mapping[str, BarSeries]) -> list[RankedCell]:
+    """Each ranked verdict as a cell of the liquidity benchmark: its date, score, forward return and the log of its
+    stock's mean traded value over the 20 bars up to and including its entry day (no later bar is read)."""
+    return [
+        RankedCell(r.key, r.score, r.forward.value, log_traded_value(series[r.record.symbol].bars, r.record.entry_day))
+        for r in ranked
+    ]
 
 
 def _by_date(ranked: Sequence[RankedVerdict]) -> dict[str, list[RankedVerdict]]:

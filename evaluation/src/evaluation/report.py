@@ -24,7 +24,13 @@ from evaluation.charts import CHART_FILES, write_charts
 from evaluation.comparison import PortfolioOptions, portfolio_section
 from evaluation.markdown import render_markdown
 from evaluation.outcomes import score_verdicts
-from evaluation.ranking import buy_against_rest, information_coefficient, quintile_spread, ranked_verdicts
+from evaluation.ranking import (
+    buy_against_rest,
+    information_coefficient,
+    quintile_spread,
+    ranked_cells,
+    ranked_verdicts,
+)
 from evaluation.records import Configuration, ResearchRecord
 from evaluation.samples import by_sample
 from evaluation.stops import ATR_BAND, stop_by_symbol, stop_distances, stop_samples
@@ -38,10 +44,11 @@ from evaluation.verdicts import (
     directional_concentration,
 )
 from shared_contracts.scoring import HOLDING_DAYS, IC_HORIZON_DAYS, ROUND_TRIP_COST, DailyBar
+from verdict_statistics.benchmarks import LIQUIDITY_FACTOR, liquidity_benchmark, size_neutral_ic
 from verdict_statistics.metrics import MIN_SCORED_PER_MONTH
 from verdict_statistics.scorecard import ACTIONS, DIGITS, Json
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 CONFIGURATIONS: tuple[Configuration, ...] = ("policy", "technical_only")
 LLM_WARNING = (
     "An LLM produced these verdicts. It may have seen prices and news of the test period in training, so even "
@@ -95,6 +102,7 @@ def build_report(
     coverage_json, actions_json, by_date_json, per_action_json = {}, {}, {}, {}
     calibration_json, stops_json, stops_by_symbol_json = {}, {}, {}
     ic_json, quintiles_json, like_json, concentration_json = {}, {}, {}, {}
+    benchmarks_json, size_neutral_json = {}, {}
     for configuration in CONFIGURATIONS:
         mine = [r for r in ordered if r.configuration == configuration]
         samples = by_sample(mine, lambda r: r.analysis_date, split)
@@ -105,6 +113,11 @@ def build_report(
         )
         ranked = by_sample(ranked_verdicts(mine, series), lambda r: r.record.analysis_date, split)
         ic_json[configuration] = {sample: information_coefficient(rs) for sample, rs in ranked.items()}
+        cells = {sample: ranked_cells(rs, series) for sample, rs in ranked.items()}
+        benchmarks_json[configuration] = {
+            sample: {"liquidity": liquidity_benchmark(cs)} for sample, cs in cells.items()
+        }
+        size_neutral_json[configuration] = {sample: size_neutral_ic(cs) for sample, cs in cells.items()}
         quintiles_json[configuration] = {
             sample: quintile_spread(rs, cost=options.cost) for sample, rs in ranked.items()
         }
@@ -137,6 +150,9 @@ def build_report(
             "round_trip_cost": options.cost,
             "ic_horizon_days": IC_HORIZON_DAYS,
             "ic_min_per_date": MIN_SCORED_PER_MONTH,
+            "benchmark_liquidity": LIQUIDITY_FACTOR,
+            "ic_size_neutral": "per date, the OLS residual of the score on log traded value (the benchmark's, with "
+            "an intercept) ranked against the forward return; 0 on a date whose residual is nil",
             "score": "verdict.score when present, else the debate's confidence signed by its direction",
             "in_sample": f"analysis_date < {split.isoformat()}",
             "out_of_sample": f"analysis_date >= {split.isoformat()}",
@@ -149,6 +165,8 @@ def build_report(
         "concentration": concentration_json,
         "per_action": per_action_json,
         "ic": ic_json,
+        "benchmarks": benchmarks_json,
+        "ic_size_neutral": size_neutral_json,
         "quintiles": quintiles_json,
         "like_for_like": like_json,
         "portfolio": portfolio_section(

@@ -202,7 +202,7 @@ async def fetch_bars(client: httpx.AsyncClient, research_url: str, symbol: str) 
         return []
     response.raise_for_status()
     bars = PriceBars.model_validate_json(response.content).bars
-    return [DailyBar(date.fromisoformat(b.date[:10]), b.open, b.high, b.low, b.close) for b in bars]
+    return [DailyBar(date.fromisoformat(b.date[:10]), b.open, b.high, b.low, b.close, b.volume) for b in bars]
 
 
 async def fetch_all_bars(

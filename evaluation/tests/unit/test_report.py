@@ -243,6 +243,8 @@ def test_the_report_is_deterministic_and_the_markdown_reads_on_its_own(tmp_path:
         assert heading in markdown
     for heading in ("## 3. Verdicts by action", "## 4. Portfolio", "## 5. Calibration", "## 6. Stop distance"):
         assert heading in markdown
+    assert "**Beside a size/liquidity tilt.**" in markdown
+    assert "Too few months to tell the score from a size/liquidity tilt." in markdown  # one stock: no cross-section
     for line in ("`research-eval --start 2024-01-01`", "abc1234", "test box", "technical_analyst, financial_auditor"):
         assert line in markdown
     for name in names[2:]:

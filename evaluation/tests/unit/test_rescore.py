@@ -19,7 +19,9 @@ D0 = date(2024, 1, 1)
 
 
 def bars(price: float) -> list[DailyBar]:
-    return [DailyBar(D0 + timedelta(days=i), price + i, price + i + 1, price + i - 1, price + i) for i in range(60)]
+    return [
+        DailyBar(D0 + timedelta(days=i), price + i, price + i + 1, price + i - 1, price + i, 1.0) for i in range(60)
+    ]
 
 
 RECORDS = [

@@ -39,7 +39,7 @@ def touched(bars: list[DailyBar], index: int, *, high: float | None = None, low:
 
 
 def bars_json(symbol: str, bars: list[DailyBar]) -> dict[str, Any]:
-    """``bars`` as the research service's ``PriceBars`` reply."""
+    """``bars`` as the research service's ``PriceBars`` reply (a bar without a volume is sent with 1 share)."""
     return {
         "symbol": symbol,
         "data_source": "offline-snapshot",
@@ -49,7 +49,14 @@ def bars_json(symbol: str, bars: list[DailyBar]) -> dict[str, Any]:
         "end": None,
         "count": len(bars),
         "bars": [
-            {"date": b.day.isoformat(), "open": b.open, "high": b.high, "low": b.low, "close": b.close, "volume": 1.0}
+            {
+                "date": b.day.isoformat(),
+                "open": b.open,
+                "high": b.high,
+                "low": b.low,
+                "close": b.close,
+                "volume": 1.0 if b.volume is None else b.volume,
+            }
             for b in bars
         ],
     }

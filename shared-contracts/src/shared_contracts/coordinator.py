@@ -295,6 +295,25 @@ class Scorecard(BaseModel):
         "months with its t 95 % interval (n = months); `months`: [{month, n, ic}]; `positive_months`: the share "
         "of months with IC > 0 (Wilson); `observations`: the sessions ranked."
     )
+    benchmarks: dict[str, Any] | None = Field(
+        default=None,
+        description="The score beside the simplest factor that could explain it. `liquidity`: the IC section (same "
+        "keys as `ic`) of −log of the stock's mean traded value (close × volume) over the 20 bars up to and "
+        "including the entry day, on the sessions ranked by `ic` whose 20 bars of volume are known "
+        "(`without_liquidity`: those left out) and against the same return; `score_mean`: the score's mean IC on "
+        "those same sessions; `paired_difference`: the score's IC minus the factor's, paired by month (mean, t 95 % "
+        "interval, n = months); `statement`: what that says. Null when fewer than 2 months have both ICs "
+        "(`benchmarks_reason` says why).",
+    )
+    ic_size_neutral: dict[str, Any] | None = Field(
+        default=None,
+        description="The IC section (same keys as `ic`) of the score residualised on log traded value within each "
+        "month (OLS with an intercept; 0 for a month whose residual is nil), over the sessions of "
+        "`benchmarks.liquidity`. Null when `benchmarks` is.",
+    )
+    benchmarks_reason: str | None = Field(
+        default=None, description="Why `benchmarks` and `ic_size_neutral` are null (too few months); else null."
+    )
     as_of: IsoDate | None = Field(description="The latest bar day used; null when no bars were had.")
     matching: int = Field(ge=0, description="Sessions matching the filters in all.")
     limit: int = Field(ge=1, description="At most this many sessions (the newest) are scored.")

@@ -55,6 +55,8 @@ class DailyBar:
     high: float
     low: float
     close: float
+    volume: float | None = None
+    """Shares traded that day, when the source has it (the liquidity benchmark's traded value: close × volume)."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from verdict_statistics.metrics import (
     MIN_SCORED_PER_MONTH,
     Brier,
     Estimate,
+    MonthIC,
     brier,
     calibration,
     mean_ci,
@@ -142,11 +143,16 @@ def ic_section(observations: Sequence[tuple[str, float, float]], min_count: int 
     """The information coefficient of (month, score, forward return) observations: each month's cross-sectional
     Spearman IC (months with at least ``min_count`` scored stocks), their mean with a t 95 % interval over those
     months (months are the unit), and the share of months with a positive IC (Wilson)."""
-    months = monthly_ic(observations, min_count)
+    return ic_months_json(monthly_ic(observations, min_count), len(observations), min_count)
+
+
+def ic_months_json(months: Sequence[MonthIC], observations: int, min_count: int = MIN_SCORED_PER_MONTH) -> Json:
+    """An IC section from its months' ICs: ``min_per_month``, ``observations`` (the verdicts ranked), ``mean`` (t 95 %
+    interval over the months with an IC), ``positive_months`` (Wilson) and ``months: [{month, n, ic}]``."""
     values = [m.ic for m in months if m.ic is not None]
     return {
         "min_per_month": min_count,
-        "observations": len(observations),
+        "observations": observations,
         "mean": estimate_json(mean_ci(values)),
         "positive_months": estimate_json(wilson(sum(v > 0 for v in values), len(values))),
         "months": [{"month": m.month, "n": m.n, "ic": rounded(m.ic)} for m in months],

@@ -76,9 +76,8 @@ async def test_the_gateway_reads_the_research_services_bars(research_client: htt
     bars = await gateway.bars(SYMBOL, start=date(2025, 9, 1))
     reply = PriceBars.model_validate((await research_client.get(BARS, params={"start": "2025-09-01"})).json())
     assert [bar.day.isoformat() for bar in bars] == [bar.date for bar in reply.bars]
-    assert bars[0] == DailyBar(
-        date(2025, 9, 1), reply.bars[0].open, reply.bars[0].high, reply.bars[0].low, reply.bars[0].close
-    )
+    first = reply.bars[0]
+    assert bars[0] == DailyBar(date(2025, 9, 1), first.open, first.high, first.low, first.close, first.volume)
 
 
 async def test_a_research_through_the_coordinator_is_scored_on_the_research_services_bars(stack: Stack) -> None:

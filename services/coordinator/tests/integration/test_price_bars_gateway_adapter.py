@@ -4,6 +4,7 @@ failure as the gateway error the outcome rules read (a peer call like the expert
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import date
 
 import httpx
@@ -30,7 +31,7 @@ async def adapter() -> AsyncIterator[PriceBarsGatewayAdapter]:
 
 @respx.mock
 async def test_asks_for_the_days_wanted_and_returns_typed_bars_oldest_first(adapter: PriceBarsGatewayAdapter) -> None:
-    bars = flat_bars(date(2025, 9, 1), 3)
+    bars = [replace(bar, volume=1200.0 + i) for i, bar in enumerate(flat_bars(date(2025, 9, 1), 3))]
     reply = bars_json("600519.SH", bars)
     reply["bars"] = list(reversed(reply["bars"]))
     route = respx.get(URL).mock(return_value=httpx.Response(200, json=reply))

@@ -128,7 +128,7 @@ async def test_a_buy_hit_by_its_target_shows_exactly_the_target_percent(rig: Rig
         "reason": None,
     }
     sent = route.calls.last.request
-    assert dict(sent.url.params) == {"start": "2025-05-27"}  # a month before the entry day, to the last bar
+    assert dict(sent.url.params) == {"start": "2025-05-13"}  # 45 days before the entry day, to the last bar
     assert sent.headers["X-Request-ID"] == "audit-outcome-1"
 
 
@@ -221,6 +221,8 @@ async def test_the_scorecard_has_the_reports_figures_and_fetches_each_symbols_ba
     assert card["per_action"]["HOLD"]["hit_rate"] is None
     assert card["calibration"]["n"] == 2
     assert set(card["calibration"]) == {"n", "bins", "brier"}
+    assert (card["benchmarks"], card["ic_size_neutral"]) == (None, None)  # no month of ten sessions
+    assert card["benchmarks_reason"].startswith("too few months: 0 month(s)")
 
 
 async def test_the_scorecards_filters(rig: Rig) -> None:

@@ -1,8 +1,9 @@
 """A session's outcome (the entry day, scored / pending / not_scorable / unavailable) and the scorecard's
-figures, with fakes for the store and the research service's bars."""
+figures (the IC beside a size/liquidity tilt too), with fakes for the store and the research service's bars."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -23,6 +24,7 @@ from coordinator.domain.model.outcome import StoredVerdict
 from coordinator.domain.model.session import ResearchSession, StageOutcome
 from shared_contracts.errors import InvalidRequestError
 from shared_contracts.scoring import DailyBar, score_trade
+from verdict_statistics.benchmarks import log_traded_value
 from verdict_statistics.scorecard import ScoredCall, action_outcomes, calibration_section
 
 SYMBOL = "600519.SH"
@@ -314,3 +316,71 @@ async def test_the_scorecard_ic_ranks_the_signed_debate_when_the_verdict_has_no_
     assert june["n"] == 12
     assert june["ic"] == pytest.approx(expected, abs=1e-6)
     assert june["ic"] > 0  # BULLISH above BEARISH: the BEARISH stocks did fall more
+
+
+# --- the scorecard beside a size/liquidity tilt ------------------------------------------------------------
+
+JULY = date(2025, 7, 31)
+
+
+def traded(volume: float, finals: dict[date, float]) -> list[DailyBar]:
+    """Weekday bars from May to September at 100 with ``volume`` shares a day; the 20th bar after each signal day
+    of ``finals`` closes at its value (a 20-day forward return of ``final / 100 - 1``)."""
+    bars = [replace(bar, volume=volume) for bar in flat_bars(date(2025, 5, 1), 100)]
+    for signal, final in finals.items():
+        index = max(i for i, bar in enumerate(bars) if bar.day <= signal) + 20
+        bars[index] = replace(bars[index], close=final)
+    return bars
+
+
+def universe_of(months: list[date], seed: int = 5) -> dict[str, list[DailyBar]]:
+    """Stock i trades 1000 × (i + 1)² shares a day; its forward returns are noise."""
+    rng = random.Random(seed)
+    return {
+        s: traded(1000.0 * (i + 1) ** 2, {m: 100.0 + rng.uniform(-10, 10) for m in months})
+        for i, s in enumerate(A_SHARES)
+    }
+
+
+async def test_a_score_that_is_minus_liquidity_shows_as_the_tilt_it_is() -> None:
+    bars = universe_of([FRIDAY, JULY])
+    sessions = []
+    for month, day in enumerate((FRIDAY, JULY)):
+        for i, s in enumerate(A_SHARES):
+            liquidity = log_traded_value(bars[s], day)
+            assert liquidity is not None
+            sessions.append(ranked_session(s, day, 20 * month + i, -liquidity))
+
+    card = await service(FakeBarsGateway(bars), await _repository(*sessions)).scorecard(ScorecardQuery())
+
+    assert card.benchmarks is not None
+    assert card.ic_size_neutral is not None
+    liquidity = card.benchmarks["liquidity"]
+    assert liquidity["paired_difference"] == {"value": 0.0, "low": 0.0, "high": 0.0, "n": 2}
+    assert liquidity["score_mean"] == card.ic["mean"]  # the same sessions: all have their 20 bars of volume
+    assert (liquidity["observations"], liquidity["without_liquidity"]) == (24, 0)
+    assert "not distinguishable from a size/liquidity tilt" in liquidity["statement"]
+    assert card.ic_size_neutral["mean"]["value"] == pytest.approx(0.0, abs=1e-9)
+    assert card.benchmarks_reason is None
+
+
+async def test_with_too_few_months_the_benchmarks_are_null_and_say_why() -> None:
+    bars = universe_of([FRIDAY])
+    sessions = [ranked_session(s, FRIDAY, i, i / 12) for i, s in enumerate(A_SHARES)]
+    card = await service(FakeBarsGateway(bars), await _repository(*sessions)).scorecard(ScorecardQuery())
+    assert card.ic["mean"]["n"] == 1
+    assert (card.benchmarks, card.ic_size_neutral) == (None, None)
+    assert card.benchmarks_reason is not None
+    assert card.benchmarks_reason.startswith("too few months: 1 month(s)")
+
+    no_volume = {s: [replace(b, volume=None) for b in series] for s, series in universe_of([FRIDAY, JULY]).items()}
+    both = [
+        ranked_session(s, day, 20 * m + i, i / 12)
+        for m, day in enumerate((FRIDAY, JULY))
+        for i, s in enumerate(A_SHARES)
+    ]
+    card = await service(FakeBarsGateway(no_volume), await _repository(*both)).scorecard(ScorecardQuery())
+    assert card.ic["mean"]["n"] == 2  # the score's own IC does not need volumes
+    assert card.benchmarks is None
+    assert card.benchmarks_reason is not None
+    assert "24 without them" in card.benchmarks_reason

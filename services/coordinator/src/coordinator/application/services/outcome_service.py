@@ -2,8 +2,8 @@
 
 Outcomes are computed when read, never stored: the bars are the research service's now (a later data source,
 a revised series, the method of docs/evaluation.md) and a pending outcome must move on by itself. Each request
-fetches a symbol's bars once, from a month before its earliest entry day (the entry is the last close on or
-before that day) to the last bar known.
+fetches a symbol's bars once, from ``LOOKBACK_DAYS`` before its earliest entry day (the entry is the last close on
+or before that day; the liquidity benchmark reads the 20 bars up to it) to the last bar known.
 """
 
 from __future__ import annotations
@@ -29,15 +29,23 @@ from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.coordinator import Scorecard, ScorecardFilters
 from shared_contracts.scoring import DailyBar
+from verdict_statistics.benchmarks import (
+    RankedCell,
+    liquidity_benchmark,
+    log_traded_value,
+    size_neutral_ic,
+    too_few_months,
+)
 from verdict_statistics.scorecard import ACTIONS, ScoredCall, action_outcomes, calibration_section, ic_section
 
 MAX_SCORECARD_SESSIONS = 5000
 """The scorecard scores at most this many sessions, the newest; it says when more matched."""
 BARS_CONCURRENCY = 8
 """Bars requests to the research service in flight at once."""
-LOOKBACK_DAYS = 31
+LOOKBACK_DAYS = 45
 """Bars are asked for from this many days before the earliest entry day: the entry is the last close on or
-before it (a weekend, a holiday week)."""
+before it (a weekend, a holiday week), and the liquidity benchmark's 20 bars of traded value end there (20
+trading days and the longest exchange holiday fit in 45 calendar days)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,9 @@ class SessionOutcomeService:
         statuses: Counter[str] = Counter(o.status for o in outcomes)
         actions: Counter[str | None] = Counter(v.action for v in verdicts)
         last_days = [s.bars[-1].day for s in series.values() if s.bars]
+        cells = _ranked(verdicts, series)
+        liquidity = liquidity_benchmark(cells)
+        too_few = too_few_months(liquidity)
         return Scorecard(
             filters=ScorecardFilters(symbol=query.symbol, engine=query.engine, start=query.start, end=query.end),
             sessions=len(verdicts),
@@ -88,7 +99,10 @@ class SessionOutcomeService:
             actions={action: actions[action] for action in ACTIONS},
             per_action={action: action_outcomes(calls, action) for action in ACTIONS},
             calibration=calibration_section(calls),
-            ic=ic_section(_ranked(verdicts, series)),
+            ic=ic_section([(c.month, c.score, c.forward) for c in cells]),
+            benchmarks=None if too_few else {"liquidity": liquidity},
+            ic_size_neutral=None if too_few else size_neutral_ic(cells),
+            benchmarks_reason=too_few,
             as_of=max(last_days) if last_days else None,
             matching=matching,
             limit=self._max_sessions,
@@ -120,9 +134,10 @@ class SessionOutcomeService:
             return _Series([], missing=str(exc)) if missing else _Series([], unavailable=str(exc))
 
 
-def _ranked(verdicts: Iterable[StoredVerdict], series: dict[str, _Series]) -> list[tuple[str, float, float]]:
-    """(month, score, 20-day forward return) of one session per symbol and research day (the first listed:
-    the newest) whose score is known and whose 20 days have passed."""
+def _ranked(verdicts: Iterable[StoredVerdict], series: dict[str, _Series]) -> list[RankedCell]:
+    """(month, score, 20-day forward return, log traded value of the 20 bars up to the entry day) of one session
+    per symbol and research day (the first listed: the newest) whose score is known and whose 20 days have
+    passed."""
     seen: set[tuple[str, date]] = set()
     ranked = []
     for verdict in verdicts:
@@ -133,7 +148,8 @@ def _ranked(verdicts: Iterable[StoredVerdict], series: dict[str, _Series]) -> li
         score, bars = verdict.score, series[verdict.symbol].bars
         forward = forward_of(verdict, bars) if score is not None and bars else None
         if score is not None and forward is not None:
-            ranked.append((verdict.research_day.isoformat()[:7], score, forward.value))
+            liquidity = log_traded_value(bars, verdict.entry_day)
+            ranked.append(RankedCell(verdict.research_day.isoformat()[:7], score, forward.value, liquidity))
     return ranked
 
 

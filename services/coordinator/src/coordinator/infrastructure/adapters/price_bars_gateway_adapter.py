@@ -39,5 +39,5 @@ class PriceBarsGatewayAdapter(IPriceBarsGateway):
             raise PeerContractError(
                 service, f"{service} bars of {symbol}: {bad[:40]!r} is not a YYYY-MM-DD day", attempts=attempts
             )
-        bars = [DailyBar(date.fromisoformat(b.date[:10]), b.open, b.high, b.low, b.close) for b in reply.bars]
+        bars = [DailyBar(date.fromisoformat(b.date[:10]), b.open, b.high, b.low, b.close, b.volume) for b in reply.bars]
         return sorted(bars, key=lambda bar: bar.day)
