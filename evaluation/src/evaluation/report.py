@@ -29,6 +29,7 @@ from evaluation.records import Configuration, ResearchRecord
 from evaluation.samples import by_sample
 from evaluation.stops import ATR_BAND, stop_by_symbol, stop_distances, stop_samples
 from evaluation.verdicts import (
+    KINDS,
     action_distribution,
     action_outcomes,
     actions_by_date,
@@ -116,11 +117,16 @@ def build_report(
         per_action_json[configuration] = {
             sample: {action: action_outcomes(ss, action) for action in ACTIONS} for sample, ss in scored.items()
         }
-        calibration_json[configuration] = {sample: calibration_section(ss) for sample, ss in scored.items()}
-        in_sample_rate = calibration_json[configuration]["in_sample"]["brier"]["base_rate"]
-        calibration_json[configuration]["out_of_sample"]["against_in_sample_constant"] = against_constant(
-            scored["out_of_sample"], in_sample_rate
+        calibration_json[configuration] = calibration = {
+            sample: calibration_section(ss) for sample, ss in scored.items()
+        }
+        calibration["out_of_sample"]["against_in_sample_constant"] = against_constant(
+            scored["out_of_sample"], calibration["in_sample"]["brier"]["base_rate"]
         )
+        for kind in KINDS:
+            calibration["out_of_sample"][kind]["against_in_sample_constant"] = against_constant(
+                scored["out_of_sample"], calibration["in_sample"][kind]["hit_rate"]["value"], kind
+            )
         concentration_json[configuration] = {sample: directional_concentration(rs) for sample, rs in samples.items()}
         stops_json[configuration] = stop_samples(distances, split)
         stops_by_symbol_json[configuration] = stop_by_symbol(distances)
