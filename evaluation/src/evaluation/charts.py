@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -53,15 +54,21 @@ COLOURS = {
 def write_charts(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Draw the three charts into ``out_dir``; their paths, in ``CHART_FILES`` order."""
     drawers = {"equity_curves": _equity, "reliability": _reliability, "actions_over_time": _actions}
-    paths = []
+    return [_draw(drawers[key], report, out_dir / name) for key, name in CHART_FILES.items()]
+
+
+def write_reliability(calibration: dict[str, Any], path: Path) -> Path:
+    """The reliability chart alone, from a configuration's calibration section (``report.json``'s
+    ``calibration.policy``: the samples, each with ``trades`` and ``hold``)."""
+    return _draw(_reliability, {"calibration": {"policy": calibration}}, path)
+
+
+def _draw(drawer: Callable[[dict[str, Any]], Figure], report: dict[str, Any], path: Path) -> Path:
     with matplotlib.rc_context(STYLE):
-        for key, name in CHART_FILES.items():
-            figure = drawers[key](report)
-            FigureCanvasAgg(figure)
-            path = out_dir / name
-            figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
-            paths.append(path)
-    return paths
+        figure = drawer(report)
+        FigureCanvasAgg(figure)
+        figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+    return path
 
 
 def _dates(values: list[str]) -> list[date]:
