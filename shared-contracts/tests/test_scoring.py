@@ -14,6 +14,7 @@ from shared_contracts.scoring import (
     DailyBar,
     TradeOutcome,
     forward_return,
+    hold_right,
     score_trade,
     stale_entry,
 )
@@ -179,3 +180,20 @@ def test_the_forward_return_is_open_after_the_signal_to_the_close_20_bars_on() -
     assert up is not None
     assert up.at_limit == "up"
     assert forward_return(series, signal_day=START, analysis_day=START + timedelta(days=20)) is None  # stale
+
+
+def test_a_hold_is_right_when_the_long_it_declined_lost_after_the_cost() -> None:
+    # entered at the open after the signal (100), left at the close of the 20th bar, no stop or target
+    dips = bars(*flat(5), (100, 101, 50, 100), *flat(13), (100.2, 100.5, 100, 100.2), *flat(5, 300))
+    assert HOLDING_DAYS["SHORT_TERM"] == 20
+    assert hold_right(dips, signal_day=START) is True  # +0.2 % before a 0.3 % round trip: no money made
+    assert hold_right(dips, signal_day=START, cost=0.001) is False
+    assert hold_right(bars(*flat(19), (100, 100, 100, 100)), signal_day=START, cost=0.0) is True  # flat: ≤ 0
+    assert hold_right(dips[:20], signal_day=START) is None  # 19 bars after the signal: not yet
+    assert hold_right(dips, signal_day=START, analysis_day=START + timedelta(days=20)) is None  # stale close
+
+
+def test_a_hold_whose_declined_long_could_not_be_filled_is_not_scored() -> None:
+    limit_up = bars((110, 110, 110, 110), *flat(25, 100))
+    assert hold_right(limit_up, signal_day=START, symbol="600519.SH") is None
+    assert hold_right(limit_up, signal_day=START, symbol="AAPL") is True  # no limit: 110 → 100

@@ -7,7 +7,9 @@ import pytest
 from verdict_statistics.metrics import (
     Estimate,
     brier,
+    brier_against_constant,
     calibration,
+    equal_count_bins,
     equity_curve,
     flip_rate,
     max_drawdown,
@@ -71,6 +73,53 @@ def test_brier_against_the_constant_base_rate_predictor() -> None:
     useless = brier([0.9, 0.9], [False, True])
     assert useless.skill is not None
     assert useless.skill < 0
+
+
+def test_brier_against_the_realised_constant_with_a_month_bootstrap() -> None:
+    # 12 months of 10 calls, 4 hits each: the constant is 0.4 and its Brier 0.24 in every resample
+    months = [f"2024-{m:02d}" for m in range(1, 13) for _ in range(10)]
+    outcomes = [i % 10 < 4 for i in range(120)]
+    sharp = [0.9 if hit else 0.1 for hit in outcomes]
+    result = brier_against_constant(sharp, outcomes, months)
+    assert (result.n, result.clusters) == (120, 12)
+    assert result.rate == pytest.approx(0.4)
+    assert result.score == pytest.approx(0.01)
+    assert result.constant_score == pytest.approx(0.24)
+    assert result.excess.value == pytest.approx(0.01 - 0.24)
+    assert result.skill.value == pytest.approx(1 - 0.01 / 0.24)
+    assert result.skill.low == pytest.approx(result.skill.value)  # every month alike: no spread
+    assert result.skill.high == pytest.approx(result.skill.value)
+    assert result.skill.n == 12
+    constant = brier_against_constant([0.4] * 120, outcomes, months)
+    assert constant.skill.value == pytest.approx(0.0)
+    assert constant.excess.value == pytest.approx(0.0)
+
+
+def test_the_month_bootstrap_interval_widens_when_months_differ_and_is_reproducible() -> None:
+    # months alternate 8 and 2 hits in 10: 0.5 is the realised rate, but not a resample's
+    months = [f"m{m:02d}" for m in range(20) for _ in range(10)]
+    outcomes = [i % 10 < (8 if (i // 10) % 2 == 0 else 2) for i in range(200)]
+    flat = [0.5] * 200
+    first = brier_against_constant(flat, outcomes, months)
+    assert first == brier_against_constant(flat, outcomes, months)  # seeded
+    assert first.skill.value == pytest.approx(0.0)
+    assert first.skill.high == pytest.approx(0.0)  # no resample's constant does worse than 0.5
+    assert first.skill.low is not None
+    assert first.skill.low < -0.01
+    assert first.excess.low == pytest.approx(0.0)
+    single = brier_against_constant([0.5, 0.5], [True, False], ["m", "m"])
+    assert single.skill.value == pytest.approx(0.0)
+    assert (single.skill.low, single.clusters) == (None, 1)
+    empty = brier_against_constant([], [], [])
+    assert (empty.score, empty.skill.value, empty.n) == (None, None, 0)
+
+
+def test_equal_count_bins_sort_the_calls_by_probability() -> None:
+    bins = equal_count_bins([0.9, 0.1, 0.2, 0.8, 0.5], [True, False, True, True, False], bins=2)
+    assert [(b.n, b.low, b.high) for b in bins] == [(2, 0.1, 0.2), (3, 0.5, 0.9)]
+    assert bins[0].hit_rate.value == 0.5
+    assert bins[1].mean_confidence == pytest.approx(2.2 / 3)
+    assert len(equal_count_bins([0.3], [True], bins=5)) == 1
 
 
 def test_calibration_bins_by_confidence() -> None:

@@ -1,11 +1,13 @@
 """The report's PNG charts, drawn from report.json's figures: equity curves of the policy and the baselines
-(each labelled with its mean gross exposure), the reliability diagram of the policy's confidence (out-of-sample
-calls only), and the actions per grid date. Reproducible: the Agg canvas, fixed fonts and sizes, and no
-``Software`` metadata, so the same report gives the same bytes."""
+(each labelled with its mean gross exposure), the reliability diagram of the policy's confidence (trades and
+HOLDs, equal-count bins in and out of sample), and the actions per grid date. Reproducible: the Agg canvas, fixed
+fonts and sizes, and no ``Software`` metadata, so the same report gives the same bytes."""
 
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -52,15 +54,21 @@ COLOURS = {
 def write_charts(report: dict[str, Any], out_dir: Path) -> list[Path]:
     """Draw the three charts into ``out_dir``; their paths, in ``CHART_FILES`` order."""
     drawers = {"equity_curves": _equity, "reliability": _reliability, "actions_over_time": _actions}
-    paths = []
+    return [_draw(drawers[key], report, out_dir / name) for key, name in CHART_FILES.items()]
+
+
+def write_reliability(calibration: dict[str, Any], path: Path) -> Path:
+    """The reliability chart alone, from a configuration's calibration section (``report.json``'s
+    ``calibration.policy``: the samples, each with ``trades`` and ``hold``)."""
+    return _draw(_reliability, {"calibration": {"policy": calibration}}, path)
+
+
+def _draw(drawer: Callable[[dict[str, Any]], Figure], report: dict[str, Any], path: Path) -> Path:
     with matplotlib.rc_context(STYLE):
-        for key, name in CHART_FILES.items():
-            figure = drawers[key](report)
-            FigureCanvasAgg(figure)
-            path = out_dir / name
-            figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
-            paths.append(path)
-    return paths
+        figure = drawer(report)
+        FigureCanvasAgg(figure)
+        figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+    return path
 
 
 def _dates(values: list[str]) -> list[date]:
@@ -97,28 +105,67 @@ def _equity(report: dict[str, Any]) -> Figure:
     return figure
 
 
+RELIABILITY_PANELS = {"trades": "BUY+SELL: the trade was profitable", "hold": "HOLD: the declined long lost"}
+RELIABILITY_MARGIN = 0.05
+
+
 def _reliability(report: dict[str, Any]) -> Figure:
-    section = report["calibration"]["policy"]["out_of_sample"]
-    bins = [b for b in section["bins"] if b["n"]]
-    figure = Figure(figsize=(5, 5))
-    axes = figure.add_subplot()
-    axes.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="perfectly calibrated")
-    if section["brier"]["base_rate"] is not None:
-        axes.axhline(section["brier"]["base_rate"], linestyle=":", color="black", linewidth=0.8, label="base rate")
-    for b in bins:
-        x, rate = b["mean_confidence"], b["hit_rate"]
-        low = rate["value"] - rate["low"] if rate["low"] is not None else 0.0
-        high = rate["high"] - rate["value"] if rate["high"] is not None else 0.0
-        axes.errorbar([x], [rate["value"]], yerr=[[low], [high]], fmt="o", color=COLOURS["policy"], capsize=3)
-        axes.annotate(f"n={b['n']}", (x, rate["value"]), textcoords="offset points", xytext=(5, 5))
-    axes.set_xlim(0, 1)
-    axes.set_ylim(0, 1)
-    axes.set_xlabel("mean confidence in bin")
-    axes.set_ylabel("hit rate (95 % Wilson CI)")
-    axes.set_title(f"Reliability, out-of-sample policy BUY+SELL scored calls, n = {section['n']}")
-    axes.legend(loc="upper left")
-    figure.subplots_adjust(left=0.12, right=0.96, top=0.93, bottom=0.1)
+    """Per kind of call (trades, HOLDs), the policy's equal-count confidence bins against their hit rates (95 %
+    Wilson), out of sample filled and in sample hollow, with the realised hit rate out of sample; both axes span
+    the same range around the points, so the diagonal is perfect calibration."""
+    figure = Figure(figsize=(10, 5))
+    for column, (kind, title) in enumerate(RELIABILITY_PANELS.items(), start=1):
+        axes = figure.add_subplot(1, 2, column)
+        samples = {s: report["calibration"]["policy"][s][kind] for s in ("in_sample", "out_of_sample")}
+        values: list[float] = []
+        for sample, section in samples.items():
+            out = sample == "out_of_sample"
+            label = "out-of-sample bins" if out else "in-sample bins"
+            for b in section["bins"]:
+                x, rate = b["mean_confidence"], b["hit_rate"]
+                low = rate["value"] - rate["low"] if rate["low"] is not None else 0.0
+                high = rate["high"] - rate["value"] if rate["high"] is not None else 0.0
+                face = COLOURS["policy"] if out else "white"
+                axes.errorbar(
+                    [x],
+                    [rate["value"]],
+                    yerr=[[low], [high]],
+                    fmt="o",
+                    color=COLOURS["policy"],
+                    capsize=3,
+                    markerfacecolor=face,
+                    alpha=1.0 if out else 0.6,
+                    label=label,
+                )
+                label = "_nolegend_"
+                values += [x, rate["low"] if rate["low"] is not None else rate["value"]]
+                values += [rate["high"] if rate["high"] is not None else rate["value"]]
+        realised = samples["out_of_sample"]["hit_rate"]["value"]
+        if realised is not None:
+            axes.axhline(realised, linestyle=":", color="black", linewidth=0.8, label="out-of-sample hit rate")
+            values.append(realised)
+        start, end = _span(values)
+        axes.plot([start, end], [start, end], linestyle="--", color="grey", linewidth=0.8, label="perfectly calibrated")
+        axes.set_xlim(start, end)
+        axes.set_ylim(start, end)
+        axes.set_aspect("equal")
+        axes.set_xlabel("mean confidence in bin")
+        axes.set_ylabel("share right (95 % Wilson CI)")
+        n_in, n_out = samples["in_sample"]["n"], samples["out_of_sample"]["n"]
+        axes.set_title(f"{title}\nout of sample n = {n_out}, in sample n = {n_in}")
+        axes.legend(loc="upper left")
+    figure.suptitle("Reliability of the policy's confidence (equal-count bins)")
+    figure.subplots_adjust(left=0.07, right=0.98, top=0.85, bottom=0.1, wspace=0.25)
     return figure
+
+
+def _span(values: list[float]) -> tuple[float, float]:
+    """An axis range around ``values`` with a margin, on tenths, within [0, 1]; [0, 1] without values."""
+    if not values:
+        return 0.0, 1.0
+    low = max(0.0, math.floor((min(values) - RELIABILITY_MARGIN) * 10) / 10)
+    high = min(1.0, math.ceil((max(values) + RELIABILITY_MARGIN) * 10) / 10)
+    return low, high
 
 
 def _actions(report: dict[str, Any]) -> Figure:

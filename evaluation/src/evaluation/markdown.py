@@ -371,7 +371,54 @@ def _calibration(report: Report) -> str:
     text += table(["configuration", "n", "in-sample hit rate", "its Brier out of sample", "skill"], constants)
     text += "\n\nPolicy, out-of-sample calls only, by confidence bin (empty bins left out):\n\n"
     text += table(["confidence", "n", "mean confidence", "hit rate"], bins) if bins else "No scored calls."
-    return text + f"\n\n![Reliability diagram]({report['charts']['reliability']})"
+    return text + "\n\n" + _probability(report) + f"\n\n![Reliability diagram]({report['charts']['reliability']})"
+
+
+KIND_LABELS = {"trades": "trades (BUY+SELL)", "hold": "HOLD"}
+
+
+def _probability(report: Report) -> str:
+    """The confidence as the probability that the call is right, trades and HOLDs, against the realised constant."""
+    rows, bins = [], []
+    for c in CONFIGURATIONS:
+        for sample in SAMPLES:
+            for kind, label in KIND_LABELS.items():
+                k = report["calibration"][c][sample][kind]
+                if c != "policy" and not k["n"]:
+                    continue
+                within = DASH if k["within_tolerance"] is None else ("yes" if k["within_tolerance"] else "no")
+                rows.append(
+                    [
+                        c,
+                        SAMPLE_LABELS[sample],
+                        label,
+                        k["n"],
+                        k["months"],
+                        percent(k["hit_rate"]["value"], 1),
+                        number(k["brier"], 4),
+                        number(k["constant_brier"], 4),
+                        interval(k["excess"], 4, as_percent=False),
+                        interval(k["skill"], 3, as_percent=False),
+                        within,
+                    ]
+                )
+    for kind, label in KIND_LABELS.items():
+        for b in report["calibration"]["policy"]["out_of_sample"][kind]["bins"]:
+            bounds = f"{number(b['low'], 3)}–{number(b['high'], 3)}"
+            bins.append([label, bounds, b["n"], number(b["mean_confidence"], 3), interval(b["hit_rate"], 1)])
+    tolerance = report["calibration"]["policy"]["whole"]["trades"]["tolerance"]
+    text = (
+        "### The confidence as the probability that the call is right\n\nA BUY or SELL is right when its trade "
+        "was profitable after costs; a HOLD when the long it declined (next open, 20 trading days) lost after "
+        "costs. The constant is the realised hit rate of the same calls (the best constant in hindsight); excess "
+        "= Brier − the constant's, skill = 1 − Brier / the constant's, each with a 95 % interval from resampling "
+        f"months (n = months). Within tolerance: excess ≤ {number(tolerance, 3)}.\n\n"
+    )
+    headers = ["configuration", "sample", "calls", "n", "months", "hit rate", "Brier", "constant's Brier"]
+    text += table([*headers, "excess", "skill", "within tolerance"], rows)
+    text += "\n\nPolicy, out-of-sample calls, equal-count bins of the confidence:\n\n"
+    text += table(["calls", "confidence", "n", "mean confidence", "hit rate"], bins) if bins else "No scored calls."
+    return text
 
 
 def _bin(b: dict[str, Any]) -> str:

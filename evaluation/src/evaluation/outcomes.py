@@ -1,4 +1,6 @@
-"""Each verdict scored on the bars after it with ``shared_contracts.scoring.score_trade``."""
+"""Each verdict scored on the bars after it with ``shared_contracts.scoring.score_trade``, and whether its call was
+right: a BUY or SELL when its trade was profitable, a HOLD when the long it declined lost after the round-trip
+cost (``shared_contracts.scoring.hold_right``)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,20 @@ from dataclasses import dataclass
 
 from evaluation.bar_series import BarSeries
 from evaluation.records import ResearchRecord
-from shared_contracts.scoring import HOLDING_DAYS, TradeOutcome, score_trade
+from shared_contracts.scoring import HOLD_HORIZON_DAYS, HOLDING_DAYS, TradeOutcome, hold_right, score_trade
 
 
 @dataclass(frozen=True)
 class ScoredVerdict:
     record: ResearchRecord
     outcome: TradeOutcome
+    hold_right: bool | None = None
+    """A HOLD: whether the long it declined lost after costs (None while unknown, and for BUY and SELL)."""
+
+    @property
+    def right(self) -> bool | None:
+        """Whether the call was right (what its confidence is the probability of); None while unknown."""
+        return self.hold_right if self.record.action == "HOLD" else self.outcome.profitable
 
 
 def score_verdicts(
@@ -25,8 +34,22 @@ def score_verdicts(
     for record in records:
         if record.status != "ok":
             continue
-        scored.append(ScoredVerdict(record, _outcome(record, series.get(record.symbol), allow_short, cost)))
+        bars = series.get(record.symbol)
+        right = _hold_right(record, bars, cost) if record.action == "HOLD" else None
+        scored.append(ScoredVerdict(record, _outcome(record, bars, allow_short, cost), right))
     return scored
+
+
+def _hold_right(record: ResearchRecord, series: BarSeries | None, cost: float) -> bool | None:
+    if series is None:
+        return None
+    return hold_right(
+        series.from_entry(record.entry_day, HOLD_HORIZON_DAYS),
+        signal_day=record.entry_day,
+        symbol=record.symbol,
+        analysis_day=record.analysis_date,
+        cost=cost,
+    )
 
 
 def _outcome(record: ResearchRecord, series: BarSeries | None, allow_short: bool, cost: float) -> TradeOutcome:

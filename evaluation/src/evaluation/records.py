@@ -9,6 +9,7 @@ without a verdict (500, a failed debate or judge, a timeout) is ``failed``; ``ok
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 from dataclasses import dataclass, field
 from datetime import date
@@ -71,11 +72,14 @@ class ResearchRecord:
 
 
 def read_records(path: Path) -> list[ResearchRecord]:
-    """The records of a run's records.jsonl (one JSON object a line, as the runner writes them); fields a record
-    does not have (an older run's) are left at their defaults."""
+    """The records of a run's records.jsonl (one JSON object a line, as the runner writes them; gzip-compressed
+    when the name ends in ``.gz``); fields a record does not have (an older run's, a trimmed copy's) are left at
+    their defaults."""
     names = {f.name for f in dataclasses.fields(ResearchRecord)}
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    raw = path.read_bytes()
+    text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+    for line in text.splitlines():
         if not line.strip():
             continue
         row: dict[str, Any] = {k: v for k, v in json.loads(line).items() if k in names}

@@ -23,7 +23,7 @@ from evaluation.baselines import ExposureSource, Weighting
 from evaluation.charts import CHART_FILES, write_charts
 from evaluation.comparison import PortfolioOptions, portfolio_section
 from evaluation.markdown import render_markdown
-from evaluation.outcomes import score_verdicts
+from evaluation.outcomes import ScoredVerdict, score_verdicts
 from evaluation.ranking import (
     buy_against_rest,
     information_coefficient,
@@ -32,9 +32,10 @@ from evaluation.ranking import (
     ranked_verdicts,
 )
 from evaluation.records import Configuration, ResearchRecord
-from evaluation.samples import by_sample
+from evaluation.samples import Sample, by_sample
 from evaluation.stops import ATR_BAND, stop_by_symbol, stop_distances, stop_samples
 from evaluation.verdicts import (
+    KINDS,
     action_distribution,
     action_outcomes,
     actions_by_date,
@@ -129,11 +130,7 @@ def build_report(
         per_action_json[configuration] = {
             sample: {action: action_outcomes(ss, action) for action in ACTIONS} for sample, ss in scored.items()
         }
-        calibration_json[configuration] = {sample: calibration_section(ss) for sample, ss in scored.items()}
-        in_sample_rate = calibration_json[configuration]["in_sample"]["brier"]["base_rate"]
-        calibration_json[configuration]["out_of_sample"]["against_in_sample_constant"] = against_constant(
-            scored["out_of_sample"], in_sample_rate
-        )
+        calibration_json[configuration] = calibration_samples(scored)
         concentration_json[configuration] = {sample: directional_concentration(rs) for sample, rs in samples.items()}
         stops_json[configuration] = stop_samples(distances, split)
         stops_by_symbol_json[configuration] = stop_by_symbol(distances)
@@ -185,6 +182,20 @@ def build_report(
         "warnings": [LLM_WARNING] if options.llm else [],
         "charts": dict(CHART_FILES),
     }
+
+
+def calibration_samples(scored: Mapping[Sample, Sequence[ScoredVerdict]]) -> Json:
+    """``calibration[C]``: the calibration section of each sample, and out of sample each against the constant
+    known at the split (the in-sample hit rate)."""
+    calibration: Json = {sample: calibration_section(ss) for sample, ss in scored.items()}
+    calibration["out_of_sample"]["against_in_sample_constant"] = against_constant(
+        scored["out_of_sample"], calibration["in_sample"]["brier"]["base_rate"]
+    )
+    for kind in KINDS:
+        calibration["out_of_sample"][kind]["against_in_sample_constant"] = against_constant(
+            scored["out_of_sample"], calibration["in_sample"][kind]["hit_rate"]["value"], kind
+        )
+    return calibration
 
 
 def write_report(report: Json, out_dir: Path) -> list[Path]:

@@ -1,22 +1,37 @@
 """The verdict sections of the report: coverage, action distribution with flip rate, outcomes per action, and
-calibration of the confidence. Each function takes one sample of one configuration and returns plain JSON."""
+calibration of the confidence (as the probability that the call is right: trades and HOLDs). Each function
+takes one sample of one configuration and returns plain JSON."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from evaluation.outcomes import ScoredVerdict
 from evaluation.records import ResearchRecord
 from verdict_statistics import scorecard
-from verdict_statistics.metrics import brier, flip_rate, wilson
+from verdict_statistics.metrics import (
+    brier,
+    brier_against_constant,
+    equal_count_bins,
+    flip_rate,
+    wilson,
+)
 from verdict_statistics.scorecard import ACTIONS, Json, ScoredCall, estimate_json, rounded
 
 STATUSES = ("ok", "refused", "failed")
 CONCENTRATION_LIMIT = 0.6
 """A date on which more than this share of the verdicts take one directional action (BUY or SELL) is a market-wide
 sweep, not a choice between stocks (issue 35)."""
+TOLERANCE = 0.005
+"""How far above the Brier score of the constant equal to the realised hit rate the confidence may score on unseen
+calls (issue 52)."""
+RELIABILITY_BINS = 5
+"""Equal-count bins of the confidence in the reliability table and chart."""
+Kind = Literal["trades", "hold"]
+KINDS: tuple[Kind, ...] = ("trades", "hold")
 
 
 def reason_key(reason: str) -> str:
@@ -92,8 +107,57 @@ def action_outcomes(scored: Sequence[ScoredVerdict], action: str) -> Json:
 
 
 def calibration_section(scored: Sequence[ScoredVerdict]) -> Json:
-    """``verdict_statistics.scorecard.calibration_section`` over the scored verdicts."""
-    return scorecard.calibration_section(_calls(scored))
+    """``verdict_statistics.scorecard.calibration_section`` over the scored verdicts (BUY and SELL), and the
+    verdicts' confidence as the probability that the call is right (``probability_section``): ``trades`` (BUY
+    and SELL: the trade was profitable) and ``hold`` (the long a HOLD declined lost after costs)."""
+    section = scorecard.calibration_section(_calls(scored))
+    for kind in KINDS:
+        section[kind] = probability_section(probability_calls(scored, kind))
+    return section
+
+
+def probability_calls(scored: Sequence[ScoredVerdict], kind: Kind) -> list[tuple[float, bool, str]]:
+    """(confidence, right, month of the analysis date) of the calls of ``kind`` with a confidence and a known
+    outcome: ``trades`` the BUYs and SELLs, ``hold`` the HOLDs."""
+    actions = ("BUY", "SELL") if kind == "trades" else ("HOLD",)
+    return [
+        (s.record.confidence, right, s.record.analysis_date.strftime("%Y-%m"))
+        for s in scored
+        if s.record.action in actions and s.record.confidence is not None and (right := s.right) is not None
+    ]
+
+
+def probability_section(calls: Sequence[tuple[float, bool, str]]) -> Json:
+    """How well the confidences of ``calls`` (``probability_calls``) forecast whether each was right: the
+    realised hit rate (Wilson), the Brier score against the constant equal to that rate, the excess (Brier −
+    constant's) and the skill (1 − Brier / constant's) with 95 % intervals from resampling the months (the calls
+    of one month move together; ``n`` of those is the months), whether the excess is within ``TOLERANCE``, and
+    ``RELIABILITY_BINS`` equal-count bins of the confidence with their hit rates."""
+    probabilities = [p for p, _, _ in calls]
+    outcomes = [right for _, right, _ in calls]
+    result = brier_against_constant(probabilities, outcomes, [month for _, _, month in calls])
+    excess = result.excess.value
+    return {
+        "n": result.n,
+        "months": result.clusters,
+        "hit_rate": estimate_json(wilson(sum(outcomes), len(outcomes))),
+        "brier": rounded(result.score),
+        "constant_brier": rounded(result.constant_score),
+        "excess": estimate_json(result.excess),
+        "skill": estimate_json(result.skill),
+        "tolerance": TOLERANCE,
+        "within_tolerance": None if excess is None else excess <= TOLERANCE,
+        "bins": [
+            {
+                "low": rounded(b.low),
+                "high": rounded(b.high),
+                "n": b.n,
+                "mean_confidence": rounded(b.mean_confidence),
+                "hit_rate": estimate_json(b.hit_rate),
+            }
+            for b in equal_count_bins(probabilities, outcomes, RELIABILITY_BINS)
+        ],
+    }
 
 
 def directional_concentration(records: Sequence[ResearchRecord]) -> Json:
@@ -121,16 +185,11 @@ def directional_concentration(records: Sequence[ResearchRecord]) -> Json:
     }
 
 
-def against_constant(scored: Sequence[ScoredVerdict], rate: float | None) -> Json:
+def against_constant(scored: Sequence[ScoredVerdict], rate: float | None, kind: Kind = "trades") -> Json:
     """The Brier score of always predicting ``rate`` (the in-sample hit rate, known at the split) on these scored
-    BUY/SELL calls, and the confidence's skill against it: 1 − its Brier / the constant's (above 0 beats it)."""
-    pairs = [
-        (s.record.confidence, profitable)
-        for s in scored
-        if s.record.action in ("BUY", "SELL")
-        and s.record.confidence is not None
-        and (profitable := s.outcome.profitable) is not None
-    ]
+    calls of ``kind`` (``probability_calls``), and the confidence's skill against it: 1 − its Brier / the
+    constant's (above 0 beats it)."""
+    pairs = [(confidence, right) for confidence, right, _ in probability_calls(scored, kind)]
     if rate is None or not pairs:
         return {"rate": rounded(rate), "score": None, "skill": None, "n": len(pairs)}
     outcomes = [hit for _, hit in pairs]

@@ -134,6 +134,33 @@ def test_the_in_sample_constant_scores_out_of_sample_calls() -> None:
     assert against["skill"] == pytest.approx(1 - ((0.4**2 + 0.6**2) / 2) / 0.5)
 
 
+def test_the_confidence_as_the_probability_that_trades_and_holds_are_right(report: dict[str, Any]) -> None:
+    whole = report["calibration"]["policy"]["whole"]
+    trades, hold = whole["trades"], whole["hold"]
+    # the two scored BUYs and the SELL, in three months, at 0.6: hit, miss, hit
+    assert (trades["n"], trades["months"], trades["hit_rate"]["value"]) == (3, 3, pytest.approx(2 / 3))
+    assert trades["brier"] == pytest.approx((0.4**2 + 0.6**2 + 0.4**2) / 3, abs=1e-6)
+    assert trades["constant_brier"] == pytest.approx(2 / 9, abs=1e-6)
+    assert trades["excess"]["value"] == pytest.approx(trades["brier"] - 2 / 9, abs=1e-6)
+    assert trades["skill"]["value"] == pytest.approx(1 - trades["brier"] / (2 / 9), abs=1e-5)
+    assert trades["skill"]["n"] == 3
+    assert (trades["tolerance"], trades["within_tolerance"]) == (0.005, True)
+    assert [b["n"] for b in trades["bins"]] == [1, 1, 1]
+    # the HOLD of day 91: the long it declined, 100 → 100 over 20 days, lost the cost: right, at 0.6
+    assert (hold["n"], hold["hit_rate"]["value"], hold["brier"]) == (1, 1.0, pytest.approx(0.16))
+    assert (hold["constant_brier"], hold["skill"]["value"], hold["within_tolerance"]) == (0.0, None, False)
+    assert report["calibration"]["policy"]["out_of_sample"]["hold"]["against_in_sample_constant"]["rate"] == 1.0
+    assert "### The confidence as the probability that the call is right" in render_markdown(report)
+
+
+def test_a_hold_is_wrong_when_the_long_it_declined_made_money() -> None:
+    rising = series(60, {21: (110, 111, 109, 110)})  # the 20th bar after day 1's open closes at 110
+    records = [verdict("AAA", 1, "HOLD", confidence=0.3), verdict("AAA", 2, "HOLD", confidence=0.7)]
+    hold = build_report(records, {"AAA": rising}, options())["calibration"]["policy"]["whole"]["hold"]
+    assert (hold["n"], hold["hit_rate"]["value"]) == (2, 0.5)  # day 2's long ends on day 22: 100 → 100
+    assert hold["brier"] == pytest.approx((0.3**2 + 0.3**2) / 2)
+
+
 def test_market_wide_sweeps_are_counted_per_date() -> None:
     records = [verdict(s, 0, "BUY") for s in ("A", "B", "C")] + [verdict("D", 0, "HOLD")]
     records += [verdict(s, 31, a) for s, a in (("A", "BUY"), ("B", "SELL"), ("C", "HOLD"), ("D", "HOLD"))]

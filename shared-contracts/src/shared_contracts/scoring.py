@@ -16,6 +16,11 @@ The method (docs/evaluation.md):
 ``forward_return`` is the stock's return over the next ``IC_HORIZON_DAYS`` trading days entered at the next
 open, whatever the verdict: what the verdict's score is ranked against (the information coefficient).
 
+Whether a call was right, what the verdict's confidence is the probability of: a BUY or SELL when its trade was
+``profitable`` (a SELL scored as the short it calls for, even where it is realised flat); a HOLD when the long
+trade it declined, entered at the next open and held ``HOLD_HORIZON_DAYS`` trading days, would not have made
+money after the round-trip cost (``hold_right``).
+
 Example::
 
     outcome = score_trade(bars, entry_day=date(2024, 6, 28), action="BUY", time_horizon="SHORT_TERM",
@@ -38,6 +43,8 @@ IC_HORIZON_DAYS = 20
 """Trading days of the forward return the verdict's score is ranked against."""
 ROUND_TRIP_COST = 0.003
 """What a trade pays to enter and leave (commission, stamp duty, spread), as a fraction of its value."""
+HOLD_HORIZON_DAYS = HOLDING_DAYS["SHORT_TERM"]
+"""Trading days of the long trade a HOLD declined (a HOLD is a SHORT_TERM verdict: revisit soon)."""
 
 MAX_ENTRY_LAG_DAYS = 14
 """A verdict whose reference close is more than this many calendar days before its analysis date (a halt, a gap in
@@ -136,6 +143,27 @@ def forward_return(
     entry = window[0]
     at_limit = opened_at_limit(symbol, previous_close=bars[signal].close, open_price=entry.open, day=entry.day)
     return ForwardReturn(entry.day, entry.open, window[-1].day, window[-1].close / entry.open - 1.0, at_limit)
+
+
+def hold_right(
+    bars: Sequence[DailyBar],
+    *,
+    signal_day: date,
+    symbol: str = "",
+    analysis_day: date | None = None,
+    cost: float = ROUND_TRIP_COST,
+) -> bool | None:
+    """Whether a HOLD was right: the long trade it declined — entered at the open after the last bar on or before
+    ``signal_day``, left at the close of the ``HOLD_HORIZON_DAYS``-th bar (the entry day included), no stop or
+    target — would not have made money after the round-trip ``cost`` (its return − ``cost`` ≤ 0). None while
+    those bars have not all passed, for a stale signal close (``analysis_day``), and when the entry opened at
+    its limit-up price (the long could not have been filled, as a BUY's ``no_fill``)."""
+    forward = forward_return(
+        bars, signal_day=signal_day, symbol=symbol, days=HOLD_HORIZON_DAYS, analysis_day=analysis_day
+    )
+    if forward is None or forward.at_limit == "up":
+        return None
+    return forward.value - cost <= 0
 
 
 def score_trade(

@@ -1,8 +1,8 @@
 """The statistics of verdict evaluation, each with its sample size: means with a Student-t 95 % confidence
 interval, hit rates with a Wilson score interval (both from ``scipy.stats``), the Brier score against the
-constant base-rate predictor, calibration bins, Sharpe ratio, maximum drawdown, how often the action changes
-from one research to the next, and the information coefficient: the rank correlation of scores with the
-returns that followed, month by month.
+constant base-rate predictor (with a cluster-bootstrap interval of the skill), calibration bins, Sharpe ratio,
+maximum drawdown, how often the action changes from one research to the next, and the information coefficient:
+the rank correlation of scores with the returns that followed, month by month.
 
 Example::
 
@@ -17,6 +17,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from scipy import stats
 
 CONFIDENCE = 0.95
@@ -88,6 +89,85 @@ def brier(probabilities: Sequence[float], outcomes: Sequence[bool]) -> Brier:
     return Brier(score, rate, rate * (1 - rate), n)
 
 
+BOOTSTRAP_RESAMPLES = 2000
+"""Resamples of the cluster bootstrap (``brier_against_constant``)."""
+BOOTSTRAP_SEED = 52
+"""Its generator's seed: the same calls give the same interval."""
+
+
+@dataclass(frozen=True)
+class BrierAgainstConstant:
+    """Probabilities against the constant equal to the realised hit rate: their Brier score, the constant's
+    (``rate × (1 − rate)``, the best any constant does on these calls), the excess (Brier − constant's) and the
+    skill (1 − Brier / constant's), each with a percentile 95 % interval from resampling the clusters."""
+
+    score: float | None
+    rate: float | None
+    constant_score: float | None
+    excess: Estimate
+    skill: Estimate
+    n: int
+    clusters: int
+
+
+def brier_against_constant(
+    probabilities: Sequence[float],
+    outcomes: Sequence[bool],
+    clusters: Sequence[str],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> BrierAgainstConstant:
+    """``probabilities`` scored against ``outcomes`` and against always predicting their realised hit rate. The
+    intervals resample whole ``clusters`` (e.g. the calls' months: calls of one month move together) with
+    replacement, the constant recomputed on each resample; ``Estimate.n`` is the number of clusters. No bounds
+    below 2 clusters; a resample whose calls are all hits or all misses (no constant's Brier to divide by) is
+    left out of the skill's interval."""
+    n = len(outcomes)
+    if n == 0:
+        empty = Estimate(None, None, None, 0)
+        return BrierAgainstConstant(None, None, None, empty, empty, 0, 0)
+    names = sorted(set(clusters))
+    index = {name: i for i, name in enumerate(names)}
+    member = np.array([index[c] for c in clusters])
+    hits = np.array(outcomes, dtype=float)
+    squared = (np.array(probabilities, dtype=float) - hits) ** 2
+    per_squared = np.bincount(member, weights=squared, minlength=len(names))
+    per_hits = np.bincount(member, weights=hits, minlength=len(names))
+    per_count = np.bincount(member, minlength=len(names)).astype(float)
+
+    def excess_and_skill(sq: np.ndarray, hit: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rate = hit / count
+        constant = rate * (1.0 - rate)
+        divisor = np.where(constant > 0, constant, np.nan)
+        return sq / count - constant, 1.0 - sq / count / divisor
+
+    score = float(squared.sum() / n)
+    rate = float(hits.sum() / n)
+    constant = rate * (1.0 - rate)
+    skill_value = 1.0 - score / constant if constant > 0 else None
+    if len(names) < 2:
+        excess_estimate = Estimate(score - constant, None, None, len(names))
+        skill_estimate = Estimate(skill_value, None, None, len(names))
+    else:
+        draws = np.random.default_rng(seed).integers(0, len(names), size=(resamples, len(names)))
+        excess, skill = excess_and_skill(
+            per_squared[draws].sum(axis=1), per_hits[draws].sum(axis=1), per_count[draws].sum(axis=1)
+        )
+        excess_estimate = Estimate(score - constant, *_percentile_bounds(excess), len(names))
+        skill_estimate = Estimate(skill_value, *_percentile_bounds(skill[np.isfinite(skill)]), len(names))
+    return BrierAgainstConstant(score, rate, constant, excess_estimate, skill_estimate, n, len(names))
+
+
+def _percentile_bounds(values: np.ndarray) -> tuple[float | None, float | None]:
+    """The central ``CONFIDENCE`` interval of bootstrap draws by percentiles; (None, None) without draws."""
+    if not values.size:
+        return None, None
+    tail = (1.0 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
 @dataclass(frozen=True)
 class CalibrationBin:
     low: float
@@ -95,6 +175,26 @@ class CalibrationBin:
     n: int
     mean_confidence: float | None
     hit_rate: Estimate
+
+
+def equal_count_bins(probabilities: Sequence[float], outcomes: Sequence[bool], bins: int = 5) -> list[CalibrationBin]:
+    """The calls sorted by probability (ties in the given order) and cut into ``bins`` groups of equal count (±1),
+    each with its probability range, mean probability and hit rate; fewer groups when there are fewer calls."""
+    ordered = sorted(zip(probabilities, outcomes, strict=True), key=lambda pair: pair[0])
+    out = []
+    for b in range(bins):
+        members = ordered[b * len(ordered) // bins : (b + 1) * len(ordered) // bins]
+        if members:
+            out.append(
+                CalibrationBin(
+                    members[0][0],
+                    members[-1][0],
+                    len(members),
+                    statistics.fmean(p for p, _ in members),
+                    wilson(sum(o for _, o in members), len(members)),
+                )
+            )
+    return out
 
 
 def calibration(probabilities: Sequence[float], outcomes: Sequence[bool], bins: int = 10) -> list[CalibrationBin]:
