@@ -48,6 +48,9 @@ BINS = 4
 PRIOR = 200.0
 """Pseudo-calls at the base rate added to each bin: set before the fit, heavy because the calls of one month move
 together (45 in-sample months carry far less information than their thousands of calls)."""
+POOLED = ("BUY", "SELL")
+"""Actions fitted as one group (``--pool-trades``): the trades' share right, BUY and SELL together, whose sum does
+not move with the market's drift the way each side's does (a rising market lifts BUYs and sinks SELLs)."""
 INCREASING: dict[str, bool | None] = {"BUY": True, "SELL": True, "HOLD": None}
 """The map's direction per action; None: whichever fits the in-sample bins better."""
 DEFAULT_OUT = Path("services/judge/src/judge/infrastructure/calibration/verdict_confidence.json")
@@ -133,11 +136,13 @@ def fit_document(
     cost: float,
     command: str,
     records: Json,
+    pool_trades: bool = False,
 ) -> Json:
-    """The data file: per action its knots, n, base rate, direction and fit window, with the provenance."""
+    """The data file: per action its knots, n, base rate, direction and fit window, with the provenance. With
+    ``pool_trades`` BUY and SELL share one map fitted on both (``POOLED``)."""
     actions: Json = {}
     for action in ACTIONS:
-        mine = calls[action]
+        mine = [c for a in POOLED for c in calls[a]] if pool_trades and action in POOLED else calls[action]
         if not mine:
             raise ValueError(f"no in-sample {action} calls to fit")
         pairs = [(x, right) for x, right, _ in mine]
@@ -163,6 +168,7 @@ def fit_document(
         "sample": f"policy verdicts analysed before {split.isoformat()} (in sample) with a known outcome",
         "bins": bins,
         "prior": prior,
+        "pooled": list(POOLED) if pool_trades else [],
         "cost": cost,
         "command": command,
         "records": records,
@@ -246,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--records-commit", default="", help="the commit of the code that made the records")
     parser.add_argument("--records-command", default="", help="the command that made the records")
     parser.add_argument("--check", type=Path, help="also score the mapped confidence on the whole run into DIR")
+    parser.add_argument("--pool-trades", action="store_true", help="fit BUY and SELL as one group (one map)")
     args = parser.parse_args(argv)
     command = shlex.join(["python", "-m", "evaluation.calibration_fit", *(argv if argv is not None else sys.argv[1:])])
     scored = scored_policy(read_records(args.records), args.bars or default_bars_dir(), args.cost)
@@ -258,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cost=args.cost,
         command=command,
         records=provenance,
+        pool_trades=args.pool_trades,
     )
     args.out.write_text(document_text(document), encoding="utf-8")
     print(args.out)

@@ -14,6 +14,7 @@ from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
+from judge.infrastructure.calibration.verdict_confidence import calibrated_confidence
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
 from service_kit.llm.client import OpenAICompatibleChat, build_chat_client
@@ -43,10 +44,10 @@ def build_container(
     max_position, language = settings.judge_max_position_percent, settings.report_language
     policy = GuardrailPolicy(max_position_percent=max_position, language=language)
     if agent is not None:
-        return JudgeContainer(settings, JudgeService(agent, policy))
+        return JudgeContainer(settings, JudgeService(agent, policy, confidence=calibrated_confidence))
     rules = RulesJudgeAgent(max_position_percent=max_position, language=language)
     if not settings.uses_llm:
-        return JudgeContainer(settings, JudgeService(rules, policy))
+        return JudgeContainer(settings, JudgeService(rules, policy, confidence=calibrated_confidence))
     chat = build_chat_client(settings, http_client=llm_http_client)
     service = JudgeService(
         JudgeAgentAdapter(
@@ -57,6 +58,7 @@ def build_container(
         ),
         policy,
         fallback=(lambda decide: RulesFallback(decide, rules.decide)) if settings.llm_fallback_to_rules else None,
+        confidence=calibrated_confidence,
     )
     return JudgeContainer(settings, service, chat)
 

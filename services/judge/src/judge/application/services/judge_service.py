@@ -12,8 +12,12 @@ from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
 from judge.domain.ports.judge_agent import IJudgeAgentPort
+from shared_contracts.judge import CONFIDENCE_SENTENCE
 
 Decide = Callable[[JudgeInput], Awaitable[VerdictProposal]]
+Calibration = Callable[[str, float | None, float | None], float]
+"""(action, universe_rank, score) → the probability that the call is right (the judge's fitted map)."""
+_CONFIDENCE = {"zh": "置信度 {confidence:.2f}：{sentence}", "en": "Confidence {confidence:.2f}: {sentence}"}
 
 
 class JudgeService:
@@ -21,10 +25,18 @@ class JudgeService:
     LLM_FALLBACK_TO_RULES the container passes ``lambda decide: RulesFallback(decide, rules_agent.decide)``."""
 
     def __init__(
-        self, agent: IJudgeAgentPort, policy: GuardrailPolicy, *, fallback: Callable[[Decide], Decide] | None = None
+        self,
+        agent: IJudgeAgentPort,
+        policy: GuardrailPolicy,
+        *,
+        fallback: Callable[[Decide], Decide] | None = None,
+        confidence: Calibration | None = None,
     ) -> None:
+        """``confidence``: the calibration that sets every standing verdict's confidence, whichever engine
+        proposed it (None: the engine's own number stands)."""
         self._decide = fallback(agent.decide) if fallback else agent.decide
         self._policy = policy
+        self._confidence = confidence
 
     @property
     def policy(self) -> GuardrailPolicy:
@@ -34,6 +46,12 @@ class JudgeService:
         proposal = await self._decide(judge_input)
         safe, notes = apply_guardrails(proposal, judge_input, self._policy)
         stop, take = price_levels(safe.action, safe.stop_loss, safe.take_profit, judge_input.reference_price)
+        confidence, reasoning = safe.confidence, safe.reasoning
+        if self._confidence is not None and judge_input.score is not None:
+            language = self._policy.language
+            confidence = self._confidence(safe.action.value, judge_input.universe_rank, judge_input.score)
+            stated = _CONFIDENCE[language].format(confidence=confidence, sentence=CONFIDENCE_SENTENCE[language])
+            reasoning = ("" if language == "zh" else " ").join((reasoning, stated))
         position, shares, entry = safe.position_percent, None, safe.entry_strategy
         if lots := size_in_lots(judge_input, safe.action, position, self._policy.language):
             position, shares = lots.position_percent, lots.shares
@@ -43,17 +61,18 @@ class JudgeService:
             action=safe.action,
             position_percent=position,
             position_shares=shares,
-            confidence=safe.confidence,
+            confidence=confidence,
             entry_strategy=entry,
             stop_loss=stop,
             take_profit=take,
             time_horizon=safe.time_horizon,
             risk_warnings=list(safe.risk_warnings),
-            reasoning=safe.reasoning,
+            reasoning=reasoning,
             engine=safe.engine,
             guardrail_adjustments=list(notes),
             score=judge_input.score,
             universe_rank=judge_input.universe_rank,
+            contributions=list(judge_input.contributions) or None,
             market_exposure=safe.market_exposure,
             numbers_check=safe.numbers_check,
         )
