@@ -1,6 +1,6 @@
 // "What the score is made of" (issue 52): the debate's `contributions` — each voting expert's weight × its factor
-// family's score, which add up to the score — as a small bar chart on the session page; the experts that do not
-// vote are listed with why, in words.
+// family's score, which add up to the score — as a small bar chart on the session page and as a table in the
+// Markdown download; the experts that do not vote are listed with why, in words.
 
 import { h, svg } from "./dom.js";
 import { num, signed, text } from "./format.js";
@@ -96,4 +96,33 @@ export function contributionsChart(outcome) {
       ? h("ul", { class: "contrib-others" }, c.others.map((o) =>
         h("li", { "data-expert": o.expert, "data-note": o.note || "" }, t("contrib.no_vote", { expert: expertName(o.expert), reason: noVoteReason(o.note) }))))
       : null);
+}
+
+function cell(value) {
+  return String(value).replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+function row(cells) {
+  return `| ${cells.map(cell).join(" | ")} |`;
+}
+
+/** The Markdown download's lines: `| expert | signal | confidence | weight | contribution |`, a row per expert, the
+ * total row (the sum, equal to the score), the sum written out and why each non-voting expert does not vote.
+ * Plain hyphen minus signs, so the figures paste into a spreadsheet. Empty without contributions. */
+export function contributionsMarkdown(outcome) {
+  const c = contributionsOf(outcome);
+  if (!c) return [];
+  const figure = (value) => signed(value, 3, "-");
+  const lines = [
+    row([t("md.expert"), t("md.signal"), t("md.confidence"), t("md.weight"), t("md.contribution")]),
+    "|---|---|---:|---:|---:|",
+    ...c.items.map((item) => row([expertName(item.expert), text(item.signal), num(item.confidence), num(item.weight), figure(finite(item.contribution) ? item.contribution : 0)])),
+    row([`**${t("contrib.total")}**`, "", "", num(c.weight), `**${figure(c.sum)}**`]),
+    "",
+    t("contrib.equation", { terms: terms(c.voters, "-") || figure(0), sum: figure(c.sum), score: figure(c.score) }),
+  ];
+  if (c.others.length) {
+    lines.push("", ...c.others.map((o) => `- ${t("contrib.no_vote", { expert: expertName(o.expert), reason: noVoteReason(o.note) })}`));
+  }
+  return lines;
 }
