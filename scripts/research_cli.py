@@ -195,8 +195,8 @@ def _number(value: Any) -> bool:
 def format_contributions(debate: Mapping[str, Any]) -> str | None:
     """The debate's score and what it is made of, on one line: ``technical +0.154 · financial +0.047 · valuation
     −0.042 = score +0.159 (macro, catalyst: no vote)`` — each voting expert (its first word) with its contribution
-    (weight × its factor family's score), the score they add up to, and who does not vote. None when the outcome has
-    no contributions (an older session, or no standing in the reference universe)."""
+    (weight × its factor family's score), the score they add up to, who does not vote and who failed (not heard).
+    None when the outcome has no contributions (an older session, or no standing in the reference universe)."""
     items = [
         c for c in debate.get("contributions") or [] if isinstance(c, Mapping) and isinstance(c.get("expert"), str)
     ]
@@ -215,6 +215,12 @@ def format_contributions(debate: Mapping[str, Any]) -> str | None:
     for c in items:
         if c not in voters:
             reasons.setdefault(NO_VOTE.get(str(c.get("note") or ""), "no vote"), []).append(c["expert"].split("_")[0])
+    coverage = debate.get("coverage")
+    failed = coverage.get("failed_experts") if isinstance(coverage, Mapping) else None
+    listed = {c["expert"] for c in items}
+    for name in failed if isinstance(failed, list) else []:
+        if isinstance(name, str) and name not in listed:
+            reasons.setdefault("failed", []).append(name.split("_")[0])
     if reasons:
         line += " (" + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items()) + ")"
     return line

@@ -1,6 +1,7 @@
 // "What the score is made of" (issue 52): the debate's `contributions` — each voting expert's weight × its factor
 // family's score, which add up to the score — as a small bar chart on the session page and as a table in the
-// Markdown download; the experts that do not vote are listed with why, in words.
+// Markdown download; the experts that do not vote are listed with why, in words, and those that failed (not
+// heard).
 
 import { h, svg } from "./dom.js";
 import { num, signed, text } from "./format.js";
@@ -13,8 +14,9 @@ function finite(value) {
   return typeof value === "number" && Number.isFinite(value);
 }
 
-/** The outcome's contributions read for display — `{items, voters, others, sum, weight, score}` — or null when
- * it has none (an older session, or a debate without the stock's standing). */
+/** The outcome's contributions read for display — `{items, voters, others, failed, sum, weight, score}` (`failed`:
+ * the experts asked for that failed, so were not heard) — or null when it has none (an older session, or a debate
+ * without the stock's standing). */
 export function contributionsOf(outcome) {
   const items = Array.isArray(outcome?.contributions)
     ? outcome.contributions.filter((c) => c && typeof c === "object" && typeof c.expert === "string")
@@ -24,7 +26,11 @@ export function contributionsOf(outcome) {
   const others = items.filter((c) => !voters.includes(c));
   const sum = voters.reduce((total, c) => total + c.contribution, 0);
   const weight = voters.reduce((total, c) => total + (finite(c.weight) ? c.weight : 0), 0);
-  return { items, voters, others, sum, weight, score: finite(outcome.score) ? outcome.score : sum };
+  const listed = new Set(items.map((c) => c.expert));
+  const failed = Array.isArray(outcome.coverage?.failed_experts)
+    ? outcome.coverage.failed_experts.filter((name) => typeof name === "string" && !listed.has(name))
+    : [];
+  return { items, voters, others, failed, sum, weight, score: finite(outcome.score) ? outcome.score : sum };
 }
 
 /** Why an expert does not vote (its contribution's `note`), in words. */
@@ -92,9 +98,11 @@ export function contributionsChart(outcome) {
         h("td", { class: "contrib-bar-cell" }, bar(c.sum, scale, "total")),
         h("td", { class: "num contrib-value", id: "contributions-total" }, signed(c.sum))))),
     h("p", { id: "contributions-sum" }, t("contrib.equation", { terms: terms(c.voters, "\u2212") || signed(0), sum: signed(c.sum), score: signed(c.score) })),
-    c.others.length
-      ? h("ul", { class: "contrib-others" }, c.others.map((o) =>
-        h("li", { "data-expert": o.expert, "data-note": o.note || "" }, t("contrib.no_vote", { expert: expertName(o.expert), reason: noVoteReason(o.note) }))))
+    c.others.length || c.failed.length
+      ? h("ul", { class: "contrib-others" },
+        c.others.map((o) =>
+          h("li", { "data-expert": o.expert, "data-note": o.note || "" }, t("contrib.no_vote", { expert: expertName(o.expert), reason: noVoteReason(o.note) }))),
+        c.failed.map((name) => h("li", { "data-expert": name, "data-note": "failed" }, t("contrib.failed", { expert: expertName(name) }))))
       : null);
 }
 
@@ -107,7 +115,8 @@ function row(cells) {
 }
 
 /** The Markdown download's lines: `| expert | signal | confidence | weight | contribution |`, a row per expert, the
- * total row (the sum, equal to the score), the sum written out and why each non-voting expert does not vote.
+ * total row (the sum, equal to the score), the sum written out, why each non-voting expert does not vote and who
+ * failed.
  * Plain hyphen minus signs, so the figures paste into a spreadsheet. Empty without contributions. */
 export function contributionsMarkdown(outcome) {
   const c = contributionsOf(outcome);
@@ -121,8 +130,10 @@ export function contributionsMarkdown(outcome) {
     "",
     t("contrib.equation", { terms: terms(c.voters, "-") || figure(0), sum: figure(c.sum), score: figure(c.score) }),
   ];
-  if (c.others.length) {
-    lines.push("", ...c.others.map((o) => `- ${t("contrib.no_vote", { expert: expertName(o.expert), reason: noVoteReason(o.note) })}`));
+  if (c.others.length || c.failed.length) {
+    lines.push("",
+      ...c.others.map((o) => `- ${t("contrib.no_vote", { expert: expertName(o.expert), reason: noVoteReason(o.note) })}`),
+      ...c.failed.map((name) => `- ${t("contrib.failed", { expert: expertName(name) })}`));
   }
   return lines;
 }
