@@ -269,10 +269,13 @@ def test_the_session_page_charts_what_the_score_is_made_of(page: Page, stack: St
     assert f"= {signed(outcome['score'])}; the score: {signed(outcome['score'])}." in page.inner_text(
         "#contributions-sum"
     )
-    # The experts that do not vote are listed with why, in words (the failed catalyst detective is not heard).
+    # The experts that do not vote are listed with why, in words, and the failed catalyst detective as not heard.
     listed = page.eval_on_selector_all("#contributions .contrib-others li", "els => els.map(e => e.dataset.expert)")
-    assert listed == [c["expert"] for c in others]
+    assert listed == [c["expert"] for c in others] + outcome["coverage"]["failed_experts"]
     assert "market exposure" in page.inner_text('#contributions li[data-expert="macro_intelligence"]')
+    assert page.inner_text('#contributions li[data-expert="catalyst_detective"]') == (
+        "Catalyst detective: failed, so not heard."
+    )
     path = screenshot(page, "session-contributions", element="#contributions")
     if os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
         DOCS_CONTRIBUTIONS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)

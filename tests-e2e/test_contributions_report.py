@@ -155,6 +155,17 @@ def test_the_cli_line_names_an_expert_without_standing_data_and_shows_a_sum_that
     assert "= +0.159, not the score +0.300" in cli.format_contributions(debate(score=0.3))
 
 
+def failed_catalyst() -> dict[str, Any]:
+    """The outcome when the catalyst detective failed: not among the contributions, named in the coverage."""
+    return {**debate(CONTRIBUTIONS[:4]), "coverage": {"failed_experts": ["catalyst_detective"]}}
+
+
+def test_the_cli_line_names_an_expert_that_failed(cli: ModuleType) -> None:
+    assert cli.format_contributions(failed_catalyst()) == (
+        "technical +0.154 · financial +0.047 · valuation \u22120.042 = score +0.159 (macro: no vote; catalyst: failed)"
+    )
+
+
 def test_the_cli_has_no_contributions_line_without_contributions(cli: ModuleType) -> None:
     older = {k: v for k, v in debate().items() if k not in ("contributions", "score")}
     assert cli.format_contributions(older) is None
@@ -246,6 +257,20 @@ def test_the_chinese_download_has_the_same_table_in_chinese(page: Page) -> None:
 
 @pytest.mark.browser
 @needs_chromium
+def test_the_download_names_an_expert_that_failed(page: Page) -> None:
+    text = markdown(page, research(failed_catalyst()))
+    assert [row[0] for row in table(text)[1:-1]] == [
+        "Technical analyst",
+        "Financial auditor",
+        "Valuation modeler",
+        "Macro intelligence",
+    ]
+    assert "- Catalyst detective: failed, so not heard." in text.splitlines()
+    assert LEFTOVERS.findall(text) == []
+
+
+@pytest.mark.browser
+@needs_chromium
 def test_a_download_without_contributions_has_no_table(page: Page) -> None:
     older = {k: v for k, v in debate().items() if k not in ("contributions", "score")}
     text = markdown(page, research(older))
@@ -262,4 +287,5 @@ def test_every_new_console_word_is_in_both_languages() -> None:
     assert len(keys.findall(english)) >= 20
     used = set(re.findall(r't\("((?:contrib|md)\.[\w.]+)"', (STATIC / "js" / "contributions.js").read_text()))
     used |= {f"contrib.note.{n}" for n in ("market_wide", "events", "no_standing_data", "not_a_family", "other")}
+    used |= {"contrib.failed"}
     assert used <= set(keys.findall(english))
