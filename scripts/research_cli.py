@@ -705,11 +705,21 @@ def format_event(event: str, data: Mapping[str, Any], failures: dict[str, str] |
             "skipped": "–",
         }.get(what, what)
         fields = {k: v for k, v in data.items() if k != "duration_ms" and v is not None}
-        return f"  {shown} {stage:<20} {_short(' '.join(str(v) for v in fields.values()), 80)}{took}".rstrip()
+        said = " ".join(_event_field(k, v) for k, v in fields.items())
+        return f"  {shown} {stage:<20} {_short(said, 80)}{took}".rstrip()
     if event.startswith("session."):
         reason = f": {data['reason']}" if data.get("reason") else ""
         return f"{what}{reason}"
     return None
+
+
+def _event_field(name: str, value: Any) -> str:
+    """A stage event's field in words: a level (the verdict's stop or target) as ``stop -2.9%``, any other mapping as
+    ``name k=v, …``, a plain value as it is."""
+    if isinstance(value, Mapping):
+        pct = value.get("percent_from_entry")
+        return f"{name} {pct:+.1f}%" if _number(pct) else f"{name} {_compact(value, 1)}"
+    return str(value)
 
 
 def follow(client: httpx.Client, api: str, session_id: str) -> tuple[httpx.Response, Any]:

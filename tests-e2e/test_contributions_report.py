@@ -166,6 +166,14 @@ def test_the_cli_line_names_an_expert_that_failed(cli: ModuleType) -> None:
     )
 
 
+def test_the_cli_follows_a_verdict_in_words_not_dicts(cli: ModuleType) -> None:
+    level = {"percent_from_entry": -2.89, "price": 1368.83, "basis": "support"}
+    data = {"action": "HOLD", "position": 0.0, "stop": level, "target": {"percent_from_entry": 5.87}, "horizon": None}
+    line = cli.format_event("verdict.completed", {**data, "duration_ms": 12.0})
+    assert line == "  ✓ verdict              HOLD 0.0 stop -2.9% target +5.9%  0.0 s"
+    assert LEFTOVERS.findall(line) == []
+
+
 def test_the_cli_has_no_contributions_line_without_contributions(cli: ModuleType) -> None:
     older = {k: v for k, v in debate().items() if k not in ("contributions", "score")}
     assert cli.format_contributions(older) is None
