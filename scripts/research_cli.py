@@ -26,6 +26,10 @@ A research (and a retry) is submitted as a job (Prefer: respond-async) and follo
 one line per expert, the debate and the verdict as each starts and ends, with its duration (on stderr), then
 the summary. Ctrl-C stops following, not the research: --follow SESSION_ID re-attaches.
 
+Under the debate's direction, one line says what its score is made of: each voting expert's contribution (its
+weight × its factor family's score), the score they add up to, and who does not vote (`contributions  technical
++0.154 · financial +0.047 · valuation −0.042 = score +0.159 (macro, catalyst: no vote)`).
+
 When the debate or the verdict is missing, the session's record says why (GET /sessions/{id}); the
 summary shows it. Experts that failed with the same error share one line. A failure the research service answered
 with 404 or 422 (no such symbol or data, too little history on that date) is permanent: it is marked so and not
@@ -50,6 +54,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import re
 import sys
@@ -141,6 +146,9 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
             f"Debate   {debate.get('direction', '?')}  confidence {float(debate.get('confidence', 0)):.2f}  "
             f"{_engine(debate)}"
         )
+        contributions = format_contributions(debate)
+        if contributions:
+            lines.append(f"  contributions  {contributions}")
         lines.append(_indent(debate.get("conflict_resolution"), 300))
     else:
         lines.append(f"Debate   ({_why_missing(stages, 'debate', 'skipped, or too few experts succeeded')})")
@@ -165,6 +173,57 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
     lines.extend(_numbers_lines(body.get("numbers_check")))
     lines.extend(_retry_lines(body, stages))
     return "\n".join(lines)
+
+
+MINUS = "\u2212"
+NO_VOTE = {"no_standing_data": "no standing data"}
+"""Why a listed expert does not vote (its contribution's ``note``), when it is more than "no vote"."""
+
+
+def _signed(value: float) -> str:
+    """``+0.154``, ``−0.042`` (the minus sign), ``0.000``: a contribution with its sign, three decimals."""
+    shown = f"{abs(value):.3f}"
+    if float(shown) == 0:
+        return shown
+    return ("+" if value > 0 else MINUS) + shown
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def format_contributions(debate: Mapping[str, Any]) -> str | None:
+    """The debate's score and what it is made of, on one line: ``technical +0.154 · financial +0.047 · valuation
+    −0.042 = score +0.159 (macro, catalyst: no vote)`` — each voting expert (its first word) with its contribution
+    (weight × its factor family's score), the score they add up to, who does not vote and who failed (not heard).
+    None when the outcome has no contributions (an older session, or no standing in the reference universe)."""
+    items = [
+        c for c in debate.get("contributions") or [] if isinstance(c, Mapping) and isinstance(c.get("expert"), str)
+    ]
+    if not items:
+        return None
+    voters = [c for c in items if c.get("votes") is True and _number(c.get("contribution"))]
+    total = sum(float(c["contribution"]) for c in voters)
+    score = float(debate["score"]) if _number(debate.get("score")) else total
+    parts = " · ".join(f"{c['expert'].split('_')[0]} {_signed(float(c['contribution']))}" for c in voters)
+    parts = parts or "no voting expert"
+    if f"{total:.3f}" == f"{score:.3f}":
+        line = f"{parts} = score {_signed(score)}"
+    else:  # the contract says they are equal; if a peer ever says otherwise, both are shown
+        line = f"{parts} = {_signed(total)}, not the score {_signed(score)}"
+    reasons: dict[str, list[str]] = {}
+    for c in items:
+        if c not in voters:
+            reasons.setdefault(NO_VOTE.get(str(c.get("note") or ""), "no vote"), []).append(c["expert"].split("_")[0])
+    coverage = debate.get("coverage")
+    failed = coverage.get("failed_experts") if isinstance(coverage, Mapping) else None
+    listed = {c["expert"] for c in items}
+    for name in failed if isinstance(failed, list) else []:
+        if isinstance(name, str) and name not in listed:
+            reasons.setdefault("failed", []).append(name.split("_")[0])
+    if reasons:
+        line += " (" + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items()) + ")"
+    return line
 
 
 STALE_AFTER_DAYS = 14
@@ -646,11 +705,21 @@ def format_event(event: str, data: Mapping[str, Any], failures: dict[str, str] |
             "skipped": "–",
         }.get(what, what)
         fields = {k: v for k, v in data.items() if k != "duration_ms" and v is not None}
-        return f"  {shown} {stage:<20} {_short(' '.join(str(v) for v in fields.values()), 80)}{took}".rstrip()
+        said = " ".join(_event_field(k, v) for k, v in fields.items())
+        return f"  {shown} {stage:<20} {_short(said, 80)}{took}".rstrip()
     if event.startswith("session."):
         reason = f": {data['reason']}" if data.get("reason") else ""
         return f"{what}{reason}"
     return None
+
+
+def _event_field(name: str, value: Any) -> str:
+    """A stage event's field in words: a level (the verdict's stop or target) as ``stop -2.9%``, any other mapping as
+    ``name k=v, …``, a plain value as it is."""
+    if isinstance(value, Mapping):
+        pct = value.get("percent_from_entry")
+        return f"{name} {pct:+.1f}%" if _number(pct) else f"{name} {_compact(value, 1)}"
+    return str(value)
 
 
 def follow(client: httpx.Client, api: str, session_id: str) -> tuple[httpx.Response, Any]:

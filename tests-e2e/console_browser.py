@@ -18,6 +18,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "console"
 DOCS_SCREENSHOT = REPO_ROOT / "docs" / "images" / "console-session.png"
+DOCS_CONTRIBUTIONS_SCREENSHOT = REPO_ROOT / "docs" / "images" / "console-contributions.png"
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
 _CANDIDATES = (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium"))
 CHROMIUM = next((p for p in _CANDIDATES if p and Path(p).exists()), None)
@@ -60,10 +61,14 @@ def watch(page: Page, origin: str) -> dict[str, list[str]]:
     return seen
 
 
-def screenshot(page: Page, name: str, *, full_page: bool = True) -> Path:
+def screenshot(page: Page, name: str, *, full_page: bool = True, element: str | None = None) -> Path:
+    """The page (or only the ``element`` a selector names) as test-artifacts/console/<name>.png."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    if element is not None:
+        page.locator(element).screenshot(path=str(path))
+    else:
+        page.screenshot(path=str(path), full_page=full_page)
     return path
 
 

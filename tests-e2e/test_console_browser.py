@@ -3,9 +3,10 @@ services in LLM mode on the fake OpenAI-compatible server, the technical analyst
 watched and reloaded mid-way, the catalyst detective failing until the retry.
 
 A research ticks stage by stage and survives a reload with every event once; the session page draws the chart
-with its three price lines and the exit, renders a model's ``<script>``/``<img onerror>`` as text; retry, history,
-scorecard; Chinese at 390 px; no serious or critical axe-core violation. Screenshots: test-artifacts/console/
-(``UPDATE_DOCS_SCREENSHOTS=1`` also refreshes docs/images/console-session.png, the README's)."""
+with its three price lines and the exit, renders a model's ``<script>``/``<img onerror>`` as text, and charts what
+the score is made of (a bar per voting expert, the total equal to the score); retry, history, scorecard; Chinese at
+390 px; no serious or critical axe-core violation. Screenshots: test-artifacts/console/ (``UPDATE_DOCS_SCREENSHOTS=1``
+also refreshes docs/images/console-session.png, the README's, and docs/images/console-contributions.png)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,15 @@ from typing import Any
 
 import httpx
 import pytest
-from console_browser import DOCS_SCREENSHOT, browser, needs_chromium, screenshot, serious_axe_violations, watch
+from console_browser import (
+    DOCS_CONTRIBUTIONS_SCREENSHOT,
+    DOCS_SCREENSHOT,
+    browser,
+    needs_chromium,
+    screenshot,
+    serious_axe_violations,
+    watch,
+)
 from playwright.sync_api import Browser, Page
 
 from service_kit.stack.launcher import Stack, running_stack
@@ -157,9 +166,13 @@ def test_a_research_ticks_stage_by_stage_and_a_reload_loses_or_doubles_no_event(
         "debate": "success",
         "verdict": "success",
     }
+    # The technical analyst's signal and confidence as its result has them (since issue 52 they come from its
+    # family's standing in the reference universe, not from the model's reply).
+    detail = httpx.get(f"{stack['coordinator'].url}/api/v1/coordinator/sessions/{session_id}", timeout=30).json()
+    result = detail["expert_results"]["technical_analyst"]["data"]
     technical = page.inner_text('#stages li[data-stage="technical_analyst"] .detail')
-    assert "BULLISH" in technical
-    assert "0.72" in technical
+    assert result["signal"] in technical
+    assert f"{result['confidence']:.2f}" in technical
     assert " s" in technical
     failed = page.inner_text('#stages li[data-stage="catalyst_detective"] .detail')
     assert "Catalyst detective failed:" in failed
@@ -210,6 +223,71 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
     assert not page.is_visible("#nav")
     assert not page.is_visible("#export-markdown")
     screenshot(page, "session-print")
+
+
+MINUS = "\u2212"
+
+
+def signed(value: float) -> str:
+    """A contribution as the console writes it: +0.154, −0.042 (the minus sign), 0.000."""
+    shown = f"{abs(value):.3f}"
+    return shown if float(shown) == 0 else ("+" if value > 0 else MINUS) + shown
+
+
+def test_the_session_page_charts_what_the_score_is_made_of(page: Page, stack: Stack, state: dict[str, str]) -> None:
+    detail = httpx.get(f"{stack['coordinator'].url}/api/v1/coordinator/sessions/{state['session_id']}", timeout=30)
+    outcome = detail.json()["debate_outcome"]
+    voters = [c for c in outcome["contributions"] if c["votes"]]
+    others = [c for c in outcome["contributions"] if not c["votes"]]
+    assert {c["expert"] for c in voters} == {"technical_analyst", "financial_auditor", "valuation_modeler"}
+    assert sum(c["contribution"] for c in voters) == pytest.approx(outcome["score"], abs=1e-5)
+    assert detail.json()["verdict"]["score"] == pytest.approx(outcome["score"], abs=1e-6)
+
+    page.goto(console(stack, f"#/session/{state['session_id']}"))
+    chart = page.wait_for_selector("#contributions")
+    assert chart is not None
+    rows = page.locator("#contributions tbody tr.contrib-row")
+    assert rows.count() == len(voters), "one bar per voting expert"
+    assert page.locator("#contributions tbody .contrib-bar rect").count() == len(voters)
+    shown = page.eval_on_selector_all(
+        "#contributions tbody tr.contrib-row",
+        "els => els.map(e => [e.dataset.expert, e.dataset.sign, e.querySelector('.contrib-value').textContent])",
+    )
+    assert shown == [
+        [
+            c["expert"],
+            "positive" if c["contribution"] > 0 else "negative" if c["contribution"] < 0 else "zero",
+            signed(c["contribution"]),
+        ]
+        for c in voters
+    ]
+    # The total is the contributions' sum and the score, in figures (not colour alone).
+    assert page.inner_text("#contributions-total") == signed(outcome["score"])
+    assert float(page.get_attribute("#contributions .contrib-total", "data-total") or "nan") == pytest.approx(
+        outcome["score"], abs=1e-5
+    )
+    assert f"= {signed(outcome['score'])}; the score: {signed(outcome['score'])}." in page.inner_text(
+        "#contributions-sum"
+    )
+    # The experts that do not vote are listed with why, in words, and the failed catalyst detective as not heard.
+    listed = page.eval_on_selector_all("#contributions .contrib-others li", "els => els.map(e => e.dataset.expert)")
+    assert listed == [c["expert"] for c in others] + outcome["coverage"]["failed_experts"]
+    assert "market exposure" in page.inner_text('#contributions li[data-expert="macro_intelligence"]')
+    assert page.inner_text('#contributions li[data-expert="catalyst_detective"]') == (
+        "Catalyst detective: failed, so not heard."
+    )
+    path = screenshot(page, "session-contributions", element="#contributions")
+    if os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
+        DOCS_CONTRIBUTIONS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_CONTRIBUTIONS_SCREENSHOT)
+
+    with page.expect_download() as download:
+        page.click("#export-markdown")
+    report = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "| expert | signal | confidence | weight | contribution |" in report
+    total = next(line for line in report.splitlines() if line.startswith("| **Total = score**"))
+    assert total.endswith(f"| **{signed(outcome['score']).replace(MINUS, '-')}** |")  # plain minus in the file
+    assert serious_axe_violations(page) == []
 
 
 def test_retry_reruns_only_the_failed_expert_live(
@@ -315,6 +393,8 @@ def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[
         page.goto(console(stack, f"#/session/{state['session_id']}"))
         page.wait_for_selector("#price-chart canvas")
         assert page.inner_text("h1").startswith("会话")
+        assert page.inner_text("#contributions h3") == "评分的构成"
+        assert page.inner_text("#contributions thead").split() == ["专家", "权重", "贡献"]
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, "wider than the phone"
         screenshot(page, "session-390-zh")
         assert serious_axe_violations(page) == []

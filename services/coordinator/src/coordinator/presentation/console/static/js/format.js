@@ -15,6 +15,14 @@ export function num(value, digits = 2) {
   return typeof value === "number" && Number.isFinite(value) ? value.toFixed(digits) : t("none");
 }
 
+/** A number with its sign: +0.154, −0.042 (the minus sign U+2212; `minus: "-"` for a plain hyphen), 0.000. */
+export function signed(value, digits = 3, minus = "\u2212") {
+  if (typeof value !== "number" || !Number.isFinite(value)) return t("none");
+  const shown = Math.abs(value).toFixed(digits);
+  if (Number(shown) === 0) return shown;
+  return `${value < 0 ? minus : "+"}${shown}`;
+}
+
 /** A fraction (0.0123) as a percent (1.23 %). */
 export function pct(value, digits = 1) {
   return typeof value === "number" && Number.isFinite(value) ? `${(value * 100).toFixed(digits)} %` : t("none");

@@ -1,6 +1,7 @@
 // A session as a Markdown report (the console's download). Model text is written as it is, each line of it
 // indented under its heading; Markdown readers render it, the console never does.
 
+import { contributionsMarkdown } from "./contributions.js";
 import { summaryOf } from "./experts.js";
 import { num, pct, text } from "./format.js";
 import { expertName, t } from "./i18n.js";
@@ -42,6 +43,8 @@ export function sessionMarkdown(session, levels) {
   const d = session.debate_outcome;
   if (d) {
     out.push(`## ${t("session.debate")}`, "");
+    const contributions = contributionsMarkdown(d);
+    if (contributions.length) out.push(`### ${t("contrib.heading")}`, "", ...contributions, "");
     out.push(`### ${t("session.bull")}`, "", block(d.bull_case?.core_thesis), "");
     out.push(`### ${t("session.bear")}`, "", block(d.bear_case?.core_thesis), "");
     out.push(`### ${t("session.resolution")}`, "", `- ${t("field.direction")}: ${text(d.direction)} · ${num(d.confidence)}`, "", block(d.conflict_resolution), "");

@@ -1,9 +1,11 @@
-// One session: the chart with the verdict's levels (and the outcome once known), a card per expert, the debate,
-// the verdict; retry of what failed; Markdown download and print.
+// One session: the chart with the verdict's levels (and the outcome once known), a card per expert, the debate
+// (what its score is made of, bull and bear, the resolution), the verdict; retry of what failed; Markdown
+// download and print.
 
 import { call, get } from "../api.js";
 import { drawChart } from "../chart.js";
 import { changesTable, previousOf } from "../compare.js";
+import { contributionsChart } from "../contributions.js";
 import { h, mount } from "../dom.js";
 import { summaryOf } from "../experts.js";
 import { errorText, expertError, num, pct, seconds, text } from "../format.js";
@@ -66,6 +68,8 @@ function debateSection(session) {
       `${t(`stage.${session.debate?.status || "pending"}`)}${session.debate?.error ? `: ${session.debate.error}` : ""}`));
     return section;
   }
+  const contributions = contributionsChart(d);
+  if (contributions) section.append(contributions);
   section.append(h("div", { class: "sides" },
     side(t("session.bull"), d.bull_case?.core_thesis, d.bull_case?.supporting_arguments, d.bull_case?.acknowledged_risks),
     side(t("session.bear"), d.bear_case?.core_thesis, d.bear_case?.supporting_arguments, d.bear_case?.acknowledged_strengths)));
