@@ -65,6 +65,7 @@ from typing import Any
 import httpx
 
 from shared_contracts.experts import ExpertType, is_iso_date
+from shared_contracts.judge import CONFIDENCE_SENTENCE
 from shared_contracts.projection import ProjectionError, summarize_expert_result
 
 DEFAULT_URL = os.environ.get("COORDINATOR_URL", "http://127.0.0.1:8000")
@@ -161,6 +162,8 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
             f"confidence {float(verdict.get('confidence', 0)):.2f}  horizon {verdict.get('time_horizon', '?')}  "
             f"{_engine(verdict)}"
         )
+        if verdict.get("score") is not None:
+            lines.append(f"  confidence   {CONFIDENCE_SENTENCE['en']}")
         lines.append(f"  stop loss    {_level(verdict.get('stop_loss'))}")
         lines.append(f"  take profit  {_level(verdict.get('take_profit'))}")
         if verdict.get("entry_strategy"):

@@ -6,6 +6,7 @@ rules engines): three voting experts whose contributions add up to the score, ma
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import re
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from e2e_support import load_script
 from playwright.sync_api import Browser, Page, Route
 
 from shared_contracts.debate import Contribution
+from shared_contracts.judge import CONFIDENCE_SENTENCE, Verdict
 
 STATIC = ROOT / "services/coordinator/src/coordinator/presentation/console/static"
 ORIGIN = "http://console.test"
@@ -297,3 +299,17 @@ def test_every_new_console_word_is_in_both_languages() -> None:
     used |= {f"contrib.note.{n}" for n in ("market_wide", "events", "no_standing_data", "not_a_family", "other")}
     used |= {"contrib.failed"}
     assert used <= set(keys.findall(english))
+
+
+def test_the_api_console_cli_and_export_say_the_same_sentence_about_the_confidence(cli: ModuleType) -> None:
+    """Issue 52: one meaning of ``verdict.confidence``, said the same way wherever it is shown."""
+    schema = Verdict.model_json_schema()
+    assert schema["properties"]["confidence"]["description"] == CONFIDENCE_SENTENCE["en"]
+    catalogue = (STATIC / "js" / "i18n.js").read_text(encoding="utf-8")
+    for language in ("en", "zh"):
+        assert json.dumps(CONFIDENCE_SENTENCE[language], ensure_ascii=False) in catalogue
+    assert 't("confidence.sentence")' in (STATIC / "js" / "markdown.js").read_text(encoding="utf-8")
+    assert f"  confidence   {CONFIDENCE_SENTENCE['en']}" in cli.format_summary(research(debate())).splitlines()
+    unranked = research(debate(score=None))
+    del unranked["verdict"]["score"]
+    assert CONFIDENCE_SENTENCE["en"] not in cli.format_summary(unranked)  # no standing: not claimed

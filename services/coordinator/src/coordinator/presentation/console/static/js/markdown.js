@@ -18,7 +18,7 @@ export function sessionMarkdown(session, levels) {
     out.push(`## ${t("session.verdict")}`, "");
     out.push(`- ${t("field.action")}: ${v.action}`);
     out.push(`- ${t("field.position")}: ${num(v.position_percent, 1)} %${v.position_shares != null ? ` (${v.position_shares})` : ""}`);
-    out.push(`- ${t("field.confidence")}: ${num(v.confidence)}`);
+    out.push(`- ${t("field.confidence")}: ${num(v.confidence)}${v.score == null ? "" : ` (${t("confidence.sentence")})`}`);
     out.push(`- ${t("field.entry")}: ${num(levels.entry)} · ${t("field.stop")}: ${num(levels.stop)} · ${t("field.target")}: ${num(levels.target)}`);
     out.push(`- ${t("field.horizon")}: ${text(v.time_horizon)}`);
     for (const key of ["score", "universe_rank", "market_exposure"]) if (v[key] !== undefined) out.push(`- ${key}: ${text(v[key])}`);
