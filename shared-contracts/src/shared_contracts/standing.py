@@ -74,7 +74,9 @@ class CompositeStanding(BaseModel):
     factors_used: list[str] = Field(default_factory=list)
     universe_scored: JsonInt = Field(ge=0, description="Universe symbols with a composite score on the day.")
     families: list[FamilyStanding] = Field(
-        default_factory=list, description="The score's parts by factor family; their contributions sum to it."
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="The score's parts by factor family; their contributions sum to it (left out when none).",
     )
 
 
