@@ -49,10 +49,24 @@ class RankedVerdict:
         return self.record.analysis_date.isoformat()
 
 
+def fallback_dates(records: Sequence[ResearchRecord]) -> list[str]:
+    """Dates on which a policy that has a ``score`` ranked some ``ok`` verdict by the previous policy's fallback (the
+    debate's signed confidence, for a verdict without a score: ``ResearchRecord.signed_score``): their cross-section
+    mixes two policies' numbers, so the ranking statistics leave them out. Empty for a policy without scores."""
+    ok = [r for r in records if r.status == "ok"]
+    if not any(r.score is not None for r in ok):
+        return []
+    return sorted({r.analysis_date.isoformat() for r in ok if r.score is None and r.signed_score is not None})
+
+
 def ranked_verdicts(records: Sequence[ResearchRecord], series: Mapping[str, BarSeries]) -> list[RankedVerdict]:
-    """Every ``ok`` record with a signed score and a complete forward return (not stale, horizon passed)."""
+    """Every ``ok`` record with a signed score and a complete forward return (not stale, horizon passed), on the
+    dates not ranked by a fallback (``fallback_dates``)."""
+    skipped = set(fallback_dates(records))
     out = []
     for record in records:
+        if record.analysis_date.isoformat() in skipped:
+            continue
         score = record.signed_score
         bars = series.get(record.symbol)
         if score is None or bars is None:

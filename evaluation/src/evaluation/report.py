@@ -26,6 +26,7 @@ from evaluation.markdown import render_markdown
 from evaluation.outcomes import ScoredVerdict, score_verdicts
 from evaluation.ranking import (
     buy_against_rest,
+    fallback_dates,
     information_coefficient,
     quintile_spread,
     ranked_cells,
@@ -113,7 +114,12 @@ def build_report(
             split,
         )
         ranked = by_sample(ranked_verdicts(mine, series), lambda r: r.record.analysis_date, split)
-        ic_json[configuration] = {sample: information_coefficient(rs) for sample, rs in ranked.items()}
+        excluded = fallback_dates(mine)
+        ic_json[configuration] = {
+            sample: information_coefficient(rs)
+            | {"fallback_dates_excluded": by_sample(excluded, date.fromisoformat, split)[sample]}
+            for sample, rs in ranked.items()
+        }
         cells = {sample: ranked_cells(rs, series) for sample, rs in ranked.items()}
         benchmarks_json[configuration] = {
             sample: {"liquidity": liquidity_benchmark(cs)} for sample, cs in cells.items()

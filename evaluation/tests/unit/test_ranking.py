@@ -17,6 +17,7 @@ from evaluation.bar_series import BarSeries
 from evaluation.markdown import render_markdown
 from evaluation.ranking import (
     buy_against_rest,
+    fallback_dates,
     information_coefficient,
     quintile_spread,
     ranked_cells,
@@ -77,6 +78,22 @@ def test_without_a_score_the_debate_is_signed() -> None:
     ]
     section = information_coefficient(ranked_verdicts(debated, series))
     assert section["months"][0]["ic"] == pytest.approx(1.0)
+
+
+def test_a_date_ranked_partly_by_the_fallback_is_left_out_when_the_policy_has_scores() -> None:
+    """Issue 52: a cross-section mixing scores and the previous policy's signed debate confidence is no IC of the
+    score; a policy without any score (the previous one) keeps its fallback ranking."""
+    series = universe([100.0 + i for i in range(12)])
+    mixed = [record(s, i / 12) for i, s in enumerate(SYMBOLS[:11])]
+    mixed.append(record(SYMBOLS[11], None, direction="NEUTRAL", debate_confidence=0.3))
+    assert fallback_dates(mixed) == [D0.isoformat()]
+    assert ranked_verdicts(mixed, series) == []
+    scored = [record(s, i / 12) for i, s in enumerate(SYMBOLS)]
+    assert fallback_dates(scored) == []
+    assert len(ranked_verdicts(scored, series)) == 12
+    previous = [record(s, None, direction="NEUTRAL", debate_confidence=0.3) for s in SYMBOLS]
+    assert fallback_dates(previous) == []
+    assert len(ranked_verdicts(previous, series)) == 12
 
 
 def test_the_quintile_spread_is_net_of_costs_and_skips_limit_opens() -> None:
