@@ -16,8 +16,10 @@ import copy
 import hashlib
 import importlib
 import inspect
+import os
 import pkgutil
 import re
+import shutil
 import subprocess
 import typing
 from collections.abc import Iterable
@@ -310,3 +312,15 @@ def load_service_settings(classes: list[type], env: dict[str, str], monkeypatch:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return [cls(_env_file=None) for cls in classes]
+
+
+def uv_binary() -> str | None:
+    """The uv to run tools with: the one ``make test`` passes (``CHECKOV_UV``), else on PATH, else make's own."""
+    given = os.environ.get("CHECKOV_UV")
+    if given:
+        return given
+    found = shutil.which("uv")
+    if found:
+        return found
+    local = ROOT / ".tools" / "bin" / "uv"
+    return str(local) if local.exists() else None

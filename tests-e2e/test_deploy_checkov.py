@@ -11,28 +11,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 
 import pytest
-from deploy_manifests import K8S_OVERLAY, ROOT, kubectl
+from deploy_manifests import K8S_OVERLAY, ROOT, kubectl, uv_binary
 
 CHECKOV_REQUIREMENT = "checkov==3.3.30"
 SECURITY_DOC = ROOT / "docs" / "security.md"
 SCANNED = ("deploy/Dockerfile", "deploy/nginx/Dockerfile", "docker-compose.yml")
 """Relative to the repository's root (Checkov names a Dockerfile's resources by the path it was given)."""
 _ROW = re.compile(r"^\| `(?P<check>CKV\w+)`[^|]* \| (?P<resources>[^|]+) \|", re.M)
-
-
-def _uv() -> str | None:
-    given = os.environ.get("CHECKOV_UV")
-    if given:
-        return given
-    found = shutil.which("uv")
-    if found:
-        return found
-    local = ROOT / ".tools" / "bin" / "uv"
-    return str(local) if local.exists() else None
 
 
 def documented_failures() -> set[tuple[str, str]]:
@@ -48,7 +36,7 @@ def documented_failures() -> set[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def failures(tmp_path_factory: pytest.TempPathFactory) -> set[tuple[str, str]]:
-    uv = _uv()
+    uv = uv_binary()
     if uv is None:
         pytest.skip("no uv to run Checkov with (make test provides it: CHECKOV_UV)")
     rendered = tmp_path_factory.mktemp("checkov") / "k8s-overlay.yaml"

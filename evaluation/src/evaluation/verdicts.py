@@ -19,7 +19,7 @@ from verdict_statistics.metrics import (
     flip_rate,
     wilson,
 )
-from verdict_statistics.scorecard import ACTIONS, Json, ScoredCall, estimate_json, rounded
+from verdict_statistics.scorecard import ACTIONS, Json, ScoredCall, bin_json, estimate_json, rounded
 
 STATUSES = ("ok", "refused", "failed")
 CONCENTRATION_LIMIT = 0.6
@@ -147,16 +147,7 @@ def probability_section(calls: Sequence[tuple[float, bool, str]]) -> Json:
         "skill": estimate_json(result.skill),
         "tolerance": TOLERANCE,
         "within_tolerance": None if excess is None else excess <= TOLERANCE,
-        "bins": [
-            {
-                "low": rounded(b.low),
-                "high": rounded(b.high),
-                "n": b.n,
-                "mean_confidence": rounded(b.mean_confidence),
-                "hit_rate": estimate_json(b.hit_rate),
-            }
-            for b in equal_count_bins(probabilities, outcomes, RELIABILITY_BINS)
-        ],
+        "bins": [bin_json(b) for b in equal_count_bins(probabilities, outcomes, RELIABILITY_BINS)],
     }
 
 

@@ -21,6 +21,7 @@ from shared_contracts.scoring import TradeOutcome
 from verdict_statistics.metrics import (
     MIN_SCORED_PER_MONTH,
     Brier,
+    CalibrationBin,
     Estimate,
     MonthIC,
     brier,
@@ -100,6 +101,17 @@ def action_outcomes(calls: Sequence[ScoredCall], action: str) -> Json:
     }
 
 
+def bin_json(b: CalibrationBin) -> Json:
+    """A reliability bin as the scorecard and the report write it."""
+    return {
+        "low": rounded(b.low),
+        "high": rounded(b.high),
+        "n": b.n,
+        "mean_confidence": rounded(b.mean_confidence),
+        "hit_rate": estimate_json(b.hit_rate),
+    }
+
+
 def calibration_section(calls: Sequence[ScoredCall]) -> Json:
     """Confidence against outcome over the scored BUY and SELL calls: decile bins (mean confidence, Wilson hit
     rate) and the Brier score next to the constant base-rate predictor's."""
@@ -112,16 +124,7 @@ def calibration_section(calls: Sequence[ScoredCall]) -> Json:
             outcomes.append(profitable)
     return {
         "n": len(outcomes),
-        "bins": [
-            {
-                "low": rounded(b.low),
-                "high": rounded(b.high),
-                "n": b.n,
-                "mean_confidence": rounded(b.mean_confidence),
-                "hit_rate": estimate_json(b.hit_rate),
-            }
-            for b in calibration(probabilities, outcomes)
-        ],
+        "bins": [bin_json(b) for b in calibration(probabilities, outcomes)],
         "brier": brier_json(brier(probabilities, outcomes)),
     }
 

@@ -5,31 +5,20 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from deploy_manifests import uv_binary
 
 ROOT = Path(__file__).resolve().parents[4]
 DATA = "judge/infrastructure/calibration/verdict_confidence.json"
 
 
-def _uv() -> str | None:
-    given = os.environ.get("CHECKOV_UV")  # make test passes the uv it uses
-    if given:
-        return given
-    found = shutil.which("uv")
-    if found:
-        return found
-    local = ROOT / ".tools" / "bin" / "uv"
-    return str(local) if local.exists() else None
-
-
 def test_the_wheel_carries_the_map_and_the_installed_package_reads_it(tmp_path: Path) -> None:
-    uv = _uv()
+    uv = uv_binary()
     if uv is None:
         pytest.skip("no uv to build the wheel with (make test provides it: CHECKOV_UV)")
     dist = tmp_path / "dist"

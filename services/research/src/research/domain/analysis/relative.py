@@ -174,17 +174,11 @@ def family_parts(percentiles: Mapping[str, float | None]) -> tuple[FamilyPart, .
         return ()
     parts = []
     for family in FAMILIES:
-        mine = [s for s in used if s.family == family]
-        weight = sum(s.weight for s in mine)
-        if weight <= 0:
+        weight = sum(s.weight for s in used if s.family == family)
+        mine = composite({s.name: percentiles.get(s.name) if s.family == family else None for s in COMPOSITE})
+        if weight <= 0 or mine is None:
             parts.append(FamilyPart(family, None, 0.0, 0.0))
             continue
-        total = 0.0
-        for spec in mine:
-            p = percentiles[spec.name]
-            assert p is not None
-            total += spec.weight * (1.0 if spec.bullish_when == "high" else -1.0) * (2.0 * p - 1.0)
-        score = max(-1.0, min(1.0, total / weight))
         share = weight / total_weight
-        parts.append(FamilyPart(family, round(score, 6), round(share, 6), round(share * score, 6)))
+        parts.append(FamilyPart(family, mine.score, round(share, 6), round(share * mine.score, 6)))
     return tuple(parts)
