@@ -133,11 +133,13 @@ def _headline(report: Report) -> str:
         "interval too: months are the unit, not stocks.\n\n"
     )
     text += table(["configuration", "sample", "mean IC [95 % CI] (n dates)", "dates with IC > 0", "verdicts"], ic_rows)
-    excluded = sorted({d for c in CONFIGURATIONS for d in report["ic"][c]["whole"].get("fallback_dates_excluded", [])})
+    excluded = sorted(
+        {d for c in CONFIGURATIONS for d in report["ic"][c]["whole"].get("fallback_verdicts_left_out_on", [])}
+    )
     if excluded:
         text += (
-            f"\n\nLeft out of every ranking statistic: {len(excluded)} date(s) on which some verdict had no `score` "
-            f"and was ranked by the previous policy's fallback (the debate's signed confidence): {', '.join(excluded)}."
+            "\n\nLeft out of every ranking statistic: the verdicts without a `score`, which the previous policy's "
+            f"fallback (the debate's signed confidence) would rank, on {len(excluded)} date(s): {', '.join(excluded)}."
         )
     text += "\n\n" + _beside_liquidity(report)
     cost = percent(report["method"]["round_trip_cost"])

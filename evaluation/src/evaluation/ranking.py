@@ -50,9 +50,10 @@ class RankedVerdict:
 
 
 def fallback_dates(records: Sequence[ResearchRecord]) -> list[str]:
-    """Dates on which a policy that has a ``score`` ranked some ``ok`` verdict by the previous policy's fallback (the
-    debate's signed confidence, for a verdict without a score: ``ResearchRecord.signed_score``): their cross-section
-    mixes two policies' numbers, so the ranking statistics leave them out. Empty for a policy without scores."""
+    """Dates on which a policy that has a ``score`` would have ranked some ``ok`` verdict by the previous policy's
+    fallback (the debate's signed confidence, for a verdict without a score: ``ResearchRecord.signed_score``). The
+    ranking statistics leave those verdicts out (``ranked_verdicts``), so a date scored by the fallback alone has no
+    IC. Empty for a policy without scores (the previous one), which is ranked by its fallback throughout."""
     ok = [r for r in records if r.status == "ok"]
     if not any(r.score is not None for r in ok):
         return []
@@ -60,12 +61,12 @@ def fallback_dates(records: Sequence[ResearchRecord]) -> list[str]:
 
 
 def ranked_verdicts(records: Sequence[ResearchRecord], series: Mapping[str, BarSeries]) -> list[RankedVerdict]:
-    """Every ``ok`` record with a signed score and a complete forward return (not stale, horizon passed), on the
-    dates not ranked by a fallback (``fallback_dates``)."""
-    skipped = set(fallback_dates(records))
+    """Every ``ok`` record with a signed score and a complete forward return (not stale, horizon passed); for a
+    policy that has scores, only the verdicts with one (``fallback_dates``)."""
+    scored_only = any(r.score is not None for r in records if r.status == "ok")
     out = []
     for record in records:
-        if record.analysis_date.isoformat() in skipped:
+        if scored_only and record.score is None:
             continue
         score = record.signed_score
         bars = series.get(record.symbol)

@@ -117,7 +117,7 @@ def build_report(
         excluded = fallback_dates(mine)
         ic_json[configuration] = {
             sample: information_coefficient(rs)
-            | {"fallback_dates_excluded": by_sample(excluded, date.fromisoformat, split)[sample]}
+            | {"fallback_verdicts_left_out_on": by_sample(excluded, date.fromisoformat, split)[sample]}
             for sample, rs in ranked.items()
         }
         cells = {sample: ranked_cells(rs, series) for sample, rs in ranked.items()}

@@ -80,14 +80,14 @@ def test_without_a_score_the_debate_is_signed() -> None:
     assert section["months"][0]["ic"] == pytest.approx(1.0)
 
 
-def test_a_date_ranked_partly_by_the_fallback_is_left_out_when_the_policy_has_scores() -> None:
-    """Issue 52: a cross-section mixing scores and the previous policy's signed debate confidence is no IC of the
-    score; a policy without any score (the previous one) keeps its fallback ranking."""
+def test_verdicts_the_fallback_would_rank_are_left_out_when_the_policy_has_scores() -> None:
+    """Issue 52: the IC of a policy with a score is the score's; a policy without any score (the previous one)
+    keeps its fallback ranking."""
     series = universe([100.0 + i for i in range(12)])
     mixed = [record(s, i / 12) for i, s in enumerate(SYMBOLS[:11])]
     mixed.append(record(SYMBOLS[11], None, direction="NEUTRAL", debate_confidence=0.3))
     assert fallback_dates(mixed) == [D0.isoformat()]
-    assert ranked_verdicts(mixed, series) == []
+    assert [r.record.symbol for r in ranked_verdicts(mixed, series)] == SYMBOLS[:11]
     scored = [record(s, i / 12) for i, s in enumerate(SYMBOLS)]
     assert fallback_dates(scored) == []
     assert len(ranked_verdicts(scored, series)) == 12
