@@ -106,14 +106,15 @@ async def test_over_policy_position_is_capped_by_the_service_not_the_parser() ->
     assert verdict.engine.kind == "llm"
 
 
-async def test_contrarian_justification_reaches_the_guardrail() -> None:
-    answer = llm_answer(position_percent=20, contrarian_justification="利空已充分定价")
+async def test_an_llm_buy_against_the_debate_is_held_whatever_its_reasons() -> None:
+    answer = llm_answer(position_percent=20, contrarian_justification="利空已充分定价")  # no longer a field: ignored
     endpoint = endpoint_answering(json.dumps(answer, ensure_ascii=False))
     verdict = await JudgeService(llm_agent(endpoint), GuardrailPolicy()).run(
         make_input(direction=Direction.BEARISH, confidence=0.6, **PRICED)
     )
-    assert verdict.action is Action.BUY
-    assert verdict.position_percent == 12.0  # 30 × (1 − 0.6)
+    assert (verdict.action, verdict.position_percent) == (Action.HOLD, 0.0)
+    assert [n.rule for n in verdict.guardrail_adjustments] == ["debate_side"]
+    assert len(endpoint.requests) == 1
 
 
 async def test_the_prompt_holds_every_judge_input_field() -> None:
@@ -142,7 +143,7 @@ async def test_the_prompt_holds_every_judge_input_field() -> None:
     assert "Experts that failed, so neither the debate nor you heard them: valuation_modeler" in user
     assert "{{" not in user + system
     assert "English" in system
-    assert "30%" in system
+    assert "0 to 30." in system  # JUDGE_MAX_POSITION_PERCENT
     assert "<<<BEGIN UNTRUSTED BULL THESIS>>>" in user
     assert "<<<BEGIN UNTRUSTED RISK FACTORS>>>" in user
 

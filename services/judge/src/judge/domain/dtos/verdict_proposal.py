@@ -34,7 +34,5 @@ class VerdictProposal:
     engine: EngineInfo
     market_exposure: float | None = None
     """The share of the position the market view kept (already in ``position_percent``); None: not heard."""
-    contrarian_justification: str = ""
-    """Why the action bets against the debate's direction; required for BUY on BEARISH / SELL on BULLISH."""
     numbers_check: NumbersCheck | None = None
     """What the numbers gate found in an LLM proposal's texts."""

@@ -5,7 +5,6 @@ formatted by us. The symbol is validated by the domain (a ticker of at most 32 s
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -17,7 +16,6 @@ from judge.application.price_gate import hold_without_price
 from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
-from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model import risk
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
@@ -119,11 +117,10 @@ class JudgeAgentAdapter(IJudgeAgentPort):
 
     def _structured_levels(self, output: JudgeLLMOutput, judge_input: JudgeInput) -> Levels:
         """The stop, target (distance % and price) and position the verdict will carry once the guardrails
-        have held the model's proposal (an unjustified contrarian proposal, rejected later, as proposed)."""
+        have held the model's proposal."""
         proposal = output.proposal(EngineInfo(kind="llm"))
         policy = GuardrailPolicy(max_position_percent=self._max_position, language=self._language)
-        with contextlib.suppress(ContradictoryVerdictError):
-            proposal, _notes = apply_guardrails(proposal, judge_input, policy)
+        proposal, _notes = apply_guardrails(proposal, judge_input, policy)
         stop, take = price_levels(
             proposal.action, proposal.stop_loss, proposal.take_profit, judge_input.reference_price
         )
