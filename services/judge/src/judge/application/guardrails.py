@@ -17,7 +17,11 @@ In order (each change is recorded as a ``GuardrailAdjustment``; nothing is adjus
    engine: the stop into [``MIN_STOP_ATR``, ``MAX_STOP_ATR``] ATR (inside the percent bounds of 6, which
    win a conflict), the take-profit raised to ``MIN_REWARD_RISK`` × the stop distance, and a BUY/SELL
    position cut to ``RISK_BUDGET_PERCENT / stop % × 100`` (what loses at most the risk budget at the stop).
-8. Risk warnings: blanks and duplicates dropped, at most ``MAX_RISK_WARNINGS`` kept.
+8. Market exposure (``market_exposure``): when the input has a market view and the engine did not size with it
+   (``VerdictProposal.exposure_applied``; the rules engine does), a BUY/SELL position is multiplied by
+   ``risk.MARKET_EXPOSURE[view]`` (FAVORABLE 1.0, NEUTRAL 0.8, UNFAVORABLE 0.6), after every cap above (the rules
+   engine's limit × exposure), rounded down to 0.01 %; the verdict's ``market_exposure`` says the share kept.
+9. Risk warnings: blanks and duplicates dropped, at most ``MAX_RISK_WARNINGS`` kept.
 """
 
 from __future__ import annotations
@@ -90,6 +94,11 @@ def apply_guardrails(
     take = _level(proposal.take_profit, low, high, "take_profit", notes, bounded)
     if (volatility := judge_input.volatility) is not None:
         stop, take, position = _volatility_bounds(action, position, stop, take, volatility, policy, notes)
+    exposure = proposal.market_exposure
+    if not proposal.exposure_applied:
+        exposure = risk.market_exposure(judge_input.market_view)
+        if exposure is not None and action is not Action.HOLD:
+            position = _exposed(action, position, exposure, judge_input.market_view, notes)
     if action is Action.SELL and take.distance_percent > risk.MAX_SELL_TAKE_PROFIT_PERCENT:
         high = risk.MAX_SELL_TAKE_PROFIT_PERCENT
         below = f"take_profit distance {take.distance_percent:g}% below entry → {high:g}%"
@@ -104,8 +113,23 @@ def apply_guardrails(
         take_profit=take,
         risk_warnings=_warnings(proposal.risk_warnings, notes),
         reasoning=reasoning,
+        market_exposure=exposure,
+        exposure_applied=True,
     )
     return safe, tuple(notes)
+
+
+def _exposed(action: Action, position: float, exposure: float, view: str | None, notes: _Notes) -> float:
+    """Rule 8: ``position`` × the market exposure, rounded down to 0.01 % (at least 0.01 %)."""
+    scaled = max(math.floor(position * exposure * 100 + 1e-6) / 100, 0.01)
+    if scaled != position:
+        table = ", ".join(f"{name} {share:g}" for name, share in risk.MARKET_EXPOSURE.items())
+        notes.add(
+            "market_exposure",
+            f"{action.value} position {position:g}% × market exposure {exposure:g} (market view {view}; {table}) "
+            f"→ {scaled:g}%",
+        )
+    return scaled
 
 
 _OFF_SIDE = {

@@ -6,6 +6,7 @@ formatted by us. The symbol is validated by the domain (a ticker of at most 32 s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -117,17 +118,17 @@ class JudgeAgentAdapter(IJudgeAgentPort):
 
     def _structured_levels(self, output: JudgeLLMOutput, judge_input: JudgeInput) -> Levels:
         """The stop, target (distance % and price) and position the verdict will carry once the guardrails
-        have held the model's proposal."""
+        have held the model's proposal; the position also as it was before the market exposure scaled it."""
         proposal = output.proposal(EngineInfo(kind="llm"))
         policy = GuardrailPolicy(max_position_percent=self._max_position, language=self._language)
-        proposal, _notes = apply_guardrails(proposal, judge_input, policy)
-        stop, take = price_levels(
-            proposal.action, proposal.stop_loss, proposal.take_profit, judge_input.reference_price
-        )
+        held, _notes = apply_guardrails(proposal, judge_input, policy)
+        full, _notes = apply_guardrails(replace(proposal, exposure_applied=True), judge_input, policy)
+        stop, take = price_levels(held.action, held.stop_loss, held.take_profit, judge_input.reference_price)
         return {
             "stop": [abs(stop.percent_from_entry), *([stop.price] if stop.price is not None else [])],
             "take": [abs(take.percent_from_entry), *([take.price] if take.price is not None else [])],
-            "position": [proposal.position_percent],
+            # the position the verdict carries, and the one before the market exposure (the prompt asks for that)
+            "position": list(dict.fromkeys([held.position_percent, full.position_percent])),
         }
 
 
