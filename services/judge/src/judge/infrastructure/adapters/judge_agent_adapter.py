@@ -1,7 +1,9 @@
 """JudgeAgentAdapter: the LLM judge engine — prompt files, the OpenAI-compatible chat, pydantic-validated JSON.
 
 Untrusted text (theses, risks, disagreements, the resolution) is fenced and size-capped; numbers are
-formatted by us. The symbol is validated by the domain (a ticker of at most 32 safe characters)."""
+formatted by us. The symbol is validated by the domain (a ticker of at most 32 safe characters). The prompt
+carries the stock's standing the debate decided on (score, universe rank, coverage, each expert's contribution)
+and the market view with the exposure the guardrails will scale a BUY/SELL position by."""
 
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ from service_kit.llm.numbers.gate import Levels, NumbersGate
 from service_kit.llm.numbers.sources import sources_from
 from service_kit.llm.prompts import PromptTemplate, fence_untrusted
 from service_kit.llm.tracing import model_call_stage
+from shared_contracts.debate import Contribution
 from shared_contracts.engine import EngineInfo
+from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK
 
 log = structlog.get_logger(__name__)
 
@@ -94,6 +98,7 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             risk_budget_percent=f"{risk.RISK_BUDGET_PERCENT:g}",
             stop_atr_multiple=f"{STOP_ATR_MULTIPLE:g}",
             anchor_band_atr=f"{ANCHOR_BAND_MIN_ATR:g} to {ANCHOR_BAND_MAX_ATR:g}",
+            **_standing(judge_input),
         )
 
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
@@ -130,6 +135,47 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             # the position the verdict carries, and the one before the market exposure (the prompt asks for that)
             "position": list(dict.fromkeys([held.position_percent, full.position_percent])),
         }
+
+
+_NOT_GIVEN = "not provided (the debate had no relative evidence: it weighed the experts' own votes)"
+
+
+def _standing(judge_input: JudgeInput) -> dict[str, str]:
+    """The ``score``, ``universe_rank``, ``standing_coverage``, ``contributions`` and ``market_view`` slots."""
+    score, rank, coverage = judge_input.score, judge_input.universe_rank, judge_input.standing_coverage
+    return {
+        "score": _NOT_GIVEN if score is None else f"{score:+.2f} (in -1 to 1, higher = more bullish)",
+        "universe_rank": "not provided"
+        if rank is None
+        else f"{rank:.2f} (the score's percentile in the reference universe: the top {1 - TOP_RANK:.0%} is "
+        f"bullish, the bottom {BOTTOM_RANK:.0%} bearish)",
+        "standing_coverage": "not provided"
+        if coverage is None
+        else f"{coverage:.2f} (share of the composite's weight with data; below {MIN_STANDING_COVERAGE:.2f} no side)",
+        "contributions": "\n".join(_contribution(c) for c in judge_input.contributions) or "  (none given)",
+        "market_view": _market_view(judge_input.market_view),
+    }
+
+
+def _contribution(c: Contribution) -> str:
+    if not c.votes:
+        return f"  - {c.expert}: does not vote ({c.note or 'no vote'}), weight 0"
+    percentile = "" if c.percentile is None else f", percentile {c.percentile:.2f}"
+    return (
+        f"  - {c.expert}: signal {c.signal}, confidence {c.confidence:.2f}, weight {c.weight:.2f}, "
+        f"contribution {c.contribution:+.2f}{percentile}"
+    )
+
+
+def _market_view(view: str | None) -> str:
+    table = ", ".join(f"{name} {share:g}" for name, share in risk.MARKET_EXPOSURE.items())
+    exposure = risk.market_exposure(view)
+    if exposure is None:
+        return f"not heard: full exposure, nothing is scaled ({table})"
+    return (
+        f"{view}: market exposure {exposure:g} ({table}). Propose position_percent at full exposure; the service "
+        f"multiplies a BUY or SELL position by {exposure:g}."
+    )
 
 
 def _bullets(items: tuple[str, ...]) -> str:
