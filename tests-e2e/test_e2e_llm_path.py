@@ -36,6 +36,8 @@ from e2e_support import (
 )
 
 from service_kit.stack.launcher import Stack, running_stack
+from shared_contracts.experts import stance_of
+from shared_contracts.projection import project_expert_results
 from shared_contracts.standing import standing_side
 from stack_fakes import llm_replies as replies
 from stack_fakes.fake_llm import FakeLLM, running_fake_llm
@@ -47,6 +49,12 @@ ATTEMPTS = 3  # the coordinator's HTTP_MAX_ATTEMPTS (its default)
 LLM_ENGINE = {"kind": "llm", "model": MODEL, "fallback_reason": None}
 PRICED_DAY = "2025-09-30"
 """The snapshot's last bar: a trade needs a close within ten weekdays of its analysis date (issue 38)."""
+BULLISH_SYMBOL = "601838.SH"
+"""On ``PRICED_DAY`` the offline snapshot ranks it 0.98 in its universe (every voting family heard): a BULLISH
+debate, whatever the model answers. One ATR is 2.1 % of its close, so the scripted 6 % stop (2.9 ATR) and a 12 %
+position (under 1 / 6 × 100) stand as the model proposed them."""
+NEUTRAL_SYMBOL = "600519.SH"
+"""On ``PRICED_DAY`` it ranks 0.61 in its universe: a NEUTRAL debate."""
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +90,7 @@ def fresh_script(fake_llm: FakeLLM) -> None:
 def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models_answers(
     coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:
-    body = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
+    body = post_research(coordinator, symbol=BULLISH_SYMBOL, experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
 
     assert body["overall_status"] == "completed"
     assert fake_llm.calls_by_role() == dict.fromkeys(replies.ROLES, 1)
@@ -92,11 +100,16 @@ def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models
         assert data["engine"] == LLM_ENGINE, expert
     # The model's answers, validated and passed on unchanged by research and the coordinator.
     ta = replies.reply("technical_analyst")
-    assert {k: results["technical_analyst"][k] for k in ta} == ta
+    # The vote is the technical family's standing (research: signal and confidence from it); the model's read stays,
+    # after the vote, as context.
+    assert results["technical_analyst"]["summary_reasoning"].endswith(ta["summary_reasoning"])
+    assert results["technical_analyst"]["risk_warning"] == ta["risk_warning"]
     fa = replies.reply("financial_auditor")
     dimensions = results["financial_auditor"]["dimension_analyses"]
     assert [{k: d[k] for k in ("dimension", "assessment", "comment")} for d in dimensions] == fa["dimension_analyses"]
-    assert results["valuation_modeler"]["valuation_verdict"] == replies.reply("valuation_modeler")["valuation_verdict"]
+    valuation = replies.reply("valuation_modeler")
+    assert results["valuation_modeler"]["reasoning_summary"].endswith(valuation["reasoning_summary"])
+    assert results["valuation_modeler"]["risk_factors"] == valuation["risk_factors"]
     assert results["macro_intelligence"]["key_risks"] == replies.reply("macro_intelligence")["key_risks"]
     cd = replies.reply("catalyst_detective")
     assert results["catalyst_detective"]["result"]["catalyst_assessment"] == cd["catalyst_assessment"]
@@ -108,14 +121,20 @@ def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models
     assert "score" in debate
     side = standing_side(debate["score"], debate.get("universe_rank"), debate.get("standing_coverage"))
     assert (debate["direction"], debate["confidence"]) == side
+    assert debate["direction"] == resolution["direction"] == "BULLISH"
     assert debate["conflict_resolution"].startswith(resolution["conflict_resolution"])
+    assert "The resolution answered" not in debate["conflict_resolution"]  # it answered the weighing's side
     assert debate["bull_case"]["core_thesis"] == replies.reply("bull_advocate")["core_thesis"]
     assert debate["bear_case"]["core_thesis"] == replies.reply("bear_advocate")["core_thesis"]
     assert debate["risk_matrix"] == resolution["risk_matrix"]
     assert debate["engine"] == LLM_ENGINE
 
     verdict, judge = body["verdict"], replies.reply("judge")
-    assert (verdict["action"], verdict["position_percent"]) == (judge["action"], judge["position_percent"])
+    # the model's BUY on the BULLISH debate, its position × the NEUTRAL market view's exposure (the scripted macro)
+    assert verdict["action"] == judge["action"] == "BUY"
+    assert verdict["market_exposure"] == 0.8
+    assert verdict["position_percent"] == pytest.approx(judge["position_percent"] * 0.8)
+    assert [note["rule"] for note in verdict["guardrail_adjustments"]] == ["market_exposure"]
     assert verdict["stop_loss"]["percent_from_entry"] == -judge["stop_loss_percent"]  # signed by the service
     # Priced on one day, the technical analyst's close on its as_of (never a valuation close of another day).
     technical = results["technical_analyst"]
@@ -134,6 +153,77 @@ def test_a_full_research_in_llm_mode_calls_each_role_once_and_carries_the_models
     assert "Volatility" in prompts["judge"]  # a risk factor
     assert "Stop below support" not in prompts["judge"]  # its mitigation is dropped by the coordinator
     assert replies.reply("bull_advocate")["supporting_arguments"][0]["evidence"] not in prompts["judge"]
+    # issue 52: the three debate prompts and the judge's carry the same weighing
+    votes = {c["expert"]: c for c in debate["contributions"]}
+    for expert in ("technical_analyst", "valuation_modeler", "financial_auditor"):  # each voted its standing
+        assert stance_of(project_expert_results({expert: results[expert]})[expert].signal) == votes[expert]["signal"]
+    technical = votes["technical_analyst"]
+    line = f"- technical_analyst: signal {technical['signal']}, confidence {technical['confidence']:.2f}"
+    for role in ("bull_advocate", "bear_advocate", "resolution"):
+        assert line in prompts[role], role
+        assert f"score = the sum of the contributions = {debate['score']:+.2f}" in prompts[role], role
+    assert "Your dimensions (positive contributions): technical_analyst" in prompts["bull_advocate"]
+    assert "Your dimensions (negative contributions):" in prompts["bear_advocate"]
+    fixed = f"fixed by this weighing: direction BULLISH, confidence {debate['confidence']:.2f}"
+    assert fixed in prompts["resolution"]
+    assert f"- Score: {debate['score']:+.2f}" in prompts["judge"]
+    assert f"  {line}" in prompts["judge"]
+    assert "- Market view: NEUTRAL: market exposure 0.8" in prompts["judge"]
+
+
+def test_a_buy_proposed_on_a_neutral_debate_is_held_by_the_debate_side_guardrail(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    """Issue 52: the model's resolution answers BULLISH and its judge BUY 12 % (the scripted replies), but the
+    stock's standing makes the debate NEUTRAL: the outcome keeps NEUTRAL and says why, the verdict is a HOLD."""
+    body = post_research(coordinator, symbol=NEUTRAL_SYMBOL, experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
+
+    assert body["overall_status"] == "completed"
+    assert fake_llm.calls_by_role() == dict.fromkeys(replies.ROLES, 1)
+    debate, verdict, judge = body["debate_outcome"], body["verdict"], replies.reply("judge")
+    assert debate["direction"] == "NEUTRAL"
+    assert replies.reply("resolution")["direction"] == "BULLISH"
+    assert debate["conflict_resolution"].endswith(
+        "(The resolution answered BULLISH; the direction is the weighing's, fixed by the experts' standings: "
+        f"NEUTRAL, confidence {debate['confidence']:.2f}.)"
+    )
+    assert (judge["action"], judge["position_percent"]) == ("BUY", 12)
+    assert (verdict["action"], verdict["position_percent"]) == ("HOLD", 0.0)
+    assert verdict["engine"] == LLM_ENGINE
+    notes = {note["rule"]: note["detail"] for note in verdict["guardrail_adjustments"]}
+    assert list(notes) == ["debate_side"]
+    assert notes["debate_side"].startswith("BUY proposed on a NEUTRAL debate outcome")
+    assert notes["debate_side"].endswith("→ HOLD, position 12% → 0%")
+    assert verdict["reasoning"].startswith(judge["reasoning"])
+    assert verdict["reasoning"].endswith("so this BUY is a HOLD.)")
+    prompts = {c["rule"]: c["prompt"] for c in fake_llm.client.calls(prompts=True)}
+    assert "- Direction: NEUTRAL" in prompts["judge"]
+    assert "fixed by this weighing: direction NEUTRAL" in prompts["resolution"]
+
+
+def test_an_unfavorable_market_view_scales_a_buy_on_a_bullish_debate_by_0_6(
+    coordinator: httpx.Client, fake_llm: FakeLLM
+) -> None:
+    """Issue 52: the macro expert's UNFAVORABLE view keeps 0.6 of the LLM judge's position, in the application
+    layer (the rules engine sizes with it itself); the direction and the action do not move."""
+    unfavorable = replies.reply("macro_intelligence") | {"macro_environment": "UNFAVORABLE"}
+    fake_llm.client.reset(replies.with_role(replies.script(), "macro_intelligence", reply=unfavorable))
+
+    body = post_research(coordinator, symbol=BULLISH_SYMBOL, experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
+
+    debate, verdict = body["debate_outcome"], body["verdict"]
+    proposed = replies.reply("judge")["position_percent"]  # the model's BUY, at full exposure
+    assert debate["direction"] == "BULLISH"
+    assert (verdict["action"], verdict["market_exposure"]) == ("BUY", 0.6)
+    assert verdict["position_percent"] == pytest.approx(proposed * 0.6) == 7.2
+    notes = {note["rule"]: note["detail"] for note in verdict["guardrail_adjustments"]}
+    assert list(notes) == ["market_exposure"]
+    assert notes["market_exposure"].startswith(
+        f"BUY position {proposed}% × market exposure 0.6 (market view UNFAVORABLE"
+    )
+    assert notes["market_exposure"].endswith("→ 7.2%")
+    prompts = {c["rule"]: c["prompt"] for c in fake_llm.client.calls(prompts=True)}
+    assert "- Market view: UNFAVORABLE: market exposure 0.6" in prompts["judge"]
 
 
 @pytest.mark.parametrize(
@@ -177,7 +267,7 @@ def test_retrying_the_partial_session_asks_the_llm_only_for_the_failed_expert_th
     coordinator: httpx.Client, fake_llm: FakeLLM
 ) -> None:
     fake_llm.client.reset(replies.malformed("valuation_modeler"))
-    source = post_research(coordinator, symbol="600519.SH", experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
+    source = post_research(coordinator, symbol=BULLISH_SYMBOL, experts=ALL_EXPERTS, analysis_date=PRICED_DAY)
     assert statuses(source)["valuation_modeler"] == "failed"
 
     fake_llm.client.reset(replies.script())  # the model behaves now

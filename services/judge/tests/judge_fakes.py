@@ -92,7 +92,6 @@ def llm_answer(**overrides: Any) -> dict[str, Any]:
         "time_horizon": "MEDIUM_TERM",
         "risk_warnings": ["需求放缓"],
         "reasoning": "多头论点更有力",
-        "contrarian_justification": "",
     }
     answer.update(overrides)
     return answer

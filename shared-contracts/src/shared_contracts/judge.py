@@ -175,7 +175,7 @@ class PriceLevel(BaseModel):
 class GuardrailAdjustment(BaseModel):
     """A change the judge's guardrails made to what the engine proposed (never applied silently)."""
 
-    rule: str = Field(description="Stable rule id, e.g. position_clamped, trade_without_position, contrarian_verdict.")
+    rule: str = Field(description="Stable rule id, e.g. position_clamped, trade_without_position, debate_side.")
     detail: str = Field(description="What was changed, from what to what, and why.")
 
 

@@ -64,8 +64,6 @@ PROBLEM_STATUS: dict[str, int] = {
     "all_experts_failed": 500,
     "session_error": 500,
     "llm_output_invalid": 500,  # the debate spec fixes it: an answer the engine cannot read is our failure
-    "verdict_rejected": 500,
-    "verdict_contradicts_debate": 500,
     "llm_error": 502,
     "llm_upstream_error": 502,
     "data_provider_error": 502,

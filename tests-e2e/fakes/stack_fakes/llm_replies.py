@@ -143,7 +143,6 @@ REPLIES: dict[str, dict[str, Any]] = {
         "time_horizon": "MEDIUM_TERM",
         "risk_warnings": ["Volatility", "Rates rise"],
         "reasoning": "Bullish outcome with two named risks.",
-        "contrarian_justification": "",
     },
 }
 

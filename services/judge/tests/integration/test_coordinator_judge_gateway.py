@@ -25,6 +25,7 @@ from judge.main import create_app
 from judge.settings import Settings
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.engine import EngineInfo
+from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.judge import Verdict
 
 gateway_module = pytest.importorskip(
@@ -201,8 +202,15 @@ async def test_technical_price_context_makes_levels_absolute() -> None:
     assert verdict["take_profit"]["price"] == pytest.approx(112.0)  # resistance
 
 
-async def test_a_rejected_verdict_reaches_the_coordinator_as_a_peer_error() -> None:
+async def test_a_verdict_off_the_debates_side_reaches_the_coordinator_as_a_hold() -> None:
+    verdict, _harness = await run_verdict(FakeJudgeAgent(), debate_outcome(direction="BEARISH", confidence=0.8))
+    assert (verdict["action"], verdict["position_percent"]) == ("HOLD", 0.0)
+    assert [note["rule"] for note in verdict["guardrail_adjustments"]] == ["debate_side"]
+
+
+async def test_an_unusable_engine_answer_reaches_the_coordinator_as_a_peer_error() -> None:
+    error = LLMOutputParseError("the model output is not a JSON object", raw_output="I'd buy")
     with pytest.raises(coordinator_exceptions.PeerResponseError) as raised:
-        await run_verdict(FakeJudgeAgent(), debate_outcome(direction="BEARISH", confidence=0.8))
+        await run_verdict(FakeJudgeAgent(error=error), debate_outcome())
     assert raised.value.status == 500
-    assert raised.value.peer_code == "verdict_contradicts_debate"
+    assert raised.value.peer_code == "llm_output_invalid"

@@ -139,10 +139,14 @@ async def test_llm_output_parse_error_is_500_with_the_error() -> None:
     assert problem["raw_output_excerpt"] == "I'd buy"
 
 
-async def test_unjustified_contradiction_is_500() -> None:
+async def test_a_buy_on_a_bearish_debate_is_answered_as_a_hold() -> None:
     response = await post_with_agent(FakeJudgeAgent(), wire_body(direction="BEARISH", confidence=0.8))
-    assert response.status_code == 500
-    assert response.json()["code"] == "verdict_contradicts_debate"
+    assert response.status_code == 200
+    verdict = Verdict.model_validate(response.json())
+    assert (verdict.action, verdict.position_percent) == ("HOLD", 0.0)
+    (note,) = verdict.guardrail_adjustments
+    assert note.rule == "debate_side"
+    assert "BUY proposed on a BEARISH debate outcome" in note.detail
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from judge_fakes import make_input
 from pydantic import ValidationError
 
 from judge.domain.exceptions import InvalidJudgeInputError
-from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon, opposes
+from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon, on_side
 from judge.domain.model.risk import is_a_share, lot_size
 from shared_contracts import debate as wire_debate
 from shared_contracts import judge as wire_judge
@@ -28,16 +28,19 @@ def test_the_risk_level_is_the_debates() -> None:
 @pytest.mark.parametrize(
     ("action", "direction", "expected"),
     [
-        (Action.BUY, Direction.BEARISH, True),
-        (Action.SELL, Direction.BULLISH, True),
-        (Action.BUY, Direction.BULLISH, False),
-        (Action.SELL, Direction.BEARISH, False),
+        (Action.BUY, Direction.BULLISH, True),
+        (Action.SELL, Direction.BEARISH, True),
+        (Action.BUY, Direction.BEARISH, False),
+        (Action.SELL, Direction.BULLISH, False),
         (Action.BUY, Direction.NEUTRAL, False),
-        (Action.HOLD, Direction.BEARISH, False),
+        (Action.SELL, Direction.NEUTRAL, False),
+        (Action.HOLD, Direction.BULLISH, True),
+        (Action.HOLD, Direction.BEARISH, True),
+        (Action.HOLD, Direction.NEUTRAL, True),
     ],
 )
-def test_opposes(action: Action, direction: Direction, expected: bool) -> None:
-    assert opposes(action, direction) is expected
+def test_on_side(action: Action, direction: Direction, expected: bool) -> None:
+    assert on_side(action, direction) is expected
 
 
 @pytest.mark.parametrize("symbol", ["", "   "])

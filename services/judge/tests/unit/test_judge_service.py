@@ -11,7 +11,6 @@ from judge.application.dtos.verdict_dto import VerdictDTO
 from judge.application.guardrails import GuardrailPolicy
 from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
-from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model.enums import Action, Direction, TimeHorizon
 from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError
 from shared_contracts.errors import LLMOutputParseError
@@ -112,46 +111,6 @@ async def test_hold_opens_no_position() -> None:
     assert verdict.action is Action.HOLD
     assert verdict.position_percent == 0.0
     assert rules_of(verdict) == ["hold_without_position"]
-
-
-async def test_buy_on_a_bearish_debate_without_justification_is_rejected() -> None:
-    with pytest.raises(ContradictoryVerdictError, match="BUY against a BEARISH"):
-        await judge(make_proposal(), direction=Direction.BEARISH, confidence=0.75)
-
-
-async def test_sell_on_a_bullish_debate_without_justification_is_rejected() -> None:
-    with pytest.raises(ContradictoryVerdictError, match="SELL against a BULLISH"):
-        await judge(make_proposal(action=Action.SELL), direction=Direction.BULLISH, confidence=0.4)
-
-
-async def test_justified_contrarian_verdict_is_accepted_noted_and_sized_down() -> None:
-    proposal = make_proposal(position_percent=20.0, contrarian_justification="利空已充分定价")
-    verdict = await judge(proposal, direction=Direction.BEARISH, confidence=0.7)
-    assert verdict.action is Action.BUY
-    assert verdict.position_percent == 9.0  # 30 × (1 − 0.7)
-    assert rules_of(verdict) == ["contrarian_verdict"]
-    assert "利空已充分定价" in verdict.guardrail_adjustments[0].detail
-
-
-async def test_justified_contrarian_small_position_is_noted_but_unchanged() -> None:
-    proposal = make_proposal(position_percent=3.0, contrarian_justification="oversold")
-    verdict = await judge(proposal, direction=Direction.BEARISH, confidence=0.7)
-    assert verdict.position_percent == 3.0
-    assert rules_of(verdict) == ["contrarian_verdict"]
-
-
-async def test_contrarian_against_a_certain_debate_ends_as_hold() -> None:
-    proposal = make_proposal(contrarian_justification="gut feeling")
-    verdict = await judge(proposal, direction=Direction.BEARISH, confidence=1.0)
-    assert verdict.action is Action.HOLD
-    assert verdict.position_percent == 0.0
-    assert rules_of(verdict) == ["contrarian_verdict", "trade_without_position"]
-
-
-async def test_trading_on_a_neutral_debate_is_not_a_contradiction() -> None:
-    verdict = await judge(make_proposal(), direction=Direction.NEUTRAL, confidence=0.9)
-    assert verdict.action is Action.BUY
-    assert verdict.guardrail_adjustments == []
 
 
 @pytest.mark.parametrize(("distance", "expected"), [(0.2, 1.0), (80.0, 30.0), (math.inf, 1.0)])

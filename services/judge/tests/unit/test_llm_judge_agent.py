@@ -18,6 +18,7 @@ from judge.infrastructure.adapters.judge_agent_adapter import (
     JudgeAgentAdapter,
 )
 from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
+from shared_contracts.debate import Contribution
 from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.judge import KeyLevels
 
@@ -106,14 +107,15 @@ async def test_over_policy_position_is_capped_by_the_service_not_the_parser() ->
     assert verdict.engine.kind == "llm"
 
 
-async def test_contrarian_justification_reaches_the_guardrail() -> None:
-    answer = llm_answer(position_percent=20, contrarian_justification="利空已充分定价")
+async def test_an_llm_buy_against_the_debate_is_held_whatever_its_reasons() -> None:
+    answer = llm_answer(position_percent=20, contrarian_justification="利空已充分定价")  # no longer a field: ignored
     endpoint = endpoint_answering(json.dumps(answer, ensure_ascii=False))
     verdict = await JudgeService(llm_agent(endpoint), GuardrailPolicy()).run(
         make_input(direction=Direction.BEARISH, confidence=0.6, **PRICED)
     )
-    assert verdict.action is Action.BUY
-    assert verdict.position_percent == 12.0  # 30 × (1 − 0.6)
+    assert (verdict.action, verdict.position_percent) == (Action.HOLD, 0.0)
+    assert [n.rule for n in verdict.guardrail_adjustments] == ["debate_side"]
+    assert len(endpoint.requests) == 1
 
 
 async def test_the_prompt_holds_every_judge_input_field() -> None:
@@ -142,9 +144,82 @@ async def test_the_prompt_holds_every_judge_input_field() -> None:
     assert "Experts that failed, so neither the debate nor you heard them: valuation_modeler" in user
     assert "{{" not in user + system
     assert "English" in system
-    assert "30%" in system
+    assert "0 to 30." in system  # JUDGE_MAX_POSITION_PERCENT
     assert "<<<BEGIN UNTRUSTED BULL THESIS>>>" in user
     assert "<<<BEGIN UNTRUSTED RISK FACTORS>>>" in user
+
+
+CONTRIBUTIONS = (
+    Contribution(
+        expert="technical_analyst",
+        signal="BULLISH",
+        confidence=0.96,
+        weight=0.85,
+        contribution=0.65,
+        percentile=0.98,
+        votes=True,
+    ),
+    Contribution(
+        expert="valuation_modeler",
+        signal="NEUTRAL",
+        confidence=0.24,
+        weight=0.15,
+        contribution=0.11,
+        percentile=0.62,
+        votes=True,
+    ),
+    Contribution(
+        expert="macro_intelligence",
+        signal="BEARISH",
+        confidence=0.6,
+        weight=0.0,
+        contribution=0.0,
+        votes=False,
+        note="market_wide",
+    ),
+)
+STANDING = {"score": 0.76, "universe_rank": 0.98, "standing_coverage": 1.0, "contributions": CONTRIBUTIONS}
+
+
+async def test_the_prompt_carries_the_standing_the_contributions_and_the_market_exposure() -> None:
+    endpoint = endpoint_answering(json.dumps(llm_answer()))
+    await llm_agent(endpoint, language="en").decide(make_input(market_view="UNFAVORABLE", **(PRICED | STANDING)))
+    user, system = endpoint.messages()["user"], endpoint.messages()["system"]
+    for line in (
+        "- Score: +0.76 (in -1 to 1, higher = more bullish)",
+        "- Universe rank: 0.98 (the score's percentile in the reference universe: the top 20% is bullish, "
+        "the bottom 20% bearish)",
+        "- Evidence coverage: 1.00 (share of the composite's weight with data; below 0.50 no side)",
+        "  - technical_analyst: signal BULLISH, confidence 0.96, weight 0.85, contribution +0.65, percentile 0.98",
+        "  - valuation_modeler: signal NEUTRAL, confidence 0.24, weight 0.15, contribution +0.11, percentile 0.62",
+        "  - macro_intelligence: does not vote (market_wide), weight 0",
+        "- Market view: UNFAVORABLE: market exposure 0.6 (FAVORABLE 1, NEUTRAL 0.8, UNFAVORABLE 0.6). Propose "
+        "position_percent at full exposure; the service multiplies a BUY or SELL position by 0.6.",
+    ):
+        assert line in user, line
+    assert "BUY only on a BULLISH outcome, SELL only on a" in system
+    assert "Propose it at full\n  exposure" in system
+
+
+async def test_without_a_standing_or_a_market_view_the_prompt_says_so() -> None:
+    endpoint = endpoint_answering(json.dumps(llm_answer()))
+    await llm_agent(endpoint, language="en").decide(make_input(**PRICED))
+    user = endpoint.messages()["user"]
+    assert "- Score: not provided (the debate had no relative evidence" in user
+    assert "- Universe rank: not provided" in user
+    assert "  (none given)" in user
+    assert "- Market view: not heard: full exposure, nothing is scaled" in user
+
+
+async def test_figures_quoted_from_the_standing_trace_through_the_numbers_gate() -> None:
+    reasoning = "Score +0.76 ranks the stock at 0.98; technical adds +0.65 of it; exposure 0.6 in this market."
+    endpoint = endpoint_answering(json.dumps(llm_answer(reasoning=reasoning)))
+    proposal = await llm_agent(endpoint, language="en").decide(
+        make_input(market_view="UNFAVORABLE", **(PRICED | STANDING))
+    )
+    assert proposal.numbers_check is not None
+    assert proposal.numbers_check.unverified == []
+    assert len(endpoint.requests) == 1
 
 
 async def test_missing_price_context_is_stated_not_invented() -> None:

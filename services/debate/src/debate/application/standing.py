@@ -2,7 +2,9 @@
 "Stock-specific composite (issue 35)", "One decision (issue 52)").
 
 ``settle``: the outcome's direction, confidence, score, rank, coverage and contributions are the weighing's
-(``domain.dtos.standing_weighing``), the same numbers the advocates and the resolution wrote their texts from.
+(``domain.dtos.standing_weighing``), the same numbers the advocates and the resolution wrote their texts from. A
+resolution that answered another direction (an LLM's, told the weighing fixes it) does not move it: the outcome
+keeps the weighing's, and a sentence saying so ends ``conflict_resolution`` (``OVERRULED``, in REPORT_LANGUAGE).
 ``follow_standing``: for a composite without its families (a caller that sends an older composite), the
 previous behaviour.
 
@@ -57,10 +59,30 @@ def follow_standing(outcome: DebateOutcome, composite: CompositeStanding, langua
     )
 
 
-def settle(outcome: DebateOutcome, weighing: StandingWeighing) -> DebateOutcome:
-    """The outcome with the weighing's figures (its texts were written from the same weighing)."""
+OVERRULED = {
+    "zh": "（裁决给出{proposed}；方向以各专家在参照池中相对位置的加权为准：{direction}，置信度 {confidence:.2f}。）",
+    "en": "(The resolution answered {proposed}; the direction is the weighing's, fixed by the experts' standings: "
+    "{direction}, confidence {confidence:.2f}.)",
+}
+_SIDE_WORDS = {"zh": {"BULLISH": "看多", "BEARISH": "看空", "NEUTRAL": "中性"}}
+
+
+def settle(outcome: DebateOutcome, weighing: StandingWeighing, language: str) -> DebateOutcome:
+    """The outcome with the weighing's figures (its texts were written from the same weighing); when the
+    resolution answered another direction, a sentence saying that the weighing's stands (module doc)."""
+    resolution = outcome.conflict_resolution
+    if outcome.direction != weighing.direction:
+        language_key = "zh" if language == "zh" else "en"
+        words = _SIDE_WORDS.get(language_key, {})
+        note = OVERRULED[language_key].format(
+            proposed=words.get(outcome.direction, outcome.direction),
+            direction=words.get(weighing.direction, weighing.direction),
+            confidence=weighing.confidence,
+        )
+        resolution = ("" if language_key == "zh" else " ").join(p for p in (resolution.rstrip(), note) if p)
     return outcome.model_copy(
         update={
+            "conflict_resolution": resolution,
             "direction": weighing.direction,
             "confidence": weighing.confidence,
             "score": weighing.score,

@@ -4,11 +4,10 @@ In order (each change is recorded as a ``GuardrailAdjustment``; nothing is adjus
 
 1. ``confidence`` is clamped to [0, 1] (a non-finite value becomes 0).
 2. ``position_percent`` is clamped to [0, max_position_percent] (JUDGE_MAX_POSITION_PERCENT, default 30).
-3. Contradiction rule: an action that bets against the debate (BUY on a BEARISH outcome, SELL on a
-   BULLISH one) is *rejected* (``ContradictoryVerdictError``) unless the engine states a
-   ``contrarian_justification``. A justified contrarian verdict is accepted, noted, and its position is
-   capped at ``max_position_percent × (1 − debate confidence)``: the surer the debate, the smaller the bet
-   against it. NEUTRAL outcomes contradict nothing.
+3. The debate's side (``debate_side``): BUY only on a BULLISH debate, SELL only on a BEARISH one, HOLD on any.
+   A BUY or SELL off the debate's side (a BUY on a NEUTRAL or BEARISH outcome, a SELL on a NEUTRAL or BULLISH
+   one) becomes a HOLD with no position, whatever the engine's reasons; the note names the proposed action and
+   the debate's direction, and a sentence saying so ends the reasoning (REPORT_LANGUAGE).
 4. HOLD opens no position: its ``position_percent`` is 0.
 5. A BUY (or SELL) needs a positive position: with none left after 1-4 the action becomes HOLD.
 6. Stop-loss and take-profit distances are clamped to their percent bounds from entry (``domain/model/risk.py``);
@@ -18,7 +17,11 @@ In order (each change is recorded as a ``GuardrailAdjustment``; nothing is adjus
    engine: the stop into [``MIN_STOP_ATR``, ``MAX_STOP_ATR``] ATR (inside the percent bounds of 6, which
    win a conflict), the take-profit raised to ``MIN_REWARD_RISK`` × the stop distance, and a BUY/SELL
    position cut to ``RISK_BUDGET_PERCENT / stop % × 100`` (what loses at most the risk budget at the stop).
-8. Risk warnings: blanks and duplicates dropped, at most ``MAX_RISK_WARNINGS`` kept.
+8. Market exposure (``market_exposure``): when the input has a market view and the engine did not size with it
+   (``VerdictProposal.exposure_applied``; the rules engine does), a BUY/SELL position is multiplied by
+   ``risk.MARKET_EXPOSURE[view]`` (FAVORABLE 1.0, NEUTRAL 0.8, UNFAVORABLE 0.6), after every cap above (the rules
+   engine's limit × exposure), rounded down to 0.01 %; the verdict's ``market_exposure`` says the share kept.
+9. Risk warnings: blanks and duplicates dropped, at most ``MAX_RISK_WARNINGS`` kept.
 """
 
 from __future__ import annotations
@@ -29,9 +32,8 @@ from typing import Literal
 
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
-from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model import risk
-from judge.domain.model.enums import Action, opposes
+from judge.domain.model.enums import Action, on_side
 from shared_contracts.judge import GuardrailAdjustment
 
 MAX_RISK_WARNINGS = 10
@@ -69,15 +71,15 @@ _REWARD_RISK_BASIS = {
 def apply_guardrails(
     proposal: VerdictProposal, judge_input: JudgeInput, policy: GuardrailPolicy
 ) -> tuple[VerdictProposal, tuple[GuardrailAdjustment, ...]]:
-    """Return the proposal made safe, and the notes saying what was changed. Raises
-    ``ContradictoryVerdictError`` for an unjustified verdict against the debate (rule 3)."""
+    """Return the proposal made safe, and the notes saying what was changed."""
     notes = _Notes()
     confidence = _clamp(proposal.confidence, 0.0, 1.0, "confidence_clamped", "confidence", notes)
     what = "position_percent (JUDGE_MAX_POSITION_PERCENT)"
     position = _clamp(proposal.position_percent, 0.0, policy.max_position_percent, "position_clamped", what, notes)
-    action = proposal.action
-    if opposes(action, judge_input.direction):
-        position = _contrarian(proposal, judge_input, policy, position, notes)
+    action, reasoning = proposal.action, proposal.reasoning
+    if not on_side(action, judge_input.direction):
+        reasoning += _off_side(action, judge_input, position, policy, notes)
+        action, position = Action.HOLD, 0.0
     if action is Action.HOLD and position > 0:
         notes.add("hold_without_position", f"HOLD opens no position: {position:g}% → 0%")
         position = 0.0
@@ -92,6 +94,11 @@ def apply_guardrails(
     take = _level(proposal.take_profit, low, high, "take_profit", notes, bounded)
     if (volatility := judge_input.volatility) is not None:
         stop, take, position = _volatility_bounds(action, position, stop, take, volatility, policy, notes)
+    exposure = proposal.market_exposure
+    if not proposal.exposure_applied:
+        exposure = risk.market_exposure(judge_input.market_view)
+        if exposure is not None and action is not Action.HOLD:
+            position = _exposed(action, position, exposure, judge_input.market_view, notes)
     if action is Action.SELL and take.distance_percent > risk.MAX_SELL_TAKE_PROFIT_PERCENT:
         high = risk.MAX_SELL_TAKE_PROFIT_PERCENT
         below = f"take_profit distance {take.distance_percent:g}% below entry → {high:g}%"
@@ -105,27 +112,42 @@ def apply_guardrails(
         stop_loss=stop,
         take_profit=take,
         risk_warnings=_warnings(proposal.risk_warnings, notes),
+        reasoning=reasoning,
+        market_exposure=exposure,
+        exposure_applied=True,
     )
     return safe, tuple(notes)
 
 
-def _contrarian(
-    proposal: VerdictProposal, judge_input: JudgeInput, policy: GuardrailPolicy, position: float, notes: _Notes
-) -> float:
-    against = f"{proposal.action.value} against a {judge_input.direction.value} debate outcome"
-    against += f" (confidence {judge_input.confidence:.2f})"
-    justification = proposal.contrarian_justification.strip()
-    if not justification:
-        raise ContradictoryVerdictError(
-            f"the engine proposed {against} without a contrarian justification; verdict rejected"
+def _exposed(action: Action, position: float, exposure: float, view: str | None, notes: _Notes) -> float:
+    """Rule 8: ``position`` × the market exposure, rounded down to 0.01 % (at least 0.01 %)."""
+    scaled = max(math.floor(position * exposure * 100 + 1e-6) / 100, 0.01)
+    if scaled != position:
+        table = ", ".join(f"{name} {share:g}" for name, share in risk.MARKET_EXPOSURE.items())
+        notes.add(
+            "market_exposure",
+            f"{action.value} position {position:g}% × market exposure {exposure:g} (market view {view}; {table}) "
+            f"→ {scaled:g}%",
         )
-    cap = math.floor(policy.max_position_percent * (1.0 - judge_input.confidence) * 10) / 10
-    detail = f"{against}, accepted on the engine's justification: {justification[:300]}"
-    if position > cap:
-        detail += f"; position {position:g}% → {cap:g}% (max {policy.max_position_percent:g}% × (1 − confidence))"
-        position = cap
-    notes.add("contrarian_verdict", detail)
-    return position
+    return scaled
+
+
+_OFF_SIDE = {
+    "zh": "（辩论方向为 {direction}：BUY 只在看多、SELL 只在看空的辩论上执行，此 {action} 改为 HOLD。）",
+    "en": " (The debate is {direction}: a BUY is taken only on a BULLISH debate and a SELL only on a BEARISH one, so "
+    "this {action} is a HOLD.)",
+}
+
+
+def _off_side(action: Action, judge_input: JudgeInput, position: float, policy: GuardrailPolicy, notes: _Notes) -> str:
+    """Rule 3: the note of a BUY/SELL off the debate's side made a HOLD, and the sentence the reasoning gets."""
+    direction = judge_input.direction.value
+    notes.add(
+        "debate_side",
+        f"{action.value} proposed on a {direction} debate outcome (confidence {judge_input.confidence:.2f}): BUY "
+        f"only on BULLISH, SELL only on BEARISH → HOLD, position {position:g}% → 0%",
+    )
+    return _OFF_SIDE[policy.language].format(direction=direction, action=action.value)
 
 
 def _clamp(value: float, low: float, high: float, rule: str, what: str, notes: _Notes) -> float:

@@ -44,7 +44,7 @@ class DebateService:
         carries their contributions (``application.standing``)."""
         outcome = await self._run(debate_input)
         if (weighing := debate_input.weighing()) is not None:
-            return settle(outcome, weighing)
+            return settle(outcome, weighing, self._language)
         if debate_input.composite is None:
             return outcome
         return follow_standing(outcome, debate_input.composite, self._language)

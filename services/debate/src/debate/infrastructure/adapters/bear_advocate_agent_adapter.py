@@ -11,6 +11,7 @@ from debate.infrastructure.agents.output_parser import BearAdvocateOutput
 
 class BearAdvocateAgentAdapter(AdvocateAgent, IBearAdvocateAgentPort):
     agent = "bear_advocate"
+    side = "bear"
 
     async def advocate(self, input: DebateInput) -> BearArgument:
         output, case = await self._argue(BearAdvocateOutput, input)

@@ -11,6 +11,7 @@ from debate.infrastructure.agents.output_parser import BullAdvocateOutput
 
 class BullAdvocateAgentAdapter(AdvocateAgent, IBullAdvocateAgentPort):
     agent = "bull_advocate"
+    side = "bull"
 
     async def advocate(self, input: DebateInput) -> BullArgument:
         output, case = await self._argue(BullAdvocateOutput, input)

@@ -1,6 +1,7 @@
 """What the three LLM agent adapters share: the prompts of ``agents/<agent>/prompts/`` filled,
 ``ILLMPort.generate(prompt, system_message, temperature)`` called, the JSON answer parsed; and what the two
-advocates share on top (``AdvocateAgent``): the expert summaries in, the cited experts checked."""
+advocates share on top (``AdvocateAgent``): the expert summaries and the standings' weighing in (each side is told
+its dimensions), the cited experts checked, the weighing set on the case for the resolution."""
 
 from __future__ import annotations
 
@@ -14,7 +15,13 @@ from debate.domain.dtos.bull_bear_argument import ArgumentPoint
 from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.ports.llm_port import ILLMPort
 from debate.infrastructure.agents.output_parser import AdvocateOutput, check_sources, naming_agent, parse_agent_output
-from debate.infrastructure.agents.prompt_blocks import LANGUAGE_NAMES, expert_summaries_block, failed_experts_line
+from debate.infrastructure.agents.prompt_blocks import (
+    LANGUAGE_NAMES,
+    Role,
+    expert_summaries_block,
+    failed_experts_line,
+    standing_block,
+)
 from service_kit.llm.numbers.gate import NumbersGate
 from service_kit.llm.numbers.sources import sources_from
 from service_kit.llm.prompts import PromptTemplate
@@ -65,17 +72,21 @@ class PromptedAgent:
 
 class AdvocateAgent(PromptedAgent):
     temperature = 0.4
+    side: ClassVar[Role]  # "bull" argues from the positive contributions, "bear" from the negative ones
 
     async def _argue(self, model: type[A], input: DebateInput) -> tuple[A, dict[str, Any]]:
-        """Ask with the expert summaries; every argument must cite only experts that were heard. Returns the
-        answer and the fields both cases share (thesis, arguments, experts heard, evidence panel)."""
+        """Ask with the expert summaries and the standings' weighing; every argument must cite only experts that
+        were heard. Returns the answer and the fields both cases share (thesis, arguments, experts heard, evidence
+        panel, the weighing the case argued from)."""
         experts = list(input.expert_summaries)
+        weighing = input.weighing()
         output, raw, check = await self._ask(
             model,
             symbol=input.symbol,
             expert_names=", ".join(experts),
             expert_summaries=expert_summaries_block(input),
             failed_experts=failed_experts_line(input.panel()),
+            standing=standing_block(weighing, self.side),
         )
         check_sources(
             [p.source_experts for p in output.supporting_arguments], experts, agent=self.agent, raw_output=raw
@@ -87,4 +98,4 @@ class AdvocateAgent(PromptedAgent):
             "considered_experts": experts,
             "numbers_check": check,
         }
-        return output, {**case, "panel": input.panel()}
+        return output, {**case, "panel": input.panel(), "weighing": weighing}

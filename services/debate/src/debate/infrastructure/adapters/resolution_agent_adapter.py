@@ -2,8 +2,11 @@
 agents/resolution/prompts).
 
 The model is given the evidence panel (each expert's stance, confidence, data completeness; the failed experts)
-with the weighing guidance of its system prompt; its ``conflict_resolution`` is followed by the coverage
-sentence, written here from the panel (not by the model)."""
+with the weighing guidance of its system prompt and, when the advocates argued from the stock's standings
+(``BullArgument.weighing``), that weighing: the contributions, the score, the rank, the coverage and the direction
+and confidence it fixes, which the model explains and does not choose (``DebateService`` settles the outcome on
+them whatever it answers). Its ``conflict_resolution`` is followed by the coverage sentence, written here from the
+panel (not by the model)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from debate.domain.dtos.bull_bear_argument import BearArgument, BullArgument
 from debate.domain.dtos.risk_matrix import ResolutionResult
 from debate.domain.ports.resolution_agent import IResolutionAgentPort
 from debate.infrastructure.adapters.prompted_agent import PromptedAgent
-from debate.infrastructure.agents.prompt_blocks import argument_block, evidence_panel_block
+from debate.infrastructure.agents.prompt_blocks import argument_block, evidence_panel_block, standing_block
 from debate.infrastructure.rules.texts import coverage_sentence, texts_for
 
 
@@ -29,6 +32,7 @@ class ResolutionAgentAdapter(PromptedAgent, IResolutionAgentPort):
             evidence_panel=evidence_panel_block(panel) if panel else _unknown_panel(experts),
             bull_case=argument_block("bull case", bull),
             bear_case=argument_block("bear case", bear),
+            standing=standing_block(bull.weighing or bear.weighing, "resolution"),
         )
         result = result.model_copy(update={"numbers_check": check})
         if panel is None:

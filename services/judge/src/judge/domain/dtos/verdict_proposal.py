@@ -33,8 +33,10 @@ class VerdictProposal:
     reasoning: str
     engine: EngineInfo
     market_exposure: float | None = None
-    """The share of the position the market view kept (already in ``position_percent``); None: not heard."""
-    contrarian_justification: str = ""
-    """Why the action bets against the debate's direction; required for BUY on BEARISH / SELL on BULLISH."""
+    """The share of the position the market view kept; None: not heard (or not yet applied, below)."""
+    exposure_applied: bool = False
+    """Whether ``position_percent`` already includes the market exposure: the rules engine sizes with it (True);
+    for any other engine the guardrails multiply a BUY/SELL position by the exposure of the input's market view
+    and set ``market_exposure``, so no position is scaled twice."""
     numbers_check: NumbersCheck | None = None
     """What the numbers gate found in an LLM proposal's texts."""

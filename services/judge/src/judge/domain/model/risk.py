@@ -13,6 +13,8 @@ either, volatility is unknown and the percentage rules apply.
   ``position % ≤ RISK_BUDGET_PERCENT / stop % × 100`` (1 % at risk with a 5 % stop: at most 20 %).
 - A-shares (``.SH`` / ``.SZ`` / ``.BJ``) trade in lots of ``A_SHARE_LOT`` shares and cannot simply be sold
   short: a SELL there means exit or avoid.
+- The market view (the macro expert's backdrop) keeps ``MARKET_EXPOSURE[view]`` of a stock-specific position: it
+  scales exposure, never the direction.
 """
 
 from __future__ import annotations
@@ -39,6 +41,17 @@ MAX_SELL_TAKE_PROFIT_PERCENT = 95.0
 A_SHARE_SUFFIXES = (".SH", ".SZ", ".BJ")
 A_SHARE_LOT = 100  # Shanghai, Shenzhen and Beijing buy orders are whole lots of 100 shares
 OTHER_MARKET_LOT = 1
+
+MARKET_EXPOSURE = {"FAVORABLE": 1.0, "NEUTRAL": 0.8, "UNFAVORABLE": 0.6}
+"""The share of a stock-specific position the market view keeps: exposure, never direction (not a timing claim:
+docs/decisions.md, "Stock-specific composite (issue 35)"). The rules engine sizes with it; the guardrails apply it
+to any other engine's BUY/SELL."""
+
+
+def market_exposure(view: str | None) -> float | None:
+    """The share of the position ``view`` keeps; None when no market view was heard."""
+    return MARKET_EXPOSURE[view] if view is not None else None
+
 
 VolatilitySource = Literal["atr", "realised"]
 

@@ -1,12 +1,14 @@
 """JudgeAgentAdapter: the LLM judge engine — prompt files, the OpenAI-compatible chat, pydantic-validated JSON.
 
 Untrusted text (theses, risks, disagreements, the resolution) is fenced and size-capped; numbers are
-formatted by us. The symbol is validated by the domain (a ticker of at most 32 safe characters)."""
+formatted by us. The symbol is validated by the domain (a ticker of at most 32 safe characters). The prompt
+carries the stock's standing the debate decided on (score, universe rank, coverage, each expert's contribution)
+and the market view with the exposure the guardrails will scale a BUY/SELL position by."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -17,7 +19,6 @@ from judge.application.price_gate import hold_without_price
 from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
-from judge.domain.exceptions import ContradictoryVerdictError
 from judge.domain.model import risk
 from judge.domain.ports.judge_agent import IJudgeAgentPort
 from judge.infrastructure.agents.output_schemas import JudgeLLMOutput
@@ -29,7 +30,9 @@ from service_kit.llm.numbers.gate import Levels, NumbersGate
 from service_kit.llm.numbers.sources import sources_from
 from service_kit.llm.prompts import PromptTemplate, fence_untrusted
 from service_kit.llm.tracing import model_call_stage
+from shared_contracts.debate import Contribution
 from shared_contracts.engine import EngineInfo
+from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK
 
 log = structlog.get_logger(__name__)
 
@@ -95,6 +98,7 @@ class JudgeAgentAdapter(IJudgeAgentPort):
             risk_budget_percent=f"{risk.RISK_BUDGET_PERCENT:g}",
             stop_atr_multiple=f"{STOP_ATR_MULTIPLE:g}",
             anchor_band_atr=f"{ANCHOR_BAND_MIN_ATR:g} to {ANCHOR_BAND_MAX_ATR:g}",
+            **_standing(judge_input),
         )
 
     async def decide(self, judge_input: JudgeInput) -> VerdictProposal:
@@ -119,19 +123,59 @@ class JudgeAgentAdapter(IJudgeAgentPort):
 
     def _structured_levels(self, output: JudgeLLMOutput, judge_input: JudgeInput) -> Levels:
         """The stop, target (distance % and price) and position the verdict will carry once the guardrails
-        have held the model's proposal (an unjustified contrarian proposal, rejected later, as proposed)."""
+        have held the model's proposal; the position also as it was before the market exposure scaled it."""
         proposal = output.proposal(EngineInfo(kind="llm"))
         policy = GuardrailPolicy(max_position_percent=self._max_position, language=self._language)
-        with contextlib.suppress(ContradictoryVerdictError):
-            proposal, _notes = apply_guardrails(proposal, judge_input, policy)
-        stop, take = price_levels(
-            proposal.action, proposal.stop_loss, proposal.take_profit, judge_input.reference_price
-        )
+        held, _notes = apply_guardrails(proposal, judge_input, policy)
+        full, _notes = apply_guardrails(replace(proposal, exposure_applied=True), judge_input, policy)
+        stop, take = price_levels(held.action, held.stop_loss, held.take_profit, judge_input.reference_price)
         return {
             "stop": [abs(stop.percent_from_entry), *([stop.price] if stop.price is not None else [])],
             "take": [abs(take.percent_from_entry), *([take.price] if take.price is not None else [])],
-            "position": [proposal.position_percent],
+            # the position the verdict carries, and the one before the market exposure (the prompt asks for that)
+            "position": list(dict.fromkeys([held.position_percent, full.position_percent])),
         }
+
+
+_NOT_GIVEN = "not provided (the debate had no relative evidence: it weighed the experts' own votes)"
+
+
+def _standing(judge_input: JudgeInput) -> dict[str, str]:
+    """The ``score``, ``universe_rank``, ``standing_coverage``, ``contributions`` and ``market_view`` slots."""
+    score, rank, coverage = judge_input.score, judge_input.universe_rank, judge_input.standing_coverage
+    return {
+        "score": _NOT_GIVEN if score is None else f"{score:+.2f} (in -1 to 1, higher = more bullish)",
+        "universe_rank": "not provided"
+        if rank is None
+        else f"{rank:.2f} (the score's percentile in the reference universe: the top {1 - TOP_RANK:.0%} is "
+        f"bullish, the bottom {BOTTOM_RANK:.0%} bearish)",
+        "standing_coverage": "not provided"
+        if coverage is None
+        else f"{coverage:.2f} (share of the composite's weight with data; below {MIN_STANDING_COVERAGE:.2f} no side)",
+        "contributions": "\n".join(_contribution(c) for c in judge_input.contributions) or "  (none given)",
+        "market_view": _market_view(judge_input.market_view),
+    }
+
+
+def _contribution(c: Contribution) -> str:
+    if not c.votes:
+        return f"  - {c.expert}: does not vote ({c.note or 'no vote'}), weight 0"
+    percentile = "" if c.percentile is None else f", percentile {c.percentile:.2f}"
+    return (
+        f"  - {c.expert}: signal {c.signal}, confidence {c.confidence:.2f}, weight {c.weight:.2f}, "
+        f"contribution {c.contribution:+.2f}{percentile}"
+    )
+
+
+def _market_view(view: str | None) -> str:
+    table = ", ".join(f"{name} {share:g}" for name, share in risk.MARKET_EXPOSURE.items())
+    exposure = risk.market_exposure(view)
+    if exposure is None:
+        return f"not heard: full exposure, nothing is scaled ({table})"
+    return (
+        f"{view}: market exposure {exposure:g} ({table}). Propose position_percent at full exposure; the service "
+        f"multiplies a BUY or SELL position by {exposure:g}."
+    )
 
 
 def _bullets(items: tuple[str, ...]) -> str:

@@ -30,7 +30,6 @@ class JudgeLLMOutput(BaseModel):
     time_horizon: Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
     risk_warnings: list[str] = Field(default_factory=list)
     reasoning: str = Field(min_length=1)
-    contrarian_justification: str = ""
 
     def proposal(self, engine: EngineInfo, numbers_check: NumbersCheck | None = None) -> VerdictProposal:
         return VerdictProposal(
@@ -44,6 +43,5 @@ class JudgeLLMOutput(BaseModel):
             risk_warnings=tuple(self.risk_warnings),
             reasoning=self.reasoning.strip(),
             engine=engine,
-            contrarian_justification=self.contrarian_justification.strip(),
             numbers_check=numbers_check,
         )

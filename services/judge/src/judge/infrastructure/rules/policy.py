@@ -70,9 +70,9 @@ MAX_TARGET_REWARD_RISK = 5.0
 """A key level or valuation bound further than this many stop distances is not a take-profit."""
 
 
-MARKET_EXPOSURE = {"FAVORABLE": 1.0, "NEUTRAL": 0.8, "UNFAVORABLE": 0.6}
-"""The share of a stock-specific position the market view keeps: exposure, never direction (not a timing claim:
-docs/decisions.md, "Stock-specific composite (issue 35)")."""
+MARKET_EXPOSURE = risk.MARKET_EXPOSURE
+"""The share of a stock-specific position the market view keeps (``domain.model.risk``, where the guardrails read it
+for the other engines): exposure, never direction."""
 STANDING_HORIZON = TimeHorizon.SHORT_TERM
 """The composite's factors (one-month reversal, volatility, turnover, size) are monthly signals, rebalanced
 each month: a trade on them is a short-term one."""
@@ -99,7 +99,7 @@ def standing_action(side: str) -> Action:
 
 
 def market_exposure(view: str | None) -> float | None:
-    return MARKET_EXPOSURE[view] if view is not None else None
+    return risk.market_exposure(view)
 
 
 def size_standing(action: Action, risk_count: int, stop_percent: float, max_position: float, exposure: float) -> float:

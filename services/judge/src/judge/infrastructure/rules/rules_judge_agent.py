@@ -122,6 +122,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             position_percent=position,
             confidence=confidence,
             market_exposure=exposure,
+            exposure_applied=True,  # sized with it (``policy.size_standing``, ``policy.scaled``)
             entry_strategy=say("entry_hold_unpriced") if unpriced else _entry(say, action, judge_input, stop),
             stop_loss=LevelProposal(
                 stop.distance_percent,

@@ -17,7 +17,7 @@ _ERRORS: dict[int | str, dict[str, object]] = {
     for status, description in {
         400: "Invalid input: missing symbol, unknown direction, confidence outside [0, 1], unknown field.",
         422: "token_budget_exhausted: X-Token-Budget allows no further model call.",
-        500: "The engine's answer is unusable (llm_output_invalid) or contradicts the debate unjustified.",
+        500: "The engine's answer is unusable (llm_output_invalid).",
         502: "The LLM endpoint refused the call.",
         503: "The LLM endpoint is unavailable.",
         504: "The LLM endpoint did not answer in time.",
