@@ -76,7 +76,8 @@ def test_hallucinated_figures_are_repaired_or_marked_and_rolled_up(stack: Stack,
     assert calls["valuation_modeler"] == calls["bull_advocate"] == calls["resolution"] == 1  # clean answers
 
     technical = body["expert_results"]["technical_analyst"]["data"]
-    assert technical["summary_reasoning"] == REPAIRED_TECHNICAL
+    # The vote is the standing's (issue 52); the model's repaired text follows it as context.
+    assert technical["summary_reasoning"].endswith("Context only, not part of the vote: " + REPAIRED_TECHNICAL)
     assert technical["numbers_check"] == {"checked": 0, "traced": 0, "unverified": [], "repaired": True}
 
     verdict = body["verdict"]

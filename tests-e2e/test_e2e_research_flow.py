@@ -429,7 +429,9 @@ def test_debate_and_judge_answer_direct_calls_with_pasted_research_results(
             judge_input["evidence_horizon"] = horizon
         # the stock's standing (the debate's) and the market view (the macro expert's), as the coordinator sends
         judge_input |= {
-            name: debate[name] for name in ("score", "universe_rank", "standing_coverage") if name in debate
+            name: debate[name]
+            for name in ("score", "universe_rank", "standing_coverage", "contributions")
+            if name in debate
         }
         judge_input["market_view"] = raw["macro_intelligence"]["macro_environment"]
         verdict = expect(client.post(stack["judge"].url + JUDGE_VERDICT, json=judge_input), 200)
