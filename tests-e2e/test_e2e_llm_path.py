@@ -37,6 +37,7 @@ from e2e_support import (
 
 from service_kit.stack.launcher import Stack, running_stack
 from shared_contracts.experts import stance_of
+from shared_contracts.judge import CONFIDENCE_SENTENCE
 from shared_contracts.projection import project_expert_results
 from shared_contracts.standing import standing_side
 from stack_fakes import llm_replies as replies
@@ -195,7 +196,8 @@ def test_a_buy_proposed_on_a_neutral_debate_is_held_by_the_debate_side_guardrail
     assert notes["debate_side"].startswith("BUY proposed on a NEUTRAL debate outcome")
     assert notes["debate_side"].endswith("→ HOLD, position 12% → 0%")
     assert verdict["reasoning"].startswith(judge["reasoning"])
-    assert verdict["reasoning"].endswith("so this BUY is a HOLD.)")
+    assert "so this BUY is a HOLD.)" in verdict["reasoning"]
+    assert verdict["reasoning"].endswith(CONFIDENCE_SENTENCE["en"])  # the calibrated confidence, said last
     prompts = {c["rule"]: c["prompt"] for c in fake_llm.client.calls(prompts=True)}
     assert "- Direction: NEUTRAL" in prompts["judge"]
     assert "fixed by this weighing: direction NEUTRAL" in prompts["resolution"]
