@@ -169,6 +169,27 @@ class Contribution(BaseModel):
     note: str = Field(default="", description="Why it does not vote, when it does not.")
 
 
+NON_VOTE_REASONS = {
+    "market_wide": "market-wide view: it sets the judge's exposure only",
+    "events": "it reports events and risks",
+    "no_standing_data": "its factor family had no comparable data on the day",
+    "not_a_family": "it is not a factor family of the composite",
+}
+"""Why a ``Contribution`` does not vote, in words (its ``note``)."""
+
+
+def contribution_line(c: Contribution) -> str:
+    """One expert's contribution as a prompt states it, e.g. ``technical_analyst: signal BULLISH, confidence 0.72,
+    weight 0.80, contribution +0.42, percentile 0.86``."""
+    if not c.votes:
+        return f"{c.expert}: does not vote ({NON_VOTE_REASONS.get(c.note, c.note or 'no vote')}); weight 0"
+    percentile = "no percentile" if c.percentile is None else f"percentile {c.percentile:.2f}"
+    return (
+        f"{c.expert}: signal {c.signal}, confidence {c.confidence:.2f}, weight {c.weight:.2f}, "
+        f"contribution {c.contribution:+.2f}, {percentile}"
+    )
+
+
 class DebateOutcome(BaseModel):
     symbol: str
     direction: Direction

@@ -192,7 +192,7 @@ async def test_the_prompt_carries_the_standing_the_contributions_and_the_market_
         "- Evidence coverage: 1.00 (share of the composite's weight with data; below 0.50 no side)",
         "  - technical_analyst: signal BULLISH, confidence 0.96, weight 0.85, contribution +0.65, percentile 0.98",
         "  - valuation_modeler: signal NEUTRAL, confidence 0.24, weight 0.15, contribution +0.11, percentile 0.62",
-        "  - macro_intelligence: does not vote (market_wide), weight 0",
+        "  - macro_intelligence: does not vote (market-wide view: it sets the judge's exposure only); weight 0",
         "- Market view: UNFAVORABLE: market exposure 0.6 (FAVORABLE 1, NEUTRAL 0.8, UNFAVORABLE 0.6). Propose "
         "position_percent at full exposure; the service multiplies a BUY or SELL position by 0.6.",
     ):

@@ -14,7 +14,7 @@ from debate.domain.dtos.debate_input import DebateInput
 from debate.domain.dtos.evidence import EvidencePanel
 from debate.domain.dtos.standing_weighing import StandingWeighing
 from service_kit.llm.prompts import fence_untrusted
-from shared_contracts.debate import Contribution
+from shared_contracts.debate import Contribution, contribution_line
 from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, SCORE_EDGE, TOP_RANK
 
 REASONING_MAX_CHARS = 2000
@@ -73,12 +73,6 @@ def argument_block(label: str, argument: BaseModel) -> str:
 
 Role = Literal["bull", "bear", "resolution"]
 
-_NON_VOTE = {
-    "market_wide": "market-wide view: it sets the judge's exposure only",
-    "events": "it reports events and risks",
-    "no_standing_data": "its factor family had no comparable data on the day",
-    "not_a_family": "it is not a factor family of the composite",
-}
 _HELD_BACK = {
     "score_sign": "the score's sign disagrees with that side",
     "no_expert_on_side": "no voting expert stands on that side",
@@ -92,13 +86,7 @@ _NO_STANDING = {
 
 
 def _contribution_line(c: Contribution) -> str:
-    if not c.votes:
-        return f"- {c.expert}: does not vote ({_NON_VOTE.get(c.note, c.note or 'no vote')}); weight 0"
-    percentile = "no percentile" if c.percentile is None else f"percentile {c.percentile:.2f}"
-    return (
-        f"- {c.expert}: signal {c.signal}, confidence {c.confidence:.2f}, weight {c.weight:.2f}, "
-        f"contribution {c.contribution:+.2f}, {percentile}"
-    )
+    return f"- {contribution_line(c)}"
 
 
 def _side_line(role: Role, weighing: StandingWeighing) -> str:

@@ -30,7 +30,7 @@ from service_kit.llm.numbers.gate import Levels, NumbersGate
 from service_kit.llm.numbers.sources import sources_from
 from service_kit.llm.prompts import PromptTemplate, fence_untrusted
 from service_kit.llm.tracing import model_call_stage
-from shared_contracts.debate import Contribution
+from shared_contracts.debate import Contribution, contribution_line
 from shared_contracts.engine import EngineInfo
 from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK
 
@@ -158,13 +158,7 @@ def _standing(judge_input: JudgeInput) -> dict[str, str]:
 
 
 def _contribution(c: Contribution) -> str:
-    if not c.votes:
-        return f"  - {c.expert}: does not vote ({c.note or 'no vote'}), weight 0"
-    percentile = "" if c.percentile is None else f", percentile {c.percentile:.2f}"
-    return (
-        f"  - {c.expert}: signal {c.signal}, confidence {c.confidence:.2f}, weight {c.weight:.2f}, "
-        f"contribution {c.contribution:+.2f}{percentile}"
-    )
+    return f"  - {contribution_line(c)}"
 
 
 def _market_view(view: str | None) -> str:
