@@ -291,3 +291,33 @@ class ResumeUnavailableError(SessionError):
     """A research cannot continue from its checkpoint (there is none, or it cannot be read)."""
 
     code = "session_error"
+
+
+class BatchError(CoordinatorError):
+    """The root of the errors of a batch (never raised itself)."""
+
+
+class BatchNotFoundError(BatchError):
+    code = "batch_not_found"
+
+    def __init__(self, batch_id: str) -> None:
+        shown = batch_id if len(batch_id) <= 64 else f"{batch_id[:64]}… ({len(batch_id)} characters)"
+        super().__init__(f"No batch {shown!r}.")
+
+
+class BatchFinishedError(BatchError):
+    code = "batch_finished"
+
+    def __init__(self, batch_id: str, status: str) -> None:
+        super().__init__(f"Batch {batch_id} has ended ({status}); only a queued or running batch can be cancelled.")
+
+
+class BatchTooLargeError(BatchError):
+    code = "batch_too_large"
+
+    def __init__(self, count: int, limit: int) -> None:
+        super().__init__(f"A batch may name at most {limit} symbols; this one names {count}. Split it into batches.")
+
+
+class SymbolsEmptyError(InvalidRequestError):
+    code = "symbols_empty"

@@ -91,6 +91,10 @@ class ResearchSession:
     """Tokens the model calls of this session may use (the lower of RESEARCH_TOKEN_BUDGET and the request's)."""
     carried_stages: list[str] = field(default_factory=list)
     """The stages a retry carried from its source (each expert by name, ``debate``): their calls were made there."""
+    batch_id: str | None = None
+    """The batch it is an item of (None: asked for alone)."""
+    batch_position: int | None = None
+    """Its place in its batch's list of symbols, from 0."""
 
     @property
     def finished(self) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -11,3 +13,13 @@ class IDebateGateway(ABC):
     async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
         """``expert_results``: the successful experts' results keyed by expert name (the graph state's
         ``results``). Returns the debate outcome as a dict."""
+
+    async def run_debate_bulk(
+        self, items: Sequence[tuple[str, dict[str, Any]]], *, token_budget: int | None = None
+    ) -> list[dict[str, Any] | Exception]:
+        """Debate many symbols (``(symbol, expert_results)`` each): per item, in order, the outcome or the
+        ``GatewayError`` its call raised. This form calls ``run_debate`` once per item, concurrently; an adapter
+        with a bulk endpoint overrides it. ``token_budget``: each item's."""
+        budget = {} if token_budget is None else {"token_budget": token_budget}
+        calls = (self.run_debate(symbol, results, **budget) for symbol, results in items)
+        return list(await asyncio.gather(*calls, return_exceptions=True))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -15,3 +17,12 @@ class IJudgeGateway(ABC):
         ``{"expert_results": {...}, "analysis_date": "YYYY-MM-DD" | None, "failed_experts": [...]}``, from
         which a gateway may take price references (none after the analysis date), and ``token_budget`` when the research
         has one (what the judge's model calls may use). Returns the verdict as a dict."""
+
+    async def run_verdict_bulk(
+        self, items: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]
+    ) -> list[dict[str, Any] | Exception]:
+        """Verdicts on many debates (``(symbol, debate_outcome, context)`` each, ``context`` as ``run_verdict``
+        takes it): per item, in order, the verdict or the ``GatewayError`` its call raised. This form calls
+        ``run_verdict`` once per item, concurrently; an adapter with a bulk endpoint overrides it."""
+        calls = (self.run_verdict(symbol, outcome, context=context) for symbol, outcome, context in items)
+        return list(await asyncio.gather(*calls, return_exceptions=True))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -39,3 +41,17 @@ class IResearchExpertGateway(ABC):
     ) -> dict[str, Any]:
         """Run one expert and return its result. ``options`` may be an ``ExpertOptions`` (the research's analysis
         date in, the attempts made out). Raises ``GatewayError`` on failure."""
+
+    async def run_expert_bulk(
+        self, expert_type: ExpertType, symbols: Sequence[str], options: ExpertOptions
+    ) -> list[dict[str, Any] | Exception]:
+        """Run one expert on many symbols with the same options (a batch's chunk): per symbol, in order, its result
+        or the ``GatewayError`` its call raised. This form calls ``run_expert`` once per symbol, concurrently; an
+        adapter with a bulk endpoint overrides it."""
+
+        async def one(symbol: str) -> dict[str, Any]:
+            each = ExpertOptions(dict(options), analysis_date=options.analysis_date)
+            each.token_budget = options.token_budget
+            return await self.run_expert(expert_type, symbol, each)
+
+        return list(await asyncio.gather(*(one(s) for s in symbols), return_exceptions=True))

@@ -10,6 +10,7 @@ The reply is parsed into ``DebateOutcome`` and returned as its dict (the spec's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from coordinator.domain.exceptions import GatewayError, PeerContractError
@@ -50,6 +51,32 @@ class DebateGatewayAdapter(IDebateGateway):
         self, symbol: str, expert_results: dict[str, Any], token_budget: int | None = None
     ) -> dict[str, Any]:
         """``token_budget``: what the debate's model calls may use (None: no budget)."""
+        body = self._request(symbol, expert_results)
+        reply, attempts = await self._debate.post_json("/api/v1/debate/run", body, token_budget=token_budget)
+        return self._outcome(reply, attempts)
+
+    async def run_debate_bulk(
+        self, items: Sequence[tuple[str, dict[str, Any]]], *, token_budget: int | None = None
+    ) -> list[dict[str, Any] | Exception]:
+        """POST {DEBATE_SERVICE_URL}/api/v1/debate/run/bulk (``shared_contracts.bulk``): the items that cannot be
+        sent (nothing to debate) fail here, the others are sent together."""
+        requests: list[dict[str, Any] | Exception] = []
+        for symbol, results in items:
+            try:
+                requests.append(self._request(symbol, results))
+            except GatewayError as exc:
+                requests.append(exc)
+        sent = [r for r in requests if isinstance(r, dict)]
+        answers: list[dict[str, Any] | Exception] = []
+        if sent:
+            body: dict[str, Any] = {"items": sent}
+            if token_budget is not None:
+                body["token_budget"] = token_budget
+            answers = await self._debate.post_bulk("/api/v1/debate/run/bulk", body, len(sent), self._outcome)
+        replies = iter(answers)
+        return [next(replies) if isinstance(r, dict) else r for r in requests]
+
+    def _request(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
         service = self._debate.service
         try:
             body = debate_request_body(symbol, expert_results)
@@ -57,5 +84,7 @@ class DebateGatewayAdapter(IDebateGateway):
             raise PeerContractError(service, f"cannot summarise an expert result for {service}: {exc}") from None
         if not body["expert_results"]:
             raise GatewayError(service, "no successful expert result to debate")
-        reply, attempts = await self._debate.post_json("/api/v1/debate/run", body, token_budget=token_budget)
+        return body
+
+    def _outcome(self, reply: Any, attempts: int) -> dict[str, Any]:
         return self._debate.parsed(DebateOutcome, reply, attempts, "reply (DebateOutcome)").model_dump(mode="json")

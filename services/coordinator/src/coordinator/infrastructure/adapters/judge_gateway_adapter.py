@@ -15,7 +15,7 @@ the judge holds.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any, TypeGuard
 
@@ -187,4 +187,23 @@ class JudgeGatewayAdapter(IJudgeGateway):
             judge_input.model_dump(mode="json", exclude_none=True, exclude_unset=True),
             token_budget=budget if isinstance(budget, int) else None,
         )
+        return self._verdict(reply, attempts)
+
+    async def run_verdict_bulk(
+        self, items: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]
+    ) -> list[dict[str, Any] | Exception]:
+        """POST {JUDGE_SERVICE_URL}/api/v1/judge/verdict/bulk (``shared_contracts.bulk``); each item's budget is its
+        context's ``token_budget`` (the items of one call share one: the first item's)."""
+        if not items:
+            return []
+        inputs = [to_judge_input(symbol, outcome, context) for symbol, outcome, context in items]
+        body: dict[str, Any] = {
+            "items": [i.model_dump(mode="json", exclude_none=True, exclude_unset=True) for i in inputs]
+        }
+        budget = items[0][2].get("token_budget")
+        if isinstance(budget, int):
+            body["token_budget"] = budget
+        return await self._judge.post_bulk("/api/v1/judge/verdict/bulk", body, len(items), self._verdict)
+
+    def _verdict(self, reply: Any, attempts: int) -> dict[str, Any]:
         return self._judge.parsed(Verdict, reply, attempts, "reply (Verdict)").model_dump(mode="json")

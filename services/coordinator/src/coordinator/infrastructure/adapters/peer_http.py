@@ -35,12 +35,19 @@ from httpx_aiohttp import AiohttpTransport
 from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from coordinator.domain.exceptions import PeerContractError, PeerResponseError, PeerTimeoutError, PeerUnavailableError
+from coordinator.domain.exceptions import (
+    GatewayError,
+    PeerContractError,
+    PeerResponseError,
+    PeerTimeoutError,
+    PeerUnavailableError,
+)
 from service_kit.authentication import caller_headers
 from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from service_kit.request_id import outgoing_headers
 from service_kit.token_budget import TOKEN_BUDGET_HEADER
 from service_kit.tracing import instrument_http_client
+from shared_contracts.bulk import BulkAnswer
 from shared_contracts.errors import LLMOutputParseError
 from shared_contracts.problems import RAW_OUTPUT_EXCERPT, ProblemDetail
 from shared_contracts.redaction import describe_connection_failure, redact_secrets
@@ -71,19 +78,32 @@ def response_error(service: str, response: httpx.Response, *, attempts: int = 1)
     """The ``PeerResponseError`` of a non-2xx reply: the peer's problem code, detail (with an excerpt of what its
     model wrote, when it says) and other members; ``http_error`` and the body's beginning for a reply that is
     not a problem detail."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    text = response.text.strip()[:300] or response.reason_phrase
+    return problem_error(service, response.status_code, body, attempts=attempts, otherwise=text)
+
+
+def problem_error(
+    service: str, status: int, problem: Any, *, attempts: int = 1, otherwise: str | None = None
+) -> PeerResponseError:
+    """The ``PeerResponseError`` of a problem detail (a reply's, or one item's of a bulk reply): its code, detail
+    (with an excerpt of what the model wrote, when it says) and other members; ``http_error`` with ``otherwise``
+    (the reply's beginning) when ``problem`` is not a problem detail."""
     extensions: dict[str, Any] = {}
     try:
-        problem = ProblemDetail.model_validate(response.json())
-        code, detail = problem.code, problem.detail
-        extensions = dict(problem.model_extra or {})
+        parsed = ProblemDetail.model_validate(problem)
+        code, detail = parsed.code, parsed.detail
+        extensions = dict(parsed.model_extra or {})
         excerpt = extensions.get(RAW_OUTPUT_EXCERPT)
         if isinstance(excerpt, str) and excerpt:  # the session keeps what the model wrote, for the audit
             detail += f" (the model wrote: {_excerpt(excerpt)})"
-    except (ValueError, ValidationError):
-        code = "http_error"
-        detail = response.text.strip()[:300] or response.reason_phrase
+    except ValidationError:
+        code, detail = "http_error", otherwise or f"HTTP {status}"
     code, detail = _said_by_peer(code), _said_by_peer(detail)
-    return PeerResponseError(service, response.status_code, code, detail, attempts=attempts, extensions=extensions)
+    return PeerResponseError(service, status, code, detail, attempts=attempts, extensions=extensions)
 
 
 class _TransientStatus(Exception):
@@ -215,6 +235,30 @@ class PeerClient:
         except ValidationError as exc:
             message = f"{self.service} {what} breaks the contract ({problems_of(exc)})"
             raise PeerContractError(self.service, message, attempts=attempts) from None
+
+    async def post_bulk(
+        self, path: str, body: dict[str, Any], count: int, item: Callable[[dict[str, Any], int], dict[str, Any]]
+    ) -> list[dict[str, Any] | Exception]:
+        """POST a bulk request of ``count`` items (``shared_contracts.bulk``): per item, in order, its result as
+        ``item(result, attempts)`` returns it (it may raise a ``GatewayError``), or the ``PeerResponseError`` of its
+        problem. The whole call failing raises, as ``post_json``."""
+        reply, attempts = await self.post_json(path, body)
+        answer = self.parsed(BulkAnswer, reply, attempts, "bulk reply")
+        if len(answer.items) != count:
+            message = f"{self.service} answered {len(answer.items)} items to a bulk request of {count}"
+            raise PeerContractError(self.service, message, attempts=attempts)
+        outcomes: list[dict[str, Any] | Exception] = []
+        for answered in answer.items:
+            if answered.result is None:
+                problem = answered.problem.model_dump() if answered.problem is not None else {}
+                status = answered.problem.status if answered.problem is not None else 502
+                outcomes.append(problem_error(self.service, status, {"title": "", **problem}, attempts=attempts))
+                continue
+            try:
+                outcomes.append(item(answered.result, attempts))
+            except GatewayError as exc:
+                outcomes.append(exc)
+        return outcomes
 
     async def health(self, timeout_seconds: float) -> str:
         """'ok' when ``GET /healthz`` answers 200, else the reason (for /readyz)."""

@@ -9,6 +9,7 @@ the coordinator as ``dict[str, Any]``. The attempts the call took are set on the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -52,3 +53,21 @@ class ResearchGatewayAdapter(IResearchExpertGateway):
             options.attempts = attempts
         self._research.parsed(RESULT_MODELS[expert], body, attempts, f"{expert.value}: result")
         return dict(body)
+
+    async def run_expert_bulk(
+        self, expert_type: ExpertType, symbols: Sequence[str], options: ExpertOptions
+    ) -> list[dict[str, Any] | Exception]:
+        """POST {RESEARCH_SERVICE_URL}/api/v1/research/experts/{expert}/bulk (``shared_contracts.bulk``)."""
+        expert = ExpertType(expert_type)
+        request: dict[str, Any] = {"symbols": list(symbols), "options": dict(options)}
+        if options.analysis_date is not None:
+            request["analysis_date"] = options.analysis_date.isoformat()
+        if options.token_budget is not None:
+            request["token_budget"] = options.token_budget
+
+        def item(result: dict[str, Any], attempts: int) -> dict[str, Any]:
+            self._research.parsed(RESULT_MODELS[expert], result, attempts, f"{expert.value}: result")
+            return result
+
+        path = f"/api/v1/research/experts/{expert.value}/bulk"
+        return await self._research.post_bulk(path, request, len(symbols), item)

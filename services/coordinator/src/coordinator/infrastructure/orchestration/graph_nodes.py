@@ -16,7 +16,6 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
-from datetime import date
 from functools import partial
 from typing import Any, Protocol
 
@@ -26,15 +25,15 @@ from langgraph.types import Send
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from coordinator.domain.dtos.research_dtos import ExpertFailure, overall_status_of
-from coordinator.domain.exceptions import GatewayError, PeerResponseError
+from coordinator.domain.dtos.research_dtos import overall_status_of
+from coordinator.domain.exceptions import GatewayError
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import ExpertOutcome, StageOutcome
+from coordinator.domain.model.stage_failures import failure_of, spent_by_failure, tokens_used_by, usage_of_failure
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
 from coordinator.infrastructure.orchestration.graph_state import ResearchContext, ResearchGraphState
-from shared_contracts.experts import is_iso_date
 from shared_contracts.redaction import error_text
 from shared_contracts.usage import TOKEN_BUDGET_EXHAUSTED
 
@@ -63,24 +62,6 @@ def expert_of_node(node: str) -> str | None:
     """The expert a node runs, or None for another node."""
     name = node.removesuffix("_node")
     return name if node.endswith("_node") and name in ExpertType._value2member_map_ else None
-
-
-def tokens_used_by(data: dict[str, Any] | None) -> int:
-    """The tokens a stage's result (or a failed stage's problem detail) says its model calls used."""
-    usage = (data or {}).get("usage")
-    if not isinstance(usage, dict):
-        return 0
-    return sum(n for key in ("input_tokens", "output_tokens") if isinstance(n := usage.get(key), int))
-
-
-def _spent_by_failure(exc: Exception) -> int:
-    return tokens_used_by(exc.extensions) if isinstance(exc, PeerResponseError) else 0
-
-
-def _usage_of_failure(exc: Exception) -> dict[str, Any] | None:
-    """The ``usage`` a peer's problem detail reported: the model calls a failed stage had made."""
-    usage = exc.extensions.get("usage") if isinstance(exc, PeerResponseError) else None
-    return usage if isinstance(usage, dict) else None
 
 
 def remaining_budget(state: ResearchGraphState) -> int | None:
@@ -124,8 +105,8 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
         except Exception as exc:
             error, attempts = error_text(exc), exc.attempts if isinstance(exc, GatewayError) else 1
             log.warning("expert_failed", expert=name, error=error)
-            failed = ExpertOutcome("failed", None, error, _elapsed_ms(started), attempts, _failure_of(exc))
-            return {"experts": {name: failed}, "errors": {name: error}, "tokens_spent": _spent_by_failure(exc)}
+            failed = ExpertOutcome("failed", None, error, _elapsed_ms(started), attempts, failure_of(exc))
+            return {"experts": {name: failed}, "errors": {name: error}, "tokens_spent": spent_by_failure(exc)}
         duration = _elapsed_ms(started)
         log.info("expert_done", expert=name, ms=duration, attempts=options.attempts)
         outcome = ExpertOutcome("success", result, None, duration, options.attempts)
@@ -145,17 +126,6 @@ def _expert_span(runtime: Runtime[ResearchContext], expert: str) -> Iterator[Non
         except Exception as exc:
             trace.get_current_span().set_status(Status(StatusCode.ERROR, type(exc).__name__))
             raise
-
-
-def _failure_of(exc: Exception) -> ExpertFailure | None:
-    """What the research service said of a refused expert: its status, problem code and, when it named one,
-    the earliest day its data can support (``insufficient_history``)."""
-    if not isinstance(exc, PeerResponseError):
-        return None
-    earliest = exc.extensions.get("earliest_usable_date")
-    day = date.fromisoformat(earliest) if isinstance(earliest, str) and is_iso_date(earliest) else None
-    usage = _usage_of_failure(exc)
-    return ExpertFailure(status=exc.status, code=exc.peer_code, earliest_usable_date=day, usage=usage)
 
 
 def succeeded(state: ResearchGraphState) -> dict[str, dict[str, Any]]:
@@ -189,8 +159,8 @@ async def _stage(
             data = await call()
     except Exception as exc:
         log.error(f"{stage}_failed", error=error_text(exc))
-        failed = StageOutcome("failed", error_text(exc), _elapsed_ms(started), usage=_usage_of_failure(exc))
-        return failed, _spent_by_failure(exc)
+        failed = StageOutcome("failed", error_text(exc), _elapsed_ms(started), usage=usage_of_failure(exc))
+        return failed, spent_by_failure(exc)
     duration = _elapsed_ms(started)
     log.info(f"{stage}_done", ms=duration, **{shown: data.get(shown)})
     return StageOutcome("success", duration_ms=duration, data=data), tokens_used_by(data)

@@ -54,7 +54,9 @@ UNFINISHED = ("queued", "running")
 # The write path's statements are built once and executed with parameters.
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
-QUEUE_LENGTH = select(func.count()).select_from(SESSIONS).where(SESSIONS.c.status == "queued")
+ALONE = SESSIONS.c.batch_id.is_(None)
+"""A research asked for alone: the research queue holds these (a batch's items wait in the batches' queue)."""
+QUEUE_LENGTH = select(func.count()).select_from(SESSIONS).where(SESSIONS.c.status == "queued", ALONE)
 INSERT_EVENTS: Insert = insert(EVENTS)
 _NUMBERED = {"last_event_seq": SESSIONS.c.last_event_seq + bindparam("added")}
 """What a statement that updates a session row and appends ``added`` events to it also sets (it returns the
@@ -72,7 +74,7 @@ EVENTS_AFTER = (
 )
 OLDEST_QUEUED = (
     select(SESSIONS.c.session_id, SESSIONS.c.started_at)
-    .where(SESSIONS.c.status == "queued")
+    .where(SESSIONS.c.status == "queued", ALONE)
     .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
     .limit(1)
 )
@@ -359,7 +361,7 @@ class SqlAlchemySessionRepository(SqlAlchemyUsageLedger, ISessionRepository, IJo
     async def queued(self) -> Sequence[str]:
         rows = (
             select(SESSIONS.c.session_id)
-            .where(SESSIONS.c.status == "queued")
+            .where(SESSIONS.c.status == "queued", ALONE)
             .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
         )
         async with self._transaction() as db:
@@ -570,6 +572,7 @@ _SESSION_FIELDS += (
     "started_at",
 )
 _SESSION_FIELDS += ("resume_count", "status_reason", "idempotency_key", "request_hash", "token_budget")
+_SESSION_FIELDS += ("batch_id", "batch_position")
 """What is stored as it is, in the column of its name (experts' and stages' columns apart)."""
 _EXPERT_FIELDS = ("status", "data", "error", "duration_ms", "attempts")
 

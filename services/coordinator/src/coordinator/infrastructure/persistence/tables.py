@@ -82,6 +82,7 @@ class SessionRow(Base):
         # One session per client and key: two racing submissions with one key cannot both run.
         Index("ix_research_sessions_client_id_idempotency_key", "client_id", "idempotency_key", unique=True),
         CheckConstraint("resume_count >= 0", name="resume_count"),
+        Index("ix_research_sessions_batch_id_batch_position", "batch_id", "batch_position"),
     )
 
     session_id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -135,6 +136,10 @@ class SessionRow(Base):
     """The model calls a failed debate had made (its problem detail's ``usage``)."""
     judge_usage: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)
     """The model calls a failed verdict had made."""
+    batch_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    """The batch it is an item of (``research_batches``); NULL for a research asked for alone."""
+    batch_position: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Its place in the batch's list of symbols, from 0."""
 
     expert_rows: Mapped[list[ExpertRow]] = relationship(
         back_populates="session", cascade="all, delete-orphan", lazy="raise", passive_deletes=True
@@ -176,6 +181,32 @@ class EventRow(Base):
     type: Mapped[str] = mapped_column(String(40))
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+BATCH_STATUSES = ("queued", "running", "completed", "partial", "failed", "cancelled")
+
+
+class BatchRow(Base):
+    """A batch of researches as of one day; its items are the sessions whose ``batch_id`` names it."""
+
+    __tablename__ = "research_batches"
+    __table_args__ = (
+        CheckConstraint(_in("status", BATCH_STATUSES), name="status"),
+        Index("ix_research_batches_client_id_created_at", "client_id", "created_at"),
+    )
+
+    batch_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(64))
+    requested_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    analysis_date: Mapped[str] = mapped_column(String(10))
+    experts: Mapped[list[str]] = mapped_column(JSON)
+    token_budget: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(16))
+    total: Mapped[int] = mapped_column(Integer)
+    request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class UsageRecordRow(Base):

@@ -78,6 +78,15 @@ class SqlAlchemyStore:
         self._sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
         self._writes = writes or write_transactions_for(engine)
 
+    @property
+    def engine(self) -> AsyncEngine:
+        return self._engine
+
+    @property
+    def writes(self) -> WriteTransactions:
+        """The write runner, to share with another store of the same database."""
+        return self._writes
+
     async def close(self) -> None:
         await self._writes.close()
 

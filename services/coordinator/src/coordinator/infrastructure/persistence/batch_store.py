@@ -1,0 +1,404 @@
+"""``IBatchStore`` on the sessions database: ``research_batches`` and the sessions that are its items.
+
+A chunk's claim and its end are one transaction each, whatever their size: the claim takes the items with
+``FOR UPDATE SKIP LOCKED`` on PostgreSQL (SQLite orders its writers), the end locks the batch's row first, so two
+coordinators ending the last chunks of one batch see each other's items and exactly one of them ends the batch.
+Items are claimed ``resumable``: a coordinator that dies leaves them ``running`` under its instance, and the lease
+(``instances``) queues them again, to be claimed by a live coordinator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Table
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.expression import bindparam, case, func, insert, or_, select, update
+
+from coordinator.domain.exceptions import BatchNotFoundError
+from coordinator.domain.model.batch import Batch, BatchItem, BatchProgress, BatchStatus, batch_status_of
+from coordinator.domain.model.events import terminal_event
+from coordinator.domain.model.session import ResearchSession, utcnow
+from coordinator.domain.ports.batch_store import Chunk, EndedItem, IBatchStore
+from coordinator.infrastructure.persistence.event_notifications import notify_events
+from coordinator.infrastructure.persistence.session_repository import (
+    EVENTS,
+    EXPERTS,
+    SESSIONS,
+    UNFINISHED,
+    SqlAlchemySessionRepository,
+    _expert_values,
+    _session_values,
+    _sessions,
+    _stage_values,
+    _to_domain,
+)
+from coordinator.infrastructure.persistence.tables import BatchRow, SessionRow
+from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
+
+BATCHES: Table = BatchRow.__table__  # type: ignore[assignment]  # a declarative class's table is a Table
+FAILED_ITEM = ("failed", "interrupted")
+"""Item statuses counted as failed in a batch's progress."""
+
+
+class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
+    @classmethod
+    def sharing(cls, sessions: SqlAlchemySessionRepository) -> SqlAlchemyBatchStore:
+        """A batch store on the sessions' database, sharing its engine and its writes (one writer on SQLite)."""
+        return cls(sessions.engine, sessions.writes)
+
+    async def create(self, batch: Batch, sessions: Sequence[ResearchSession]) -> None:
+        values = _batch_values(batch)
+        rows = [{**_session_values(s), "owner": None, "last_event_seq": 1} for s in sessions]
+        now = utcnow()
+        events = [
+            {
+                "session_id": s.session_id,
+                "seq": 1,
+                "type": "session.queued",
+                "data": {"batch_id": batch.batch_id},
+                "created_at": now,
+            }
+            for s in sessions
+        ]
+
+        def statements(conn: Connection) -> None:
+            conn.execute(insert(BATCHES), values)
+            conn.execute(insert(SESSIONS), rows)
+            conn.execute(insert(EVENTS), events)
+
+        await self._write(statements)
+
+    async def get(self, batch_id: str) -> Batch | None:
+        def statements(conn: Connection) -> Batch | None:
+            row = conn.execute(select(BATCHES).where(BATCHES.c.batch_id == batch_id)).first()
+            return None if row is None else _batch_of(row._mapping)
+
+        return await self._read(statements)
+
+    async def items(self, batch_id: str) -> list[BatchItem]:
+        """The items' ranked-table figures, read out of the verdicts' JSON by the database, in the order asked."""
+        figures = {k: SESSIONS.c.verdict[k].as_float() for k in ("score", "universe_rank", "position_percent")}
+        figures["confidence"] = SESSIONS.c.verdict["confidence"].as_float()
+        query = (
+            select(
+                SESSIONS.c.symbol,
+                SESSIONS.c.session_id,
+                SESSIONS.c.status,
+                SESSIONS.c.judge_status,
+                SESSIONS.c.verdict["action"].as_string().label("action"),
+                *(v.label(k) for k, v in figures.items()),
+            )
+            .where(SESSIONS.c.batch_id == batch_id)
+            .order_by(SESSIONS.c.batch_position)
+        )
+
+        def statements(conn: Connection) -> list[BatchItem]:
+            found = []
+            for r in conn.execute(query).all():
+                judged = r.judge_status == "success"
+                numbers = {k: getattr(r, k) if judged else None for k in (*figures,)}
+                found.append(BatchItem(r.symbol, r.session_id, r.status, r.action if judged else None, **numbers))
+            return found
+
+        return await self._read(statements)
+
+    async def sessions(self, batch_id: str, *, offset: int = 0, limit: int | None = None) -> list[ResearchSession]:
+        page = _sessions().where(SessionRow.batch_id == batch_id).order_by(SessionRow.batch_position).offset(offset)
+        if limit is not None:
+            page = page.limit(limit)
+        async with self._transaction() as db:
+            return [_to_domain(row, retried_by) for row, retried_by in (await db.execute(page)).all()]
+
+    async def progress(self, batch_id: str) -> BatchProgress:
+        def statements(conn: Connection) -> BatchProgress:
+            return _progress(conn, batch_id)[0]
+
+        return await self._read(statements)
+
+    async def list(self, client_id: str | None, *, offset: int, limit: int) -> tuple[list[Batch], int]:
+        where = [] if client_id is None else [BATCHES.c.client_id == client_id]
+        page = (
+            select(BATCHES)
+            .where(*where)
+            .order_by(BATCHES.c.created_at.desc(), BATCHES.c.batch_id.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+
+        def statements(conn: Connection) -> tuple[list[Batch], int]:
+            total = conn.scalar(select(func.count()).select_from(BATCHES).where(*where)) or 0
+            return [_batch_of(r._mapping) for r in conn.execute(page).all()], int(total)
+
+        return await self._read(statements)
+
+    async def claim_chunk(self, owner: str, size: int) -> Chunk | None:
+        def statements(conn: Connection) -> Chunk | None:
+            oldest = conn.execute(
+                select(SESSIONS.c.batch_id)
+                .where(SESSIONS.c.status == "queued", SESSIONS.c.batch_id.is_not(None))
+                .order_by(SESSIONS.c.created_at, SESSIONS.c.batch_position)
+                .limit(1)
+            ).first()
+            if oldest is None:
+                return None
+            batch_id = str(oldest[0])
+            waiting = (
+                select(SESSIONS.c.session_id, SESSIONS.c.started_at, SESSIONS.c.last_event_seq)
+                .where(SESSIONS.c.batch_id == batch_id, SESSIONS.c.status == "queued")
+                .order_by(SESSIONS.c.batch_position)
+                .limit(size)
+            )
+            if conn.dialect.name == "postgresql":
+                waiting = waiting.with_for_update(skip_locked=True)
+            picked = conn.execute(waiting).all()
+            if not picked:
+                return None
+            now = utcnow()
+            conn.execute(
+                update(SESSIONS)
+                .where(SESSIONS.c.session_id == bindparam("target_session_id"), SESSIONS.c.status == "queued")
+                .values(
+                    status="running",
+                    owner=owner,
+                    resumable=True,
+                    started_at=func.coalesce(SESSIONS.c.started_at, now),
+                    resume_count=SESSIONS.c.resume_count + case((SESSIONS.c.started_at.is_(None), 0), else_=1),
+                    last_event_seq=SESSIONS.c.last_event_seq + 1,
+                    updated_at=now,
+                ),
+                [{"target_session_id": p.session_id} for p in picked],
+            )
+            started = [
+                {
+                    "session_id": p.session_id,
+                    "seq": p.last_event_seq + 1,
+                    "type": "session.started" if p.started_at is None else "session.resumed",
+                    "data": {"instance": owner, "batch_id": batch_id},
+                    "created_at": now,
+                }
+                for p in picked
+            ]
+            conn.execute(insert(EVENTS), started)
+            conn.execute(
+                update(BATCHES)
+                .where(BATCHES.c.batch_id == batch_id, BATCHES.c.status == "queued")
+                .values(status="running", updated_at=now)
+            )
+            _notify(conn, [p.session_id for p in picked])
+            ids = [p.session_id for p in picked]
+            with Session(bind=conn) as db:
+                rows = db.execute(_sessions().where(SessionRow.session_id.in_(ids))).all()
+                claimed = sorted((_to_domain(r, by) for r, by in rows), key=lambda s: s.batch_position or 0)
+            batch_row = conn.execute(select(BATCHES).where(BATCHES.c.batch_id == batch_id)).one()
+            return Chunk(_batch_of(batch_row._mapping), claimed)
+
+        return await self._write(statements)
+
+    async def end_chunk(self, batch_id: str, ended: Sequence[EndedItem]) -> Batch:
+        def statements(conn: Connection) -> Batch:
+            _lock_batch(conn, batch_id)
+            ids = [e.session.session_id for e in ended]
+            still = select(SESSIONS.c.session_id, SESSIONS.c.last_event_seq).where(
+                SESSIONS.c.session_id.in_(ids), SESSIONS.c.status == "running"
+            )
+            if conn.dialect.name == "postgresql":
+                still = still.with_for_update()
+            running = {r.session_id: int(r.last_event_seq) for r in conn.execute(still).all()}
+            now = utcnow()
+            updates, events, experts = [], [], []
+            for item in ended:
+                session_id = item.session.session_id
+                if session_id not in running:
+                    continue  # ended meanwhile (cancelled): left as it is
+                last = running[session_id]
+                updates.append(_ended_values(item, last + len(item.events), now))
+                events += [
+                    {"session_id": session_id, "seq": last + i + 1, "type": e.type, "data": e.data, "created_at": now}
+                    for i, e in enumerate(item.events)
+                ]
+                experts += [_expert_values(session_id, e, o) for e, o in item.session.expert_outcomes.items()]
+            if updates:
+                conn.execute(_END_ITEM, updates)
+                conn.execute(insert(EVENTS), events)
+                if experts:
+                    conn.execute(insert(EXPERTS), experts)
+                _notify(conn, [u["target_session_id"] for u in updates])
+            return _finish_if_done(conn, batch_id, now)
+
+        return await self._write(statements)
+
+    async def cancel(self, batch_id: str) -> Batch:
+        def statements(conn: Connection) -> Batch:
+            now = utcnow()
+            batch = _lock_batch(conn, batch_id)
+            if batch.finished:
+                return batch
+            open_items = conn.execute(
+                select(SESSIONS.c.session_id, SESSIONS.c.last_event_seq).where(
+                    SESSIONS.c.batch_id == batch_id, SESSIONS.c.status.in_(UNFINISHED)
+                )
+            ).all()
+            event = terminal_event("cancelled")
+            if open_items:
+                conn.execute(
+                    update(SESSIONS)
+                    .where(
+                        SESSIONS.c.session_id == bindparam("target_session_id"),
+                        or_(*(SESSIONS.c.status == s for s in UNFINISHED)),  # no IN: an executemany
+                    )
+                    .values(status="cancelled", completed_at=now, updated_at=now, last_event_seq=bindparam("new_last")),
+                    [{"target_session_id": r.session_id, "new_last": r.last_event_seq + 1} for r in open_items],
+                )
+                conn.execute(
+                    insert(EVENTS),
+                    [
+                        {
+                            "session_id": r.session_id,
+                            "seq": r.last_event_seq + 1,
+                            "type": event.type,
+                            "data": event.data,
+                            "created_at": now,
+                        }
+                        for r in open_items
+                    ],
+                )
+                _notify(conn, [r.session_id for r in open_items])
+            conn.execute(
+                update(BATCHES)
+                .where(BATCHES.c.batch_id == batch_id)
+                .values(status="cancelled", updated_at=now, completed_at=now)
+            )
+            return replace(batch, status="cancelled", updated_at=now, completed_at=now)
+
+        return await self._write(statements)
+
+    async def release(self, session_ids: Sequence[str], owner: str) -> None:
+        def statements(conn: Connection) -> None:
+            conn.execute(
+                update(SESSIONS)
+                .where(
+                    SESSIONS.c.session_id.in_(list(session_ids)),
+                    SESSIONS.c.status == "running",
+                    SESSIONS.c.owner == owner,
+                )
+                .values(status="queued", owner=None, updated_at=utcnow())
+            )
+
+        await self._write(statements)
+
+    async def waiting_items(self) -> int:
+        def statements(conn: Connection) -> int:
+            waiting = select(func.count()).where(SESSIONS.c.status == "queued", SESSIONS.c.batch_id.is_not(None))
+            return int(conn.scalar(waiting) or 0)
+
+        return await self._read(statements)
+
+
+_STAGE_COLUMNS = (
+    *(f"debate_{c}" for c in ("status", "error", "duration_ms", "usage")),
+    "debate_outcome",
+    *(f"judge_{c}" for c in ("status", "error", "duration_ms", "usage")),
+    "verdict",
+)
+_ENDED_COLUMNS = ("status", "status_reason", "completed_at", "updated_at", "last_event_seq", *_STAGE_COLUMNS)
+_END_ITEM = (
+    update(SESSIONS)
+    .where(SESSIONS.c.session_id == bindparam("target_session_id"), SESSIONS.c.status == "running")
+    .values({c: bindparam(f"new_{c}") for c in _ENDED_COLUMNS})
+)
+
+
+def _ended_values(item: EndedItem, last: int, now: datetime) -> dict[str, Any]:
+    session = item.session
+    values = {
+        "status": item.status,
+        "status_reason": item.reason,
+        "completed_at": now,
+        "updated_at": now,
+        "last_event_seq": last,
+        **_stage_values("debate", "debate_outcome", session.debate),
+        **_stage_values("judge", "verdict", session.judge),
+    }
+    return {"target_session_id": session.session_id, **{f"new_{c}": values[c] for c in _ENDED_COLUMNS}}
+
+
+def _batch_values(batch: Batch) -> dict[str, Any]:
+    return {
+        "batch_id": batch.batch_id,
+        "client_id": batch.client_id,
+        "requested_by": batch.requested_by,
+        "analysis_date": batch.analysis_date.isoformat(),
+        "experts": list(batch.experts),
+        "token_budget": batch.token_budget,
+        "status": batch.status,
+        "total": batch.total,
+        "request_id": batch.request_id,
+        "created_at": batch.created_at,
+        "updated_at": batch.updated_at,
+        "completed_at": batch.completed_at,
+    }
+
+
+def _batch_of(row: Any) -> Batch:
+    return Batch(
+        batch_id=row["batch_id"],
+        analysis_date=date.fromisoformat(row["analysis_date"]),
+        experts=list(row["experts"]),
+        total=row["total"],
+        client_id=row["client_id"],
+        requested_by=row["requested_by"],
+        token_budget=row["token_budget"],
+        status=row["status"],
+        request_id=row["request_id"],
+        created_at=_utc(row["created_at"]),
+        updated_at=_utc(row["updated_at"]),
+        completed_at=_utc(row["completed_at"]) if row["completed_at"] is not None else None,
+    )
+
+
+def _utc(value: datetime) -> datetime:
+    """Core reads of a UTC column come back through its type (aware); a naive one is UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _lock_batch(conn: Connection, batch_id: str) -> Batch:
+    """The batch's row, locked until the transaction ends (PostgreSQL; SQLite has one writer)."""
+    query = select(BATCHES).where(BATCHES.c.batch_id == batch_id)
+    if conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise BatchNotFoundError(batch_id)
+    return _batch_of(row._mapping)
+
+
+def _progress(conn: Connection, batch_id: str) -> tuple[BatchProgress, int, int]:
+    """The batch's progress, how many items completed, and how many are still queued or running."""
+    grouped = select(SESSIONS.c.status, func.count()).where(SESSIONS.c.batch_id == batch_id).group_by(SESSIONS.c.status)
+    counts: dict[str, int] = {str(status): int(n) for status, n in conn.execute(grouped).all()}
+    total = sum(counts.values())
+    unfinished = sum(counts.get(s, 0) for s in UNFINISHED)
+    failed = sum(counts.get(s, 0) for s in FAILED_ITEM)
+    return BatchProgress(done=total - unfinished, total=total, failed=failed), counts.get("completed", 0), unfinished
+
+
+def _finish_if_done(conn: Connection, batch_id: str, now: datetime) -> Batch:
+    """The batch (its row locked by the caller), given its final status when no item is left to run."""
+    batch = _batch_of(conn.execute(select(BATCHES).where(BATCHES.c.batch_id == batch_id)).one()._mapping)
+    progress, completed, unfinished = _progress(conn, batch_id)
+    if batch.finished or unfinished:
+        return batch
+    status: BatchStatus = batch_status_of(progress, completed)
+    conn.execute(
+        update(BATCHES).where(BATCHES.c.batch_id == batch_id).values(status=status, updated_at=now, completed_at=now)
+    )
+    return replace(batch, status=status, updated_at=now, completed_at=now)
+
+
+def _notify(conn: Connection, session_ids: Sequence[str]) -> None:
+    for session_id in session_ids:
+        notify_events(conn, session_id)
