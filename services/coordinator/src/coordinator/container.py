@@ -13,6 +13,8 @@ from typing import Any
 import httpx
 import structlog
 
+from coordinator.application.services.batch_runner import BatchRunner, BatchSettings
+from coordinator.application.services.batch_service import BatchService
 from coordinator.application.services.market_reference_service import MarketReferenceService
 from coordinator.application.services.outcome_service import SessionOutcomeService
 from coordinator.application.services.research_jobs import JobSettings, ResearchJobs
@@ -20,6 +22,7 @@ from coordinator.application.services.research_orchestration_service import Rese
 from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
 from coordinator.application.services.usage_accounting import UsageAccounting
+from coordinator.domain.ports.batch_store import IBatchStore
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
@@ -37,8 +40,10 @@ from coordinator.infrastructure.adapters.research_gateway_adapter import Researc
 from coordinator.infrastructure.adapters.token_quota_adapter import LimitsTokenQuota
 from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
+from coordinator.infrastructure.persistence.batch_store import SqlAlchemyBatchStore
 from coordinator.infrastructure.persistence.event_notifications import listen_for_events
 from coordinator.infrastructure.persistence.retention import RetentionPurge
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.settings import Settings
 from shared_contracts.redaction import error_text
@@ -62,6 +67,9 @@ class CoordinatorContainer:
     market_reference: MarketReferenceService
     """The console's universe and bars."""
     usage_accounting: UsageAccounting
+    batches: BatchService | None
+    """None when the sessions are not kept in the SQL store (a test's in-memory repository)."""
+    batch_runner: BatchRunner | None
     owns_http_client: bool = True
 
     async def readiness(self) -> dict[str, str]:
@@ -73,6 +81,8 @@ class CoordinatorContainer:
         return dict(zip(checks, await asyncio.gather(*checks.values()), strict=True))
 
     async def aclose(self) -> None:
+        if self.batch_runner is not None:
+            await self.batch_runner.stop()
         await self.jobs.stop()
         if self.owns_http_client:
             await self.http_client.aclose()
@@ -91,11 +101,13 @@ def build_container(
     checkpointer: Any = None,
     owner: str | None = None,
     token_quota: ITokenQuota | None = None,
+    batch_store: IBatchStore | None = None,
 ) -> CoordinatorContainer:
     """``sessions`` is also the job store (``IJobStore``) and the usage ledger (``IUsageLedger``); ``checkpointer``:
-    LangGraph's, to resume researches (None: not resumable); ``owner``: this coordinator's instance id (the sessions
-    it claims are its own); ``token_quota``: the clients' daily tokens (default: CLIENT_DAILY_TOKENS on the limits
-    store, when limits are on)."""
+        LangGraph's, to resume researches (None: not resumable); ``owner``: this coordinator's instance id (the sessions
+        it claims are its own); ``token_quota``: the clients' daily tokens (default: CLIENT_DAILY_TOKENS on the limits
+        store, when limits are on); ``batch_store``: where batches are kept (default: the sessions' database, when
+    ``sessions`` is the SQL repository)."""
     if not isinstance(sessions, IJobStore):
         raise TypeError("the session repository must also be the job store (IJobStore)")
     if not isinstance(sessions, IUsageLedger):
@@ -149,6 +161,42 @@ def build_container(
         accounting=accounting,
         events_written=feed.wake,
     )
+    if batch_store is None and isinstance(sessions, SqlAlchemySessionRepository):
+        batch_store = SqlAlchemyBatchStore.sharing(sessions)
+    runner: BatchRunner | None = None
+    batches: BatchService | None = None
+    if batch_store is not None:
+        # The peers again, with a bulk call's own budget (a chunk of many items).
+        bulk = {
+            name: peer(name, url, settings.batch_call_timeout_seconds)
+            for name, url in (
+                ("research", settings.research_service_url),
+                ("debate", settings.debate_service_url),
+                ("judge", settings.judge_service_url),
+            )
+        }
+        runner = BatchRunner(
+            batch_store,
+            research_gateway or ResearchGatewayAdapter(bulk["research"]),
+            debate_gateway or DebateGatewayAdapter(bulk["debate"]),
+            judge_gateway or JudgeGatewayAdapter(bulk["judge"]),
+            owner=owner,
+            settings=BatchSettings(
+                chunk_size=settings.batch_chunk_size,
+                concurrency=settings.batch_concurrency,
+                poll_seconds=settings.job_poll_seconds,
+            ),
+            accounting=accounting,
+            events_written=feed.wake,
+        )
+        batches = BatchService(
+            batch_store,
+            runner,
+            token_budget=settings.research_token_budget,
+            accounting=accounting,
+            queue_limit=settings.batch_queue_limit,
+            poll_seconds=settings.job_poll_seconds,
+        )
     return CoordinatorContainer(
         settings=settings,
         http_client=client,
@@ -164,6 +212,8 @@ def build_container(
         outcome_service=SessionOutcomeService(sessions, bars),
         market_reference=MarketReferenceService(market),
         usage_accounting=accounting,
+        batches=batches,
+        batch_runner=runner,
         owns_http_client=http_client is None,
     )
 
@@ -185,6 +235,8 @@ async def open_container(settings: Settings) -> AsyncIterator[CoordinatorContain
             ) as container,
         ):
             container.jobs.start()
+            if container.batch_runner is not None:
+                container.batch_runner.start()
             async with listen_for_events(settings.database_url, container.event_feed.wake):
                 yield container
     finally:

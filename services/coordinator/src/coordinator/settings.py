@@ -40,6 +40,17 @@ class Settings(ServiceSettings):
         default=0.5, gt=0, le=5.0, description="How often the queue, cancellations and events are read from the store."
     )
 
+    batch_chunk_size: int = Field(
+        default=100, ge=1, le=1000, description="A batch's items claimed and sent to the peers together."
+    )
+    batch_concurrency: int = Field(default=2, ge=1, le=64, description="Batch chunks this coordinator runs at once.")
+    batch_queue_limit: int = Field(
+        default=20_000, ge=1, description="Batch items that may wait at once (all batches); beyond: 503 queue_full."
+    )
+    batch_call_timeout_seconds: float = Field(
+        default=600.0, gt=0, description="One bulk call of a batch chunk to a peer, retries included."
+    )
+
     research_token_budget: int | None = Field(
         default=None, ge=1, le=MAX_TOKEN_BUDGET, description="Tokens one research's model calls may use; unset: no cap."
     )

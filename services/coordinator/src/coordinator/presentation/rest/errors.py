@@ -75,13 +75,23 @@ async def research_failure_response(request: Request, exc: Exception) -> JSONRes
     status = status_of_code(code)
     report = log.error if status >= 500 else log.info
     report("research_failed", path=request.url.path, code=code, error=str(exc))
+    body = to_response_body(exc.result).model_dump(mode="json")  # nulls kept: the full response contract
+    return JSONResponse({**all_failed_problem(exc), **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
+
+
+def all_failed_problem(exc: AllExpertsFailedError) -> dict[str, Any]:
+    """The problem members of the answer to a research in which every expert failed (its body aside)."""
+    code = exc.answer_code
     problem = ProblemDetail(
-        title=ALL_FAILED_TITLE[exc.reason], status=status, detail=str(exc), code=code, request_id=current_request_id()
+        title=ALL_FAILED_TITLE[exc.reason],
+        status=status_of_code(code),
+        detail=str(exc),
+        code=code,
+        request_id=current_request_id(),
     ).model_dump(exclude_none=True)
     if exc.earliest_usable_date is not None:
         problem["earliest_usable_date"] = exc.earliest_usable_date.isoformat()
-    body = to_response_body(exc.result).model_dump(mode="json")  # nulls kept: the full response contract
-    return JSONResponse({**problem, **body}, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
+    return problem
 
 
 async def retry_later_response(request: Request, exc: Exception) -> JSONResponse:

@@ -1,0 +1,211 @@
+"""Batches: many symbols researched as of one day, ranked together (``shared_contracts.batches``).
+
+- ``POST /api/v1/coordinator/batches`` — 202 + ``Location``; 400 for a malformed request, 413 beyond 1,000 symbols;
+- ``GET  /api/v1/coordinator/batches`` — the caller's batches, newest first, paged;
+- ``GET  /api/v1/coordinator/batches/{batch_id}`` — progress and the items ranked by score, best first;
+- ``GET  /api/v1/coordinator/batches/{batch_id}/results`` — each item's research as ``POST …/research`` answers it;
+- ``GET  /api/v1/coordinator/batches/{batch_id}/events`` — ``batch.progress`` events, then one terminal event;
+- ``POST /api/v1/coordinator/batches/{batch_id}/cancel`` — ends it and its items not ended yet ``cancelled``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import JSONResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from coordinator.application.services.batch_service import BatchCommand, BatchService, BatchState
+from coordinator.application.services.research_orchestration_service import result_of
+from coordinator.application.services.session_query_service import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE
+from coordinator.domain.exceptions import AllExpertsFailedError, SessionStoreUnavailableError
+from coordinator.domain.model.session import ResearchSession
+from coordinator.presentation.rest.dependencies import ContainerDep, ViewerDep
+from coordinator.presentation.rest.errors import all_failed_problem
+from coordinator.presentation.rest.research_schemas import to_response_body
+from service_kit.request_id import current_request_id
+from shared_contracts.batches import (
+    BatchAccepted,
+    BatchItemBody,
+    BatchPage,
+    BatchProgressBody,
+    BatchRequestBody,
+    BatchResultItem,
+    BatchResults,
+    BatchSummary,
+    BatchView,
+    batch_links,
+)
+from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail
+
+router = APIRouter(prefix="/api/v1/coordinator", tags=["batches"])
+MAX_RESULTS_PAGE = 200
+
+
+async def get_batch_service(container: ContainerDep) -> BatchService:
+    if container.batches is None:
+        raise SessionStoreUnavailableError(
+            "Batches need the SQL session store (DATABASE_URL); this coordinator has none."
+        )
+    return container.batches
+
+
+BatchServiceDep = Annotated[BatchService, Depends(get_batch_service)]
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ProblemDetail, "description": "No such batch of the caller's (`code` batch_not_found)."}
+}
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Items to skip.")]
+
+
+@router.post(
+    "/batches",
+    operation_id="submitBatch",
+    status_code=202,
+    response_model=BatchAccepted,
+    responses={
+        400: {
+            "model": ProblemDetail,
+            "description": "`code` symbols_empty, invalid_symbol (naming the symbol's place), unknown_expert, "
+            "duplicate_expert, experts_empty, invalid_request (analysis_date not YYYY-MM-DD), "
+            "analysis_date_in_future, malformed_json.",
+        },
+        413: {"model": ProblemDetail, "description": "`code` batch_too_large: more than 1,000 symbols."},
+        429: {"model": ProblemDetail, "description": "`code` token_quota_exceeded (`Retry-After`)."},
+        503: {"model": ProblemDetail, "description": "`code` queue_full (`Retry-After`) or session_store_unavailable."},
+    },
+    summary="Research many symbols as of one day and rank them",
+)
+async def submit_batch(body: BatchRequestBody, service: BatchServiceDep, viewer: ViewerDep) -> JSONResponse:
+    command = BatchCommand(
+        symbols=body.symbols,
+        analysis_date=body.analysis_date,
+        experts=body.experts,
+        token_budget=body.token_budget,
+        request_id=current_request_id(),
+        client_id=viewer.client_id,
+    )
+    state = await service.submit(command)
+    accepted = BatchAccepted.model_validate(_summary(state).model_dump(by_alias=True))
+    headers = {"Location": accepted.links.self_}
+    return JSONResponse(accepted.model_dump(mode="json", by_alias=True), status_code=202, headers=headers)
+
+
+@router.get("/batches", operation_id="listBatches", response_model=BatchPage, summary="The caller's batches")
+async def list_batches(
+    service: BatchServiceDep,
+    viewer: ViewerDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE, description="Batches per page.")] = DEFAULT_PAGE_SIZE,
+    offset: Offset = 0,
+) -> BatchPage:
+    states, total = await service.page(viewer, offset=offset, limit=limit)
+    return BatchPage(items=[_summary(s) for s in states], total=total, limit=limit, offset=offset)
+
+
+@router.get(
+    "/batches/{batch_id}",
+    operation_id="getBatch",
+    response_model=BatchView,
+    responses=_NOT_FOUND,
+    summary="A batch: its progress and its items ranked by score",
+)
+async def get_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep) -> BatchView:
+    return _view(await service.get(batch_id, viewer))
+
+
+@router.get(
+    "/batches/{batch_id}/results",
+    operation_id="getBatchResults",
+    response_model=BatchResults,
+    responses=_NOT_FOUND,
+    summary="Each item's research, as POST /research answers it, in the order asked",
+)
+async def get_batch_results(
+    batch_id: str,
+    service: BatchServiceDep,
+    viewer: ViewerDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_RESULTS_PAGE, description="Items per page.")] = 100,
+    offset: Offset = 0,
+) -> BatchResults:
+    sessions, total = await service.results(batch_id, viewer, offset=offset, limit=limit)
+    return BatchResults(items=[_result(s) for s in sessions], total=total, limit=limit, offset=offset)
+
+
+@router.post(
+    "/batches/{batch_id}/cancel",
+    operation_id="cancelBatch",
+    response_model=BatchView,
+    responses={
+        **_NOT_FOUND,
+        409: {"model": ProblemDetail, "description": "`code` batch_finished: it had ended (not cancelled)."},
+    },
+    summary="Cancel a batch: it and its items not ended yet end cancelled",
+)
+async def cancel_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep) -> BatchView:
+    return _view(await service.cancel(batch_id, viewer))
+
+
+async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep) -> BatchState:
+    """The batch, read before the stream starts (another client's is a 404 here too)."""
+    return await service.get(batch_id, viewer, with_items=False)
+
+
+@router.get(
+    "/batches/{batch_id}/events",
+    operation_id="getBatchEvents",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "description": "`text/event-stream`: `batch.progress` ({status, done, total, failed}) each time items "
+            "end, then one terminal event: batch.completed, batch.partial, batch.failed or batch.cancelled. `id` is "
+            "the number of items ended."
+        },
+        404: {
+            "description": _NOT_FOUND[404]["description"],
+            "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}},
+        },
+    },
+    summary="A batch's progress (SSE) until it ends",
+)
+async def batch_events(
+    state: Annotated[BatchState, Depends(visible_batch)], service: BatchServiceDep, viewer: ViewerDep
+) -> AsyncIterator[ServerSentEvent]:
+    async for now in service.follow(state.batch.batch_id, viewer):
+        progress = now.progress
+        data = {"status": now.batch.status, "done": progress.done, "total": progress.total, "failed": progress.failed}
+        kind = f"batch.{now.batch.status}" if now.batch.finished else "batch.progress"
+        yield ServerSentEvent(id=str(progress.done), event=kind, data=data)
+
+
+def _summary(state: BatchState) -> BatchSummary:
+    batch, progress = state.batch, state.progress
+    return BatchSummary(
+        batch_id=batch.batch_id,
+        status=batch.status,
+        analysis_date=batch.analysis_date.isoformat(),
+        experts=list(batch.experts),
+        progress=BatchProgressBody(done=progress.done, total=progress.total, failed=progress.failed),
+        created_at=batch.created_at,
+        completed_at=batch.completed_at,
+        links=batch_links(batch.batch_id),
+    )
+
+
+def _view(state: BatchState) -> BatchView:
+    items = [BatchItemBody.model_validate(i, from_attributes=True) for i in state.items]
+    return BatchView(**_summary(state).model_dump(by_alias=True), items=items)
+
+
+def _result(session: ResearchSession) -> BatchResultItem:
+    item = {"symbol": session.symbol, "session_id": session.session_id, "status": session.status}
+    if session.status not in ("completed", "partial", "failed"):
+        return BatchResultItem.model_validate(item)
+    result = result_of(session)
+    research = to_response_body(result)
+    if result.overall_status != "failed":
+        return BatchResultItem.model_validate({**item, "http_status": 200, "research": research})
+    problem = all_failed_problem(AllExpertsFailedError.for_result(result))
+    return BatchResultItem.model_validate(
+        {**item, "http_status": problem["status"], "research": research, "problem": problem}
+    )
