@@ -10,6 +10,7 @@ list the symbols the research service's data covers.
     make cli ARGS="--follow SESSION_ID"            re-attach: live progress, then the summary
     make cli ARGS="--cancel SESSION_ID"
     make cli ARGS="--universe"
+    make cli ARGS="--batch 600519.SH,000001.SZ,300750.SZ --analysis-date 2025-06-30"   rank a list
 
 (``make cli ARGS=...`` is ``uv run python scripts/research_cli.py ...`` on the uv make installed if needed.)
 
@@ -38,6 +39,10 @@ offered for retry (the session read's `retryable`, when it has one, decides); a 
 
 Without --analysis-date a research is made as of today; when the newest bar it read is more than two weeks
 older, the summary says so first, with the date to give instead (the offline snapshot ends in 2025).
+
+--batch SYMBOLS researches a comma-separated list as one batch (POST /api/v1/coordinator/batches), prints its
+progress as items end (stderr), then the ranked table: each symbol's action, score, universe rank, position and
+confidence, best first, and its session id (readable and retryable like any session). Up to 1,000 symbols.
 
 --sessions lists each session's creation time, id, symbol, analysis date, status and verdict action.
 
@@ -559,6 +564,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--follow", metavar="SESSION_ID", help="follow a session's progress, then summarise it")
     parser.add_argument("--cancel", metavar="SESSION_ID", help="cancel a queued or running session")
     parser.add_argument("--sessions", action="store_true", help="list the latest sessions instead")
+    parser.add_argument("--batch", metavar="SYMBOLS", help="rank a comma-separated list of symbols as one batch")
     parser.add_argument("--status", help="with --sessions: only sessions of this status (e.g. partial)")
     parser.add_argument("--limit", type=int, default=20, help="with --sessions: how many (default 20)")
     parser.add_argument(
@@ -580,8 +586,10 @@ def main(argv: list[str] | None = None) -> int:
     service, base_url = "coordinator", args.url
     undated = False  # a new research without --analysis-date: as of today
     if args.analysis_date and (args.universe or args.sessions or args.retry):
-        parser.error("--analysis-date dates a new research: give it with a SYMBOL only (a retry keeps its date)")
+        parser.error("--analysis-date dates a new research: give it with a SYMBOL or --batch (a retry keeps its date)")
 
+    if args.batch:
+        return run_batch(args, api, timeout)
     if args.universe:
         service, base_url = "research service", args.research_url
         request = httpx.Request("GET", f"{args.research_url.rstrip('/')}/api/v1/research/universe")
@@ -794,3 +802,62 @@ def _stages(client: httpx.Client, api: str, body: Mapping[str, Any]) -> Mapping[
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int:
+    """``--batch``: submit, follow the progress, print the ranked table; the exit code as for a research."""
+    symbols = [s for s in re.split(r"[,\s]+", args.batch) if s]
+    payload: dict[str, Any] = {"symbols": symbols, "experts": [e for e in re.split(r"[,\s]+", args.experts) if e]}
+    if args.analysis_date:
+        payload["analysis_date"] = args.analysis_date
+    print(f"POST {api}/batches ({len(symbols)} symbols)", file=sys.stderr, flush=True)
+    key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    with httpx.Client(timeout=timeout, headers=headers) as client:
+        try:
+            response = client.post(f"{api}/batches", json=payload)
+            if response.status_code == 202:
+                batch_url = response.headers["Location"]
+                base = api.removesuffix("/api/v1/coordinator")
+                with client.stream("GET", f"{base}{batch_url}/events") as events:
+                    for line in events.iter_lines():
+                        if line.startswith("data:"):
+                            data = json.loads(line[5:])
+                            print(f"  {data['done']}/{data['total']} done, {data['failed']} failed", file=sys.stderr)
+                response = client.get(f"{base}{batch_url}")
+        except httpx.ConnectError:
+            print(f"The coordinator is not reachable at {args.url}. Start the stack with `make run`.", file=sys.stderr)
+            return 2
+        except httpx.TimeoutException:
+            print(f"No answer from {args.url} within {args.timeout:g} s.", file=sys.stderr)
+            return 2
+    body = _json_or_text(response)
+    if response.status_code != 200 or not isinstance(body, Mapping):
+        print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
+        return 1
+    print(json.dumps(body, ensure_ascii=False, indent=2) if args.json else format_batch(body))
+    return 0 if body.get("status") in ("completed", "partial") else 1
+
+
+def format_batch(body: Mapping[str, Any]) -> str:
+    """The ranked table of a batch, best first."""
+    progress = body.get("progress") or {}
+    lines = [
+        f"batch {body.get('batch_id')} as of {body.get('analysis_date')}: {body.get('status')}, "
+        f"{progress.get('done')}/{progress.get('total')} done, {progress.get('failed')} failed",
+        "",
+        f"{'#':>4}  {'symbol':<11} {'action':<6} {'score':>7} {'rank':>6} {'position':>9} {'confidence':>10}  session",
+    ]
+
+    def figure(value: Any, spec: str, suffix: str = "") -> str:
+        return f"{value:{spec}}{suffix}" if _number(value) else "—"
+
+    for place, item in enumerate(body.get("items") or [], start=1):
+        action = item.get("action") or item.get("status")
+        lines.append(
+            f"{place:>4}  {item.get('symbol', ''):<11} {action:<6} {figure(item.get('score'), '+.3f'):>7} "
+            f"{figure(item.get('universe_rank'), '.0%'):>6} {figure(item.get('position_percent'), '.1f', ' %'):>9} "
+            f"{figure(item.get('confidence'), '.0%'):>10}  {item.get('session_id')}"
+        )
+    lines += ["", "rank: the stock's percentile in its reference universe on the day; score: the debate's weighed sum."]
+    return "\n".join(lines)

@@ -17,6 +17,7 @@ from datetime import date
 
 import httpx
 
+from evaluation.batches import run_batches
 from evaluation.grid import default_split, grid_dates
 from evaluation.options import LLM_CONCURRENCY, Settings
 from evaluation.records import ResearchRecord
@@ -32,6 +33,8 @@ from evaluation.runner import (
 )
 from shared_contracts.scoring import DailyBar
 
+BATCHES_PER_COORDINATOR = 2
+"""Batches (one per configuration and date) in flight per coordinator: its chunks of two keep it busy."""
 REQUEST_TIMEOUT_S = 600.0
 """One research's answer: the coordinator's own budgets (experts 120 s, debate 180 s, judge 90 s) fit in it."""
 
@@ -129,9 +132,13 @@ async def evaluate(
         progress = Progress(len(jobs))
         cpu_before = _cpu_now(service_cpu)
         try:
-            outcome = await run_jobs(
-                client, coordinator_urls, jobs, concurrency=concurrency, gate=gate, progress=progress
-            )
+            if gate is None:  # batches; an LLM budget is kept research by research
+                in_flight = BATCHES_PER_COORDINATOR * len(coordinator_urls)
+                outcome = await run_batches(client, coordinator_urls, jobs, concurrency=in_flight, progress=progress)
+            else:
+                outcome = await run_jobs(
+                    client, coordinator_urls, jobs, concurrency=concurrency, gate=gate, progress=progress
+                )
         finally:
             progress.close()
         phases["researches_seconds"] = outcome.seconds
