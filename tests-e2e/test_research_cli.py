@@ -281,3 +281,39 @@ def test_make_prints_a_refusal_without_its_own_error_line_unless_strict(target: 
     assert strict.returncode == 2
     assert "is not reachable" in strict.stderr
     assert "Error 2" in strict.stderr  # make's line: what a script checking the exit status asked for
+
+
+# ------------------------------------------------------------------------------------ batches
+
+
+@respx.mock
+def test_a_batch_prints_its_progress_then_the_ranked_table(capsys: pytest.CaptureFixture[str]) -> None:
+    batch = "/api/v1/coordinator/batches/b-1"
+    items = [
+        {"symbol": "000001.SZ", "session_id": "s-1", "status": "completed", "action": "BUY", "score": 0.61,
+         "universe_rank": 0.93, "position_percent": 8.0, "confidence": 0.57},
+        {"symbol": "999999.SZ", "session_id": "s-2", "status": "failed"},
+    ]  # fmt: skip
+    view = {"batch_id": "b-1", "status": "partial", "analysis_date": "2025-06-30", "items": items,
+            "progress": {"done": 2, "total": 2, "failed": 1}}  # fmt: skip
+    submitted = respx.post(f"{API}/batches").mock(
+        return_value=httpx.Response(202, json={"batch_id": "b-1"}, headers={"Location": batch})
+    )
+    stream = 'event: batch.progress\nid: 1\ndata: {"done": 1, "total": 2, "failed": 0}\n\n'
+    stream += 'event: batch.partial\nid: 2\ndata: {"done": 2, "total": 2, "failed": 1}\n\n'
+    respx.get(f"{URL}{batch}/events").mock(return_value=httpx.Response(200, text=stream))
+    respx.get(f"{URL}{batch}").mock(return_value=httpx.Response(200, json=view))
+
+    code = _cli().main(["--batch", "000001.SZ, 999999.SZ", "--analysis-date", "2025-06-30", "--url", URL])
+    out, err = capsys.readouterr()
+
+    assert code == 0
+    sent = submitted.calls[0].request.content
+    assert b'"symbols":["000001.SZ","999999.SZ"]' in sent
+    assert b'"analysis_date":"2025-06-30"' in sent
+    assert "1/2 done, 0 failed" in err
+    assert "2/2 done, 1 failed" in err
+    lines = out.splitlines()
+    assert lines[0] == "batch b-1 as of 2025-06-30: partial, 2/2 done, 1 failed"
+    assert lines[3].split() == ["1", "000001.SZ", "BUY", "+0.610", "93%", "8.0", "%", "57%", "s-1"]
+    assert lines[4].split() == ["2", "999999.SZ", "failed", "—", "—", "—", "—", "s-2"]
