@@ -264,6 +264,8 @@ async def concurrency(stack: BenchStack, cfg: BenchConfig, log: Log) -> dict[str
     single = next((lv for lv in levels if lv["concurrency"] == 1), None)
     for lv in levels:
         lv["p95_over_single_p50"] = lv["p95_ms"] / single["p50_ms"] if single and single["p50_ms"] else None
+        if lv["concurrency"] > 1 and lv["p95_over_single_p50"] is not None:
+            log(f"  {lv['concurrency']}-concurrent p95/single: {lv['p95_over_single_p50']:.2f}x")
     return {"latency_ms": cfg.concurrency_latency_ms, "levels": levels}
 
 

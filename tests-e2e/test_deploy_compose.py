@@ -210,7 +210,7 @@ def test_gateway_fronts_the_coordinator_only(compose: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------------- keys, Redis, proxy
 
 REQUIRED = ("API_KEYS", "SERVICE_API_KEY", "POSTGRES_PASSWORD", "REDIS_PASSWORD")
-CREDENTIAL = re.compile(r"PASSWORD|SECRET|TOKEN|API_KEY|_KEYS?$")
+CREDENTIAL = re.compile(r"PASSWORD|SECRET|TOKEN(?!S_PER_MINUTE)|API_KEY|_KEYS?$")  # a rate of tokens is no token
 URL_WITH_PASSWORD = re.compile(r"://[^/\s:@]+:(?P<password>\$\{[^}]*\}|[^/\s@]+)@")
 REQUIRED_FROM_HOST = re.compile(r"\$\{[A-Z_]+:\?[^}]*\}")
 

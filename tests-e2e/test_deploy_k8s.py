@@ -256,7 +256,7 @@ def test_the_llm_key_comes_only_from_the_secret(rendered: list[dict[str, Any]]) 
 
 SECRET_NAME = "stock-research-secrets"
 # Names whose value is a credential: only ever from a Secret, never written in a manifest.
-CREDENTIAL = re.compile(r"PASSWORD|SECRET|TOKEN|API_KEY|_KEYS?$")
+CREDENTIAL = re.compile(r"PASSWORD|SECRET|TOKEN(?!S_PER_MINUTE)|API_KEY|_KEYS?$")  # a rate of tokens is no token
 URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")
 
 

@@ -67,7 +67,7 @@ class ClientRateLimits:
 
     @classmethod
     def from_uri(cls, uri: str, *, writes: str, reads: str, daily_quota: int) -> ClientRateLimits:
-        return cls(writes=writes, reads=reads, daily_quota=daily_quota, storage=_async_storage(uri))
+        return cls(writes=writes, reads=reads, daily_quota=daily_quota, storage=async_storage(uri))
 
     async def check(self, client_id: str, *, write: bool, research: bool) -> Refusal | None:
         """Count one request of ``client_id``; a ``Refusal`` when a limit is already used up. For ``research``,
@@ -111,7 +111,7 @@ class DailyTokenQuota:
 
     @classmethod
     def from_uri(cls, uri: str, daily_tokens: int) -> DailyTokenQuota:
-        return cls(daily_tokens, _async_storage(uri))
+        return cls(daily_tokens, async_storage(uri))
 
     @property
     def daily_tokens(self) -> int:
@@ -189,7 +189,8 @@ def _seconds_until(reset_time: float) -> int:
     return max(1, math.ceil(reset_time - time.time()))
 
 
-def _async_storage(uri: str) -> Storage:
+def async_storage(uri: str) -> Storage:
+    """The asyncio ``limits`` storage of ``uri`` (``storage_uri``)."""
     storage = storage_from_string(uri)
     if not isinstance(storage, Storage):
         raise ValueError(f"not an asyncio limits storage: {uri}")

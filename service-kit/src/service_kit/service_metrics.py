@@ -4,7 +4,9 @@
   them (``direction`` ``input`` or ``output``; ``stage``: the role that called, an expert, ``bull_advocate``,
   ``judge``...), counted by ``service_kit.llm.tracing``;
 - ``stage_duration_seconds{service, stage}``: how long each stage of a research took (the coordinator's
-  ``experts``, ``expert:<name>``, ``debate``, ``verdict``).
+  ``experts``, ``expert:<name>``, ``debate``, ``verdict``);
+- ``llm_calls_waiting{service, model}``: model calls waiting for their turn under the model-call limits
+  (``service_kit.llm.call_limits``), and ``llm_call_wait_seconds{service, model}``: how long each call waited.
 
 Each app has its own (its registry: several apps in one process count apart); code serving a request reaches
 its app's through ``current_metrics()``, which ``MetricsContextMiddleware`` sets for the request (and the tasks
@@ -16,13 +18,15 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service_kit.asgi import HttpMiddleware
 
 STAGE_SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
 """From a rules-engine stage (tens of ms) to a slow model's (minutes)."""
+WAIT_SECONDS_BUCKETS = (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+"""From a free turn (well under a millisecond) to a minute's wait for the requests-per-minute window."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,8 @@ class ServiceMetrics:
     service: str
     tokens: Counter
     stage_seconds: Histogram
+    calls_waiting: Gauge
+    wait_seconds: Histogram
 
     @classmethod
     def registered(cls, service: str, registry: CollectorRegistry) -> ServiceMetrics:
@@ -46,7 +52,20 @@ class ServiceMetrics:
             buckets=STAGE_SECONDS_BUCKETS,
             registry=registry,
         )
-        return cls(service, tokens, stage_seconds)
+        calls_waiting = Gauge(
+            "llm_calls_waiting",
+            "Model calls waiting for their turn under the model-call limits.",
+            ["service", "model"],
+            registry=registry,
+        )
+        wait_seconds = Histogram(
+            "llm_call_wait_seconds",
+            "How long a model call waited for its turn under the model-call limits.",
+            ["service", "model"],
+            buckets=WAIT_SECONDS_BUCKETS,
+            registry=registry,
+        )
+        return cls(service, tokens, stage_seconds, calls_waiting, wait_seconds)
 
     def count_tokens(self, model: str, stage: str, input_tokens: int | None, output_tokens: int | None) -> None:
         for direction, tokens in (("input", input_tokens), ("output", output_tokens)):
@@ -55,6 +74,12 @@ class ServiceMetrics:
 
     def observe_stage(self, stage: str, seconds: float) -> None:
         self.stage_seconds.labels(self.service, stage).observe(seconds)
+
+    def count_waiting(self, model: str, change: int) -> None:
+        self.calls_waiting.labels(self.service, model).inc(change)
+
+    def observe_wait(self, model: str, seconds: float) -> None:
+        self.wait_seconds.labels(self.service, model).observe(seconds)
 
 
 _current: ContextVar[ServiceMetrics | None] = ContextVar("service_metrics", default=None)

@@ -12,6 +12,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from service_kit.api_keys import KeyRing, parse_entries, read_key_file
 from shared_contracts.redaction import url_password
 
+PerModel = int | dict[str, int]
+"""A model-call limit: one number for every model, or one per model name (JSON in the environment)."""
+
 
 class ConfigurationError(RuntimeError):
     """Configuration from the environment is invalid; the message names the variable(s)."""
@@ -41,7 +44,9 @@ class ServiceSettings(BaseSettings):
     rate_limit_writes: str = Field(default="30/minute", description="POSTs per client (limits notation).")
     rate_limit_reads: str = Field(default="300/minute", description="Other requests per client.")
     research_daily_quota: int = Field(default=500, ge=0, description="Researches per client per day; 0: none.")
-    redis_url: str | None = Field(default=None, description="Rate-limit counters shared by replicas.")
+    redis_url: str | None = Field(
+        default=None, description="Rate-limit counters and model-call limits shared by replicas and services."
+    )
     otel_exporter_otlp_endpoint: str | None = Field(
         default=None, description="OTLP/HTTP collector (http://host:4318): traces on; unset: off (tracing.py)."
     )
@@ -106,9 +111,26 @@ class EngineSettings(ServiceSettings):
         default="repair", description="What happens to a figure in an LLM answer that is not in its input."
     )
     report_language: Literal["zh", "en"] = "zh"
+    # Model-call limits (service_kit.llm.call_limits): a number for every model, or JSON per model; 0: none.
+    llm_max_concurrency: PerModel = Field(default=512, description="Model calls in flight at once.")
+    llm_requests_per_minute: PerModel = Field(default=0, description="Model calls started per minute.")
+    llm_tokens_per_minute: PerModel = Field(default=0, description="Tokens (input + output) per minute.")
 
     def secret_values(self) -> list[str | None]:
         return [*super().secret_values(), self.llm_api_key]
+
+    def model_limit(self, limit: PerModel, model: str) -> int | None:
+        """``limit`` (one of the ``llm_*`` limits above) for ``model``: None when it has none."""
+        value = limit if isinstance(limit, int) else limit.get(model, 0)
+        return value or None
+
+    @field_validator("llm_max_concurrency", "llm_requests_per_minute", "llm_tokens_per_minute", mode="before")
+    @classmethod
+    def _per_model(cls, value: object) -> object:
+        values = list(value.values()) if isinstance(value, dict) else [value]
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+            raise ValueError(f'must be 0 (none), a positive number or JSON such as {{"gpt-4o": 500}}, got {value!r}')
+        return value
 
     @property
     def uses_llm(self) -> bool:

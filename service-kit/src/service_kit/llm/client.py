@@ -12,6 +12,7 @@ import openai
 import structlog
 from pydantic import BaseModel, ValidationError
 
+from service_kit.llm.call_limits import CallLimits, ModelCallLimiter, Turn
 from service_kit.llm.errors import LLMError, LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from service_kit.llm.tracing import traced_model_call
 from service_kit.llm.usage_meter import call_usage, current_meter
@@ -96,6 +97,10 @@ class OpenAICompatibleChat:
     own timeout applies to each attempt and to each read, so a server that trickles its answer or asks
     to be retried after minutes would otherwise hold the call for as long as it likes.
 
+    Each call first waits its turn under ``limiter``'s model-call limits (``service_kit.llm.call_limits``;
+    none without one); that wait counts in ``timeout_seconds`` too: a call still waiting when it runs out is
+    ``LLMUnavailableError``, as one whose endpoint asked for a retry later than the timeout allows.
+
     Without an injected ``http_client`` the SDK's aiohttp transport is used (``openai[aiohttp]``,
     ``DefaultAioHttpClient``): the SDK's documented choice for concurrency, and about half the CPU per
     call of its default transport (benchmarks/README.md)."""
@@ -110,8 +115,10 @@ class OpenAICompatibleChat:
         max_retries: int,
         json_mode: bool = True,
         http_client: httpx2.AsyncClient | None = None,
+        limiter: ModelCallLimiter | None = None,
     ) -> None:
         self.model = model
+        self.limiter = limiter if limiter is not None else ModelCallLimiter(model, CallLimits())
         self.base_url = base_url
         self._json_mode = json_mode
         self._timeout_seconds = timeout_seconds
@@ -139,6 +146,7 @@ class OpenAICompatibleChat:
         if self._json_mode:
             body["response_format"] = {"type": "json_object"}
         _check_token_budget()
+        turn = self.limiter.turn(self.limiter.reservation("\n".join(m["content"] for m in messages)))
         attempts: list[int | None] = []
         recording = _attempts_of_this_call.set(attempts)
         try:
@@ -146,9 +154,14 @@ class OpenAICompatibleChat:
             # given): ``chat.completions.create`` first walks every parameter through its TypedDict
             # transform, about 2 ms of CPU per call for these four plain fields (benchmarks/README.md).
             # Retries and errors are the SDK's; the body comes back as bytes (``ChatReply``).
-            async with asyncio.timeout(self._timeout_seconds):
+            async with asyncio.timeout(self._timeout_seconds), turn:
                 raw: bytes = await self._client.post("/chat/completions", cast_to=bytes, body=body)
         except TimeoutError as exc:
+            if not turn.granted:
+                raise LLMUnavailableError(
+                    "the model-call limits (LLM_MAX_CONCURRENCY, LLM_REQUESTS_PER_MINUTE, LLM_TOKENS_PER_MINUTE) "
+                    f"kept the call waiting for its turn longer than LLM_TIMEOUT_SECONDS ({self._timeout_seconds:g} s)"
+                ) from exc
             if attempts and attempts[-1] == 429:  # the budget ran out while the SDK waited as it was told
                 raise LLMUnavailableError(
                     "the LLM endpoint is rate-limiting calls (429) and asked to be retried later than "
@@ -169,6 +182,7 @@ class OpenAICompatibleChat:
         except (LLMError, LLMOutputParseError):
             _meter_unreadable_reply(raw, self.model, messages)
             raise
+        await _settle_tokens(turn, completion, messages)
         _meter_completion(completion, messages)
         log.info(
             "llm_call",
@@ -180,6 +194,7 @@ class OpenAICompatibleChat:
 
     async def aclose(self) -> None:
         await self._client.close()
+        await self.limiter.aclose()
 
 
 def _status_failure(exc: openai.APIStatusError) -> LLMUnavailableError | LLMTimeoutError | LLMUpstreamError:
@@ -284,6 +299,16 @@ def _meter_completion(completion: LLMCompletion, messages: list[dict[str, str]])
         meter.record(usage)
 
 
+async def _settle_tokens(turn: Turn, completion: LLMCompletion, messages: list[dict[str, str]]) -> None:
+    """Corrects the call's token reservation (if it made one) by what it used."""
+    if turn.reserved_tokens:
+        prompt = "\n".join(m["content"] for m in messages)
+        usage = call_usage(
+            completion.model, completion.prompt_tokens, completion.completion_tokens, prompt, completion.text
+        )
+        await turn.settle(usage.tokens)
+
+
 def _meter_unreadable_reply(raw: bytes, model: str, messages: list[dict[str, str]]) -> None:
     """A 2xx reply that is no usable completion (cut off, refused) still used tokens: what it reports, if any."""
     meter = current_meter()
@@ -309,4 +334,5 @@ def build_chat_client(settings: EngineSettings, http_client: httpx2.AsyncClient 
         max_retries=settings.llm_max_retries,
         json_mode=settings.llm_json_mode,
         http_client=http_client,
+        limiter=ModelCallLimiter.from_settings(settings),
     )

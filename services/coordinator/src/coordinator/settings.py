@@ -33,7 +33,7 @@ class Settings(ServiceSettings):
     session_retention_days: int = Field(default=180, ge=0, description="Finished sessions older are deleted; 0: kept.")
     session_purge_interval_seconds: float = Field(default=3600.0, ge=1.0, description="How often the purge runs.")
     http_max_connections: int = Field(default=200, ge=1, description="Open connections to all peers together.")
-    research_concurrency: int = Field(default=8, ge=1, le=1000, description="Researches this coordinator runs at once.")
+    research_concurrency: int = Field(default=128, ge=1, le=1000, description="Researches run at once here.")
     research_queue_limit: int = Field(default=100, ge=0, description="Queued researches beyond which: 503 queue_full.")
     stall_seconds: float = Field(default=120.0, gt=0, description="A research silent this long: session.stalled.")
     job_poll_seconds: float = Field(
