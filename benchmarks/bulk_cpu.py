@@ -1,0 +1,126 @@
+"""CPU per research of the research, debate and judge services through their bulk endpoints (issue 48).
+
+Each analysis date: every symbol of the offline snapshot, one bulk call per expert (the five), one for the debates
+(built from the results as the coordinator builds them), one for the verdicts; each service's CPU (``/proc``)
+divided by the researches made (the symbols with at least one expert result). The services are real uvicorn
+processes (rules mode, ``LOG_LEVEL=WARNING``); each date is new to them, so its cross-section is computed in it.
+With ``--ref`` a second set of services runs the sources of that git ref, and the dates alternate between the two.
+
+    uv run --no-sync python -m benchmarks.bulk_cpu
+    uv run --no-sync python -m benchmarks.bulk_cpu --ref e492a09 --dates 2023-06-30 2024-06-28
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks.harness import EXPERTS, loadavg
+from benchmarks.paired_refs import ref_sources
+from coordinator.infrastructure.adapters.debate_gateway_adapter import debate_request_body
+from coordinator.infrastructure.adapters.judge_gateway_adapter import to_judge_input
+from service_kit.stack.launcher import PEERS, Stack, running_stack
+
+DATES = ("2021-06-30", "2022-06-30", "2023-06-30", "2024-06-28", "2025-06-30", "2025-09-30")
+STAGES = ("research", "debate", "judge")
+ENV = {"ANALYSIS_ENGINE": "rules", "LOG_LEVEL": "WARNING"}
+
+
+def _bulk(client: httpx.Client, url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    answer = client.post(url, json=body)
+    answer.raise_for_status()
+    items: list[dict[str, Any]] = answer.json()["items"]
+    return items
+
+
+def one_date(client: httpx.Client, stack: Stack, symbols: list[str], on: str) -> dict[str, Any]:
+    """Every symbol researched as of ``on``: the researches made, each service's CPU ms per research, the wall s."""
+    research, debate, judge = (stack[name].url for name in STAGES)
+    started, cpu = time.perf_counter(), [stack.cpu_seconds()]
+    results: dict[str, dict[str, Any]] = {symbol: {} for symbol in symbols}
+    for expert in EXPERTS:
+        items = _bulk(
+            client, f"{research}/api/v1/research/experts/{expert}/bulk", {"symbols": symbols, "analysis_date": on}
+        )
+        for item in items:
+            results[item["symbol"]][expert] = item["result"]
+    researched = [symbol for symbol in symbols if any(results[symbol].values())]
+    cpu.append(stack.cpu_seconds())
+    debates = [debate_request_body(symbol, results[symbol]) for symbol in researched]
+    outcomes = _bulk(client, f"{debate}/api/v1/debate/run/bulk", {"items": debates})
+    cpu.append(stack.cpu_seconds())
+    inputs = [
+        to_judge_input(
+            item["symbol"],
+            item["result"],
+            {
+                "expert_results": results[item["symbol"]],
+                "analysis_date": on,
+                "failed_experts": [name for name, result in results[item["symbol"]].items() if result is None],
+            },
+        ).model_dump(mode="json")
+        for item in outcomes
+    ]
+    verdicts = _bulk(client, f"{judge}/api/v1/judge/verdict/bulk", {"items": inputs})
+    cpu.append(stack.cpu_seconds())
+    assert all(v["result"] for v in verdicts), [v["problem"] for v in verdicts if v["problem"]][:1]
+    n = len(researched)
+    return {
+        "date": on,
+        "researches": n,
+        "wall_s": time.perf_counter() - started,
+        "cpu_ms": {name: (cpu[i + 1][name] - cpu[i][name]) * 1000 / n for i, name in enumerate(STAGES)},
+        "request_bytes": {
+            "debate": max(len(json.dumps(d)) for d in debates),
+            "judge": max(len(json.dumps(j)) for j in inputs),
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ref", help="also run the sources of this git ref, alternating date by date")
+    parser.add_argument("--dates", nargs="+", default=list(DATES), help="analysis dates, each new to the services")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stacks, httpx.Client(timeout=600) as client:
+        work = Path(tmp)
+        sides = {"after": stacks.enter_context(running_stack(work / "after", common_env=ENV, only=PEERS))}
+        if args.ref:
+            (work / "src").mkdir()
+            env = {**ENV, "PYTHONPATH": ref_sources(args.ref, work / "src")}
+            sides["before"] = stacks.enter_context(running_stack(work / "before", common_env=env, only=PEERS))
+        universe = client.get(sides["after"]["research"].url + "/api/v1/research/universe").json()
+        symbols = [entry["symbol"] for entry in universe["symbols"]]
+        load = loadavg()
+        runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+        for index, on in enumerate(args.dates):
+            for side in sorted(sides, reverse=index % 2 == 1):
+                runs[side].append(one_date(client, sides[side], symbols, on))
+        print(f"{len(symbols)} symbols, dates {' '.join(args.dates)}; load {load} -> {loadavg()}")
+        for side, dated in runs.items():
+            for run in dated:
+                cpu = " ".join(f"{name} {ms:.2f}" for name, ms in run["cpu_ms"].items())
+                print(
+                    f"{side:6} {run['date']} {run['researches']:4} researches {run['wall_s']:.2f} s; CPU ms/research: {cpu}"
+                )
+            medians = {name: statistics.median(r["cpu_ms"][name] for r in dated) for name in STAGES}
+            total = sum(medians.values())
+            line = " ".join(f"{name} {ms:.2f}" for name, ms in medians.items())
+            wall = statistics.median(r["wall_s"] for r in dated)
+            print(
+                f"{side:6} median CPU ms per research: {line}; three services {total:.2f}; wall per date {wall:.2f} s"
+            )
+            largest = {k: max(r["request_bytes"][k] for r in dated) for k in ("debate", "judge")}
+            print(f"{side:6} largest item in bytes: debate {largest['debate']}, judge {largest['judge']}")
+
+
+if __name__ == "__main__":
+    main()
