@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import structlog
 from fastapi import FastAPI, Request
@@ -36,50 +36,47 @@ _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 415: "unsupported_me
 INTERNAL_ERROR_DETAIL = "An unexpected error occurred; it has been logged."
 
 
-def problem_members(
-    status: int,
-    code: str,
-    detail: str,
-    *,
-    title: str | None = None,
-    errors: list[dict[str, Any]] | None = None,
-    extra: Mapping[str, Any] | None = None,
-    request_id: str | None = None,
-) -> dict[str, Any]:
-    """The members of a problem detail as answered (absent ones left out). ``extra`` adds members; it cannot
-    replace the standard ones."""
+class ProblemMembers(TypedDict, total=False):
+    """What a problem detail may add to its status, code and detail."""
+
+    title: str | None
+    errors: list[dict[str, Any]] | None
+    extra: Mapping[str, Any] | None
+    """Further members; they cannot replace the standard ones."""
+    request_id: str | None
+    """For handlers running outside the request-id middleware (a response then also sets the header)."""
+
+
+def problem_members(status: int, code: str, detail: str, **members: Unpack[ProblemMembers]) -> dict[str, Any]:
+    """The members of a problem detail as answered (absent ones left out)."""
     standard = {
         "type": "about:blank",
-        "title": title or HTTPStatus(status).phrase,
+        "title": members.get("title") or HTTPStatus(status).phrase,
         "status": status,
         "detail": redact_secrets(detail),
         "code": code,
-        "request_id": request_id or current_request_id(),
-        "errors": errors,
+        "request_id": members.get("request_id") or current_request_id(),
+        "errors": members.get("errors"),
     }
-    added = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in (extra or {}).items() if k not in standard}
+    extra = members.get("extra") or {}
+    added = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in extra.items() if k not in standard}
     return ProblemDetail.model_validate({**added, **standard}).model_dump(exclude_none=True)
 
 
 def problem_response(
-    status: int,
-    code: str,
-    detail: str,
-    *,
-    title: str | None = None,
-    errors: list[dict[str, Any]] | None = None,
-    extra: Mapping[str, Any] | None = None,
-    request_id: str | None = None,
-    headers: Mapping[str, str] | None = None,
+    status: int, code: str, detail: str, *, headers: Mapping[str, str] | None = None, **members: Unpack[ProblemMembers]
 ) -> JSONResponse:
-    """The problem detail of ``problem_members`` as a response. ``request_id`` is for handlers running outside
-    the request-id middleware (it is then also set as the header). ``headers`` go on the answer as given (e.g.
-    ``Allow`` on a 405, ``WWW-Authenticate`` on a 401)."""
-    members = problem_members(status, code, detail, title=title, errors=errors, extra=extra, request_id=request_id)
+    """The problem detail of ``problem_members`` as a response; ``headers`` go on it as given (e.g. ``Allow`` on a
+    405, ``WWW-Authenticate`` on a 401)."""
     answer_headers = dict(headers or {})
-    if request_id:
+    if request_id := members.get("request_id"):
         answer_headers[REQUEST_ID_HEADER] = request_id
-    return JSONResponse(members, status_code=status, media_type=PROBLEM_CONTENT_TYPE, headers=answer_headers or None)
+    return JSONResponse(
+        problem_members(status, code, detail, **members),
+        status_code=status,
+        media_type=PROBLEM_CONTENT_TYPE,
+        headers=answer_headers or None,
+    )
 
 
 def service_error_problem(exc: ServiceError, path: str) -> dict[str, Any]:
