@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract_testkit import mock_llm_http_client
+from contract_testkit import assert_answered_as_singles, mock_llm_http_client
 from debate_fakes import raw_research_results
 from debate_http import RecordingLLMServer, debate_client, llm_settings
 
@@ -14,10 +14,6 @@ from shared_contracts.bulk import MAX_BULK_ITEMS
 
 BULK = "/api/v1/debate/run/bulk"
 SINGLE = "/api/v1/debate/run"
-
-
-def _without_request_id(problem: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in problem.items() if k != "request_id"}
 
 
 def _items() -> list[dict[str, Any]]:
@@ -38,11 +34,7 @@ async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_an
     assert response.status_code == 200, response.text
     answered = response.json()["items"]
     assert [a["symbol"] for a in answered] == [i["symbol"] for i in items]
-    for item, single in zip(answered, singles, strict=True):
-        if single.status_code == 200:
-            assert item["result"] == single.json()
-        else:
-            assert _without_request_id(item["problem"]) == _without_request_id(single.json())
+    assert_answered_as_singles(answered, singles)
     codes = [(a["problem"] or {}).get("code") for a in answered]
     assert codes == [None, "symbol_required", "symbol_mismatch", "no_successful_experts"]
     assert [(a["problem"] or {}).get("status") for a in answered] == [None, 400, 400, 400]

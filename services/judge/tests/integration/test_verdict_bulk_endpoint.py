@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import httpx
+from contract_testkit import assert_answered_as_singles
 from judge_fakes import FakeJudgeAgent, RecordingLLMEndpoint, chat_completion, llm_answer, wire_body
 
 from judge.container import JudgeContainer, build_container
@@ -30,10 +31,6 @@ async def _post(container: JudgeContainer, *requests: tuple[str, dict[str, Any]]
         return [await client.post(url, json=body) for url, body in requests]
 
 
-def _without_request_id(problem: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in problem.items() if k != "request_id"}
-
-
 async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_answers() -> None:
     items = [
         wire_body(reference_price=20.0, atr=0.5),
@@ -47,11 +44,7 @@ async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_an
     assert bulk.status_code == 200, bulk.text
     answered = bulk.json()["items"]
     assert [a["symbol"] for a in answered] == [i["symbol"] for i in items]
-    for item, single in zip(answered, singles, strict=True):
-        if single.status_code == 200:
-            assert item["result"] == single.json()
-        else:
-            assert _without_request_id(item["problem"]) == _without_request_id(single.json())
+    assert_answered_as_singles(answered, singles)
     codes = [(a["problem"] or {}).get("code") for a in answered]
     assert codes == [None, "symbol_required", "invalid_symbol", None]
 

@@ -4,9 +4,9 @@ each what the per-symbol endpoint answers (its result, or its problem's status, 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import httpx
+from contract_testkit import assert_answered_as_singles
 from research_fakes import answering
 
 from research.container import build_container
@@ -21,10 +21,6 @@ SINGLE = f"/api/v1/research/experts/{EXPERT}"
 ON = "2025-06-30"
 
 
-def _without_request_id(problem: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in problem.items() if k != "request_id"}
-
-
 async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_answers(
     client: httpx.AsyncClient,
 ) -> None:
@@ -33,14 +29,8 @@ async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_an
     assert response.status_code == 200, response.text
     items = response.json()["items"]
     assert [item["symbol"] for item in items] == symbols
-    for symbol, item in zip(symbols, items, strict=True):
-        single = await client.post(SINGLE, json={"symbol": symbol, "analysis_date": ON})
-        if single.status_code == 200:
-            assert item["problem"] is None
-            assert item["result"] == single.json()
-        else:
-            assert item["result"] is None
-            assert _without_request_id(item["problem"]) == _without_request_id(single.json())
+    singles = [await client.post(SINGLE, json={"symbol": symbol, "analysis_date": ON}) for symbol in symbols]
+    assert_answered_as_singles(items, singles)
     assert [(i["problem"] or {}).get("code") for i in items] == [None, "invalid_symbol", "symbol_not_found", None]
     assert items[0]["result"]["usage"]["llm_calls"] == 0
 
