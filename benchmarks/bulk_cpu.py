@@ -3,7 +3,8 @@
 Each analysis date: every symbol of the offline snapshot, one bulk call per expert (the five), one for the debates
 (built from the results as the coordinator builds them), one for the verdicts; each service's CPU (``/proc``)
 divided by the researches made (the symbols with at least one expert result). The services are real uvicorn
-processes (rules mode, ``LOG_LEVEL=WARNING``); each date is new to them, so its cross-section is computed in it.
+processes (rules mode, ``LOG_LEVEL=WARNING``), warmed up on ``WARM_UP``; each measured date is new to them, so its
+cross-section is computed in it.
 With ``--ref`` a second set of services runs the sources of that git ref, and the dates alternate between the two.
 
     uv run --no-sync python -m benchmarks.bulk_cpu
@@ -29,6 +30,8 @@ from coordinator.infrastructure.adapters.debate_gateway_adapter import debate_re
 from coordinator.infrastructure.adapters.judge_gateway_adapter import to_judge_input
 from service_kit.stack.launcher import PEERS, Stack, running_stack
 
+WARM_UP = "2019-06-28"
+"""Researched first on each side and not counted: every bar file is read once, as in a service that has run a while."""
 DATES = ("2021-06-30", "2022-06-30", "2023-06-30", "2024-06-28", "2025-06-30", "2025-09-30")
 STAGES = ("research", "debate", "judge")
 ENV = {"ANALYSIS_ENGINE": "rules", "LOG_LEVEL": "WARNING"}
@@ -99,6 +102,8 @@ def main() -> None:
             sides["before"] = stacks.enter_context(running_stack(work / "before", common_env=env, only=PEERS))
         universe = client.get(sides["after"]["research"].url + "/api/v1/research/universe").json()
         symbols = [entry["symbol"] for entry in universe["symbols"]]
+        for stack in sides.values():
+            one_date(client, stack, symbols, WARM_UP)
         load = loadavg()
         runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
         for index, on in enumerate(args.dates):
@@ -108,9 +113,8 @@ def main() -> None:
         for side, dated in runs.items():
             for run in dated:
                 cpu = " ".join(f"{name} {ms:.2f}" for name, ms in run["cpu_ms"].items())
-                print(
-                    f"{side:6} {run['date']} {run['researches']:4} researches {run['wall_s']:.2f} s; CPU ms/research: {cpu}"
-                )
+                made = f"{run['researches']:4} researches {run['wall_s']:.2f} s"
+                print(f"{side:6} {run['date']} {made}; CPU ms/research: {cpu}")
             medians = {name: statistics.median(r["cpu_ms"][name] for r in dated) for name in STAGES}
             total = sum(medians.values())
             line = " ".join(f"{name} {ms:.2f}" for name, ms in medians.items())
