@@ -3,11 +3,10 @@ with the result the per-item endpoint would have returned or the problem detail 
 
 Example::
 
-    answer = await answer_each(body.symbols, lambda symbol: run_one(symbol), str, concurrently=uses_llm, path=path)
+    answer = await answer_each(body.symbols, run_one, str, path=request.url.path)
 
-``answer`` is the per-item endpoint's own function (metering included), so both routes answer alike. With
-``concurrently`` the items run as tasks, each in its own copy of the context (its own usage meter); otherwise one
-after the other, yielding to the event loop between items.
+``answer`` is the per-item endpoint's own function (metering included), so both routes answer alike. The items run
+concurrently as tasks, each in its own copy of the context (its own usage meter).
 """
 
 from __future__ import annotations
@@ -31,19 +30,12 @@ async def answer_each(
     answer: Callable[[T], Awaitable[dict[str, Any]]],
     symbol_of: Callable[[T], str],
     *,
-    concurrently: bool,
     path: str,
 ) -> BulkAnswer:
     """One ``BulkItem`` per item, in order: ``answer(item)``, or the problem of the error it raised (``path``:
     the bulk route's, for the log)."""
-    if concurrently:
-        answered = await asyncio.gather(*(_item(symbol_of(item), answer(item), path) for item in items))
-        return BulkAnswer(items=list(answered))
-    done: list[BulkItem] = []
-    for item in items:
-        done.append(await _item(symbol_of(item), answer(item), path))
-        await asyncio.sleep(0)
-    return BulkAnswer(items=done)
+    answered = await asyncio.gather(*(_item(symbol_of(item), answer(item), path) for item in items))
+    return BulkAnswer(items=list(answered))
 
 
 async def _item(symbol: str, call: Awaitable[dict[str, Any]], path: str) -> BulkItem:

@@ -31,12 +31,6 @@ class DebateContainer:
     chat: OpenAICompatibleChat | None = None
     """The LLM client this container opened (closed by ``aclose``)."""
 
-    @property
-    def runs_items_concurrently(self) -> bool:
-        """A bulk call's items wait on a model: run them concurrently. With the rules engine they only compute:
-        one after the other."""
-        return self.settings.uses_llm
-
     async def readiness(self) -> dict[str, str]:
         return {"debate_service": "ok", f"engine_{self.debate_service.engine.kind}": "ok"}
 

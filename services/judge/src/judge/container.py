@@ -29,12 +29,6 @@ class JudgeContainer:
     chat: OpenAICompatibleChat | None = None
     """The LLM client this container opened (closed by ``aclose``)."""
 
-    @property
-    def runs_items_concurrently(self) -> bool:
-        """A bulk call's items wait on a model: run them concurrently. With the rules engine they only compute:
-        one after the other."""
-        return self.settings.uses_llm
-
     async def readiness(self) -> dict[str, str]:
         return {"judge_service": "ok"}
 

@@ -57,12 +57,6 @@ class ResearchContainer:
     engine: EngineInfo
     chat: OpenAICompatibleChat | None = None
 
-    @property
-    def runs_items_concurrently(self) -> bool:
-        """A bulk call's items wait on a model or a live data source: run them concurrently. Offline with the
-        rules engines they only compute: one after the other."""
-        return self.chat is not None or self.settings.market_data_provider != "offline"
-
     async def readiness(self) -> dict[str, str]:
         symbols = await self.provider.available_symbols()
         data = "ok" if symbols is None or symbols else "the offline snapshot has no symbols"

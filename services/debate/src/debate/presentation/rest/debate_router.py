@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 
 from debate.application.services.debate_service import DebateService
 from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
-from debate.presentation.rest.dependencies import ConcurrentItemsDep, DebateServiceDep
+from debate.presentation.rest.dependencies import DebateServiceDep
 from service_kit.bulk import answer_each
 from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.bulk import BulkAnswer, DebateBulkRequest
@@ -74,9 +74,7 @@ async def run_debate(
         400: {"model": ProblemDetail, "description": "no items or more than 1,000; an item not a debate request"}
     },
 )
-async def run_debate_bulk(
-    body: DebateBulkRequest, request: Request, service: DebateServiceDep, concurrently: ConcurrentItemsDep
-) -> BulkAnswer:
+async def run_debate_bulk(body: DebateBulkRequest, request: Request, service: DebateServiceDep) -> BulkAnswer:
     """Each item's outcome as ``runDebate`` returns it, or the problem it answers with, in the order asked;
     ``token_budget`` is each item's."""
 
@@ -84,7 +82,7 @@ async def run_debate_bulk(
         outcome = await _debate_metered(item, service, body.token_budget)
         return outcome.model_dump(mode="json", by_alias=True)
 
-    return await answer_each(body.items, one, _symbol_of, concurrently=concurrently, path=request.url.path)
+    return await answer_each(body.items, one, _symbol_of, path=request.url.path)
 
 
 def _symbol_of(item: DebateRunRequest) -> str:

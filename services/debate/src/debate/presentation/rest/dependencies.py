@@ -21,11 +21,3 @@ async def get_debate_service(container: Annotated[DebateContainer, Depends(get_c
 
 
 DebateServiceDep = Annotated[DebateService, Depends(get_debate_service)]
-
-
-async def get_concurrent_items(container: Annotated[DebateContainer, Depends(get_container)]) -> bool:
-    return container.runs_items_concurrently
-
-
-ConcurrentItemsDep = Annotated[bool, Depends(get_concurrent_items)]
-"""Whether a bulk call runs its items concurrently (they wait on a model)."""

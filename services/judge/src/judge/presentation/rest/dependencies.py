@@ -21,11 +21,3 @@ async def get_judge_service(container: Annotated[JudgeContainer, Depends(get_con
 
 
 JudgeServiceDep = Annotated[JudgeService, Depends(get_judge_service)]
-
-
-async def get_concurrent_items(container: Annotated[JudgeContainer, Depends(get_container)]) -> bool:
-    return container.runs_items_concurrently
-
-
-ConcurrentItemsDep = Annotated[bool, Depends(get_concurrent_items)]
-"""Whether a bulk call runs its items concurrently (they wait on a model)."""

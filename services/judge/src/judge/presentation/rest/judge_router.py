@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 
 from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.judge_input import JudgeInput as DomainJudgeInput
-from judge.presentation.rest.dependencies import ConcurrentItemsDep, JudgeServiceDep
+from judge.presentation.rest.dependencies import JudgeServiceDep
 from service_kit.bulk import answer_each
 from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.bulk import BulkAnswer, JudgeBulkRequest
@@ -53,16 +53,14 @@ async def verdict(body: JudgeInput, service: JudgeServiceDep, token_budget: Toke
     responses={400: {"model": ProblemDetail, "description": "No items or more than 1,000; an item not a JudgeInput."}},
     summary="Judge many debate outcomes, one per item",
 )
-async def verdict_bulk(
-    body: JudgeBulkRequest, request: Request, service: JudgeServiceDep, concurrently: ConcurrentItemsDep
-) -> BulkAnswer:
+async def verdict_bulk(body: JudgeBulkRequest, request: Request, service: JudgeServiceDep) -> BulkAnswer:
     """Each item's verdict as ``runVerdict`` returns it, or the problem it answers with, in the order asked;
     ``token_budget`` is each item's."""
 
     async def one(item: JudgeInput) -> dict[str, Any]:
         return (await _verdict_metered(item, service, body.token_budget)).model_dump(mode="json", by_alias=True)
 
-    return await answer_each(body.items, one, _symbol_of, concurrently=concurrently, path=request.url.path)
+    return await answer_each(body.items, one, _symbol_of, path=request.url.path)
 
 
 def _symbol_of(item: JudgeInput) -> str:

@@ -33,12 +33,6 @@ async def get_engine(container: ContainerDep) -> EngineInfo:
     return container.engine
 
 
-async def get_concurrent_items(container: ContainerDep) -> bool:
-    return container.runs_items_concurrently
-
-
 ExpertDispatcherDep = Annotated[ExpertDispatcher, Depends(get_expert_dispatcher)]
 MarketDataDep = Annotated[IMarketDataProvider, Depends(get_market_data)]
 EngineDep = Annotated[EngineInfo, Depends(get_engine)]
-ConcurrentItemsDep = Annotated[bool, Depends(get_concurrent_items)]
-"""Whether a bulk call runs its items concurrently (they wait on a model or a live data source)."""

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Path, Request
 from pydantic import WithJsonSchema
 
 from research.application.services.expert_dispatcher import ExpertDispatcher
-from research.presentation.rest.dependencies import ConcurrentItemsDep, EngineDep, ExpertDispatcherDep, MarketDataDep
+from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
 from service_kit.bulk import answer_each
 from service_kit.token_budget import TokenBudgetHeader, metered_request
 from shared_contracts.bulk import BulkAnswer, ExpertBulkRequest
@@ -155,7 +155,6 @@ async def run_expert_bulk(
     body: ExpertBulkRequest,
     request: Request,
     experts: ExpertDispatcherDep,
-    concurrently: ConcurrentItemsDep,
 ) -> BulkAnswer:
     """Each symbol's result as ``runExpert`` returns it, or the problem it answers with (its status and code:
     ``symbol_not_found``, ``insufficient_history``, ...), in the order asked; ``token_budget`` is each item's."""
@@ -164,4 +163,4 @@ async def run_expert_bulk(
     async def one(symbol: str) -> dict[str, Any]:
         return await _run_metered(experts, expert_type, symbol, body.options, body.analysis_date, body.token_budget)
 
-    return await answer_each(body.symbols, one, str, concurrently=concurrently, path=request.url.path)
+    return await answer_each(body.symbols, one, str, path=request.url.path)
