@@ -6,19 +6,27 @@ divided by the researches made (the symbols with at least one expert result). Th
 processes (rules mode, ``LOG_LEVEL=WARNING``), warmed up on ``WARM_UP``; each measured date is new to them, so its
 cross-section is computed in it.
 With ``--ref`` a second set of services runs the sources of that git ref, and the dates alternate between the two.
+With ``--profile DIR`` py-spy (installed beside this Python, not a dependency of the workspace) samples each research
+process over the measured dates into ``DIR/research-<side>.raw`` (collapsed stacks), and the functions with the
+most samples of their own are printed.
 
     uv run --no-sync python -m benchmarks.bulk_cpu
-    uv run --no-sync python -m benchmarks.bulk_cpu --ref e492a09 --dates 2023-06-30 2024-06-28
+    uv run --no-sync python -m benchmarks.bulk_cpu --ref e492a09 --dates 2023-06-30 2024-06-28 --profile /tmp/spy
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +96,36 @@ def one_date(client: httpx.Client, stack: Stack, symbols: list[str], on: str) ->
     }
 
 
+@contextmanager
+def sampled(pid: int, into: Path) -> Iterator[None]:
+    """py-spy samples process ``pid`` (its busy threads) into ``into`` while the block runs."""
+    py_spy = Path(sys.executable).with_name("py-spy")
+    command = [str(py_spy), "record", "--pid", str(pid), "--format", "raw", "--rate", "250", "--nonblocking"]
+    command += ["-o", str(into)]
+    recorder = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)  # attached
+    try:
+        yield
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait(timeout=60)
+
+
+def own_samples(raw: Path, top: int = 10) -> list[str]:
+    """The functions with the most samples of their own in a collapsed-stack file, as shares of all samples."""
+    own: collections.Counter[str] = collections.Counter()
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        own[stack.rsplit(";", 1)[-1]] += int(count)
+    total = sum(own.values()) or 1
+    return [f"{total} samples"] + [f"{100 * n / total:5.1f} %  {frame}" for frame, n in own.most_common(top)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ref", help="also run the sources of this git ref, alternating date by date")
     parser.add_argument("--dates", nargs="+", default=list(DATES), help="analysis dates, each new to the services")
+    parser.add_argument("--profile", type=Path, help="sample each research process with py-spy into this folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stacks, httpx.Client(timeout=600) as client:
         work = Path(tmp)
@@ -104,11 +138,18 @@ def main() -> None:
         symbols = [entry["symbol"] for entry in universe["symbols"]]
         for stack in sides.values():
             one_date(client, stack, symbols, WARM_UP)
+        if args.profile:
+            args.profile.mkdir(parents=True, exist_ok=True)
+            for side, stack in sides.items():
+                process = stack["research"].process
+                assert process is not None
+                stacks.enter_context(sampled(process.pid, args.profile / f"research-{side}.raw"))
         load = loadavg()
         runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
         for index, on in enumerate(args.dates):
             for side in sorted(sides, reverse=index % 2 == 1):
                 runs[side].append(one_date(client, sides[side], symbols, on))
+        stacks.close()  # the samplers stop before the services
         print(f"{len(symbols)} symbols, dates {' '.join(args.dates)}; load {load} -> {loadavg()}")
         for side, dated in runs.items():
             for run in dated:
@@ -124,6 +165,10 @@ def main() -> None:
             )
             largest = {k: max(r["request_bytes"][k] for r in dated) for k in ("debate", "judge")}
             print(f"{side:6} largest item in bytes: debate {largest['debate']}, judge {largest['judge']}")
+            if args.profile:
+                print(
+                    f"{side:6} research, own samples:", *own_samples(args.profile / f"research-{side}.raw"), sep="\n  "
+                )
 
 
 if __name__ == "__main__":
