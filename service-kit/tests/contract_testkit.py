@@ -1,8 +1,8 @@
 """Test helpers every package's tests share (``service-kit/tests`` is on pytest's ``pythonpath``):
 an OpenAI-compatible endpoint behind ``httpx2.MockTransport``, the bulk fields the expert-result
-projection drops, a run of one import-linter contract, the traceability-table checks, an app served on
-loopback by a thread and the process's spans recorded in memory. Tests only; nothing in ``src/`` imports
-this."""
+projection drops, a bulk answer checked against the per-item answers, a run of one import-linter contract,
+the traceability-table checks, an app served on loopback by a thread and the process's spans recorded in
+memory. Tests only; nothing in ``src/`` imports this."""
 
 from __future__ import annotations
 
@@ -309,3 +309,19 @@ def _set_tracer_provider(provider: TracerProvider | None) -> None:
     trace._TRACER_PROVIDER = None  # type: ignore[attr-defined]
     if provider is not None:
         trace.set_tracer_provider(provider)
+
+
+# --- bulk endpoints ------------------------------------------------------------------------------
+
+
+def assert_answered_as_singles(items: list[dict[str, Any]], singles: list[Any]) -> None:
+    """Each item of a bulk answer is its per-item answer (an ``httpx`` response): the result of a 200, else the
+    problem detail (the request id apart)."""
+    assert len(items) == len(singles)
+    for item, single in zip(items, singles, strict=True):
+        if single.status_code == 200:
+            assert (item["result"], item["problem"]) == (single.json(), None)
+        else:
+            problem = {k: v for k, v in single.json().items() if k != "request_id"}
+            assert item["result"] is None
+            assert {k: v for k, v in item["problem"].items() if k != "request_id"} == problem

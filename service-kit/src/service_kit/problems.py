@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import structlog
 from fastapi import FastAPI, Request
@@ -33,44 +33,63 @@ from shared_contracts.redaction import redact_secrets
 log = structlog.get_logger(__name__)
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}
+INTERNAL_ERROR_DETAIL = "An unexpected error occurred; it has been logged."
 
 
-def problem_response(
-    status: int,
-    code: str,
-    detail: str,
-    *,
-    title: str | None = None,
-    errors: list[dict[str, Any]] | None = None,
-    extra: Mapping[str, Any] | None = None,
-    request_id: str | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> JSONResponse:
-    """``extra`` adds members to the problem; it cannot replace the standard ones. ``request_id`` is
-    for handlers running outside the request-id middleware (it is then also set as the header).
-    ``headers`` go on the answer as given (e.g. ``Allow`` on a 405, ``WWW-Authenticate`` on a 401)."""
-    rid = request_id or current_request_id()
+class ProblemMembers(TypedDict, total=False):
+    """What a problem detail may add to its status, code and detail."""
+
+    title: str | None
+    errors: list[dict[str, Any]] | None
+    extra: Mapping[str, Any] | None
+    """Further members; they cannot replace the standard ones."""
+    request_id: str | None
+    """For handlers running outside the request-id middleware (a response then also sets the header)."""
+
+
+def problem_members(status: int, code: str, detail: str, **members: Unpack[ProblemMembers]) -> dict[str, Any]:
+    """The members of a problem detail as answered (absent ones left out)."""
     standard = {
         "type": "about:blank",
-        "title": title or HTTPStatus(status).phrase,
+        "title": members.get("title") or HTTPStatus(status).phrase,
         "status": status,
         "detail": redact_secrets(detail),
         "code": code,
-        "request_id": rid,
-        "errors": errors,
+        "request_id": members.get("request_id") or current_request_id(),
+        "errors": members.get("errors"),
     }
-    added = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in (extra or {}).items() if k not in standard}
-    members = {**added, **standard}
-    problem = ProblemDetail.model_validate(members)
+    extra = members.get("extra") or {}
+    added = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in extra.items() if k not in standard}
+    return ProblemDetail.model_validate({**added, **standard}).model_dump(exclude_none=True)
+
+
+def problem_response(
+    status: int, code: str, detail: str, *, headers: Mapping[str, str] | None = None, **members: Unpack[ProblemMembers]
+) -> JSONResponse:
+    """The problem detail of ``problem_members`` as a response; ``headers`` go on it as given (e.g. ``Allow`` on a
+    405, ``WWW-Authenticate`` on a 401)."""
     answer_headers = dict(headers or {})
-    if rid and request_id:
-        answer_headers[REQUEST_ID_HEADER] = rid
+    if request_id := members.get("request_id"):
+        answer_headers[REQUEST_ID_HEADER] = request_id
     return JSONResponse(
-        problem.model_dump(exclude_none=True),
+        problem_members(status, code, detail, **members),
         status_code=status,
         media_type=PROBLEM_CONTENT_TYPE,
         headers=answer_headers or None,
     )
+
+
+def service_error_problem(exc: ServiceError, path: str) -> dict[str, Any]:
+    """The problem detail ``exc`` is answered with (the status of its code: ``status_of_code``), logged as a
+    rejection, or as a failure when the status is 5xx; ``path``: the request's, for the log."""
+    status = status_of_code(exc.code)
+    extra = exc.problem_extra
+    context = {"problem": dict(extra)} if extra else {}  # e.g. what the model wrote, for the audit
+    if status >= 500:
+        log.error("request_failed", path=path, code=exc.code, error=str(exc), **context)
+    else:
+        log.info("request_rejected", path=path, code=exc.code, error=str(exc), **context)
+    return problem_members(status, exc.code, str(exc), extra=extra)
 
 
 def _is_json(content_type: str | None) -> bool:
@@ -131,9 +150,7 @@ def install_problem_handlers(app: FastAPI) -> None:
 
 
 def _internal_error(request_id: str | None) -> JSONResponse:
-    return problem_response(
-        500, "internal_error", "An unexpected error occurred; it has been logged.", request_id=request_id
-    )
+    return problem_response(500, "internal_error", INTERNAL_ERROR_DETAIL, request_id=request_id)
 
 
 class UnexpectedErrorMiddleware(HttpMiddleware):
@@ -160,11 +177,5 @@ class UnexpectedErrorMiddleware(HttpMiddleware):
 
 async def _service_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ServiceError)
-    status = status_of_code(exc.code)
-    extra = exc.problem_extra
-    context = {"problem": dict(extra)} if extra else {}  # e.g. what the model wrote, for the audit
-    if status >= 500:
-        log.error("request_failed", path=request.url.path, code=exc.code, error=str(exc), **context)
-    else:
-        log.info("request_rejected", path=request.url.path, code=exc.code, error=str(exc), **context)
-    return problem_response(status, exc.code, str(exc), extra=extra)
+    problem = service_error_problem(exc, request.url.path)
+    return JSONResponse(problem, status_code=problem["status"], media_type=PROBLEM_CONTENT_TYPE)

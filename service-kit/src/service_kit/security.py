@@ -45,6 +45,7 @@ def install_security(
         RequestBodyLimitMiddleware,
         max_bytes=settings.max_request_body_bytes,
         timeout_seconds=settings.body_read_timeout_seconds,
+        bulk_max_bytes=settings.max_bulk_request_body_bytes,
     )
     app.add_middleware(RateLimitMiddleware, limits=limits, quota_path=quota_path)
     app.add_middleware(AuthenticationMiddleware, keys=keys, accepted_scopes=accepted_scopes)

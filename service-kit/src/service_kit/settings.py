@@ -27,6 +27,9 @@ class ServiceSettings(BaseSettings):
     log_json: bool = True
     # What the compose gateway accepts too (client_max_body_size 1m); larger bodies are 413 request_too_large.
     max_request_body_bytes: int = Field(default=1_048_576, gt=0)
+    max_bulk_request_body_bytes: int = Field(
+        default=16_777_216, gt=0, description="Bodies of the bulk routes (…/bulk, up to 1,000 items), else 413."
+    )
     body_read_timeout_seconds: float = Field(default=30.0, gt=0, description="Whole request body, else 408.")
     header_read_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Request head (read by the server protocol, server.py), else 408."

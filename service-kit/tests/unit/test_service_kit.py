@@ -39,6 +39,10 @@ def build_app(ready: bool = True, max_body_bytes: int = 1_048_576, **settings: o
         CREATED.append(payload.n)
         return {"n": payload.n, "request_id": current_request_id()}
 
+    @router.post("/things/bulk")
+    async def create_many(payload: Payload) -> dict[str, int]:
+        return {"n": payload.n}
+
     @router.get("/things/{name}")
     async def get(name: str) -> dict[str, str]:
         if name == "boom":
@@ -183,6 +187,20 @@ async def test_a_body_larger_than_the_cap_is_413_before_the_application_sees_it(
     assert at_the_cap.status_code == chunked_under.status_code == 200
     assert chunked_under.json()["n"] == 7
     assert CREATED == [7, 7]
+
+
+async def test_a_bulk_route_has_its_own_cap() -> None:
+    app = build_app(max_body_bytes=1000, max_bulk_request_body_bytes=2000)
+    json_headers = {"content-type": "application/json"}
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://t", headers=json_headers
+    ) as c:
+        bulk = await c.post("/things/bulk", content=_padded_body(2000))
+        too_big = await c.post("/things/bulk", content=_chunks(_padded_body(2001)))
+        single = await c.post("/things", content=_padded_body(1001))
+    assert bulk.status_code == 200
+    assert too_big.status_code == single.status_code == 413
+    assert too_big.json()["detail"].startswith("The request body (more than 2000 bytes)")
 
 
 def test_the_body_cap_is_configurable_and_positive(monkeypatch: pytest.MonkeyPatch) -> None:

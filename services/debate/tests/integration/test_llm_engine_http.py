@@ -12,55 +12,18 @@ import httpx2
 import pytest
 from contract_testkit import chat_completion, mock_chat, mock_llm_http_client
 from debate_fakes import BEAR_JSON, BULK_SENTINELS, BULL_JSON, RESOLUTION_JSON, raw_research_results
-from debate_http import debate_client
+from debate_http import RecordingLLMServer, debate_client, llm_completion, llm_settings
 
 from debate.container import build_container
 from debate.infrastructure.adapters.llm_adapter import LLMAdapter
-from debate.settings import Settings
 
 URL = "/api/v1/debate/run"
 Handler = Callable[[httpx2.Request], httpx2.Response]
 
 
-def _llm_settings(**overrides: Any) -> Settings:
-    values = {
-        "analysis_engine": "llm",
-        "llm_base_url": "http://llm.test/v1",
-        "llm_api_key": "k",
-        "llm_model": "test-model",
-        "llm_max_retries": 0,
-        "log_json": False,
-        **overrides,
-    }
-    return Settings.model_validate(values)
-
-
-def _completion(content: str, model: str = "test-model") -> httpx2.Response:
-    return chat_completion(content, model, usage=(10, 5), completion_id="c1")
-
-
-class RecordingLLMServer:
-    """Answers as the three agents would, by the role named in the system message; records requests."""
-
-    def __init__(self, answers: dict[str, str] | None = None) -> None:
-        self.answers = answers or {
-            "BULL ADVOCATE": BULL_JSON,
-            "BEAR ADVOCATE": BEAR_JSON,
-            "RESOLUTION": RESOLUTION_JSON,
-        }
-        self.requests: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(request.content)
-        self.requests.append({"url": str(request.url), "body": body})
-        system = body["messages"][0]["content"]
-        role = next(r for r in self.answers if r in system)
-        return _completion(self.answers[role])
-
-
 async def post_debate(handler: Handler, **settings: Any) -> httpx.Response:
     """POST a debate of the raw research results to a debate app whose LLM engine ``handler`` answers."""
-    container = build_container(_llm_settings(**settings), llm_http_client=mock_llm_http_client(handler))
+    container = build_container(llm_settings(**settings), llm_http_client=mock_llm_http_client(handler))
     try:
         async with debate_client(container=container) as (client, _):
             return await client.post(URL, json={"symbol": "600519.SH", "expert_results": raw_research_results()})
@@ -121,7 +84,7 @@ async def test_llm_engine_debate_over_http_fills_prompts_and_filters_bulk_fields
         (lambda r: (_ for _ in ()).throw(httpx2.ConnectError("refused", request=r)), 503, "llm_unavailable"),
         (lambda r: (_ for _ in ()).throw(httpx2.ReadTimeout("slow", request=r)), 504, "llm_timeout"),
         (lambda _r: httpx2.Response(401, json={"error": {"message": "bad key"}}), 502, "llm_upstream_error"),
-        (lambda _r: _completion("no json here"), 500, "llm_output_invalid"),
+        (lambda _r: llm_completion("no json here"), 500, "llm_output_invalid"),
     ],
 )
 async def test_llm_failures_map_to_http(handler: Handler, status: int, code: str) -> None:

@@ -12,13 +12,17 @@ Example::
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
 
 from research.domain import availability as rules
 from research.domain.model.market_data import (
+    Bar,
     FinancialStatements,
     MacroData,
+    MacroObservation,
     MacroSeries,
     NewsItem,
     PriceHistory,
@@ -51,13 +55,24 @@ def report_available_from(symbol: Symbol, period_end: date, published_on: date |
 
 
 def public_macro(data: MacroData, on: date) -> MacroData:
-    """Each series cut to the observations released on or before ``on``; series with none are dropped."""
+    """Each series cut to the observations released on or before ``on``; series with none are dropped.
+
+    Observations are oldest first and a series' release day never goes back as its observation day goes
+    forward, so the released ones are a prefix, found by bisection."""
     series: dict[str, MacroSeries] = {}
     for name, s in data.series.items():
-        released = tuple(o for o in s.observations if rules.macro_release(name, s.frequency, o.date) <= on)
+        released = s.observations[: bisect_right(s.observations, on, key=_release_of(name, s.frequency))]
         if released:
             series[name] = replace(s, observations=released)
     return replace(data, series=series)
+
+
+def _release_of(name: str, frequency: str) -> Callable[[MacroObservation], date]:
+    return lambda observation: rules.macro_release(name, frequency, observation.date)
+
+
+def _bar_day(bar: Bar) -> date:
+    return rules.bar_available_from(bar.date)
 
 
 def _not_yet(message: str, first_is: str, first: date | None) -> InsufficientHistoryError:
@@ -76,7 +91,7 @@ class PointInTimeData:
     async def price_history(self, symbol: Symbol, on: date) -> PriceHistory:
         """Bars up to and including ``on``; ``InsufficientHistoryError`` when none was public yet."""
         history = await self.provider.get_price_history(symbol, end=None)
-        public = tuple(b for b in history.bars if rules.bar_available_from(b.date) <= on)
+        public = history.bars[: bisect_right(history.bars, on, key=_bar_day)]  # bars are oldest first
         if not public:
             first = history.bars[0].date if history.bars else None
             raise _not_yet(f"{symbol}: no daily bar on or before {on.isoformat()}", "the first is", first)

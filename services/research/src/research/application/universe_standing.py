@@ -79,8 +79,10 @@ class UniverseStanding:
         return factors
 
     async def cross_section(self, on: date) -> CrossSection:
-        """The universe on ``on``, computed once per day (concurrent callers wait for the first)."""
+        """The universe on ``on``, computed once per day (concurrent callers wait for the first); the
+        ``CACHED_DAYS`` days used last are kept."""
         if (cached := self._cache.get(on)) is not None:
+            self._cache.move_to_end(on)
             return cached
         lock = self._locks.setdefault(on, asyncio.Lock())
         async with lock:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import calendar
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 
 A_SHARE_REPORT_DEADLINE = (4, 30)
 """Month and day of the year after the period end by which A-share annual reports must be published."""
@@ -70,6 +71,7 @@ def snapshot_available_from(timestamp: datetime) -> date:
     return timestamp.date()
 
 
+@lru_cache(maxsize=65_536)
 def macro_release(indicator: str, frequency: str, observed: date) -> date:
     """The day an observation of ``indicator`` dated ``observed`` is public.
 

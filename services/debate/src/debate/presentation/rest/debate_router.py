@@ -1,15 +1,19 @@
-"""POST /api/v1/debate/run — a debate on expert results, standalone (curl it with research's output)."""
+"""POST /api/v1/debate/run — a debate on expert results, standalone (curl it with research's output); and
+POST /api/v1/debate/run/bulk — many debates in one call."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import structlog
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
+from debate.application.services.debate_service import DebateService
 from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
 from debate.presentation.rest.dependencies import DebateServiceDep
+from service_kit.bulk import answer_each
 from service_kit.token_budget import TokenBudgetHeader, metered_request
+from shared_contracts.bulk import BulkAnswer, DebateBulkRequest
 from shared_contracts.problems import ProblemDetail
 
 log = structlog.get_logger(__name__)
@@ -29,17 +33,8 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post(
-    "/run",
-    operation_id="runDebate",
-    response_model=DebateOutcome,
-    summary="Run a bull/bear debate on expert results",
-    responses=_ERRORS,
-)
-async def run_debate(
-    body: DebateRunRequest, service: DebateServiceDep, token_budget: TokenBudgetHeader = None
-) -> DebateOutcome:
-    """The outcome with the ``usage`` of the model calls it took (bull and bear share the budget)."""
+async def _debate_metered(body: DebateRunRequest, service: DebateService, token_budget: int | None) -> DebateOutcome:
+    """One debate with the ``usage`` of the model calls it took (bull and bear share the budget)."""
     debate_input = to_debate_input(body)
     with metered_request(token_budget) as meter:
         outcome = await service.run(debate_input)
@@ -54,3 +49,41 @@ async def run_debate(
         fallback=outcome.engine.fallback_reason is not None,
     )
     return outcome
+
+
+@router.post(
+    "/run",
+    operation_id="runDebate",
+    response_model=DebateOutcome,
+    summary="Run a bull/bear debate on expert results",
+    responses=_ERRORS,
+)
+async def run_debate(
+    body: DebateRunRequest, service: DebateServiceDep, token_budget: TokenBudgetHeader = None
+) -> DebateOutcome:
+    """The outcome with the ``usage`` of the model calls it took (bull and bear share the budget)."""
+    return await _debate_metered(body, service, token_budget)
+
+
+@router.post(
+    "/run/bulk",
+    operation_id="runDebateBulk",
+    response_model=BulkAnswer,
+    summary="Run many debates, one per item",
+    responses={
+        400: {"model": ProblemDetail, "description": "no items or more than 1,000; an item not a debate request"}
+    },
+)
+async def run_debate_bulk(body: DebateBulkRequest, request: Request, service: DebateServiceDep) -> BulkAnswer:
+    """Each item's outcome as ``runDebate`` returns it, or the problem it answers with, in the order asked;
+    ``token_budget`` is each item's."""
+
+    async def one(item: DebateRunRequest) -> dict[str, Any]:
+        outcome = await _debate_metered(item, service, body.token_budget)
+        return outcome.model_dump(mode="json", by_alias=True)
+
+    return await answer_each(body.items, one, _symbol_of, path=request.url.path)
+
+
+def _symbol_of(item: DebateRunRequest) -> str:
+    return item.symbol or ""

@@ -1,12 +1,18 @@
-"""POST /api/v1/judge/verdict: a verdict from a debate outcome (body: ``JudgeInput``)."""
+"""POST /api/v1/judge/verdict: a verdict from a debate outcome (body: ``JudgeInput``); POST
+/api/v1/judge/verdict/bulk: many verdicts in one call."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
 
+from fastapi import APIRouter, Request
+
+from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.judge_input import JudgeInput as DomainJudgeInput
 from judge.presentation.rest.dependencies import JudgeServiceDep
+from service_kit.bulk import answer_each
 from service_kit.token_budget import TokenBudgetHeader, metered_request
+from shared_contracts.bulk import BulkAnswer, JudgeBulkRequest
 from shared_contracts.judge import JudgeInput, Verdict
 from shared_contracts.problems import ProblemDetail
 
@@ -25,11 +31,37 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 }
 
 
+async def _verdict_metered(body: JudgeInput, service: JudgeService, token_budget: int | None) -> Verdict:
+    """One verdict with the ``usage`` of the model calls it took."""
+    with metered_request(token_budget) as meter:
+        result = await service.run(DomainJudgeInput.from_wire(body))
+    return result.model_copy(update={"usage": meter.usage})
+
+
 @router.post(
     "/verdict", operation_id="runVerdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome"
 )
 async def verdict(body: JudgeInput, service: JudgeServiceDep, token_budget: TokenBudgetHeader = None) -> Verdict:
     """The verdict with the ``usage`` of the model calls it took."""
-    with metered_request(token_budget) as meter:
-        result = await service.run(DomainJudgeInput.from_wire(body))
-    return result.model_copy(update={"usage": meter.usage})
+    return await _verdict_metered(body, service, token_budget)
+
+
+@router.post(
+    "/verdict/bulk",
+    operation_id="runVerdictBulk",
+    response_model=BulkAnswer,
+    responses={400: {"model": ProblemDetail, "description": "No items or more than 1,000; an item not a JudgeInput."}},
+    summary="Judge many debate outcomes, one per item",
+)
+async def verdict_bulk(body: JudgeBulkRequest, request: Request, service: JudgeServiceDep) -> BulkAnswer:
+    """Each item's verdict as ``runVerdict`` returns it, or the problem it answers with, in the order asked;
+    ``token_budget`` is each item's."""
+
+    async def one(item: JudgeInput) -> dict[str, Any]:
+        return (await _verdict_metered(item, service, body.token_budget)).model_dump(mode="json", by_alias=True)
+
+    return await answer_each(body.items, one, _symbol_of, path=request.url.path)
+
+
+def _symbol_of(item: JudgeInput) -> str:
+    return item.symbol

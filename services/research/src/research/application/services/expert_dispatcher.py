@@ -44,15 +44,22 @@ class ExpertDispatcher:
     catalyst: CatalystDetectiveService
     today: Callable[[], date] = date.today
 
-    async def run(
-        self, expert_name: str, symbol: str, options: dict[str, Any] | None = None, analysis_date: date | None = None
-    ) -> dict[str, Any]:
-        """Validate the expert, its options and the date (ExpertNotFoundError, InvalidOptionsError,
-        ConflictingAnalysisDateError), then run it as of the research's date."""
+    def resolve(
+        self, expert_name: str, options: dict[str, Any] | None = None, analysis_date: date | None = None
+    ) -> tuple[ExpertType, BaseModel, date]:
+        """The expert, its parsed options and the research's date (ExpertNotFoundError, InvalidOptionsError,
+        ConflictingAnalysisDateError, AnalysisDateInFutureError)."""
         expert = parse_expert(expert_name)
         parsed = parse_options(expert, options)
         option_date = parsed.analysis_date if isinstance(parsed, TechnicalAnalystOptions) else None
         on = resolve_analysis_date(analysis_date, option_date, self.today(), option_name="options.analysis_date")
+        return expert, parsed, on
+
+    async def run(
+        self, expert_name: str, symbol: str, options: dict[str, Any] | None = None, analysis_date: date | None = None
+    ) -> dict[str, Any]:
+        """Validate the expert, its options and the date (``resolve``), then run it as of the research's date."""
+        expert, parsed, on = self.resolve(expert_name, options, analysis_date)
         if expert is ExpertType.TECHNICAL_ANALYST:
             return await self.technical.run(symbol, on)
         if expert is ExpertType.FINANCIAL_AUDITOR:

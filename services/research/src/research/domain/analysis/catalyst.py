@@ -70,6 +70,7 @@ class CatalystFacts:
 def detect_price_events(bars: tuple[Bar, ...] | list[Bar]) -> list[CatalystEvent]:
     """Gaps, volume spikes and new 52-week highs/lows in the last WINDOW_BARS bars (latest MAX_PER_KIND each)."""
     found: dict[str, list[CatalystEvent]] = {"price_gap": [], "volume_spike": [], "52w_high": [], "52w_low": []}
+    bars = bars[max(0, len(bars) - WINDOW_BARS - YEAR_BARS - 1) :]  # the window, the year before it and one bar
     # Plain lists: the windows below are sliced and summed by C builtins, not generators over bars.
     highs, lows, volumes = [b.high for b in bars], [b.low for b in bars], [b.volume for b in bars]
     start = max(1, len(bars) - WINDOW_BARS)

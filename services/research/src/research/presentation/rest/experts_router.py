@@ -1,16 +1,20 @@
-"""``/api/v1/research/experts``: the catalogue, and running one expert."""
+"""``/api/v1/research/experts``: the catalogue, and running one expert on one symbol or on many."""
 
 from __future__ import annotations
 
 import time
+from datetime import date
 from typing import Annotated, Any
 
 import structlog
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from pydantic import WithJsonSchema
 
+from research.application.services.expert_dispatcher import ExpertDispatcher
 from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
+from service_kit.bulk import answer_each
 from service_kit.token_budget import TokenBudgetHeader, metered_request
+from shared_contracts.bulk import BulkAnswer, ExpertBulkRequest
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
 from shared_contracts.research import (
     ExpertCatalog,
@@ -86,24 +90,45 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
     return ExpertCatalog(experts=experts, engine=engine, data_provider=provider.name)
 
 
+_RUN_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},
+    404: {"description": "unknown expert, unknown symbol, no data of that kind"},
+    422: {
+        "description": "insufficient_history: too little data public on the analysis date "
+        "(`earliest_usable_date` says from when there is enough); token_budget_exhausted: X-Token-Budget "
+        "allows no further model call"
+    },
+    500: {"description": "llm_output_invalid: the LLM's answer is not the promised JSON"},
+    502: {"description": "a live data source or the LLM endpoint refused the call"},
+    503: {"description": "the LLM endpoint is unavailable"},
+    504: {"description": "a live data source or the LLM endpoint timed out"},
+}
+
+
+async def _run_metered(
+    experts: ExpertDispatcher,
+    expert_type: str,
+    symbol: str,
+    options: dict[str, Any] | None,
+    analysis_date: date | None,
+    token_budget: int | None,
+) -> dict[str, Any]:
+    """One expert on one symbol, with the ``usage`` of the model calls it took (on its problem when it fails)."""
+    started = time.perf_counter()
+    with metered_request(token_budget) as meter:
+        result = await experts.run(expert_type, symbol, options, analysis_date)
+    result["usage"] = meter.usage.model_dump(mode="json")
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    log.info("expert_done", expert=expert_type, symbol=symbol, engine=result["engine"]["kind"], ms=ms)
+    return result
+
+
 @router.post(
     "/experts/{expert_type}",
     operation_id="runExpert",
     response_model=ExpertResult,
     summary="Run one expert on a symbol",
-    responses={
-        400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},
-        404: {"description": "unknown expert, unknown symbol, no data of that kind"},
-        422: {
-            "description": "insufficient_history: too little data public on the analysis date "
-            "(`earliest_usable_date` says from when there is enough); token_budget_exhausted: X-Token-Budget "
-            "allows no further model call"
-        },
-        500: {"description": "llm_output_invalid: the LLM's answer is not the promised JSON"},
-        502: {"description": "a live data source or the LLM endpoint refused the call"},
-        503: {"description": "the LLM endpoint is unavailable"},
-        504: {"description": "a live data source or the LLM endpoint timed out"},
-    },
+    responses=_RUN_ERRORS,
 )
 async def run_expert(
     expert_type: ExpertName,
@@ -112,10 +137,30 @@ async def run_expert(
     token_budget: TokenBudgetHeader = None,
 ) -> dict[str, Any]:
     """The expert's result with the ``usage`` of the model calls it took."""
-    started = time.perf_counter()
-    with metered_request(token_budget) as meter:
-        result = await experts.run(expert_type, body.symbol, body.options, body.analysis_date)
-    result["usage"] = meter.usage.model_dump(mode="json")
-    ms = round((time.perf_counter() - started) * 1000, 1)
-    log.info("expert_done", expert=expert_type, symbol=body.symbol, engine=result["engine"]["kind"], ms=ms)
-    return result
+    return await _run_metered(experts, expert_type, body.symbol, body.options, body.analysis_date, token_budget)
+
+
+@router.post(
+    "/experts/{expert_type}/bulk",
+    operation_id="runExpertBulk",
+    response_model=BulkAnswer,
+    summary="Run one expert on many symbols",
+    responses={
+        400: {"description": "no symbols or more than 1,000; bad options; analysis_date and its option differ"},
+        404: {"description": "unknown expert"},
+    },
+)
+async def run_expert_bulk(
+    expert_type: ExpertName,
+    body: ExpertBulkRequest,
+    request: Request,
+    experts: ExpertDispatcherDep,
+) -> BulkAnswer:
+    """Each symbol's result as ``runExpert`` returns it, or the problem it answers with (its status and code:
+    ``symbol_not_found``, ``insufficient_history``, ...), in the order asked; ``token_budget`` is each item's."""
+    experts.resolve(expert_type, body.options, body.analysis_date)
+
+    async def one(symbol: str) -> dict[str, Any]:
+        return await _run_metered(experts, expert_type, symbol, body.options, body.analysis_date, body.token_budget)
+
+    return await answer_each(body.symbols, one, str, path=request.url.path)
