@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from coordinator.application.services.batch_service import BatchCommand, BatchService, BatchState
@@ -127,9 +127,11 @@ async def get_batch_results(
     viewer: ViewerDep,
     limit: Annotated[int, Query(ge=1, le=MAX_RESULTS_PAGE, description="Items per page.")] = 100,
     offset: Offset = 0,
-) -> BatchResults:
+) -> Response:
     sessions, total = await service.results(batch_id, viewer, offset=offset, limit=limit)
-    return BatchResults(items=[_result(s) for s in sessions], total=total, limit=limit, offset=offset)
+    page = BatchResults(items=[_result(s) for s in sessions], total=total, limit=limit, offset=offset)
+    # Serialised once, as built: a page of full researches is too large to be validated a second time.
+    return Response(page.model_dump_json(by_alias=True), media_type="application/json")
 
 
 @router.post(
