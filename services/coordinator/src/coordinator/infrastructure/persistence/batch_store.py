@@ -24,17 +24,17 @@ from coordinator.domain.model.events import terminal_event
 from coordinator.domain.model.session import ResearchSession, utcnow
 from coordinator.domain.ports.batch_store import Chunk, EndedItem, IBatchStore
 from coordinator.infrastructure.persistence.event_notifications import notify_events
-from coordinator.infrastructure.persistence.session_repository import (
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.session_rows import (
     EVENTS,
     EXPERTS,
     SESSIONS,
     UNFINISHED,
-    SqlAlchemySessionRepository,
-    _expert_values,
-    _session_values,
-    _sessions,
-    _stage_values,
-    _to_domain,
+    expert_values,
+    session_values,
+    sessions_with_experts,
+    stage_values,
+    to_domain,
 )
 from coordinator.infrastructure.persistence.tables import BatchRow, SessionRow
 from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
@@ -52,7 +52,7 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
 
     async def create(self, batch: Batch, sessions: Sequence[ResearchSession]) -> None:
         values = _batch_values(batch)
-        rows = [{**_session_values(s), "owner": None, "last_event_seq": 1} for s in sessions]
+        rows = [{**session_values(s), "owner": None, "last_event_seq": 1} for s in sessions]
         now = utcnow()
         events = [
             {
@@ -107,11 +107,16 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
         return await self._read(statements)
 
     async def sessions(self, batch_id: str, *, offset: int = 0, limit: int | None = None) -> list[ResearchSession]:
-        page = _sessions().where(SessionRow.batch_id == batch_id).order_by(SessionRow.batch_position).offset(offset)
+        page = (
+            sessions_with_experts()
+            .where(SessionRow.batch_id == batch_id)
+            .order_by(SessionRow.batch_position)
+            .offset(offset)
+        )
         if limit is not None:
             page = page.limit(limit)
         async with self._transaction() as db:
-            return [_to_domain(row, retried_by) for row, retried_by in (await db.execute(page)).all()]
+            return [to_domain(row, retried_by) for row, retried_by in (await db.execute(page)).all()]
 
     async def progress(self, batch_id: str) -> BatchProgress:
         def statements(conn: Connection) -> BatchProgress:
@@ -191,8 +196,8 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
             _notify(conn, [p.session_id for p in picked])
             ids = [p.session_id for p in picked]
             with Session(bind=conn) as db:
-                rows = db.execute(_sessions().where(SessionRow.session_id.in_(ids))).all()
-                claimed = sorted((_to_domain(r, by) for r, by in rows), key=lambda s: s.batch_position or 0)
+                rows = db.execute(sessions_with_experts().where(SessionRow.session_id.in_(ids))).all()
+                claimed = sorted((to_domain(r, by) for r, by in rows), key=lambda s: s.batch_position or 0)
             batch_row = conn.execute(select(BATCHES).where(BATCHES.c.batch_id == batch_id)).one()
             return Chunk(_batch_of(batch_row._mapping), claimed)
 
@@ -220,7 +225,7 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
                     {"session_id": session_id, "seq": last + i + 1, "type": e.type, "data": e.data, "created_at": now}
                     for i, e in enumerate(item.events)
                 ]
-                experts += [_expert_values(session_id, e, o) for e, o in item.session.expert_outcomes.items()]
+                experts += [expert_values(session_id, e, o) for e, o in item.session.expert_outcomes.items()]
             if updates:
                 conn.execute(_END_ITEM, updates)
                 conn.execute(insert(EVENTS), events)
@@ -320,8 +325,8 @@ def _ended_values(item: EndedItem, last: int, now: datetime) -> dict[str, Any]:
         "completed_at": now,
         "updated_at": now,
         "last_event_seq": last,
-        **_stage_values("debate", "debate_outcome", session.debate),
-        **_stage_values("judge", "verdict", session.judge),
+        **stage_values("debate", "debate_outcome", session.debate),
+        **stage_values("judge", "verdict", session.judge),
     }
     return {"target_session_id": session.session_id, **{f"new_{c}": values[c] for c in _ENDED_COLUMNS}}
 

@@ -37,7 +37,8 @@ import structlog
 from sqlalchemy import ColumnElement, Connection, Table, delete, insert, or_, select, update
 
 from coordinator.domain.model.session import utcnow
-from coordinator.infrastructure.persistence.session_repository import SESSIONS, SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.session_rows import SESSIONS
 from coordinator.infrastructure.persistence.tables import CoordinatorInstanceRow
 from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
 

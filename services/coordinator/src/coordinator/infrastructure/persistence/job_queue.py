@@ -1,0 +1,242 @@
+"""``IJobStore`` on SQLAlchemy 2: the sessions table as a durable queue. A new session is stored (``queued`` with its
+first event, or ``running`` for ``create``), claimed by the oldest first (``UPDATE … WHERE status = 'queued'``: two
+claimers never get one session), and ended with its terminal event in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import BindParameter, Connection, Insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.expression import bindparam, func, insert, select, update
+
+from coordinator.domain.exceptions import (
+    IdempotencyKeyTakenError,
+    RetryAlreadyStartedError,
+    SessionStoreUnavailableError,
+)
+from coordinator.domain.model.events import NewEvent, SessionEvent
+from coordinator.domain.model.session import IDEMPOTENCY_HOURS, ResearchSession, SessionStatus, utcnow
+from coordinator.domain.ports.job_store import Enqueued, IJobStore, Started
+from coordinator.infrastructure.persistence import session_event_log
+from coordinator.infrastructure.persistence.session_event_log import NUMBERED, insert_events
+from coordinator.infrastructure.persistence.session_rows import (
+    EXPERTS,
+    SESSIONS,
+    UNFINISHED,
+    expert_values,
+    load_session,
+    session_values,
+    sessions_with_experts,
+    to_domain,
+)
+from coordinator.infrastructure.persistence.tables import SessionRow
+from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
+
+INSERT_SESSION: Insert = insert(SESSIONS)
+INSERT_EXPERTS: Insert = insert(EXPERTS)
+ALONE = SESSIONS.c.batch_id.is_(None)
+"""A research asked for alone: the research queue holds these (a batch's items wait in the batches' queue)."""
+QUEUE_LENGTH = select(func.count()).select_from(SESSIONS).where(SESSIONS.c.status == "queued", ALONE)
+OLDEST_QUEUED = (
+    select(SESSIONS.c.session_id, SESSIONS.c.started_at)
+    .where(SESSIONS.c.status == "queued", ALONE)
+    .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
+    .limit(1)
+)
+_NOW: BindParameter[datetime] = bindparam("now")
+_CLAIMED = {"status": "running", "owner": bindparam("new_owner"), "updated_at": _NOW}
+_STILL_QUEUED = (SESSIONS.c.session_id == bindparam("target_session_id")) & (SESSIONS.c.status == "queued")
+CLAIM_FIRST = update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, **NUMBERED, "started_at": _NOW})
+CLAIM_AGAIN = (
+    update(SESSIONS).where(_STILL_QUEUED).values({**_CLAIMED, **NUMBERED, "resume_count": SESSIONS.c.resume_count + 1})
+)
+END_UNFINISHED = (
+    update(SESSIONS)
+    .where(SESSIONS.c.session_id == bindparam("target_session_id"), SESSIONS.c.status.in_(UNFINISHED))
+    .values(
+        status=bindparam("new_status"),
+        status_reason=bindparam("reason"),
+        completed_at=_NOW,
+        updated_at=_NOW,
+        **NUMBERED,
+    )
+    .returning(SESSIONS.c.last_event_seq)
+)
+_LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
+    owner: str | None
+    """The coordinator instance that stores and claims sessions through this queue."""
+    _unwritten_finishes: dict[str, tuple[SessionStatus, datetime]]
+    """Sessions whose final status the store refused (it was down): written by the instance lease later."""
+
+    async def enqueue(
+        self,
+        session: ResearchSession,
+        *,
+        claim: bool = False,
+        queue_limit: int | None = None,
+        started: Started | None = None,
+    ) -> Enqueued:
+        return await self.store_new(session, queued=True, claim=claim, queue_limit=queue_limit, started=started)
+
+    async def store_new(
+        self,
+        session: ResearchSession,
+        *,
+        queued: bool,
+        claim: bool = False,
+        queue_limit: int | None = None,
+        started: Started | None = None,
+    ) -> Enqueued:
+        """``create``, or ``enqueue`` (``queued``): one transaction, so a queued session is claimable only with
+        its ``session.queued`` event first. Raises ``IdempotencyKeyTakenError`` (another session holds the key) or
+        ``RetryAlreadyStartedError`` (its source has a retry already)."""
+        values, owner = {**session_values(session), "owner": self.owner}, self.owner
+        experts = [expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
+
+        def statements(conn: Connection) -> Enqueued:
+            ahead = int(conn.scalar(QUEUE_LENGTH) or 0) if queued else 0
+            if queue_limit is not None and ahead >= queue_limit:
+                return Enqueued(0)
+            if session.idempotency_key is not None:  # a key older than its window is free again
+                conn.execute(
+                    update(SESSIONS)
+                    .where(
+                        SESSIONS.c.client_id == session.client_id,
+                        SESSIONS.c.idempotency_key == session.idempotency_key,
+                        SESSIONS.c.created_at < utcnow() - timedelta(hours=IDEMPOTENCY_HOURS),
+                    )
+                    .values(idempotency_key=None)
+                )
+            queued_event = [NewEvent("session.queued", {"position": ahead + 1})] if queued else []
+            conn.execute(INSERT_SESSION, {**values, "last_event_seq": len(queued_event)})
+            if experts:
+                conn.execute(INSERT_EXPERTS, experts)
+            if not queued:
+                return Enqueued(ahead + 1)
+            insert_events(conn, session.session_id, queued_event, last=len(queued_event))
+            stored = replace(session, last_event_seq=len(queued_event))
+            return Enqueued(ahead + 1, claim_oldest(conn, owner, started, stored, alone=not ahead) if claim else None)
+
+        try:
+            return await self._write(statements)
+        except IntegrityError:
+            key = session.idempotency_key
+            if key is not None and (holder := await self.find_idempotent(session.client_id, key, _LONG_AGO)):
+                raise IdempotencyKeyTakenError(key, holder) from None
+            if session.retried_from is None:
+                raise
+            existing = await self._retry_of(session.retried_from)
+            if existing is None:
+                raise
+            raise RetryAlreadyStartedError(
+                session.retried_from, existing.session_id, in_progress=existing.status == "running"
+            ) from None
+
+    async def _retry_of(self, source_id: str) -> SessionRow | None:
+        async with self._transaction() as db:
+            found: SessionRow | None = await db.scalar(select(SessionRow).where(SessionRow.retried_from == source_id))
+            return found
+
+    async def claim_next(self, started: Started | None = None) -> ResearchSession | None:
+        owner = self.owner
+        return await self._write(lambda conn: claim_oldest(conn, owner, started))
+
+    async def end(
+        self, session_id: str, status: SessionStatus, events: Sequence[NewEvent], *, reason: str | None = None
+    ) -> bool:
+        now = utcnow()
+
+        def statements(conn: Connection) -> bool:
+            parameters = {"target_session_id": session_id, "new_status": status, "reason": reason, "now": now}
+            ended = conn.execute(END_UNFINISHED, {**parameters, "added": len(events)}).first()
+            if ended is None:
+                return False
+            insert_events(conn, session_id, events, last=int(ended[0]))
+            return True
+
+        try:
+            return await self._write(statements)
+        except SessionStoreUnavailableError:
+            self._unwritten_finishes[session_id] = (status, now)
+            raise
+
+    async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
+        return await self._write(lambda conn: session_event_log.append_events(conn, session_id, events))
+
+    async def events_after(self, session_id: str, after: int, *, limit: int = 500) -> Sequence[SessionEvent]:
+        """A Core read (``_read``: on a SQLite file, on a reader thread): a subscriber's read of a session's
+        events, done by many at once when submissions arrive together."""
+        return await self._read(lambda conn: session_event_log.events_after(conn, session_id, after, limit))
+
+    async def queued(self) -> Sequence[str]:
+        rows = (
+            select(SESSIONS.c.session_id)
+            .where(SESSIONS.c.status == "queued", ALONE)
+            .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
+        )
+        async with self._transaction() as db:
+            return list((await db.execute(rows)).scalars())
+
+    async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]:
+        if not session_ids:
+            return {}
+        rows = select(SESSIONS.c.session_id, SESSIONS.c.status).where(SESSIONS.c.session_id.in_(list(session_ids)))
+        async with self._transaction() as db:
+            return {r.session_id: r.status for r in (await db.execute(rows)).all()}
+
+    async def find_idempotent(self, client_id: str, key: str, since: datetime) -> ResearchSession | None:
+        newest = (
+            select(SESSIONS.c.session_id)
+            .where(SESSIONS.c.client_id == client_id, SESSIONS.c.idempotency_key == key, SESSIONS.c.created_at >= since)
+            .order_by(SESSIONS.c.created_at.desc())
+            .limit(1)
+        )
+        async with self._transaction() as db:
+            found = await db.scalar(newest)
+            return None if found is None else await load_session(db, found)
+
+
+def claim_oldest(
+    conn: Connection,
+    owner: str | None,
+    started: Started | None,
+    inserted: ResearchSession | None = None,
+    *,
+    alone: bool = False,
+) -> ResearchSession | None:
+    """The oldest queued session, made ``running`` for ``owner`` with its ``started`` event (see
+    ``IJobStore.claim_next``), read back; when it is ``inserted`` (stored by this transaction, never run), that
+    session as it is now stored. ``alone``: ``inserted`` is the only queued session this transaction sees."""
+    claimed = _claim_oldest_row(conn, owner, inserted, numbered=started is not None, alone=alone)
+    if claimed is not None and started is not None:  # the claim has counted its event
+        insert_events(conn, claimed.session_id, [started(claimed)], last=claimed.last_event_seq)
+    return claimed
+
+
+def _claim_oldest_row(
+    conn: Connection, owner: str | None, inserted: ResearchSession | None, *, numbered: bool, alone: bool
+) -> ResearchSession | None:
+    """``numbered``: the claim counts one event in the row's ``last_event_seq`` (the caller appends it); ``alone``:
+    the oldest is ``inserted`` (no need to look)."""
+    for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
+        found = (inserted.session_id, None) if alone and inserted is not None else conn.execute(OLDEST_QUEUED).first()
+        if found is None:
+            return None
+        (session_id, started_at), now, alone = found, utcnow(), False
+        claim = CLAIM_FIRST if started_at is None else CLAIM_AGAIN  # a first claim, or a resume
+        parameters = {"target_session_id": session_id, "new_owner": owner, "now": now, "added": int(numbered)}
+        if conn.execute(claim, parameters).rowcount:
+            if inserted is not None and inserted.session_id == session_id:
+                counted = inserted.last_event_seq + int(numbered)
+                return replace(inserted, status="running", started_at=now, updated_at=now, last_event_seq=counted)
+            with Session(bind=conn) as db:
+                row, retried_by = db.execute(sessions_with_experts().where(SessionRow.session_id == session_id)).one()
+                return to_domain(row, retried_by)
+    return None
