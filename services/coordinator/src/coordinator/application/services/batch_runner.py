@@ -142,7 +142,7 @@ class BatchRunner:
                 log.info("batch_chunk_cancelled %s (%d items)", batch_id, len(chunk.sessions))
             raise
         try:
-            await self._store.end_chunk(batch_id, ended)
+            await self._store.end_chunk(batch_id, ended, self._owner)
         except Exception as exc:
             log.error("batch_chunk_not_written %s: %s", batch_id, error_text(exc))
             with contextlib.suppress(Exception):

@@ -62,9 +62,10 @@ class IBatchStore(ABC):
         claimers never get one item."""
 
     @abstractmethod
-    async def end_chunk(self, batch_id: str, ended: Sequence[EndedItem]) -> Batch:
+    async def end_chunk(self, batch_id: str, ended: Sequence[EndedItem], owner: str) -> Batch:
         """Record each item's outcomes, final status and events in one transaction (an item ended meanwhile, e.g.
-        cancelled, is left as it is); when no item of the batch is left queued or running, the batch takes its
+        cancelled, or no longer ``owner``'s, e.g. queued again after this coordinator stalled past its lease, is left
+        as it is); when no item of the batch is left queued or running, the batch takes its
         final status in the same transaction. Returns the batch as it now is."""
 
     @abstractmethod

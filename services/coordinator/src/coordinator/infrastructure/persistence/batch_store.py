@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.expression import bindparam, case, func, insert, or_, select, update
+from sqlalchemy.sql.expression import bindparam, case, func, insert, select, update
 
 from coordinator.domain.exceptions import BatchNotFoundError
 from coordinator.domain.model.batch import Batch, BatchItem, BatchProgress, BatchStatus, batch_status_of
@@ -152,20 +152,22 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
                 return None
             batch_id = str(oldest[0])
             waiting = (
-                select(SESSIONS.c.session_id, SESSIONS.c.started_at, SESSIONS.c.last_event_seq)
+                select(SESSIONS.c.session_id)
                 .where(SESSIONS.c.batch_id == batch_id, SESSIONS.c.status == "queued")
                 .order_by(SESSIONS.c.batch_position)
                 .limit(size)
             )
             if conn.dialect.name == "postgresql":
                 waiting = waiting.with_for_update(skip_locked=True)
-            picked = conn.execute(waiting).all()
+            picked = [r.session_id for r in conn.execute(waiting).all()]
             if not picked:
                 return None
             now = utcnow()
-            conn.execute(
+            # One statement, and only the rows it changed count: a claimer that read a stale snapshot (SQLite, two
+            # processes) or lost a row to another changes none of those.
+            claimed_rows = conn.execute(
                 update(SESSIONS)
-                .where(SESSIONS.c.session_id == bindparam("target_session_id"), SESSIONS.c.status == "queued")
+                .where(SESSIONS.c.session_id.in_(picked), SESSIONS.c.status == "queued")
                 .values(
                     status="running",
                     owner=owner,
@@ -174,18 +176,20 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
                     resume_count=SESSIONS.c.resume_count + case((SESSIONS.c.started_at.is_(None), 0), else_=1),
                     last_event_seq=SESSIONS.c.last_event_seq + 1,
                     updated_at=now,
-                ),
-                [{"target_session_id": p.session_id} for p in picked],
-            )
+                )
+                .returning(SESSIONS.c.session_id, SESSIONS.c.last_event_seq, SESSIONS.c.resume_count)
+            ).all()
+            if not claimed_rows:
+                return None
             started = [
                 {
-                    "session_id": p.session_id,
-                    "seq": p.last_event_seq + 1,
-                    "type": "session.started" if p.started_at is None else "session.resumed",
+                    "session_id": r.session_id,
+                    "seq": r.last_event_seq,
+                    "type": "session.started" if r.resume_count == 0 else "session.resumed",
                     "data": {"instance": owner, "batch_id": batch_id},
                     "created_at": now,
                 }
-                for p in picked
+                for r in claimed_rows
             ]
             conn.execute(insert(EVENTS), started)
             conn.execute(
@@ -193,8 +197,8 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
                 .where(BATCHES.c.batch_id == batch_id, BATCHES.c.status == "queued")
                 .values(status="running", updated_at=now)
             )
-            _notify(conn, [p.session_id for p in picked])
-            ids = [p.session_id for p in picked]
+            ids = [r.session_id for r in claimed_rows]
+            _notify(conn, ids)
             with Session(bind=conn) as db:
                 rows = db.execute(sessions_with_experts().where(SessionRow.session_id.in_(ids))).all()
                 claimed = sorted((to_domain(r, by) for r, by in rows), key=lambda s: s.batch_position or 0)
@@ -203,35 +207,29 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
 
         return await self._write(statements)
 
-    async def end_chunk(self, batch_id: str, ended: Sequence[EndedItem]) -> Batch:
+    async def end_chunk(self, batch_id: str, ended: Sequence[EndedItem], owner: str) -> Batch:
         def statements(conn: Connection) -> Batch:
             _lock_batch(conn, batch_id)
-            ids = [e.session.session_id for e in ended]
-            still = select(SESSIONS.c.session_id, SESSIONS.c.last_event_seq).where(
-                SESSIONS.c.session_id.in_(ids), SESSIONS.c.status == "running"
-            )
-            if conn.dialect.name == "postgresql":
-                still = still.with_for_update()
-            running = {r.session_id: int(r.last_event_seq) for r in conn.execute(still).all()}
             now = utcnow()
-            updates, events, experts = [], [], []
-            for item in ended:
+            events, experts, written = [], [], []
+            for item in ended:  # one UPDATE each, so that only the rows it changed get their events
                 session_id = item.session.session_id
-                if session_id not in running:
-                    continue  # ended meanwhile (cancelled): left as it is
-                last = running[session_id]
-                updates.append(_ended_values(item, last + len(item.events), now))
+                values = {**_ended_values(item, now), "added": len(item.events), "new_owner": owner}
+                numbered = conn.execute(_END_ITEM, values).first()
+                if numbered is None:
+                    continue  # ended meanwhile (cancelled), or no longer this coordinator's: left as it is
+                first = int(numbered[0]) - len(item.events) + 1
                 events += [
-                    {"session_id": session_id, "seq": last + i + 1, "type": e.type, "data": e.data, "created_at": now}
+                    {"session_id": session_id, "seq": first + i, "type": e.type, "data": e.data, "created_at": now}
                     for i, e in enumerate(item.events)
                 ]
                 experts += [expert_values(session_id, e, o) for e, o in item.session.expert_outcomes.items()]
-            if updates:
-                conn.execute(_END_ITEM, updates)
+                written.append(session_id)
+            if events:
                 conn.execute(insert(EVENTS), events)
-                if experts:
-                    conn.execute(insert(EXPERTS), experts)
-                _notify(conn, [u["target_session_id"] for u in updates])
+            if experts:
+                conn.execute(insert(EXPERTS), experts)
+            _notify(conn, written)
             return _finish_if_done(conn, batch_id, now)
 
         return await self._write(statements)
@@ -242,36 +240,26 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
             batch = _lock_batch(conn, batch_id)
             if batch.finished:
                 return batch
-            open_items = conn.execute(
-                select(SESSIONS.c.session_id, SESSIONS.c.last_event_seq).where(
-                    SESSIONS.c.batch_id == batch_id, SESSIONS.c.status.in_(UNFINISHED)
-                )
-            ).all()
             event = terminal_event("cancelled")
-            if open_items:
-                conn.execute(
-                    update(SESSIONS)
-                    .where(
-                        SESSIONS.c.session_id == bindparam("target_session_id"),
-                        or_(*(SESSIONS.c.status == s for s in UNFINISHED)),  # no IN: an executemany
-                    )
-                    .values(status="cancelled", completed_at=now, updated_at=now, last_event_seq=bindparam("new_last")),
-                    [{"target_session_id": r.session_id, "new_last": r.last_event_seq + 1} for r in open_items],
+            # One statement for all, returning the rows it ended (whatever another writer did meanwhile).
+            ended = conn.execute(
+                update(SESSIONS)
+                .where(SESSIONS.c.batch_id == batch_id, SESSIONS.c.status.in_(UNFINISHED))
+                .values(
+                    status="cancelled",
+                    completed_at=now,
+                    updated_at=now,
+                    last_event_seq=SESSIONS.c.last_event_seq + 1,
                 )
-                conn.execute(
-                    insert(EVENTS),
-                    [
-                        {
-                            "session_id": r.session_id,
-                            "seq": r.last_event_seq + 1,
-                            "type": event.type,
-                            "data": event.data,
-                            "created_at": now,
-                        }
-                        for r in open_items
-                    ],
-                )
-                _notify(conn, [r.session_id for r in open_items])
+                .returning(SESSIONS.c.session_id, SESSIONS.c.last_event_seq)
+            ).all()
+            if ended:
+                rows = [
+                    {"session_id": r.session_id, "seq": r.last_event_seq, "type": event.type, "data": event.data}
+                    for r in ended
+                ]
+                conn.execute(insert(EVENTS), [{**row, "created_at": now} for row in rows])
+                _notify(conn, [r.session_id for r in ended])
             conn.execute(
                 update(BATCHES)
                 .where(BATCHES.c.batch_id == batch_id)
@@ -309,22 +297,31 @@ _STAGE_COLUMNS = (
     *(f"judge_{c}" for c in ("status", "error", "duration_ms", "usage")),
     "verdict",
 )
-_ENDED_COLUMNS = ("status", "status_reason", "completed_at", "updated_at", "last_event_seq", *_STAGE_COLUMNS)
+_ENDED_COLUMNS = ("status", "status_reason", "completed_at", "updated_at", *_STAGE_COLUMNS)
 _END_ITEM = (
     update(SESSIONS)
-    .where(SESSIONS.c.session_id == bindparam("target_session_id"), SESSIONS.c.status == "running")
-    .values({c: bindparam(f"new_{c}") for c in _ENDED_COLUMNS})
+    .where(
+        SESSIONS.c.session_id == bindparam("target_session_id"),
+        SESSIONS.c.status == "running",
+        SESSIONS.c.owner == bindparam("new_owner"),
+    )
+    .values(
+        {
+            **{c: bindparam(f"new_{c}") for c in _ENDED_COLUMNS},
+            "last_event_seq": SESSIONS.c.last_event_seq + bindparam("added"),
+        }
+    )
+    .returning(SESSIONS.c.last_event_seq)
 )
 
 
-def _ended_values(item: EndedItem, last: int, now: datetime) -> dict[str, Any]:
+def _ended_values(item: EndedItem, now: datetime) -> dict[str, Any]:
     session = item.session
     values = {
         "status": item.status,
         "status_reason": item.reason,
         "completed_at": now,
         "updated_at": now,
-        "last_event_seq": last,
         **stage_values("debate", "debate_outcome", session.debate),
         **stage_values("judge", "verdict", session.judge),
     }
