@@ -73,3 +73,21 @@ async def test_a_failing_read_fails_its_caller(tmp_path: Path) -> None:
         assert await saver.aget_tuple(_config("s1")) is None  # the thread serves the next call
     finally:
         await saver.close()
+
+
+@pytest.mark.postgres
+def test_coordinators_starting_together_on_a_new_postgresql_database_all_open_it() -> None:
+    import asyncio
+    from contextlib import AsyncExitStack
+
+    from coordinator_persistence_fakes import local_postgres_database
+
+    from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
+
+    async def open_three(url: str) -> int:
+        async with AsyncExitStack() as stack:
+            savers = await asyncio.gather(*(stack.enter_async_context(open_checkpointer(url)) for _ in range(3)))
+            return len(savers)
+
+    with local_postgres_database() as url:
+        assert asyncio.run(open_three(url)) == 3

@@ -87,8 +87,29 @@ async def open_checkpointer(database_url: str | URL) -> AsyncIterator[BaseCheckp
         }
         async with AsyncConnectionPool(conninfo, max_size=POOL_SIZE, kwargs=options, open=False) as pool:
             saver_pg = AsyncPostgresSaver(pool, serde=serializer())  # type: ignore[arg-type]
-            await saver_pg.setup()
+            await _set_up_alone(pool, saver_pg)
             yield saver_pg
+
+
+_PG_SETUP_LOCK = 0x636B7074  # "ckpt": replicas starting together on one database set the tables up one at a time
+
+
+async def _set_up_alone(pool: AsyncConnectionPool[Any], saver: AsyncPostgresSaver) -> None:
+    """LangGraph's ``setup()`` (its tables and its own migrations) under a PostgreSQL advisory lock: two coordinators
+    starting at once would otherwise both insert the same migration row, and one of them would fail to start. The
+    lock is tried, not waited for: a session waiting in ``pg_advisory_lock`` holds a snapshot, which the holder's
+    ``CREATE INDEX CONCURRENTLY`` would wait for in turn."""
+    async with pool.connection() as conn:
+        while True:
+            cursor = await conn.execute("SELECT pg_try_advisory_lock(%s) AS taken", (_PG_SETUP_LOCK,))
+            row = await cursor.fetchone()
+            if row is not None and row["taken"]:
+                break
+            await asyncio.sleep(0.05)
+        try:
+            await saver.setup()
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (_PG_SETUP_LOCK,))
 
 
 class SqliteSaverOnThread(SqliteSaver):
