@@ -17,10 +17,11 @@ from typing import Any
 from benchmarks import llm_script, report
 from benchmarks.config import CONFIGS, DEPLOYED_LOGGING, BenchConfig
 from benchmarks.harness import FLOOR_APPS, REPO_ROOT, bench_stack, git_revision, loadavg, machine_info
+from benchmarks.job_path import job_path_on_postgres
 from benchmarks.profiling import profile_and_fix
 from benchmarks.sections import concurrency, critical_path, floor, llm_economy, rules_mode
 
-SECTIONS = ("critical", "concurrency", "floor", "rules", "economy", "profile")
+SECTIONS = ("critical", "concurrency", "floor", "rules", "economy", "profile", "jobpath")
 DOCS_PAGE = REPO_ROOT / "docs" / "benchmarks.md"
 
 
@@ -77,6 +78,9 @@ async def run_all(cfg: BenchConfig, sections: tuple[str, ...], work: Path) -> di
     if "profile" in sections:
         log("5. profile and fix (before / after, same run)")
         out["profile"] = await profile_and_fix(work / "profile", cfg, log)
+    if "jobpath" in sections:
+        log("7. the job path on PostgreSQL (in process, a new database on the local server)")
+        out["job_path"] = await job_path_on_postgres(cfg.job_path_rounds, cfg.job_path_burst, log)
     return out
 
 

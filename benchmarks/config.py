@@ -53,6 +53,9 @@ class BenchConfig:
     compare_throughput_rounds: int
     # every section: how the services log (``--service-logging``)
     service_logging: ServiceLogging = field(default_factory=ServiceLogging)
+    # 7. the job path on PostgreSQL: paired rounds (direct / job), concurrent submissions of the burst
+    job_path_rounds: int = 60
+    job_path_burst: int = 100
 
 
 FULL = BenchConfig(
@@ -83,6 +86,7 @@ FULL = BenchConfig(
 
 QUICK = BenchConfig(
     name="quick",
+    job_path_rounds=30,
     latencies_ms=(200,),
     critical_runs={200: 5},
     concurrency_latency_ms=200,
@@ -109,6 +113,8 @@ QUICK = BenchConfig(
 
 SMOKE = BenchConfig(
     name="smoke",
+    job_path_rounds=5,
+    job_path_burst=10,
     latencies_ms=(20,),
     critical_runs={20: 2},
     concurrency_latency_ms=20,

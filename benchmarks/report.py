@@ -20,6 +20,8 @@ from benchmarks.report_text import at_hundred, fmt, ratio_text
 TARGETS = {
     "overhead_p50_ms": 30.0,
     "overhead_p50_pct": 5.0,
+    "job_overhead_p50_ms": 5.0,
+    "first_event_p95_ms": 100.0,
     "p95_over_single": 1.5,
     "rules_p50_ms": 100.0,
     "llm_calls_full": 9,
@@ -82,6 +84,24 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None, str]]:
                 "–",
             )
         )
+    jobs = report.get("job_path") or {}
+    if "overhead_p50_ms" in jobs:
+        rows.append(
+            (
+                "PostgreSQL job path: overhead ≤ +5 ms p50",
+                fmt(jobs["overhead_p50_ms"], 1, " ms"),
+                jobs["overhead_p50_ms"] <= TARGETS["job_overhead_p50_ms"],
+                "–",
+            )
+        )
+        rows.append(
+            (
+                f"PostgreSQL: first event p95 ≤ 100 ms at {jobs['burst']} concurrent",
+                fmt(jobs["first_event_p95_ms"], 0, " ms"),
+                jobs["first_event_p95_ms"] <= TARGETS["first_event_p95_ms"],
+                "–",
+            )
+        )
     economy = report.get("economy", {}).get("full_research")
     if economy:
         rows.append(
@@ -106,7 +126,27 @@ def markdown(report: dict[str, Any]) -> str:
         lines += report_comparisons.profile(report["profile"])
     if report.get("floor"):
         lines += report_comparisons.floor(report["floor"], report.get("concurrency"), report.get("critical_path"))
+    lines += _job_path(report.get("job_path"))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _job_path(jobs: dict[str, Any] | None) -> list[str]:
+    """Section 7: the job path on PostgreSQL (docs/benchmarks.md, "PostgreSQL job path (issue 48)")."""
+    if not jobs:
+        return []
+    if "skipped" in jobs:
+        return ["## 7. The job path on PostgreSQL", "", f"Skipped: {jobs['skipped']}.", ""]
+    return [
+        "## 7. The job path on PostgreSQL",
+        "",
+        f"`{jobs['command']}` against a new database on the local server: direct p50 "
+        f"{fmt(jobs['direct_p50_ms'], 1, ' ms')}, job p50 {fmt(jobs['job_p50_ms'], 1, ' ms')}, **overhead p50 "
+        f"{fmt(jobs['overhead_p50_ms'], 1, ' ms')}** (p95 {fmt(jobs['overhead_p95_ms'], 1, ' ms')}); "
+        f"{jobs['burst']} concurrent asynchronous submissions: first event p50 "
+        f"{fmt(jobs['first_event_p50_ms'], 0, ' ms')}, **p95 {fmt(jobs['first_event_p95_ms'], 0, ' ms')}**, "
+        f"all done in {fmt(jobs['all_done_s'], 1, ' s')}.",
+        "",
+    ]
 
 
 def _clean(value: Any) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import tempfile
 import time
@@ -82,6 +83,12 @@ async def main(args: argparse.Namespace) -> None:
             await service.execute(COMMAND)
             job_ms.append((time.perf_counter() - started) * 1000)
         overhead = [j - p for j, p in zip(job_ms, plain_ms, strict=True)]
+        figures = {
+            "direct_p50_ms": statistics.median(plain_ms),
+            "job_p50_ms": statistics.median(job_ms),
+            "overhead_p50_ms": statistics.median(overhead),
+            "overhead_p95_ms": percentile(overhead, 0.95),
+        }
         print(
             f"paired x{args.rounds}: direct p50 {statistics.median(plain_ms):.1f} ms, "
             f"job p50 {statistics.median(job_ms):.1f} ms, "
@@ -108,6 +115,12 @@ async def main(args: argparse.Namespace) -> None:
         ):
             await asyncio.sleep(0.05)
         all_done = time.perf_counter() - burst_started
+        figures |= {
+            "burst": args.burst,
+            "first_event_p50_ms": statistics.median(first),
+            "first_event_p95_ms": percentile(first, 0.95),
+            "all_done_s": all_done,
+        }
         print(
             f"burst of {args.burst} async submissions: first event p50 {statistics.median(first):.1f} ms, "
             f"p95 {percentile(first, 0.95):.1f} ms; all completed in {all_done:.1f} s"
@@ -158,6 +171,8 @@ async def main(args: argparse.Namespace) -> None:
         await held_jobs.stop()
         await jobs.stop()
     await close()
+    if args.json:
+        print("JSON " + json.dumps(figures))
 
 
 if __name__ == "__main__":
@@ -167,5 +182,6 @@ if __name__ == "__main__":
     parser.add_argument("--subscribers", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--database-url", help="the store (and checkpointer) to use; default: a new SQLite file")
+    parser.add_argument("--json", action="store_true", help="print the figures as one last line, JSON after 'JSON '")
     configure_logging("WARNING")
     asyncio.run(main(parser.parse_args()))
