@@ -53,11 +53,11 @@ async def one_batch(stack: BenchStack, symbols: list[str]) -> dict[str, Any]:
     return {"seconds": seconds, "ok": sum(r.status == "ok" for r in records), "n": len(records)}
 
 
-async def grid(stack: BenchStack, symbols: list[str], dates: list[date]) -> dict[str, Any]:
+async def grid(stack: BenchStack, symbols: list[str], dates: list[date], in_flight: int = 2) -> dict[str, Any]:
     jobs = [Job("policy", EXPERTS, s, d) for d in dates for s in symbols]
     before = cpu_seconds(stack.pids)
     async with httpx.AsyncClient(timeout=600, limits=httpx.Limits(max_connections=16)) as http:
-        outcome = await run_batches(http, [stack.coordinator], jobs, concurrency=2)
+        outcome = await run_batches(http, [stack.coordinator], jobs, concurrency=in_flight)
     after = cpu_seconds(stack.pids)
     cpu = {name: round((after[name] - before.get(name, 0.0)) * 1000 / len(jobs), 2) for name in after}
     statuses: dict[str, int] = {}
@@ -73,7 +73,9 @@ async def grid(stack: BenchStack, symbols: list[str], dates: list[date]) -> dict
     }
 
 
-async def batches(stack: BenchStack, *, rounds: int, dates: int, log: Log = print) -> dict[str, Any]:
+async def batches(
+    stack: BenchStack, *, rounds: int, dates: int, in_flight: int = 2, log: Log = print
+) -> dict[str, Any]:
     symbols = await _symbols(stack)
     await one_batch(stack, symbols[:10])  # warm-up: every process has its caches of the day
     single = []
@@ -85,7 +87,7 @@ async def batches(stack: BenchStack, *, rounds: int, dates: int, log: Log = prin
     days = grid_dates("month-end", date(2020, 1, 1), date(2025, 9, 30))[-dates:]
     wait_idle()
     load_before = loadavg()
-    measured = await grid(stack, symbols, days)
+    measured = await grid(stack, symbols, days, in_flight)
     measured["loadavg"] = {"before": load_before, "after": loadavg()}
     log(f"  grid {measured['researches']} researches: {measured['researches_per_s']:.1f} researches/s")
     return {
@@ -124,10 +126,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.batch_throughput", description=__doc__)
     parser.add_argument("--dates", type=int, default=24, help="month-ends of the grid (default 24)")
     parser.add_argument("--rounds", type=int, default=3, help="single batches timed (default 3)")
+    parser.add_argument("--in-flight", type=int, default=4, help="batches in flight in the grid (default 4)")
+    parser.add_argument("--chunks", type=int, help="BATCH_CONCURRENCY of the coordinator (default: its own)")
     parser.add_argument("--work", type=Path, default=Path("bench-results/batches"))
     args = parser.parse_args()
-    with bench_stack(args.work, mode="rules") as stack:
-        result = asyncio.run(batches(stack, rounds=args.rounds, dates=args.dates))
+    coordinator_env = {"BATCH_CONCURRENCY": str(args.chunks)} if args.chunks else {}
+    with bench_stack(args.work, mode="rules", coordinator_env=coordinator_env) as stack:
+        result = asyncio.run(batches(stack, rounds=args.rounds, dates=args.dates, in_flight=args.in_flight))
     print(json.dumps(result, indent=2))
     print("\n".join(report_lines(result)))
     return 0

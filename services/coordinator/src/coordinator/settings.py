@@ -43,7 +43,7 @@ class Settings(ServiceSettings):
     batch_chunk_size: int = Field(
         default=100, ge=1, le=1000, description="A batch's items claimed and sent to the peers together."
     )
-    batch_concurrency: int = Field(default=2, ge=1, le=64, description="Batch chunks this coordinator runs at once.")
+    batch_concurrency: int = Field(default=4, ge=1, le=64, description="Batch chunks this coordinator runs at once.")
     batch_queue_limit: int = Field(
         default=20_000, ge=1, description="Batch items that may wait at once (all batches); beyond: 503 queue_full."
     )

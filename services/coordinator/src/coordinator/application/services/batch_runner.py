@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 class BatchSettings:
     chunk_size: int = 100
     """Items claimed and sent to the peers together."""
-    concurrency: int = 2
+    concurrency: int = 4
     """Chunks this coordinator runs at once."""
     poll_seconds: float = 0.5
     """How often the batches' queue and the running chunks' batches are read (a submission here wakes it at once)."""

@@ -34,7 +34,12 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from coordinator.domain.exceptions import SessionStoreUnavailableError
-from coordinator.infrastructure.persistence.engine import SQLITE_BUSY_TIMEOUT_S, is_sqlite_memory, sqlite_pragmas
+from coordinator.infrastructure.persistence.engine import (
+    JSON_COLUMNS,
+    SQLITE_BUSY_TIMEOUT_S,
+    is_sqlite_memory,
+    sqlite_pragmas,
+)
 from service_kit.tracing import untraced
 
 log = structlog.get_logger(__name__)
@@ -156,7 +161,9 @@ class _QueuedWrite(Generic[T]):
 class SqliteWriterThread:
     def __init__(self, url: URL) -> None:
         connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False}
-        self._engine: Engine = create_engine(url.set(drivername="sqlite+pysqlite"), connect_args=connect_args)
+        self._engine: Engine = create_engine(
+            url.set(drivername="sqlite+pysqlite"), connect_args=connect_args, **JSON_COLUMNS
+        )
         event.listen(self._engine, "connect", sqlite_pragmas)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="session-writes")
         self._readers = ThreadPoolExecutor(max_workers=READER_THREADS, thread_name_prefix="session-reads")
