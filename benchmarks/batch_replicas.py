@@ -141,7 +141,43 @@ def one(replicas: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     return measured
 
 
-def main() -> int:
+def replicas(batches: int, work: Path) -> dict[str, Any]:
+    """``make bench``'s section: 1, 2 and 3 replicas with this module's defaults; skipped (with the reason) for 0
+    batches, or when PostgreSQL or Redis does not answer."""
+    if batches <= 0:
+        return {"skipped": "not in this configuration"}
+    args = _parser().parse_args(["--batches", str(batches), "--work", str(work)])
+    try:
+        return {
+            "limit": args.limit,
+            "latency_ms": args.latency_ms,
+            "runs": [one(n, args, work / f"r{n}") for n in (1, 2, 3)],
+        }
+    except (OSError, psycopg.OperationalError) as exc:
+        return {"skipped": f"PostgreSQL at {PG} or Redis at {args.redis_url} did not answer ({exc})"}
+
+
+def report_lines(result: dict[str, Any]) -> list[str]:
+    lines = ["## Replicas sharing batches (LLM mode, PostgreSQL; issue 48)", ""]
+    if "skipped" in result:
+        return [*lines, f"Skipped: {result['skipped']}.", ""]
+    lines += [
+        f"The fake model answers after {result['latency_ms']:g} ms; one model-call limit of {result['limit']} shared "
+        "through Redis by research, debate and judge.",
+        "",
+        "| replicas | items | wall | items/s | model calls | peak in flight (limit) | ended once | claimed by |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in result["runs"]:
+        lines.append(
+            f"| {r['replicas']} | {r['items']} | {r['seconds']:.1f} s | {r['items'] / r['seconds']:.2f} | "
+            f"{r['model_calls']} | {r['peak_model_calls_in_flight']} ({result['limit']}) | "
+            f"{r['ended_once']}/{r['items']} | {r['replicas_that_claimed']} |"
+        )
+    return [*lines, ""]
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.batch_replicas", description=__doc__)
     parser.add_argument("--batches", type=int, default=2, help="batches of every offline symbol (max 8)")
     parser.add_argument("--latency-ms", type=float, default=1000.0, help="the fake model's latency")
@@ -150,16 +186,13 @@ def main() -> int:
     parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/13")
     parser.add_argument("--work", type=Path, default=Path("bench-results/batch-replicas").resolve())
-    args = parser.parse_args()
-    results = [one(n, args, args.work / f"replicas-{n}") for n in args.replicas]
-    print("\n| replicas | items | wall | items/s | model calls | peak in flight (limit) | ended once | claimed by |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in results:
-        print(
-            f"| {r['replicas']} | {r['items']} | {r['seconds']:.1f} s | {r['items'] / r['seconds']:.2f} | "
-            f"{r['model_calls']} | {r['peak_model_calls_in_flight']} ({args.limit}) | {r['ended_once']}/{r['items']} | "
-            f"{r['replicas_that_claimed']} |"
-        )
+    return parser
+
+
+def main() -> int:
+    args = _parser().parse_args()
+    runs = [one(n, args, args.work / f"replicas-{n}") for n in args.replicas]
+    print("\n".join(report_lines({"limit": args.limit, "latency_ms": args.latency_ms, "runs": runs})))
     return 0
 
 

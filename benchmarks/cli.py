@@ -14,14 +14,14 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from benchmarks import llm_script, report
+from benchmarks import batch_replicas, batch_throughput, llm_script, report
 from benchmarks.config import CONFIGS, DEPLOYED_LOGGING, BenchConfig
 from benchmarks.harness import FLOOR_APPS, REPO_ROOT, bench_stack, git_revision, loadavg, machine_info
 from benchmarks.job_path import job_path_on_postgres
 from benchmarks.profiling import profile_and_fix
 from benchmarks.sections import concurrency, critical_path, floor, llm_economy, rules_mode
 
-SECTIONS = ("critical", "concurrency", "floor", "rules", "economy", "profile", "jobpath")
+SECTIONS = ("critical", "concurrency", "floor", "rules", "economy", "profile", "jobpath", "batches", "replicas")
 DOCS_PAGE = REPO_ROOT / "docs" / "benchmarks.md"
 
 
@@ -81,6 +81,15 @@ async def run_all(cfg: BenchConfig, sections: tuple[str, ...], work: Path) -> di
     if "jobpath" in sections:
         log("7. the job path on PostgreSQL (in process, a new database on the local server)")
         out["job_path"] = await job_path_on_postgres(cfg.job_path_rounds, cfg.job_path_burst, log)
+    if "batches" in sections:
+        with bench_stack(work / "batches", mode="rules", service_logging=cfg.service_logging) as stack:
+            log("8. batches (rules mode): a batch of every symbol, evaluated researches/s")
+            out["batches"] = await batch_throughput.batches(
+                stack, rounds=cfg.batch_rounds, dates=cfg.batch_dates, log=log
+            )
+    if "replicas" in sections:
+        log("9. replicas sharing batches on PostgreSQL (LLM mode, one global model-call limit)")
+        out["replicas"] = await asyncio.to_thread(batch_replicas.replicas, cfg.replica_batches, work / "replicas")
     return out
 
 

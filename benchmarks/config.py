@@ -56,6 +56,11 @@ class BenchConfig:
     # 7. the job path on PostgreSQL: paired rounds (direct / job), concurrent submissions of the burst
     job_path_rounds: int = 60
     job_path_burst: int = 100
+    # 8. batches (rules mode): single batches of every symbol timed, month-ends of the evaluation-like grid
+    batch_rounds: int = 3
+    batch_dates: int = 24
+    # 9. replicas 1/2/3 on PostgreSQL in LLM mode: batches of every symbol (0: the section is skipped)
+    replica_batches: int = 2
 
 
 FULL = BenchConfig(
@@ -86,6 +91,9 @@ FULL = BenchConfig(
 
 QUICK = BenchConfig(
     name="quick",
+    batch_rounds=2,
+    batch_dates=6,
+    replica_batches=1,
     job_path_rounds=30,
     latencies_ms=(200,),
     critical_runs={200: 5},
@@ -113,6 +121,9 @@ QUICK = BenchConfig(
 
 SMOKE = BenchConfig(
     name="smoke",
+    batch_rounds=1,
+    batch_dates=2,
+    replica_batches=0,
     job_path_rounds=5,
     job_path_burst=10,
     latencies_ms=(20,),

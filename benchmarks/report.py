@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from benchmarks import report_comparisons, report_sections
+from benchmarks import batch_replicas, batch_throughput, report_comparisons, report_sections
 from benchmarks.report_chart import chart
 from benchmarks.report_text import at_hundred, fmt, ratio_text
 
@@ -127,6 +127,10 @@ def markdown(report: dict[str, Any]) -> str:
     if report.get("floor"):
         lines += report_comparisons.floor(report["floor"], report.get("concurrency"), report.get("critical_path"))
     lines += _job_path(report.get("job_path"))
+    if report.get("batches"):
+        lines += batch_throughput.report_lines(report["batches"])
+    if report.get("replicas"):
+        lines += batch_replicas.report_lines(report["replicas"])
     return "\n".join(lines).rstrip() + "\n"
 
 
