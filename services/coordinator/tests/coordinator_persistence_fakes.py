@@ -225,3 +225,45 @@ class GatedExpertGateway(IResearchExpertGateway):
         self.entered.set()
         await self.release.wait()
         return await self.inner.run_expert(expert_type, symbol, options)
+
+
+@asynccontextmanager
+async def coordinator_on_store(
+    database_url: str,
+    *,
+    checkpointed: bool = False,
+    research_gateway: IResearchExpertGateway | None = None,
+    debate_gateway: IDebateGateway | None = None,
+    judge_gateway: IJudgeGateway | None = None,
+    **settings: Any,
+) -> AsyncIterator[httpx.AsyncClient]:
+    """One coordinator (its own instance in the store, its jobs and batch runner started; ``checkpointed``: with
+    LangGraph's checkpointer) on ``database_url``, the fakes as its peers, served in process."""
+    from contextlib import AsyncExitStack
+
+    from coordinator_fakes import FakeDebateGateway, FakeExpertGateway, FakeJudgeGateway, make_settings
+
+    from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
+
+    async with AsyncExitStack() as stack:
+        sessions, close = await open_session_store(database_url)
+        stack.push_async_callback(close)
+        checkpointer = await stack.enter_async_context(open_checkpointer(database_url)) if checkpointed else None
+        config = make_settings(database_url=database_url, job_poll_seconds=0.05, **settings)
+        container = build_container(
+            config,
+            sessions=sessions,
+            research_gateway=research_gateway or FakeExpertGateway(),
+            debate_gateway=debate_gateway or FakeDebateGateway(),
+            judge_gateway=judge_gateway or FakeJudgeGateway(),
+            bars_gateway=FakeBarsGateway(),
+            checkpointer=checkpointer,
+        )
+        stack.push_async_callback(container.aclose)
+        container.jobs.start()
+        if container.batch_runner is not None:
+            container.batch_runner.start()
+        app = create_app(config, container=container)
+        await stack.enter_async_context(app.router.lifespan_context(app))
+        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
+        yield await stack.enter_async_context(client)

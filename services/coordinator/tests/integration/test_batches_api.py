@@ -5,28 +5,21 @@ progress stream, chunks."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import httpx
 import pytest
 from coordinator_fakes import (
-    FakeBarsGateway,
-    FakeDebateGateway,
     FakeExpertGateway,
     FakeJudgeGateway,
-    make_settings,
     parse_sse,
     verdict,
 )
-from coordinator_persistence_fakes import SESSIONS
+from coordinator_persistence_fakes import SESSIONS, coordinator_on_store
 
-from coordinator.container import build_container
 from coordinator.domain.exceptions import PeerResponseError
 from coordinator.domain.model.enums import ExpertType
-from coordinator.infrastructure.persistence.store import open_session_store
-from coordinator.main import create_app
 from service_kit.api_keys import hash_key
 
 BATCHES = "/api/v1/coordinator/batches"
@@ -76,29 +69,12 @@ class Experts(FakeExpertGateway):
         return await super().run_expert(expert_type, symbol, options)
 
 
-@asynccontextmanager
-async def coordinator(
+def coordinator(
     database_url: str, experts: FakeExpertGateway | None = None, **settings: Any
-) -> AsyncIterator[httpx.AsyncClient]:
-    async with AsyncExitStack() as stack:
-        sessions, close = await open_session_store(database_url)
-        stack.push_async_callback(close)
-        config = make_settings(database_url=database_url, job_poll_seconds=0.05, **settings)
-        container = build_container(
-            config,
-            sessions=sessions,
-            research_gateway=experts or Experts(),
-            debate_gateway=FakeDebateGateway(),
-            judge_gateway=ScoringJudge(),
-            bars_gateway=FakeBarsGateway(),
-        )
-        stack.push_async_callback(container.aclose)
-        assert container.batch_runner is not None
-        container.batch_runner.start()
-        app = create_app(config, container=container)
-        await stack.enter_async_context(app.router.lifespan_context(app))
-        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
-        yield await stack.enter_async_context(client)
+) -> AbstractAsyncContextManager[httpx.AsyncClient]:
+    return coordinator_on_store(
+        database_url, research_gateway=experts or Experts(), judge_gateway=ScoringJudge(), **settings
+    )
 
 
 async def finished(client: httpx.AsyncClient, batch_id: str, **kwargs: Any) -> dict[str, Any]:

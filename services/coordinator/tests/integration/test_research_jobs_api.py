@@ -5,27 +5,19 @@ links; the session's event stream (snapshot, history in order, terminal event; r
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import httpx
 import pytest
 from coordinator_fakes import (
-    FakeBarsGateway,
-    FakeDebateGateway,
     FakeExpertGateway,
-    FakeJudgeGateway,
-    make_settings,
     parse_sse,
 )
-from coordinator_persistence_fakes import RESEARCH, SESSIONS, local_postgres_database, retry_path
+from coordinator_persistence_fakes import RESEARCH, SESSIONS, coordinator_on_store, local_postgres_database, retry_path
 
-from coordinator.container import build_container
 from coordinator.domain.model.enums import ExpertType
-from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
-from coordinator.infrastructure.persistence.store import open_session_store
-from coordinator.main import create_app
 
 ASYNC = {"Prefer": "respond-async"}
 BODY = {"symbol": "600519.SH", "experts": ["technical_analyst", "macro_intelligence"]}
@@ -55,31 +47,11 @@ class SlowExperts(FakeExpertGateway):
         return await super().run_expert(expert_type, symbol, options)
 
 
-@asynccontextmanager
-async def coordinator(
+def coordinator(
     database_url: str, experts: FakeExpertGateway | None = None, **settings: Any
-) -> AsyncIterator[httpx.AsyncClient]:
+) -> AbstractAsyncContextManager[httpx.AsyncClient]:
     """One coordinator (its own instance in the store, its own jobs, LangGraph's checkpointer) on ``database_url``."""
-    async with AsyncExitStack() as stack:
-        sessions, close = await open_session_store(database_url)
-        stack.push_async_callback(close)
-        checkpointer = await stack.enter_async_context(open_checkpointer(database_url))
-        config = make_settings(database_url=database_url, job_poll_seconds=0.05, **settings)
-        container = build_container(
-            config,
-            sessions=sessions,
-            research_gateway=experts or FakeExpertGateway(),
-            debate_gateway=FakeDebateGateway(),
-            judge_gateway=FakeJudgeGateway(),
-            bars_gateway=FakeBarsGateway(),
-            checkpointer=checkpointer,
-        )
-        stack.push_async_callback(container.aclose)
-        container.jobs.start()
-        app = create_app(config, container=container)
-        await stack.enter_async_context(app.router.lifespan_context(app))
-        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
-        yield await stack.enter_async_context(client)
+    return coordinator_on_store(database_url, checkpointed=True, research_gateway=experts, **settings)
 
 
 async def stream(
