@@ -88,19 +88,47 @@ def _coordinator_research(case: schemathesis.Case) -> None:
             technical["analysis_date"] = body["analysis_date"]
 
 
-def _debate(case: schemathesis.Case) -> None:
-    """``POST /api/v1/debate/run``: an expert in ``failed_experts`` has no result in ``expert_results``."""
-    body = case.body
+def _each_item(fix: Callable[[Any], None]) -> Fix:
+    """A bulk body's rule: ``fix`` applied to each of its ``items``."""
+
+    def fixed(case: schemathesis.Case) -> None:
+        items = case.body.get("items") if isinstance(case.body, MutableMapping) else None
+        for item in items if isinstance(items, list) else []:
+            fix(item)
+
+    return fixed
+
+
+def _failed_not_answered(body: Any) -> None:
+    """A debate's ``failed_experts`` has no result in its ``expert_results``."""
     if isinstance(body, MutableMapping) and isinstance(body.get("failed_experts"), list):
         answered = set(body.get("expert_results") or {})
         body["failed_experts"] = [name for name in body["failed_experts"] if name not in answered]
 
 
+def _judge_input(body: Any) -> None:
+    """A verdict's intrinsic values in order; a ``universe_rank`` only with the ``score`` it ranks."""
+    if not isinstance(body, MutableMapping):
+        return
+    _in_order(body, "intrinsic_value_low", "intrinsic_value_high")
+    if body.get("universe_rank") is not None and body.get("score") is None:
+        body["universe_rank"] = None
+
+
+def _batch(case: schemathesis.Case) -> None:
+    """``POST /api/v1/coordinator/batches``: a day that has happened."""
+    _not_after_today(case.body if isinstance(case.body, MutableMapping) else None, "analysis_date")
+
+
 FIXES: dict[tuple[str, str], Fix] = {
+    ("POST", "/api/v1/research/experts/{expert_type}/bulk"): _research_expert,
+    ("POST", "/api/v1/debate/run/bulk"): _each_item(_failed_not_answered),
+    ("POST", "/api/v1/judge/verdict/bulk"): _each_item(_judge_input),
+    ("POST", "/api/v1/coordinator/batches"): _batch,
     ("POST", "/api/v1/research/experts/{expert_type}"): _research_expert,
     ("GET", "/api/v1/research/bars/{symbol}"): lambda case: _in_order(case.query, "start", "end"),
-    ("POST", "/api/v1/debate/run"): _debate,
-    ("POST", "/api/v1/judge/verdict"): lambda case: _in_order(case.body, "intrinsic_value_low", "intrinsic_value_high"),
+    ("POST", "/api/v1/debate/run"): lambda case: _failed_not_answered(case.body),
+    ("POST", "/api/v1/judge/verdict"): lambda case: _judge_input(case.body),
     ("POST", "/api/v1/coordinator/research"): _coordinator_research,
     ("GET", "/api/v1/coordinator/scorecard"): lambda case: _in_order(case.query, "start", "end"),
     ("GET", "/api/v1/coordinator/usage"): lambda case: _in_order(case.query, "start", "end"),

@@ -20,6 +20,7 @@ import structlog
 from service_kit.problems import INTERNAL_ERROR_DETAIL, problem_members, service_error_problem
 from shared_contracts.bulk import BulkAnswer, BulkItem, ItemProblem
 from shared_contracts.errors import ServiceError
+from shared_contracts.problems import status_of_code
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -31,9 +32,22 @@ async def answer_each(
     symbol_of: Callable[[T], str],
     *,
     path: str,
+    check: Callable[[T], object] | None = None,
 ) -> BulkAnswer:
     """One ``BulkItem`` per item, in order: ``answer(item)``, or the problem of the error it raised (``path``:
-    the bulk route's, for the log)."""
+    the bulk route's, for the log). ``check`` is the per-item endpoint's own check of a request's shape, run on
+    every item before any is answered: an item it refuses with a 400 makes the whole call that 400, naming the
+    item (a malformed item is the caller's mistake; what an item cannot get — data, history, a model's answer — is
+    that item's problem)."""
+    for position, item in enumerate(items):
+        if check is None:
+            break
+        try:
+            check(item)
+        except ServiceError as exc:
+            if status_of_code(exc.code) == 400:
+                exc.args = (f"items[{position}]: {exc}",)
+            raise
     answered = await asyncio.gather(*(_item(symbol_of(item), answer(item), path) for item in items))
     return BulkAnswer(items=list(answered))
 

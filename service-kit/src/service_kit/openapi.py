@@ -119,7 +119,7 @@ def honest_openapi(schema: dict[str, Any], *, authenticated: bool = False) -> di
         for status, response in responses.items():
             _as_problem_if_error(status, response, components)
         for status, answer in _edge_answers(path, method, operation, validated=validated, authenticated=authenticated):
-            _add_edge_answer(responses, status, answer, _allow(schema["paths"][path]))
+            _add_edge_answer(responses, status, answer, allow_of(schema["paths"][path]))
         operation["responses"] = dict(sorted(responses.items(), key=lambda item: _sort_key(item[0])))
         if authenticated and path.startswith(API_PREFIX):
             operation["security"] = [{SECURITY_SCHEME: []}]
@@ -295,7 +295,7 @@ def _operations(schema: Mapping[str, Any]) -> Iterator[tuple[str, str, dict[str,
                 yield path, method, operation
 
 
-def _allow(path_item: Mapping[str, Any]) -> str:
+def allow_of(path_item: Mapping[str, Any]) -> str:
     """The ``Allow`` of a path: the methods its operations answer (a FastAPI route answers no HEAD)."""
     return ", ".join(sorted(m.upper() for m in path_item if m in _METHODS))
 

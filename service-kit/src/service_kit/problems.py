@@ -13,6 +13,7 @@ traceback a second time, without the request id, and drops the keep-alive connec
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any, TypedDict, Unpack
@@ -25,6 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Message, Receive, Scope, Send
 
 from service_kit.asgi import HttpMiddleware
+from service_kit.openapi import allow_of
 from service_kit.request_id import REQUEST_ID_HEADER, current_request_id
 from shared_contracts.errors import ServiceError
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
@@ -120,6 +122,17 @@ def _validation_problem(request: Request, exc: RequestValidationError) -> JSONRe
     return problem_response(400, "invalid_request", f"The request is invalid: {where}", errors=errors)
 
 
+def _allowed(request: Request, given: str | None) -> str | None:
+    """Every method the request's path answers, as its API document lists them (Starlette's own ``Allow`` names
+    only the first matching route's methods, where a path has one route per method); ``given`` for a path the
+    document does not list."""
+    for template, path_item in request.app.openapi().get("paths", {}).items():
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))  # each {parameter}: one path segment
+        if re.fullmatch(pattern, request.url.path):
+            return allow_of(path_item)
+    return given
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Register the handlers of service errors, request validation, HTTP and unexpected errors."""
 
@@ -127,8 +140,10 @@ def install_problem_handlers(app: FastAPI) -> None:
         assert isinstance(exc, RequestValidationError)
         return _validation_problem(request, exc)
 
-    async def on_http(_request: Request, exc: Exception) -> JSONResponse:
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 405 and (allow := _allowed(request, (exc.headers or {}).get("Allow"))) is not None:
+            exc.headers = {**(exc.headers or {}), "Allow": allow}
         if exc.status_code == 400 and exc.__cause__ is not None:
             # FastAPI's answer to a body its JSON decoder raised on (invalid UTF-8, nesting too deep).
             reason = type(exc.__cause__).__name__

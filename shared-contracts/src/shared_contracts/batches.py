@@ -18,11 +18,16 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from shared_contracts.coordinator import ResearchResponseBody, SessionStatus
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
-from shared_contracts.usage import MAX_TOKEN_BUDGET
+from shared_contracts.usage import TokenBudget
 
 MAX_BATCH_SYMBOLS = 1000
 BatchStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled"]
 BATCH_TERMINAL_EVENTS = ("batch.completed", "batch.partial", "batch.failed", "batch.cancelled")
+
+
+def _symbols_required(schema: dict[str, Any]) -> None:
+    schema["required"] = ["symbols"]
+    schema["properties"]["symbols"].pop("default", None)
 
 
 class BatchRequestBody(BaseModel):
@@ -31,7 +36,7 @@ class BatchRequestBody(BaseModel):
 
     # Lenient: the coordinator validates, each mistake with its own code (400 symbols_empty, invalid_symbol,
     # unknown_expert, ...; 413 batch_too_large); the API document says what that validation requires.
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_symbols_required)
 
     symbols: Annotated[
         list[str] | None,
@@ -42,11 +47,21 @@ class BatchRequestBody(BaseModel):
     )
     experts: Annotated[
         list[str] | None,
-        WithJsonSchema({"type": "array", "items": {"type": "string", "enum": [e.value for e in ExpertType]}}),
-    ] = Field(default=None, description="The experts each item runs (default: all five).")
-    token_budget: int | None = Field(
-        default=None, ge=1, le=MAX_TOKEN_BUDGET, description="Tokens each item's model calls may use."
-    )
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {
+                        "type": "array",
+                        "items": {"type": "string", "enum": [e.value for e in ExpertType]},
+                        "minItems": 1,
+                        "uniqueItems": True,
+                    },
+                    {"type": "null"},
+                ]
+            }
+        ),
+    ] = Field(default=None, description="The experts each item runs, each once (default: all five).")
+    token_budget: TokenBudget = Field(default=None, description="Tokens each item's model calls may use.")
 
 
 class BatchProgressBody(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, computed_field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, computed_field
 
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, ResearchOptions
@@ -14,7 +14,7 @@ from shared_contracts.judge import Action, Verdict
 from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.research import EXPERT_RESULT_MODELS
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
-from shared_contracts.usage import MAX_TOKEN_BUDGET, LLMUsage, ResearchUsage
+from shared_contracts.usage import LLMUsage, ResearchUsage, TokenBudget
 
 ResearchUsageField = Annotated[
     ResearchUsage | None,
@@ -83,24 +83,12 @@ class ResearchRequestBody(BaseModel):
             "400 conflicting_analysis_date."
         ),
     )
-    token_budget: int | None = Field(
+    token_budget: TokenBudget = Field(
         default=None,
-        ge=1,
-        le=MAX_TOKEN_BUDGET,
         description="Tokens this research's model calls may use, below RESEARCH_TOKEN_BUDGET (the lower of the two "
         "applies). Once spent, no further model call is made and the stages not run fail with "
         "token_budget_exhausted (a partial research).",
     )
-
-    @field_validator("token_budget", mode="before")
-    @classmethod
-    def _whole_number(cls, value: Any) -> Any:
-        """A JSON number without a fraction (``5`` or ``5.0``); not a string or a boolean."""
-        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise ValueError("must be a whole number of tokens")
 
 
 class ExpertResultEnvelope(BaseModel):

@@ -54,6 +54,9 @@ Money = Annotated[float, Field(gt=0, le=MAX_PORTFOLIO_VALUE, allow_inf_nan=False
 
 JUDGE_TICKER_PATTERN = r"[A-Za-z0-9._:^=\-]{1,32}"
 """The judge's symbol: any ticker-like code (index and exchange-prefixed tickers included)."""
+SYMBOL_BLANKS = " \t\n\r\f\v"
+"""The blanks dropped around a judge's symbol: ASCII ones only (a JSON Schema ``\\s`` and Python's ``str.strip()``
+disagree beyond them)."""
 
 MAX_FAILED_EXPERTS = 20
 ExpertName = Annotated[str, Field(min_length=1, max_length=64)]
@@ -72,7 +75,7 @@ class JudgeInput(BaseModel):
     symbol: str = Field(
         min_length=1,
         description="A ticker: 1-32 of letters, digits and . _ : ^ = - (blanks around it are dropped).",
-        json_schema_extra={"pattern": f"^\\s*{JUDGE_TICKER_PATTERN}\\s*$"},
+        json_schema_extra={"pattern": f"^[ \\t\\n\\r\\f\\v]*{JUDGE_TICKER_PATTERN}[ \\t\\n\\r\\f\\v]*$"},
     )
     direction: Direction
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)

@@ -7,10 +7,27 @@ rules-engine stage: zero calls). The coordinator sums them per session; a retry'
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 MAX_TOKEN_BUDGET = 1_000_000_000
 """The largest token budget a research may have (stored as a 32-bit integer)."""
+
+
+def whole_tokens(value: Any) -> Any:
+    """A JSON number without a fraction (``5`` or ``5.0``) as an int; not a string or a boolean (pydantic's lax mode
+    would take ``true`` as 1). For a ``BeforeValidator`` of a token count."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise ValueError("must be a whole number of tokens")
+
+
+TokenBudget = Annotated[Annotated[int, Field(ge=1, le=MAX_TOKEN_BUDGET)] | None, BeforeValidator(whole_tokens)]
+"""A request's token budget: 1 to ``MAX_TOKEN_BUDGET`` tokens, a whole JSON number, or null."""
+
 TOKEN_BUDGET_EXHAUSTED = "token_budget_exhausted"
 """The problem code of a stage that was not run (or stopped) because the research's token budget was spent."""
 

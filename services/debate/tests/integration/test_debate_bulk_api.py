@@ -27,7 +27,8 @@ def _items() -> list[dict[str, Any]]:
 
 
 async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_answers() -> None:
-    items = _items()
+    summary = {"signal": "BEARISH", "confidence": 0.6, "reasoning": "跌破均线", "risk_warning": "波动"}
+    items = [_items()[0], {"symbol": "000001.SZ", "expert_results": {"technical_analyst": summary}}]
     async with debate_client() as (client, _):
         response = await client.post(BULK, json={"items": items})
         singles = [await client.post(SINGLE, json=item) for item in items]
@@ -35,9 +36,18 @@ async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_an
     answered = response.json()["items"]
     assert [a["symbol"] for a in answered] == [i["symbol"] for i in items]
     assert_answered_as_singles(answered, singles)
-    codes = [(a["problem"] or {}).get("code") for a in answered]
-    assert codes == [None, "symbol_required", "symbol_mismatch", "no_successful_experts"]
-    assert [(a["problem"] or {}).get("status") for a in answered] == [None, 400, 400, 400]
+    assert [a["problem"] for a in answered] == [None, None]
+
+
+async def test_a_malformed_item_is_a_400_for_the_whole_call_naming_its_place() -> None:
+    items = _items()
+    async with debate_client() as (client, _):
+        response = await client.post(BULK, json={"items": items})
+        singles = [await client.post(SINGLE, json=item) for item in items]
+    assert response.status_code == 400
+    assert response.json()["code"] == singles[1].json()["code"] == "symbol_required"
+    assert response.json()["detail"].startswith("items[1]: ")
+    assert [s.status_code for s in singles] == [200, 400, 400, 400]
 
 
 async def test_no_items_or_more_than_the_limit_is_a_400() -> None:

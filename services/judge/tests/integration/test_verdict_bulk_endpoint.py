@@ -34,8 +34,6 @@ async def _post(container: JudgeContainer, *requests: tuple[str, dict[str, Any]]
 async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_answers() -> None:
     items = [
         wire_body(reference_price=20.0, atr=0.5),
-        wire_body(symbol="   "),
-        wire_body(symbol="AAPL; DROP"),
         wire_body(symbol="000001.SZ", direction="BEARISH", confidence=0.4),
     ]
     bulk, *singles = await _post(
@@ -45,8 +43,18 @@ async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_an
     answered = bulk.json()["items"]
     assert [a["symbol"] for a in answered] == [i["symbol"] for i in items]
     assert_answered_as_singles(answered, singles)
-    codes = [(a["problem"] or {}).get("code") for a in answered]
-    assert codes == [None, "symbol_required", "invalid_symbol", None]
+    assert [a["problem"] for a in answered] == [None, None]
+
+
+async def test_a_malformed_item_is_a_400_for_the_whole_call_naming_its_place() -> None:
+    items = [wire_body(), wire_body(symbol="   "), wire_body(symbol="AAPL; DROP")]
+    bulk, *singles = await _post(
+        build_container(_settings()), (BULK, {"items": items}), *((SINGLE, item) for item in items)
+    )
+    assert bulk.status_code == 400
+    assert bulk.json()["code"] == "symbol_required"
+    assert bulk.json()["detail"].startswith("items[1]: ")
+    assert [s.status_code for s in singles] == [200, 400, 400]
 
 
 async def test_an_unexpected_bug_in_one_item_is_that_items_500() -> None:

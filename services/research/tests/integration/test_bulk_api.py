@@ -24,15 +24,22 @@ ON = "2025-06-30"
 async def test_items_come_back_in_the_order_asked_each_as_the_single_endpoint_answers(
     client: httpx.AsyncClient,
 ) -> None:
-    symbols = ["600519.SH", "not a symbol!", "999999.SH", "000001.SZ"]
+    symbols = ["600519.SH", "999999.SH", "000001.SZ"]
     response = await client.post(BULK, json={"symbols": symbols, "analysis_date": ON})
     assert response.status_code == 200, response.text
     items = response.json()["items"]
     assert [item["symbol"] for item in items] == symbols
     singles = [await client.post(SINGLE, json={"symbol": symbol, "analysis_date": ON}) for symbol in symbols]
     assert_answered_as_singles(items, singles)
-    assert [(i["problem"] or {}).get("code") for i in items] == [None, "invalid_symbol", "symbol_not_found", None]
+    assert [(i["problem"] or {}).get("code") for i in items] == [None, "symbol_not_found", None]
     assert items[0]["result"]["usage"]["llm_calls"] == 0
+
+
+async def test_a_malformed_symbol_is_a_400_for_the_whole_call_naming_its_place(client: httpx.AsyncClient) -> None:
+    response = await client.post(BULK, json={"symbols": ["600519.SH", "not a symbol!"], "analysis_date": ON})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_symbol"
+    assert response.json()["detail"].startswith("items[1]: ")
 
 
 async def test_too_little_history_is_the_items_422_with_its_earliest_usable_date(client: httpx.AsyncClient) -> None:

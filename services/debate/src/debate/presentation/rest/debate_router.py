@@ -82,7 +82,7 @@ async def run_debate_bulk(body: DebateBulkRequest, request: Request, service: De
         outcome = await _debate_metered(item, service, body.token_budget)
         return outcome.model_dump(mode="json", by_alias=True)
 
-    return await answer_each(body.items, one, _symbol_of, path=request.url.path)
+    return await answer_each(body.items, one, _symbol_of, path=request.url.path, check=to_debate_input)
 
 
 def _symbol_of(item: DebateRunRequest) -> str:

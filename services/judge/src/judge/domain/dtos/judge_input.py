@@ -18,7 +18,7 @@ from judge.domain.model.risk import Volatility, volatility_from
 from shared_contracts import judge as wire
 from shared_contracts.debate import Contribution
 from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
-from shared_contracts.judge import JUDGE_TICKER_PATTERN, KeyLevels
+from shared_contracts.judge import JUDGE_TICKER_PATTERN, SYMBOL_BLANKS, KeyLevels
 from shared_contracts.symbols import canonical_symbol
 
 _SYMBOL = re.compile(f"^{JUDGE_TICKER_PATTERN}$")
@@ -68,9 +68,9 @@ class JudgeInput:
     """The debate's contributions per expert: what the score is made of (they sum to it)."""
 
     def __post_init__(self) -> None:
-        if not self.symbol.strip():
+        if not self.symbol.strip(SYMBOL_BLANKS):
             raise SymbolRequiredError("symbol is required")
-        if not _SYMBOL.match(self.symbol.strip()):
+        if not _SYMBOL.match(self.symbol.strip(SYMBOL_BLANKS)):
             raise InvalidSymbolError(
                 f"symbol {self.symbol[:40]!r} is not a ticker (1-32 of letters, digits and . _ : ^ = -)"
             )

@@ -60,7 +60,7 @@ async def verdict_bulk(body: JudgeBulkRequest, request: Request, service: JudgeS
     async def one(item: JudgeInput) -> dict[str, Any]:
         return (await _verdict_metered(item, service, body.token_budget)).model_dump(mode="json", by_alias=True)
 
-    return await answer_each(body.items, one, _symbol_of, path=request.url.path)
+    return await answer_each(body.items, one, _symbol_of, path=request.url.path, check=DomainJudgeInput.from_wire)
 
 
 def _symbol_of(item: JudgeInput) -> str:

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Path, Request
 from pydantic import WithJsonSchema
 
 from research.application.services.expert_dispatcher import ExpertDispatcher
+from research.domain.model.symbol import Symbol
 from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
 from service_kit.bulk import answer_each
 from service_kit.token_budget import TokenBudgetHeader, metered_request
@@ -163,4 +164,4 @@ async def run_expert_bulk(
     async def one(symbol: str) -> dict[str, Any]:
         return await _run_metered(experts, expert_type, symbol, body.options, body.analysis_date, body.token_budget)
 
-    return await answer_each(body.symbols, one, str, path=request.url.path)
+    return await answer_each(body.symbols, one, str, path=request.url.path, check=Symbol.parse)
