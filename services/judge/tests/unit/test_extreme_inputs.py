@@ -23,7 +23,7 @@ from judge.domain.model.enums import Action, Direction
 from judge.domain.model.risk import MAX_SELL_TAKE_PROFIT_PERCENT, volatility_from
 from judge.main import create_app
 from judge.settings import Settings
-from shared_contracts.judge import JUDGE_TICKER_PATTERN
+from shared_contracts.judge import JUDGE_TICKER_PATTERN, SYMBOL_BLANKS
 from shared_contracts.judge import JudgeInput as JudgeInputBody
 
 TINY = 5e-324  # the smallest positive float: a valid Price (> 0)
@@ -91,8 +91,11 @@ async def test_the_rules_engine_answers_every_edge_of_the_price_ranges(client: h
         assert response.status_code == 200, (body, response.text)
 
 
-@pytest.mark.parametrize("raw", ["AAPL", " ^GSPC ", "sh600519", "BRK=B:X", "a" * 32, "a" * 33, "", "  ", "$X", "é"])
+@pytest.mark.parametrize(
+    "raw", ["AAPL", " ^GSPC ", "sh600519", "BRK=B:X", "a" * 32, "a" * 33, "", "  ", "$X", "é", "\x1cAAPL", "\u00a0AAPL"]
+)
 def test_the_documented_symbol_is_the_one_the_judge_accepts(raw: str) -> None:
     documented = JudgeInputBody.model_json_schema()["properties"]["symbol"]["pattern"]
-    assert documented == rf"^\s*{JUDGE_TICKER_PATTERN}\s*$"
-    assert bool(re.search(documented, raw)) is bool(raw.strip() and _SYMBOL.match(raw.strip()))
+    assert documented == rf"^[ \t\n\r\f\v]*{JUDGE_TICKER_PATTERN}[ \t\n\r\f\v]*$"
+    kept = raw.strip(SYMBOL_BLANKS)
+    assert bool(re.search(documented, raw)) is bool(kept and _SYMBOL.match(kept))

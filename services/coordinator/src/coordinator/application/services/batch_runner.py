@@ -161,6 +161,9 @@ class BatchRunner:
         items = [_Item(replace(s, expert_outcomes={}), started) for s in chunk.sessions]
         experts = [ExpertType(e) for e in chunk.batch.experts]
         await asyncio.gather(*(self._expert(e, items, chunk) for e in experts))
+        for item in items:  # in the order asked, as a research's are (not in the order the bulk calls came back)
+            outcomes = item.session.expert_outcomes
+            item.session.expert_outcomes = {e.value: outcomes[e.value] for e in experts if e.value in outcomes}
         debated = [i for i in items if i.results]
         for item in items:
             if not item.results:
