@@ -622,12 +622,8 @@ def main(argv: list[str] | None = None) -> int:
     with httpx.Client(timeout=timeout, headers=headers) as client:
         try:
             response = client.send(request)
-        except httpx.ConnectError:
-            print(f"The {service} is not reachable at {base_url}. Start the stack with `make run`.", file=sys.stderr)
-            return 2
-        except httpx.TimeoutException:
-            print(f"No answer from {base_url} within {args.timeout:g} s.", file=sys.stderr)
-            return 2
+        except (httpx.ConnectError, httpx.TimeoutException) as exc:
+            return unreachable(exc, service, base_url, args.timeout)
         body = _json_or_text(response)
         if (response.status_code == 202 and isinstance(body, Mapping) and args.detach) or args.cancel:
             print(
@@ -800,8 +796,13 @@ def _stages(client: httpx.Client, api: str, body: Mapping[str, Any]) -> Mapping[
     return detail if isinstance(detail, Mapping) else None
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def unreachable(exc: httpx.HTTPError, service: str, base_url: str, timeout: float) -> int:
+    """Says why the service gave no answer; the exit code of that (2)."""
+    if isinstance(exc, httpx.ConnectError):
+        print(f"The {service} is not reachable at {base_url}. Start the stack with `make run`.", file=sys.stderr)
+    else:
+        print(f"No answer from {base_url} within {timeout:g} s.", file=sys.stderr)
+    return 2
 
 
 def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int:
@@ -825,12 +826,8 @@ def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int
                             data = json.loads(line[5:])
                             print(f"  {data['done']}/{data['total']} done, {data['failed']} failed", file=sys.stderr)
                 response = client.get(f"{base}{batch_url}")
-        except httpx.ConnectError:
-            print(f"The coordinator is not reachable at {args.url}. Start the stack with `make run`.", file=sys.stderr)
-            return 2
-        except httpx.TimeoutException:
-            print(f"No answer from {args.url} within {args.timeout:g} s.", file=sys.stderr)
-            return 2
+        except (httpx.ConnectError, httpx.TimeoutException) as exc:
+            return unreachable(exc, "coordinator", args.url, args.timeout)
     body = _json_or_text(response)
     if response.status_code != 200 or not isinstance(body, Mapping):
         print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)
@@ -861,3 +858,7 @@ def format_batch(body: Mapping[str, Any]) -> str:
         )
     lines += ["", "rank: the stock's percentile in its reference universe on the day; score: the debate's weighed sum."]
     return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -263,7 +263,9 @@ def _free_port() -> int:
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make on this machine")
-@pytest.mark.parametrize("target", ["research SYMBOL=600519.SH", "cli ARGS=--sessions"])
+@pytest.mark.parametrize(
+    "target", ["research SYMBOL=600519.SH", "cli ARGS=--sessions", "cli ARGS=--batch=600519.SH,000001.SZ"]
+)
 def test_make_prints_a_refusal_without_its_own_error_line_unless_strict(target: str) -> None:
     """The CLI exits 2 (nothing listens at COORDINATOR_URL); make runs it on this interpreter (RUN) without
     bootstrapping (UV names a file that exists)."""
