@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -50,7 +50,6 @@ class _Item:
     """One item while its chunk runs: the session as the run records it."""
 
     session: ResearchSession
-    started: float
 
     @property
     def results(self) -> dict[str, dict[str, Any]]:
@@ -157,8 +156,7 @@ class BatchRunner:
 
     async def run(self, chunk: Chunk) -> list[EndedItem]:
         """Runs the chunk's items through the experts, the debate and the judge; how each ended."""
-        started = time.perf_counter()
-        items = [_Item(replace(s, expert_outcomes={}), started) for s in chunk.sessions]
+        items = [_Item(replace(s, expert_outcomes={})) for s in chunk.sessions]
         experts = [ExpertType(e) for e in chunk.batch.experts]
         await asyncio.gather(*(self._expert(e, items, chunk) for e in experts))
         for item in items:  # in the order asked, as a research's are (not in the order the bulk calls came back)
@@ -232,13 +230,14 @@ def _left(items: Sequence[_Item]) -> int | None:
     return max(min(b - s for b, s in zip(budgets, spent, strict=True) if b is not None), 0)
 
 
-async def _each(call: Any, items: Sequence[_Item]) -> list[dict[str, Any] | Exception]:
+async def _each(
+    call: Awaitable[list[dict[str, Any] | Exception]], items: Sequence[_Item]
+) -> list[dict[str, Any] | Exception]:
     """The per-item answers of a bulk call; when the whole call fails, its error for every item."""
     try:
-        answers: list[dict[str, Any] | Exception] = await call
+        return await call
     except Exception as exc:
         return [exc] * len(items)
-    return answers
 
 
 def _stage_outcome(answer: dict[str, Any] | Exception, duration: float) -> StageOutcome:

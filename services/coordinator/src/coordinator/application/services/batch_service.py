@@ -26,11 +26,12 @@ from coordinator.domain.exceptions import (
     QueueFullError,
     SymbolsEmptyError,
 )
-from coordinator.domain.model.batch import MAX_BATCH_SYMBOLS, Batch, BatchItem, BatchProgress, ranked
+from coordinator.domain.model.batch import Batch, BatchItem, BatchProgress, ranked
 from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.session import LOCAL_CLIENT_ID, ResearchSession
 from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.batch_store import IBatchStore
+from shared_contracts.batches import MAX_BATCH_SYMBOLS
 from shared_contracts.errors import InvalidSymbolError
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 

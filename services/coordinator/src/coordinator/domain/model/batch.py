@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Literal
 
-from coordinator.domain.model.session import LOCAL_CLIENT_ID, ResearchSession, utcnow
+from coordinator.domain.model.session import LOCAL_CLIENT_ID, utcnow
 
 BatchStatus = Literal["queued", "running", "completed", "partial", "failed", "cancelled"]
 BATCH_FINAL_STATUSES: frozenset[str] = frozenset({"completed", "partial", "failed", "cancelled"})
-MAX_BATCH_SYMBOLS = 1000
-"""Symbols one batch may name (beyond: 413, ``batch_too_large``)."""
 
 
 @dataclass
@@ -56,16 +54,6 @@ class BatchItem:
     universe_rank: float | None = None
     position_percent: float | None = None
     confidence: float | None = None
-
-    @staticmethod
-    def of(session: ResearchSession) -> BatchItem:
-        verdict: dict[str, Any] = session.verdict if session.verdict_succeeded and session.verdict else {}
-        numbers = {k: _number(verdict.get(k)) for k in ("score", "universe_rank", "position_percent", "confidence")}
-        return BatchItem(session.symbol, session.session_id, session.status, session.action, **numbers)
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def ranked(items: list[BatchItem]) -> list[BatchItem]:

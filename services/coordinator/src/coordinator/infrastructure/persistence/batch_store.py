@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Table
@@ -356,15 +356,10 @@ def _batch_of(row: Any) -> Batch:
         token_budget=row["token_budget"],
         status=row["status"],
         request_id=row["request_id"],
-        created_at=_utc(row["created_at"]),
-        updated_at=_utc(row["updated_at"]),
-        completed_at=_utc(row["completed_at"]) if row["completed_at"] is not None else None,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        completed_at=row["completed_at"],
     )
-
-
-def _utc(value: datetime) -> datetime:
-    """Core reads of a UTC column come back through its type (aware); a naive one is UTC."""
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _lock_batch(conn: Connection, batch_id: str) -> Batch:
