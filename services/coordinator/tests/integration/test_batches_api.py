@@ -18,7 +18,7 @@ from coordinator_fakes import (
 )
 from coordinator_persistence_fakes import SESSIONS, coordinator_on_store
 
-from coordinator.domain.exceptions import PeerResponseError
+from coordinator.domain.exceptions import PeerResponseError, PeerUnavailableError
 from coordinator.domain.model.enums import ExpertType
 from service_kit.api_keys import hash_key
 
@@ -243,3 +243,20 @@ async def test_every_item_runs_once_whatever_the_chunk_size(fresh_url: str, chun
 
     assert body["status"] == "completed"
     assert sorted(c[1] for c in experts.calls) == sorted(SYMBOLS)
+
+
+async def test_a_research_service_that_is_down_fails_the_items_in_words_and_ends_the_batch(fresh_url: str) -> None:
+    down = PeerUnavailableError("research", "research is not reachable at http://research.test (connection refused)")
+    experts = FakeExpertGateway(failures={e.value: down for e in ExpertType})
+    async with coordinator(fresh_url, experts=experts) as client:
+        batch_id = (await client.post(BATCHES, json={"symbols": SYMBOLS[:2]})).json()["batch_id"]
+        body = await finished(client, batch_id)
+        results = (await client.get(f"{BATCHES}/{batch_id}/results")).json()
+
+    assert body["status"] == "failed"
+    assert body["progress"] == {"done": 2, "total": 2, "failed": 2}
+    item = results["items"][0]
+    assert (item["http_status"], item["problem"]["code"]) == (500, "all_experts_failed")
+    envelope = item["research"]["expert_results"]["technical_analyst"]
+    assert envelope["status"] == "failed"
+    assert "not reachable" in envelope["error"]

@@ -131,3 +131,38 @@ async def test_a_database_refusing_connections_is_unavailable_and_a_final_status
         await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
         await store.close()
         await engine.dispose()
+
+
+async def test_a_batch_submitted_while_the_database_refuses_connections_is_unavailable_not_stored(
+    postgres_url: str,
+) -> None:
+    """The batches' store on the same database: refused connections are ``SessionStoreUnavailableError`` (503 at
+    the edge) for a submission and for a claim, and nothing is half stored."""
+    from datetime import date
+
+    from coordinator.domain.model.batch import Batch
+    from coordinator.infrastructure.persistence.batch_store import SqlAlchemyBatchStore
+
+    database = postgres_url.rsplit("/", 1)[1]
+    user = postgres_url.split("//", 1)[1].split("@", 1)[0]
+    engine = build_engine(postgres_url)
+    await run_migrations(engine)
+    store = SqlAlchemyBatchStore(engine)
+    batch = Batch("b-refused", date(2025, 6, 30), ["technical_analyst"], 1)
+    item = make_session()
+    item.batch_id, item.batch_position, item.status = batch.batch_id, 0, "queued"
+    try:
+        await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS false')
+        await pg_admin(user, f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'")
+        await engine.dispose()
+        with pytest.raises(SessionStoreUnavailableError, match="The session store is unavailable"):
+            await store.create(batch, [item])
+        with pytest.raises(SessionStoreUnavailableError):
+            await store.claim_chunk("owner", 10)
+        await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
+        assert await store.get(batch.batch_id) is None
+        assert await store.waiting_items() == 0
+    finally:
+        await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
+        await store.close()
+        await engine.dispose()
