@@ -9,6 +9,11 @@ InvalidRequestError (shared_contracts.errors)  400 invalid_request (e.g. an anal
 ├── UnknownExpertError             unknown_expert: an expert in the request body that does not exist (research's
 │                                  ExpertNotFoundError is its 404 for an expert in the path)
 ├── DuplicateExpertError           duplicate_expert
+├── SymbolsEmptyError              symbols_empty (a batch's or a watchlist's)
+├── UnknownSymbolsError            unknown_symbols: a watchlist's symbols the universe lacks, named
+├── InvalidWatchlistError          invalid_watchlist (a blank or too long name)
+├── InvalidScheduleError           invalid_schedule (cron, time zone, calendar, unknown channel)
+├── InvalidChannelError            invalid_channel (a target that does not fit the kind, a missing bot token)
 └── ScorecardEngineError           invalid_engine
 CoordinatorError
 ├── AllExpertsFailedError          500 all_experts_failed (carries the full result); when every expert failed
@@ -34,6 +39,9 @@ CoordinatorError
     ├── ResumeUnavailableError     500 session_error: a run cannot continue from its checkpoint (the session ends
     │                              interrupted)
     └── SessionStoreUnavailableError  503 session_store_unavailable
+BatchError                         404 batch_not_found, 409 batch_finished, 413 batch_too_large
+WatchlistError                     404 watchlist_not_found, schedule_not_found, channel_not_found,
+                                   delivery_not_found; 409 watchlist_name_taken, delivery_not_failed
 IdempotencyKeyTakenError           not an answer: storing found the Idempotency-Key taken, the use case answers
                                    with the session that holds it
 """
@@ -321,3 +329,75 @@ class BatchTooLargeError(BatchError):
 
 class SymbolsEmptyError(InvalidRequestError):
     code = "symbols_empty"
+
+
+class WatchlistError(CoordinatorError):
+    """The root of the errors of watchlists, schedules, channels and deliveries (never raised itself)."""
+
+
+def _shown(identifier: str) -> str:
+    return identifier if len(identifier) <= 64 else f"{identifier[:64]}… ({len(identifier)} characters)"
+
+
+class WatchlistNotFoundError(WatchlistError):
+    code = "watchlist_not_found"
+
+    def __init__(self, watchlist: str) -> None:
+        super().__init__(f"No watchlist {_shown(watchlist)!r}.")
+
+
+class WatchlistNameTakenError(WatchlistError):
+    code = "watchlist_name_taken"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"You have a watchlist named {_shown(name)!r} already; choose another name.")
+
+
+class ScheduleNotFoundError(WatchlistError):
+    code = "schedule_not_found"
+
+    def __init__(self, schedule_id: str) -> None:
+        super().__init__(f"No schedule {_shown(schedule_id)!r} on this watchlist.")
+
+
+class ChannelNotFoundError(WatchlistError):
+    code = "channel_not_found"
+
+    def __init__(self, channel_id: str) -> None:
+        super().__init__(f"No channel {_shown(channel_id)!r}.")
+
+
+class DeliveryNotFoundError(WatchlistError):
+    code = "delivery_not_found"
+
+    def __init__(self, delivery_id: str) -> None:
+        super().__init__(f"No delivery {_shown(delivery_id)!r}.")
+
+
+class DeliveryNotFailedError(WatchlistError):
+    code = "delivery_not_failed"
+
+    def __init__(self, delivery_id: str, status: str) -> None:
+        super().__init__(f"Delivery {delivery_id} is {status}; only a failed delivery can be retried.")
+
+
+class UnknownSymbolsError(InvalidRequestError):
+    code = "unknown_symbols"
+
+    def __init__(self, symbols: list[str]) -> None:
+        named = ", ".join(symbols[:20]) + (f" and {len(symbols) - 20} more" if len(symbols) > 20 else "")
+        super().__init__(f"The research universe has no {named}; remove {'it' if len(symbols) == 1 else 'them'}.")
+        self.symbols = symbols
+        self.problem_extra = {"unknown_symbols": symbols}
+
+
+class InvalidWatchlistError(InvalidRequestError):
+    code = "invalid_watchlist"
+
+
+class InvalidScheduleError(InvalidRequestError):
+    code = "invalid_schedule"
+
+
+class InvalidChannelError(InvalidRequestError):
+    code = "invalid_channel"
