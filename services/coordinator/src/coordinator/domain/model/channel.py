@@ -7,6 +7,9 @@ masked (``shown_target``).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -47,3 +50,27 @@ class Channel:
         parts = urlsplit(self.target)
         tail = (parts.path + ("?" + parts.query if parts.query else ""))[-4:]
         return f"{parts.scheme}://{parts.netloc}/…{tail}"
+
+
+WEBHOOK_SECRET_PREFIX = "whsec_"
+
+
+def new_webhook_secret() -> str:
+    """A Standard Webhooks signing secret: ``whsec_`` and 24 random bytes in base64."""
+    return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def webhook_secret_bytes(secret: str) -> bytes:
+    """The key a Standard Webhooks secret stands for (the base64 after ``whsec_``); ValueError when it is not one.
+
+    >>> len(webhook_secret_bytes(new_webhook_secret()))
+    24
+    """
+    encoded = secret.removeprefix(WEBHOOK_SECRET_PREFIX)
+    try:
+        key = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("a webhook secret is whsec_ followed by base64") from None
+    if not 16 <= len(key) <= 64:
+        raise ValueError(f"a webhook secret's key is 16 to 64 bytes; this one is {len(key)}")
+    return key
