@@ -1,0 +1,1 @@
+"""Formats one notification for one channel and sends it."""
