@@ -27,7 +27,7 @@ from coordinator_fakes import FakeBarsGateway
 
 from coordinator.container import CoordinatorContainer, build_container
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus
+from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, utcnow
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.market_reference_gateway import IMarketReferenceGateway
@@ -60,6 +60,7 @@ class FakeMarketGateway(IMarketReferenceGateway):
 
     async def price_bars(self, symbol: str, start: date | None = None, end: date | None = None) -> PriceBars:
         raise NotImplementedError("the fake market serves no bars")
+
 
 PG_HOST, PG_PORT, PG_ADMIN_DB = "127.0.0.1", 5432, "test"
 PG_USERS = ("postgres", "root")
@@ -290,7 +291,7 @@ async def coordinator_on_store(
             checkpointer=checkpointer,
             notification_sender=notification_sender,
             http_client=http_client,
-            **({"clock": clock} if clock is not None else {}),
+            clock=clock or utcnow,
         )
         stack.push_async_callback(container.aclose)
         container.jobs.start()

@@ -18,8 +18,9 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from notification_samples import SENT_AT, channel, run_notification
 from standardwebhooks.webhooks import Webhook
 
+from coordinator.domain.model.channel import new_webhook_secret
 from coordinator.domain.ports.notification_sender import SendFailedError
-from coordinator.infrastructure.notifications import NotificationSender, generate_webhook_secret
+from coordinator.infrastructure.notifications import NotificationSender
 
 SMTP_PASSWORD = "smtp-password-0123456789"
 
@@ -190,7 +191,7 @@ async def test_a_webhook_over_the_wire_passes_the_receivers_signature_check(
     client: httpx.AsyncClient, webhook_receiver: tuple[str, list[tuple[bytes, dict[str, str]]]]
 ) -> None:
     url, received = webhook_receiver
-    secret = generate_webhook_secret()
+    secret = new_webhook_secret()
     sent_at = datetime.now(UTC)
     status = await NotificationSender(client).send(
         channel("webhook", url, secret), run_notification(), message_id="msg_42", sent_at=sent_at

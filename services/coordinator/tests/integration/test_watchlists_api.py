@@ -90,6 +90,10 @@ def ended(body: dict[str, Any]) -> bool:
     return body["status"] not in ("queued", "running")
 
 
+def all_delivered(page: dict[str, Any]) -> bool:
+    return all(d["status"] == "delivered" for d in page["items"])
+
+
 async def test_a_watchlist_is_created_read_changed_listed_and_deleted(fresh_url: str) -> None:
     async with coordinator(fresh_url) as client:
         created = await client.post(f"{API}/watchlists", json={"name": " Core  holdings ", "symbols": SYMBOLS})
@@ -181,12 +185,12 @@ async def test_a_run_is_a_batch_as_of_the_last_day_with_data_and_its_channels_ge
         watchlist = (await client.post(f"{API}/watchlists", json={"name": "Core", "symbols": SYMBOLS})).json()
         hook = (await client.post(f"{API}/channels", json=WEBHOOK)).json()
         mail = (await client.post(f"{API}/channels", json={"kind": "email", "target": "a@example.com"})).json()
-        run = await client.post(
-            watchlist["links"]["run"], json={"channels": [hook["channel_id"], mail["channel_id"]]}
-        )
+        run = await client.post(watchlist["links"]["run"], json={"channels": [hook["channel_id"], mail["channel_id"]]})
         batch = await until(client, run.headers["Location"], ended)
         deliveries = await until(
-            client, f"{API}/deliveries", lambda b: b["total"] == 2 and all(d["status"] == "delivered" for d in b["items"])
+            client,
+            f"{API}/deliveries",
+            lambda b: b["total"] == 2 and all(d["status"] == "delivered" for d in b["items"]),
         )
         runs = (await client.get(f"{API}/batches", params={"watchlist_id": watchlist["watchlist_id"]})).json()
         read = (await client.get(watchlist["links"]["self"])).json()
@@ -209,7 +213,8 @@ async def test_a_run_is_a_batch_as_of_the_last_day_with_data_and_its_channels_ge
     assert [r.symbol for r in message.top] == ["600519.SH", "000001.SZ", "300750.SZ"]
     assert message.top[0].action == "BUY"
     assert message.changes == []  # the first run
-    assert message.link is not None and message.link.endswith(f"/console/#/batches/{batch['batch_id']}")
+    assert message.link is not None
+    assert message.link.endswith(f"/console/#/batches/{batch['batch_id']}")
 
 
 async def test_the_second_run_says_what_changed_since_the_first(sqlite_only_url: str) -> None:
@@ -392,7 +397,9 @@ async def test_two_coordinators_fire_an_every_minute_schedule_once_per_minute(fr
             lambda b: b["total"] == 3 and all(ended(i) for i in b["items"]),
             params={"watchlist_id": watchlist["watchlist_id"]},
         )
-        await until(first, f"{API}/deliveries", lambda b: b["total"] == 3 and {d["status"] for d in b["items"]} == {"delivered"})
+        await until(
+            first, f"{API}/deliveries", lambda b: b["total"] == 3 and {d["status"] for d in b["items"]} == {"delivered"}
+        )
 
     slots = [r["slot"] for r in schedule["last_runs"]]
     start = clock.now - timedelta(minutes=2, seconds=10)

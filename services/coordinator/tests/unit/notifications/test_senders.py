@@ -18,9 +18,9 @@ import pytest
 from notification_samples import SENT_AT, channel, channel_test_notification, run_notification
 from standardwebhooks.webhooks import Webhook
 
-from coordinator.domain.model.channel import Channel
+from coordinator.domain.model.channel import Channel, new_webhook_secret
 from coordinator.domain.ports.notification_sender import SendFailedError
-from coordinator.infrastructure.notifications import NotificationSender, generate_webhook_secret
+from coordinator.infrastructure.notifications import NotificationSender
 from coordinator.infrastructure.notifications.chat_formats import feishu_payload, slack_payload, wecom_payload
 from coordinator.infrastructure.notifications.message import compose
 from coordinator.infrastructure.notifications.text_formats import telegram_html
@@ -72,7 +72,7 @@ async def receiver() -> AsyncIterator[Receiver]:
 
 
 async def test_a_webhook_is_the_documented_envelope_signed_per_standard_webhooks(receiver: Receiver) -> None:
-    secret = generate_webhook_secret()
+    secret = new_webhook_secret()
     now = datetime.now(UTC).replace(microsecond=0)
     notification = run_notification("en")
     to = channel("webhook", WEBHOOK_URL, secret)
@@ -276,7 +276,7 @@ SECRETS = (
         channel("feishu", FEISHU_URL, FEISHU_SECRET),
         channel("wecom", WECOM_URL),
         channel("telegram", "42", TELEGRAM_TOKEN),
-        channel("webhook", WEBHOOK_URL, generate_webhook_secret()),
+        channel("webhook", WEBHOOK_URL, new_webhook_secret()),
     ],
     ids=lambda c: c.kind,
 )

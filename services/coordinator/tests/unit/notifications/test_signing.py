@@ -12,21 +12,16 @@ import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from coordinator.domain.exceptions import InvalidChannelError
-from coordinator.infrastructure.notifications.signing import (
-    feishu_sign,
-    generate_webhook_secret,
-    validate_webhook_secret,
-    webhook_headers,
-    webhook_key,
-)
+from coordinator.domain.model.channel import new_webhook_secret, webhook_secret_bytes
+from coordinator.infrastructure.notifications.signing import feishu_sign, webhook_headers
 
 
 def test_a_generated_secret_is_whsec_and_24_random_bytes() -> None:
-    secret = generate_webhook_secret()
+    secret = new_webhook_secret()
     assert re.fullmatch(r"whsec_[A-Za-z0-9+/]{32}", secret)
     assert len(base64.b64decode(secret.removeprefix("whsec_"))) == 24
-    assert secret != generate_webhook_secret()
-    validate_webhook_secret(secret)
+    assert secret != new_webhook_secret()
+    webhook_secret_bytes(secret)
 
 
 @pytest.mark.parametrize(
@@ -41,14 +36,14 @@ def test_a_generated_secret_is_whsec_and_24_random_bytes() -> None:
 )
 def test_a_secret_that_cannot_sign_is_refused_without_being_repeated(secret: str) -> None:
     with pytest.raises(InvalidChannelError) as refused:
-        validate_webhook_secret(secret)
+        webhook_secret_bytes(secret)
     assert refused.value.code == "invalid_channel"
     if key := secret.removeprefix("whsec_"):
         assert key not in str(refused.value)
 
 
 def test_the_signature_is_verified_by_the_reference_library() -> None:
-    secret = generate_webhook_secret()
+    secret = new_webhook_secret()
     body = '{"type":"channel.test","data":{"title":"测试"}}'.encode()
     timestamp = int(time.time())
     headers = webhook_headers(secret, "msg_2a1b", timestamp, body)
@@ -57,10 +52,10 @@ def test_the_signature_is_verified_by_the_reference_library() -> None:
     assert headers["webhook-signature"].startswith("v1,")
     assert Webhook(secret).verify(body, headers) == {"type": "channel.test", "data": {"title": "测试"}}
     with pytest.raises(WebhookVerificationError):
-        Webhook(generate_webhook_secret()).verify(body, headers)
+        Webhook(new_webhook_secret()).verify(body, headers)
     with pytest.raises(WebhookVerificationError):
         Webhook(secret).verify(body + b" ", headers)
-    assert webhook_key(secret) == base64.b64decode(secret.removeprefix("whsec_"))
+    assert webhook_secret_bytes(secret) == base64.b64decode(secret.removeprefix("whsec_"))
 
 
 def test_feishus_sign_is_hmac_sha256_keyed_with_timestamp_and_secret() -> None:

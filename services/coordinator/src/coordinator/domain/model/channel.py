@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Literal
 from urllib.parse import urlsplit
 
+from coordinator.domain.exceptions import InvalidChannelError
 from coordinator.domain.model.session import LOCAL_CLIENT_ID, utcnow
 
 ChannelKind = Literal["webhook", "slack", "feishu", "wecom", "telegram", "email"]
@@ -53,24 +54,30 @@ class Channel:
 
 
 WEBHOOK_SECRET_PREFIX = "whsec_"
+WEBHOOK_SECRET_BYTES = 24
+WEBHOOK_SECRET_MAX_BYTES = 64
 
 
 def new_webhook_secret() -> str:
-    """A Standard Webhooks signing secret: ``whsec_`` and 24 random bytes in base64."""
-    return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
+    """A Standard Webhooks signing secret: ``whsec_`` and the base64 of 24 random bytes."""
+    return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(WEBHOOK_SECRET_BYTES)).decode()
 
 
 def webhook_secret_bytes(secret: str) -> bytes:
-    """The key a Standard Webhooks secret stands for (the base64 after ``whsec_``); ValueError when it is not one.
+    """The HMAC key a webhook secret stands for (the bytes of its base64 after ``whsec_``); raises
+    ``InvalidChannelError`` (never repeating the secret) for anything but ``whsec_`` + the base64 of 24 to 64 bytes.
 
     >>> len(webhook_secret_bytes(new_webhook_secret()))
     24
     """
-    encoded = secret.removeprefix(WEBHOOK_SECRET_PREFIX)
+    if not secret.startswith(WEBHOOK_SECRET_PREFIX):
+        raise InvalidChannelError(f"A webhook secret begins with {WEBHOOK_SECRET_PREFIX!r}.")
     try:
-        key = base64.b64decode(encoded, validate=True)
+        key = base64.b64decode(secret.removeprefix(WEBHOOK_SECRET_PREFIX), validate=True)
     except (binascii.Error, ValueError):
-        raise ValueError("a webhook secret is whsec_ followed by base64") from None
-    if not 16 <= len(key) <= 64:
-        raise ValueError(f"a webhook secret's key is 16 to 64 bytes; this one is {len(key)}")
+        raise InvalidChannelError(f"A webhook secret is {WEBHOOK_SECRET_PREFIX!r} and then base64.") from None
+    if not WEBHOOK_SECRET_BYTES <= len(key) <= WEBHOOK_SECRET_MAX_BYTES:
+        raise InvalidChannelError(
+            f"A webhook secret holds {WEBHOOK_SECRET_BYTES} to {WEBHOOK_SECRET_MAX_BYTES} bytes (this one {len(key)})."
+        )
     return key
