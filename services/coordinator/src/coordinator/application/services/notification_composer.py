@@ -5,13 +5,14 @@ their stop or target between the two runs' analysis dates), and a link to the ba
 from __future__ import annotations
 
 import asyncio
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 
 from coordinator.domain.exceptions import GatewayError
 from coordinator.domain.model.batch import Batch, BatchItem, ranked
 from coordinator.domain.model.channel import Language
-from coordinator.domain.model.notification import TABLE_ROWS, Change, ChangeKind, Notification, RankedRow
+from coordinator.domain.model.notification import Change, ChangeKind, Notification, RankedRow, table_ends
 from coordinator.domain.model.outcome import StoredVerdict, score_verdict
+from coordinator.domain.model.session import utcnow
 from coordinator.domain.ports.batch_store import IBatchStore
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.watchlist_store import IWatchlistStore
@@ -52,10 +53,7 @@ class NotificationComposer:
             before = {i.symbol: i for i in await self._batches.items(previous.batch_id)}
             changes = _action_changes(items, before)
             changes += await self._levels_hit(previous, batch.analysis_date)
-        rows = [_row(rank, item) for rank, item in enumerate(items, start=1)]
-        scored = [r for r in rows if r.score is not None]
-        top = scored[:TABLE_ROWS]
-        bottom = [r for r in scored[-TABLE_ROWS:] if r not in top]
+        top, bottom = table_ends([_row(rank, item) for rank, item in enumerate(items, start=1)])
         lang: Language = "en" if language == "en" else "zh"
         return Notification(
             type="watchlist.run.completed",
@@ -73,6 +71,7 @@ class NotificationComposer:
             bottom=bottom,
             changes=changes,
             link=f"{self._console}/console/#/batches/{batch.batch_id}",
+            created_at=(batch.completed_at or utcnow()).astimezone(UTC).isoformat().replace("+00:00", "Z"),
         )
 
     async def _levels_hit(self, previous: Batch, until: date) -> list[Change]:

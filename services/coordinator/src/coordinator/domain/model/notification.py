@@ -31,6 +31,17 @@ class RankedRow:
     confidence: float | None = None
 
 
+def table_ends(rows: list[RankedRow]) -> tuple[list[RankedRow], list[RankedRow]]:
+    """The rows a message shows: all of them as ``top`` when they are few, else the first and last ``TABLE_ROWS``.
+
+    >>> [len(part) for part in table_ends([RankedRow(i, "X", "s", "completed") for i in range(1, 13)])]
+    [5, 5]
+    """
+    if len(rows) <= 2 * TABLE_ROWS:
+        return list(rows), []
+    return rows[:TABLE_ROWS], rows[-TABLE_ROWS:]
+
+
 @dataclass(frozen=True)
 class Change:
     """What changed for one symbol since the list's previous run.
@@ -64,11 +75,14 @@ class Notification:
     total: int = 0
     failed: int = 0
     top: list[RankedRow] = field(default_factory=list)
+    """The ranked table's first rows (every row when it has at most twice ``TABLE_ROWS``)."""
     bottom: list[RankedRow] = field(default_factory=list)
-    """The last ``TABLE_ROWS`` rows with a score, worst last, none of which is in ``top``."""
+    """Its last ``TABLE_ROWS`` rows, the worst last, when it has more than twice ``TABLE_ROWS``."""
     changes: list[Change] = field(default_factory=list)
     link: str | None = None
     """The batch in the console (absolute when CONSOLE_BASE_URL is set)."""
+    created_at: str | None = None
+    """When it was composed (ISO 8601, UTC, ``Z``): the event's time, the same on every attempt."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

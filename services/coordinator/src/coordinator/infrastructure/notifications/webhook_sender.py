@@ -25,8 +25,10 @@ from coordinator.infrastructure.notifications.signing import webhook_headers
 
 
 def webhook_body(notification: Notification, sent_at: datetime) -> bytes:
-    """The exact bytes sent (and signed): compact JSON in UTF-8."""
-    timestamp = utc(sent_at).isoformat().replace("+00:00", "Z")
+    """The exact bytes sent (and signed): compact JSON in UTF-8. ``timestamp`` is the event's (when the
+    notification was composed), so every attempt of one message sends the same body; ``sent_at`` stands in for a
+    notification that has none."""
+    timestamp = notification.created_at or utc(sent_at).isoformat().replace("+00:00", "Z")
     envelope = {"type": notification.type, "timestamp": timestamp, "data": notification.to_json()}
     return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode()
 
