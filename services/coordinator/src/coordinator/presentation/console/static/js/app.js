@@ -10,6 +10,7 @@ import { sessionPage } from "./pages/session.js";
 import { historyPage } from "./pages/history.js";
 import { scorecardPage } from "./pages/scorecard.js";
 import { batchesPage } from "./pages/batches.js";
+import { watchlistsPage } from "./pages/watchlists.js";
 
 const ROUTES = {
   new: newResearchPage,
@@ -18,6 +19,7 @@ const ROUTES = {
   history: historyPage,
   scorecard: scorecardPage,
   batches: batchesPage,
+  watchlists: watchlistsPage,
 };
 
 const main = document.getElementById("main");
@@ -63,6 +65,7 @@ function labels() {
   set("nav-new", "nav.new");
   set("nav-history", "nav.history");
   set("nav-scorecard", "nav.scorecard");
+  set("nav-watchlists", "nav.watchlists");
   set("nav-batches", "nav.batches");
   set("lang-label", "nav.language");
   set("key-button", "nav.key");
