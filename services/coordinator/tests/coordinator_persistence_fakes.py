@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -27,9 +27,11 @@ from coordinator_fakes import FakeBarsGateway
 
 from coordinator.container import CoordinatorContainer, build_container
 from coordinator.domain.model.enums import ExpertType
-from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus
+from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, utcnow
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
+from coordinator.domain.ports.market_reference_gateway import IMarketReferenceGateway
+from coordinator.domain.ports.notification_sender import INotificationSender
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.infrastructure.persistence.engine import build_engine
@@ -37,6 +39,28 @@ from coordinator.infrastructure.persistence.session_repository import SqlAlchemy
 from coordinator.infrastructure.persistence.store import open_session_store
 from coordinator.main import create_app
 from coordinator.settings import Settings
+from shared_contracts.research import DateSpan, PriceBars, Universe, UniverseSymbol
+
+LAST_BAR_DAY = "2025-09-30"
+
+
+class FakeMarketGateway(IMarketReferenceGateway):
+    """An offline universe of ``symbols`` (each with bars up to ``LAST_BAR_DAY``); no bars served."""
+
+    def __init__(self, symbols: list[str] | None = None) -> None:
+        named = symbols or [
+            "600519.SH", "000001.SZ", "300750.SZ", "601318.SH", "000858.SZ", *(f"{600000 + i}.SH" for i in range(100))
+        ]  # fmt: skip
+        self.symbols = list(dict.fromkeys(named))
+
+    async def universe(self) -> Universe:
+        span = DateSpan(first="2018-01-02", last=LAST_BAR_DAY, count=1900)
+        rows = [UniverseSymbol(symbol=s, market="CN", bars=span) for s in self.symbols]
+        return Universe(data_provider="offline", open_ended=False, count=len(rows), symbols=rows)
+
+    async def price_bars(self, symbol: str, start: date | None = None, end: date | None = None) -> PriceBars:
+        raise NotImplementedError("the fake market serves no bars")
+
 
 PG_HOST, PG_PORT, PG_ADMIN_DB = "127.0.0.1", 5432, "test"
 PG_USERS = ("postgres", "root")
@@ -235,10 +259,16 @@ async def coordinator_on_store(
     research_gateway: IResearchExpertGateway | None = None,
     debate_gateway: IDebateGateway | None = None,
     judge_gateway: IJudgeGateway | None = None,
+    market_gateway: IMarketReferenceGateway | None = None,
+    bars_gateway: IPriceBarsGateway | None = None,
+    notification_sender: INotificationSender | None = None,
+    clock: Callable[[], datetime] | None = None,
+    http_client: httpx.AsyncClient | None = None,
     **settings: Any,
 ) -> AsyncIterator[httpx.AsyncClient]:
-    """One coordinator (its own instance in the store, its jobs and batch runner started; ``checkpointed``: with
-    LangGraph's checkpointer) on ``database_url``, the fakes as its peers, served in process."""
+    """One coordinator (its own instance in the store, its jobs, batch runner, schedules and outbox started;
+    ``checkpointed``: with LangGraph's checkpointer) on ``database_url``, the fakes as its peers (the market: a
+    ``FakeMarketGateway``), served in process. ``http_client``: the one its own adapters (e.g. notifications) use."""
     from contextlib import AsyncExitStack
 
     from coordinator_fakes import FakeDebateGateway, FakeExpertGateway, FakeJudgeGateway, make_settings
@@ -256,13 +286,19 @@ async def coordinator_on_store(
             research_gateway=research_gateway or FakeExpertGateway(),
             debate_gateway=debate_gateway or FakeDebateGateway(),
             judge_gateway=judge_gateway or FakeJudgeGateway(),
-            bars_gateway=FakeBarsGateway(),
+            bars_gateway=bars_gateway or FakeBarsGateway(),
+            market_gateway=market_gateway or FakeMarketGateway(),
             checkpointer=checkpointer,
+            notification_sender=notification_sender,
+            http_client=http_client,
+            clock=clock or utcnow,
         )
         stack.push_async_callback(container.aclose)
         container.jobs.start()
         if container.batch_runner is not None:
             container.batch_runner.start()
+        if container.workflow is not None:
+            container.workflow.start()
         app = create_app(config, container=container)
         await stack.enter_async_context(app.router.lifespan_context(app))
         client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")

@@ -68,6 +68,7 @@ class FakePeers:
         app = Starlette(
             routes=[
                 Route("/healthz", self._health),
+                Route("/api/v1/research/universe", self._universe),
                 Route("/api/v1/research/experts/{expert}", self._expert, methods=["POST"]),
                 Route("/api/v1/research/experts/{expert}/bulk", self._expert_bulk, methods=["POST"]),
                 Route("/api/v1/debate/run", self._debate, methods=["POST"]),
@@ -98,6 +99,12 @@ class FakePeers:
 
     async def _health(self, _request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})
+
+    async def _universe(self, _request: Request) -> JSONResponse:
+        """An offline universe: 600000.SH to 600999.SH, with bars up to 2025-09-30."""
+        span = {"first": "2018-01-02", "last": "2025-09-30", "count": 1900}
+        symbols = [{"symbol": f"{600000 + i}.SH", "market": "CN", "bars": span} for i in range(1000)]
+        return JSONResponse({"data_provider": "offline", "open_ended": False, "count": 1000, "symbols": symbols})
 
     async def _expert(self, request: Request) -> JSONResponse:
         expert = request.path_params["expert"]

@@ -100,11 +100,18 @@ class BatchSummary(BaseModel):
     progress: BatchProgressBody
     created_at: datetime
     completed_at: datetime | None = None
+    watchlist_id: str | None = Field(default=None, description="The watchlist this batch is a run of, if any.")
+    schedule_id: str | None = Field(default=None, description="The schedule whose slot started it, if one did.")
     links: BatchLinks
 
 
 class BatchView(BatchSummary):
     items: list[BatchItemBody] = Field(description="Ordered by score, best first; items without a verdict last.")
+    previous_batch_id: str | None = Field(
+        default=None,
+        description="The watchlist's run before this one (the latest ended one, not analysed after this one's "
+        "date), to compare with; null for a batch of no watchlist or its first run.",
+    )
 
 
 class BatchAccepted(BatchSummary):

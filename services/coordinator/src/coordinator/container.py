@@ -5,9 +5,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -15,18 +16,26 @@ import structlog
 
 from coordinator.application.services.batch_runner import BatchRunner, BatchSettings
 from coordinator.application.services.batch_service import BatchService
+from coordinator.application.services.channel_service import ChannelService
+from coordinator.application.services.delivery_service import DeliveryDispatcher, DeliveryService
 from coordinator.application.services.market_reference_service import MarketReferenceService
+from coordinator.application.services.notification_composer import NotificationComposer
 from coordinator.application.services.outcome_service import SessionOutcomeService
 from coordinator.application.services.research_jobs import JobSettings, ResearchJobs
 from coordinator.application.services.research_orchestration_service import ResearchOrchestrationService
+from coordinator.application.services.schedule_service import ScheduleRunner, ScheduleService
 from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
 from coordinator.application.services.usage_accounting import UsageAccounting
+from coordinator.application.services.watchlist_service import WatchlistService
+from coordinator.domain.model.delivery import RetryPolicy
+from coordinator.domain.model.session import utcnow
 from coordinator.domain.ports.batch_store import IBatchStore
 from coordinator.domain.ports.debate_gateway import IDebateGateway
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.market_reference_gateway import IMarketReferenceGateway
+from coordinator.domain.ports.notification_sender import INotificationSender
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import IResearchExpertGateway
 from coordinator.domain.ports.session_repository import ISessionRepository
@@ -38,17 +47,42 @@ from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient
 from coordinator.infrastructure.adapters.price_bars_gateway_adapter import PriceBarsGatewayAdapter
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
 from coordinator.infrastructure.adapters.token_quota_adapter import LimitsTokenQuota
+from coordinator.infrastructure.notifications.sender import NotificationSender
 from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
 from coordinator.infrastructure.persistence.batch_store import SqlAlchemyBatchStore
+from coordinator.infrastructure.persistence.channel_store import SqlAlchemyChannelStore
+from coordinator.infrastructure.persistence.delivery_store import SqlAlchemyDeliveryStore
 from coordinator.infrastructure.persistence.event_notifications import listen_for_events
 from coordinator.infrastructure.persistence.retention import RetentionPurge
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.store import open_session_store
+from coordinator.infrastructure.persistence.watchlist_store import SqlAlchemyWatchlistStore
+from coordinator.infrastructure.scheduling.cron_calendar import CronCalendar
 from coordinator.settings import Settings
 from shared_contracts.redaction import error_text
 
 log = structlog.get_logger(__name__)
+
+
+@dataclass
+class Workflow:
+    """The daily loop's use cases and its two background loops (slots that fire, notifications to send)."""
+
+    watchlists: WatchlistService
+    schedules: ScheduleService
+    channels: ChannelService
+    deliveries: DeliveryService
+    schedule_runner: ScheduleRunner
+    dispatcher: DeliveryDispatcher
+
+    def start(self) -> None:
+        self.schedule_runner.start()
+        self.dispatcher.start()
+
+    async def stop(self) -> None:
+        await self.schedule_runner.stop()
+        await self.dispatcher.stop()
 
 
 @dataclass
@@ -70,6 +104,8 @@ class CoordinatorContainer:
     batches: BatchService | None
     """None when the sessions are not kept in the SQL store (a test's in-memory repository)."""
     batch_runner: BatchRunner | None
+    workflow: Workflow | None = None
+    """Watchlists, schedules, channels and the outbox (None without the SQL store, as batches)."""
     owns_http_client: bool = True
 
     async def readiness(self) -> dict[str, str]:
@@ -81,6 +117,8 @@ class CoordinatorContainer:
         return dict(zip(checks, await asyncio.gather(*checks.values()), strict=True))
 
     async def aclose(self) -> None:
+        if self.workflow is not None:
+            await self.workflow.stop()
         if self.batch_runner is not None:
             await self.batch_runner.stop()
         await self.jobs.stop()
@@ -102,12 +140,16 @@ def build_container(
     owner: str | None = None,
     token_quota: ITokenQuota | None = None,
     batch_store: IBatchStore | None = None,
+    notification_sender: INotificationSender | None = None,
+    clock: Callable[[], datetime] = utcnow,
 ) -> CoordinatorContainer:
     """``sessions`` is also the job store (``IJobStore``) and the usage ledger (``IUsageLedger``); ``checkpointer``:
         LangGraph's, to resume researches (None: not resumable); ``owner``: this coordinator's instance id (the sessions
         it claims are its own); ``token_quota``: the clients' daily tokens (default: CLIENT_DAILY_TOKENS on the limits
         store, when limits are on); ``batch_store``: where batches are kept (default: the sessions' database, when
-    ``sessions`` is the SQL repository)."""
+    ``sessions`` is the SQL repository), and with it watchlists, schedules, channels and the outbox;
+    ``notification_sender``: how notifications are sent (default: each channel kind's own, over ``http_client``);
+    ``clock``: the time schedules and the outbox go by."""
     if not isinstance(sessions, IJobStore):
         raise TypeError("the session repository must also be the job store (IJobStore)")
     if not isinstance(sessions, IUsageLedger):
@@ -197,6 +239,10 @@ def build_container(
             queue_limit=settings.batch_queue_limit,
             poll_seconds=settings.job_poll_seconds,
         )
+    workflow = None
+    if batches is not None and isinstance(batch_store, SqlAlchemyBatchStore):
+        sender = notification_sender or _notification_sender(settings, client)
+        workflow = _workflow(settings, batch_store, batches, market, bars, sender, clock)
     return CoordinatorContainer(
         settings=settings,
         http_client=client,
@@ -214,7 +260,69 @@ def build_container(
         usage_accounting=accounting,
         batches=batches,
         batch_runner=runner,
+        workflow=workflow,
         owns_http_client=http_client is None,
+    )
+
+
+def _notification_sender(settings: Settings, client: httpx.AsyncClient) -> INotificationSender:
+    password = settings.smtp_password.get_secret_value() if settings.smtp_password is not None else None
+    return NotificationSender(
+        client,
+        request_timeout_seconds=settings.delivery_timeout_seconds,
+        telegram_api_base=settings.telegram_api_base,
+        smtp_host=settings.smtp_host,
+        smtp_port=settings.smtp_port,
+        smtp_username=settings.smtp_username,
+        smtp_password=password,
+        smtp_from=settings.smtp_from,
+        smtp_starttls=settings.smtp_starttls,
+        smtp_use_tls=settings.smtp_use_tls,
+        smtp_timeout_seconds=settings.delivery_timeout_seconds,
+    )
+
+
+def _workflow(
+    settings: Settings,
+    batch_store: SqlAlchemyBatchStore,
+    batches: BatchService,
+    market: IMarketReferenceGateway,
+    bars: IPriceBarsGateway,
+    sender: INotificationSender,
+    clock: Callable[[], datetime],
+) -> Workflow:
+    """Watchlists, schedules, channels and the outbox, on the batches' database."""
+    watchlist_store = SqlAlchemyWatchlistStore(batch_store.engine, batch_store.writes)
+    channel_store = SqlAlchemyChannelStore(batch_store.engine, batch_store.writes)
+    delivery_store = SqlAlchemyDeliveryStore(batch_store.engine, batch_store.writes)
+    calendar = CronCalendar()
+    watchlists = WatchlistService(watchlist_store, batches, channel_store, market, calendar)
+    composer = NotificationComposer(batch_store, watchlist_store, bars, console_base_url=settings.console_base_url)
+    policy = RetryPolicy(
+        max_attempts=settings.delivery_max_attempts,
+        base_seconds=settings.delivery_retry_base_seconds,
+        cap_seconds=settings.delivery_retry_max_seconds,
+    )
+    dispatcher = DeliveryDispatcher(
+        delivery_store,
+        channel_store,
+        batch_store,
+        composer,
+        sender,
+        policy=policy,
+        poll_seconds=settings.delivery_poll_seconds,
+        send_timeout_seconds=settings.delivery_timeout_seconds,
+        now=clock,
+    )
+    return Workflow(
+        watchlists=watchlists,
+        schedules=ScheduleService(watchlist_store, watchlists, calendar, now=clock),
+        channels=ChannelService(channel_store, sender),
+        deliveries=DeliveryService(delivery_store, dispatcher),
+        schedule_runner=ScheduleRunner(
+            watchlist_store, watchlists, batches, calendar, poll_seconds=settings.schedule_poll_seconds, now=clock
+        ),
+        dispatcher=dispatcher,
     )
 
 
@@ -237,6 +345,8 @@ async def open_container(settings: Settings) -> AsyncIterator[CoordinatorContain
             container.jobs.start()
             if container.batch_runner is not None:
                 container.batch_runner.start()
+            if container.workflow is not None:
+                container.workflow.start()
             async with listen_for_events(settings.database_url, container.event_feed.wake):
                 yield container
     finally:

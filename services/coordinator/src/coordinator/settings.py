@@ -51,6 +51,30 @@ class Settings(ServiceSettings):
         default=600.0, gt=0, description="One bulk call of a batch chunk to a peer, retries included."
     )
 
+    schedule_poll_seconds: float = Field(
+        default=15.0, gt=0, le=60.0, description="How often the schedules are read for a slot that is due."
+    )
+    delivery_poll_seconds: float = Field(default=2.0, gt=0, le=60.0, description="How often the outbox is read.")
+    delivery_max_attempts: int = Field(default=6, ge=1, le=50, description="Attempts per notification, then failed.")
+    delivery_retry_base_seconds: float = Field(
+        default=120.0, gt=0, description="The wait after a notification's first failed attempt; doubles, with jitter."
+    )
+    delivery_retry_max_seconds: float = Field(
+        default=2400.0, gt=0, description="The longest wait between attempts (a Retry-After included)."
+    )
+    delivery_timeout_seconds: float = Field(default=15.0, gt=0, le=300.0, description="One attempt to send.")
+    console_base_url: str = Field(
+        default="", description="The console's address in notifications' links (e.g. https://research.example.com)."
+    )
+    telegram_api_base: str = "https://api.telegram.org"
+    smtp_host: str | None = Field(default=None, description="The SMTP server e-mail channels send through.")
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_username: str | None = None
+    smtp_password: SecretStr | None = None
+    smtp_from: str | None = Field(default=None, description="The From address of notifications by e-mail.")
+    smtp_starttls: bool = Field(default=True, description="Upgrade the connection with STARTTLS (port 587).")
+    smtp_use_tls: bool = Field(default=False, description="Connect over TLS from the start (port 465).")
+
     research_token_budget: int | None = Field(
         default=None, ge=1, le=MAX_TOKEN_BUDGET, description="Tokens one research's model calls may use; unset: no cap."
     )
@@ -64,9 +88,10 @@ class Settings(ServiceSettings):
 
     def secret_values(self) -> list[str | None]:
         service_key = self.service_api_key.get_secret_value() if self.service_api_key else None
-        return [*super().secret_values(), service_key, url_password(self.database_url)]
+        smtp_password = self.smtp_password.get_secret_value() if self.smtp_password else None
+        return [*super().secret_values(), service_key, url_password(self.database_url), smtp_password]
 
-    @field_validator("research_service_url", "debate_service_url", "judge_service_url")
+    @field_validator("research_service_url", "debate_service_url", "judge_service_url", "telegram_api_base")
     @classmethod
     def _http_url(cls, value: str) -> str:
         value = value.strip().rstrip("/")

@@ -22,3 +22,9 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     else:
         with local_postgres_database() as url:
             yield url
+
+
+@pytest.fixture
+def sqlite_only_url(tmp_path: Path) -> str:
+    """An empty SQLite database, for behaviour that does not depend on the backend."""
+    return sqlite_url(tmp_path)

@@ -44,6 +44,9 @@ class BatchCommand:
     token_budget: int | None = None
     request_id: str | None = field(default=None, compare=False)
     client_id: str = field(default=LOCAL_CLIENT_ID, compare=False)
+    watchlist_id: str | None = None
+    schedule_id: str | None = None
+    channels: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class BatchState:
     batch: Batch
     progress: BatchProgress
     items: list[BatchItem] = field(default_factory=list)
+    previous: Batch | None = None
+    """The watchlist's run before this one (read with the items), for what changed since."""
 
 
 class BatchService:
@@ -80,7 +85,18 @@ class BatchService:
     async def submit(self, command: BatchCommand) -> BatchState:
         """Stores the batch and its items, queued; raises a 400 ``InvalidRequestError``, a 413
         ``BatchTooLargeError``, 503 ``QueueFullError`` or 429 ``TokenQuotaExceededError`` before storing anything."""
-        symbols = _symbols(command.symbols)
+        batch, sessions = await self.prepare(command)
+        await self._store.create(batch, sessions)
+        self.queued()
+        return BatchState(batch, BatchProgress(0, batch.total, 0))
+
+    def queued(self) -> None:
+        """A batch was stored (here or by a schedule): run it now rather than at the next poll."""
+        self._runner.wake()
+
+    async def prepare(self, command: BatchCommand) -> tuple[Batch, list[ResearchSession]]:
+        """The batch and its items, queued, to store; raises as ``submit`` does."""
+        symbols = normalized_symbols(command.symbols)
         experts = command.experts if command.experts is not None else [e.value for e in ExpertType]
         probe = ResearchCommand(symbols[0], experts, analysis_date=command.analysis_date)
         request = validate_command(probe, self._today)
@@ -99,6 +115,9 @@ class BatchService:
             requested_by=command.client_id,
             token_budget=min(budgets) if budgets else None,
             request_id=command.request_id,
+            watchlist_id=command.watchlist_id,
+            schedule_id=command.schedule_id,
+            channels=list(command.channels),
         )
         sessions = [
             ResearchSession(
@@ -121,17 +140,21 @@ class BatchService:
             )
             for position, symbol in enumerate(symbols)
         ]
-        await self._store.create(batch, sessions)
-        self._runner.wake()
-        return BatchState(batch, BatchProgress(0, batch.total, 0))
+        return batch, sessions
 
     async def get(self, batch_id: str, viewer: Viewer, *, with_items: bool = True) -> BatchState:
         batch = await self._visible(batch_id, viewer)
         items = ranked(await self._store.items(batch_id)) if with_items else []
-        return BatchState(batch, await self._store.progress(batch_id), items)
+        previous = await self._store.previous_run(batch) if with_items else None
+        return BatchState(batch, await self._store.progress(batch_id), items, previous)
 
-    async def page(self, viewer: Viewer, *, offset: int, limit: int) -> tuple[list[BatchState], int]:
-        batches, total = await self._store.list(viewer.only_client, offset=offset, limit=limit)
+    async def page(
+        self, viewer: Viewer, *, offset: int, limit: int, watchlist_id: str | None = None
+    ) -> tuple[list[BatchState], int]:
+        """The viewer's batches, newest first (``watchlist_id``'s runs only, when given)."""
+        batches, total = await self._store.list(
+            viewer.only_client, offset=offset, limit=limit, watchlist_id=watchlist_id
+        )
         return [BatchState(b, await self._store.progress(b.batch_id)) for b in batches], total
 
     async def results(
@@ -174,8 +197,9 @@ class BatchService:
         return batch
 
 
-def _symbols(given: list[str] | None) -> list[str]:
-    """The symbols, normalised, each once, in the order given."""
+def normalized_symbols(given: list[str] | None) -> list[str]:
+    """The symbols, normalised, each once, in the order given; raises 400 ``symbols_empty``, ``invalid_symbol``
+    (naming its place) or 413 ``batch_too_large`` (more than one batch may research)."""
     if not given:
         raise SymbolsEmptyError("symbols must list at least one symbol (e.g. 600519.SH)")
     if len(given) > MAX_BATCH_SYMBOLS:

@@ -27,6 +27,12 @@ class Batch:
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
     completed_at: datetime | None = None
+    watchlist_id: str | None = None
+    """The watchlist this batch is a run of, when it is one."""
+    schedule_id: str | None = None
+    """The schedule whose slot started it, when one did."""
+    channels: list[str] = field(default_factory=list)
+    """The channels told when it ends (the outbox gets one delivery each in the transaction that ends it)."""
 
     @property
     def finished(self) -> bool:

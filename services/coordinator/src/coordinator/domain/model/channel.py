@@ -7,11 +7,15 @@ masked (``shown_target``).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 from urllib.parse import urlsplit
 
+from coordinator.domain.exceptions import InvalidChannelError
 from coordinator.domain.model.session import LOCAL_CLIENT_ID, utcnow
 
 ChannelKind = Literal["webhook", "slack", "feishu", "wecom", "telegram", "email"]
@@ -47,3 +51,33 @@ class Channel:
         parts = urlsplit(self.target)
         tail = (parts.path + ("?" + parts.query if parts.query else ""))[-4:]
         return f"{parts.scheme}://{parts.netloc}/…{tail}"
+
+
+WEBHOOK_SECRET_PREFIX = "whsec_"
+WEBHOOK_SECRET_BYTES = 24
+WEBHOOK_SECRET_MAX_BYTES = 64
+
+
+def new_webhook_secret() -> str:
+    """A Standard Webhooks signing secret: ``whsec_`` and the base64 of 24 random bytes."""
+    return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(WEBHOOK_SECRET_BYTES)).decode()
+
+
+def webhook_secret_bytes(secret: str) -> bytes:
+    """The HMAC key a webhook secret stands for (the bytes of its base64 after ``whsec_``); raises
+    ``InvalidChannelError`` (never repeating the secret) for anything but ``whsec_`` + the base64 of 24 to 64 bytes.
+
+    >>> len(webhook_secret_bytes(new_webhook_secret()))
+    24
+    """
+    if not secret.startswith(WEBHOOK_SECRET_PREFIX):
+        raise InvalidChannelError(f"A webhook secret begins with {WEBHOOK_SECRET_PREFIX!r}.")
+    try:
+        key = base64.b64decode(secret.removeprefix(WEBHOOK_SECRET_PREFIX), validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidChannelError(f"A webhook secret is {WEBHOOK_SECRET_PREFIX!r} and then base64.") from None
+    if not WEBHOOK_SECRET_BYTES <= len(key) <= WEBHOOK_SECRET_MAX_BYTES:
+        raise InvalidChannelError(
+            f"A webhook secret holds {WEBHOOK_SECRET_BYTES} to {WEBHOOK_SECRET_MAX_BYTES} bytes (this one {len(key)})."
+        )
+    return key

@@ -52,8 +52,16 @@ class IBatchStore(ABC):
     async def progress(self, batch_id: str) -> BatchProgress: ...
 
     @abstractmethod
-    async def list(self, client_id: str | None, *, offset: int, limit: int) -> tuple[Sequence[Batch], int]:
-        """Batches, newest first (``client_id``'s only, unless None), and how many there are in all."""
+    async def list(
+        self, client_id: str | None, *, offset: int, limit: int, watchlist_id: str | None = None
+    ) -> tuple[Sequence[Batch], int]:
+        """Batches, newest first (``client_id``'s only, unless None; ``watchlist_id``'s runs only, when given), and
+        how many there are in all."""
+
+    @abstractmethod
+    async def previous_run(self, batch: Batch) -> Batch | None:
+        """The run of ``batch``'s watchlist before it: the latest ended one created before it whose analysis date
+        is not after its own (None for a batch of no watchlist, or its first run)."""
 
     @abstractmethod
     async def claim_chunk(self, owner: str, size: int) -> Chunk | None:
@@ -66,7 +74,8 @@ class IBatchStore(ABC):
         """Record each item's outcomes, final status and events in one transaction (an item ended meanwhile, e.g.
         cancelled, or no longer ``owner``'s, e.g. queued again after this coordinator stalled past its lease, is left
         as it is); when no item of the batch is left queued or running, the batch takes its
-        final status in the same transaction. Returns the batch as it now is."""
+        final status in the same transaction, and each of its channels gets a pending delivery in the outbox.
+        Returns the batch as it now is."""
 
     @abstractmethod
     async def cancel(self, batch_id: str) -> Batch:

@@ -23,6 +23,7 @@ from coordinator.domain.model.batch import Batch, BatchItem, BatchProgress, Batc
 from coordinator.domain.model.events import terminal_event
 from coordinator.domain.model.session import ResearchSession, utcnow
 from coordinator.domain.ports.batch_store import Chunk, EndedItem, IBatchStore
+from coordinator.infrastructure.persistence.delivery_store import queue_deliveries
 from coordinator.infrastructure.persistence.event_notifications import notify_events
 from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.session_rows import (
@@ -51,24 +52,8 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
         return cls(sessions.engine, sessions.writes)
 
     async def create(self, batch: Batch, sessions: Sequence[ResearchSession]) -> None:
-        values = _batch_values(batch)
-        rows = [{**session_values(s), "owner": None, "last_event_seq": 1} for s in sessions]
-        now = utcnow()
-        events = [
-            {
-                "session_id": s.session_id,
-                "seq": 1,
-                "type": "session.queued",
-                "data": {"batch_id": batch.batch_id},
-                "created_at": now,
-            }
-            for s in sessions
-        ]
-
         def statements(conn: Connection) -> None:
-            conn.execute(insert(BATCHES), values)
-            conn.execute(insert(SESSIONS), rows)
-            conn.execute(insert(EVENTS), events)
+            insert_batch(conn, batch, sessions)
 
         await self._write(statements)
 
@@ -124,8 +109,12 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
 
         return await self._read(statements)
 
-    async def list(self, client_id: str | None, *, offset: int, limit: int) -> tuple[list[Batch], int]:
+    async def list(
+        self, client_id: str | None, *, offset: int, limit: int, watchlist_id: str | None = None
+    ) -> tuple[list[Batch], int]:
         where = [] if client_id is None else [BATCHES.c.client_id == client_id]
+        if watchlist_id is not None:
+            where.append(BATCHES.c.watchlist_id == watchlist_id)
         page = (
             select(BATCHES)
             .where(*where)
@@ -137,6 +126,28 @@ class SqlAlchemyBatchStore(SqlAlchemyStore, IBatchStore):
         def statements(conn: Connection) -> tuple[list[Batch], int]:
             total = conn.scalar(select(func.count()).select_from(BATCHES).where(*where)) or 0
             return [_batch_of(r._mapping) for r in conn.execute(page).all()], int(total)
+
+        return await self._read(statements)
+
+    async def previous_run(self, batch: Batch) -> Batch | None:
+        if batch.watchlist_id is None:
+            return None
+        query = (
+            select(BATCHES)
+            .where(
+                BATCHES.c.watchlist_id == batch.watchlist_id,
+                BATCHES.c.batch_id != batch.batch_id,
+                BATCHES.c.created_at < batch.created_at,
+                BATCHES.c.analysis_date <= batch.analysis_date.isoformat(),
+                BATCHES.c.status.in_(("completed", "partial", "failed")),
+            )
+            .order_by(BATCHES.c.created_at.desc())
+            .limit(1)
+        )
+
+        def statements(conn: Connection) -> Batch | None:
+            row = conn.execute(query).first()
+            return None if row is None else _batch_of(row._mapping)
 
         return await self._read(statements)
 
@@ -328,6 +339,21 @@ def _ended_values(item: EndedItem, now: datetime) -> dict[str, Any]:
     return {"target_session_id": session.session_id, **{f"new_{c}": values[c] for c in _ENDED_COLUMNS}}
 
 
+def insert_batch(conn: Connection, batch: Batch, sessions: Sequence[ResearchSession]) -> None:
+    """Inserts the batch and its items, each ``queued`` with its ``session.queued`` event (in the caller's
+    transaction)."""
+    now = utcnow()
+    rows = [{**session_values(s), "owner": None, "last_event_seq": 1} for s in sessions]
+    events = [
+        {"session_id": s.session_id, "seq": 1, "type": "session.queued", "data": {"batch_id": batch.batch_id}}
+        for s in sessions
+    ]
+    conn.execute(insert(BATCHES), _batch_values(batch))
+    if rows:
+        conn.execute(insert(SESSIONS), rows)
+        conn.execute(insert(EVENTS), [{**e, "created_at": now} for e in events])
+
+
 def _batch_values(batch: Batch) -> dict[str, Any]:
     return {
         "batch_id": batch.batch_id,
@@ -342,6 +368,9 @@ def _batch_values(batch: Batch) -> dict[str, Any]:
         "created_at": batch.created_at,
         "updated_at": batch.updated_at,
         "completed_at": batch.completed_at,
+        "watchlist_id": batch.watchlist_id,
+        "schedule_id": batch.schedule_id,
+        "channels": list(batch.channels) or None,
     }
 
 
@@ -359,6 +388,9 @@ def _batch_of(row: Any) -> Batch:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         completed_at=row["completed_at"],
+        watchlist_id=row["watchlist_id"],
+        schedule_id=row["schedule_id"],
+        channels=list(row["channels"] or []),
     )
 
 
@@ -393,7 +425,9 @@ def _finish_if_done(conn: Connection, batch_id: str, now: datetime) -> Batch:
     conn.execute(
         update(BATCHES).where(BATCHES.c.batch_id == batch_id).values(status=status, updated_at=now, completed_at=now)
     )
-    return replace(batch, status=status, updated_at=now, completed_at=now)
+    ended = replace(batch, status=status, updated_at=now, completed_at=now)
+    queue_deliveries(conn, ended, now)
+    return ended
 
 
 def _notify(conn: Connection, session_ids: Sequence[str]) -> None:

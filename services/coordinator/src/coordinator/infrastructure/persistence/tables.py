@@ -193,6 +193,7 @@ class BatchRow(Base):
     __table_args__ = (
         CheckConstraint(_in("status", BATCH_STATUSES), name="status"),
         Index("ix_research_batches_client_id_created_at", "client_id", "created_at"),
+        Index("ix_research_batches_watchlist_id_created_at", "watchlist_id", "created_at"),
     )
 
     batch_id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -207,6 +208,105 @@ class BatchRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    watchlist_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    """The watchlist this batch researched (a run of it), when it is one."""
+    schedule_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    """The schedule whose slot started it, when one did."""
+    channels: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    """The channels told when it ends (an outbox delivery each, written in the transaction that ends it)."""
+
+
+class WatchlistRow(Base):
+    """A client's named list of symbols (names unique per client)."""
+
+    __tablename__ = "watchlists"
+    __table_args__ = (UniqueConstraint("client_id", "name"),)
+
+    watchlist_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(100))
+    symbols: Mapped[list[str]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ScheduleRow(Base):
+    """When a watchlist is researched again (a cron in a time zone, trading days only or not)."""
+
+    __tablename__ = "watchlist_schedules"
+    __table_args__ = (Index("ix_watchlist_schedules_watchlist_id", "watchlist_id"),)
+
+    schedule_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    watchlist_id: Mapped[str] = mapped_column(String(36))
+    client_id: Mapped[str] = mapped_column(String(64))
+    cron: Mapped[str] = mapped_column(String(200))
+    timezone: Mapped[str] = mapped_column(String(64))
+    trading_days_only: Mapped[bool] = mapped_column(Boolean)
+    calendar: Mapped[str] = mapped_column(String(16))
+    channels: Mapped[list[str]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ScheduleRunRow(Base):
+    """A slot a schedule fired: its primary key (schedule, slot) is what makes each slot fire once across
+    coordinators."""
+
+    __tablename__ = "schedule_runs"
+
+    schedule_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    slot_at: Mapped[datetime] = mapped_column(UTCDateTime, primary_key=True)
+    fired_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    batch_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+CHANNEL_KINDS = ("webhook", "slack", "feishu", "wecom", "telegram", "email")
+DELIVERY_STATUSES = ("pending", "delivered", "failed")
+
+
+class ChannelRow(Base):
+    """Where a client's notifications go; ``secret`` is never answered."""
+
+    __tablename__ = "notification_channels"
+    __table_args__ = (
+        CheckConstraint(_in("kind", CHANNEL_KINDS), name="kind"),
+        Index("ix_notification_channels_client_id", "client_id"),
+    )
+
+    channel_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))
+    target: Mapped[str] = mapped_column(Text)
+    secret: Mapped[str | None] = mapped_column(Text, nullable=True)
+    name: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    language: Mapped[str] = mapped_column(String(2))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class DeliveryRow(Base):
+    """The outbox: one notification to one channel, until the channel acknowledges it or the attempts run out."""
+
+    __tablename__ = "notification_deliveries"
+    __table_args__ = (
+        CheckConstraint(_in("status", DELIVERY_STATUSES), name="status"),
+        Index("ix_notification_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
+        Index("ix_notification_deliveries_client_id_created_at", "client_id", "created_at"),
+    )
+
+    delivery_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    client_id: Mapped[str] = mapped_column(String(64))
+    channel_id: Mapped[str] = mapped_column(String(36))
+    batch_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    watchlist_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    status: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    last_status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    message: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class UsageRecordRow(Base):

@@ -86,10 +86,7 @@ async def submit_batch(body: BatchRequestBody, service: BatchServiceDep, viewer:
         request_id=current_request_id(),
         client_id=viewer.client_id,
     )
-    state = await service.submit(command)
-    accepted = BatchAccepted.model_validate(_summary(state).model_dump(by_alias=True))
-    headers = {"Location": accepted.links.self_}
-    return JSONResponse(accepted.model_dump(mode="json", by_alias=True), status_code=202, headers=headers)
+    return accepted(await service.submit(command))
 
 
 @router.get("/batches", operation_id="listBatches", response_model=BatchPage, summary="The caller's batches")
@@ -98,8 +95,9 @@ async def list_batches(
     viewer: ViewerDep,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE, description="Batches per page.")] = DEFAULT_PAGE_SIZE,
     offset: Offset = 0,
+    watchlist_id: Annotated[str | None, Query(max_length=64, description="Only this watchlist's runs.")] = None,
 ) -> BatchPage:
-    states, total = await service.page(viewer, offset=offset, limit=limit)
+    states, total = await service.page(viewer, offset=offset, limit=limit, watchlist_id=watchlist_id)
     return BatchPage(items=[_summary(s) for s in states], total=total, limit=limit, offset=offset)
 
 
@@ -111,7 +109,7 @@ async def list_batches(
     summary="A batch: its progress and its items ranked by score",
 )
 async def get_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep) -> BatchView:
-    return _view(await service.get(batch_id, viewer))
+    return batch_view(await service.get(batch_id, viewer))
 
 
 @router.get(
@@ -145,7 +143,7 @@ async def get_batch_results(
     summary="Cancel a batch: it and its items not ended yet end cancelled",
 )
 async def cancel_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep) -> BatchView:
-    return _view(await service.cancel(batch_id, viewer))
+    return batch_view(await service.cancel(batch_id, viewer))
 
 
 async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep) -> BatchState:
@@ -190,13 +188,24 @@ def _summary(state: BatchState) -> BatchSummary:
         progress=BatchProgressBody(done=progress.done, total=progress.total, failed=progress.failed),
         created_at=batch.created_at,
         completed_at=batch.completed_at,
+        watchlist_id=batch.watchlist_id,
+        schedule_id=batch.schedule_id,
         links=batch_links(batch.batch_id),
     )
 
 
-def _view(state: BatchState) -> BatchView:
+def batch_view(state: BatchState) -> BatchView:
+    """The batch as ``GET /batches/{id}`` answers it."""
     items = [BatchItemBody.model_validate(i, from_attributes=True) for i in state.items]
-    return BatchView(**_summary(state).model_dump(by_alias=True), items=items)
+    previous = state.previous.batch_id if state.previous is not None else None
+    return BatchView(**_summary(state).model_dump(by_alias=True), items=items, previous_batch_id=previous)
+
+
+def accepted(state: BatchState) -> JSONResponse:
+    """The 202 answer to a batch stored: its summary and its ``Location``."""
+    body = BatchAccepted.model_validate(_summary(state).model_dump(by_alias=True))
+    headers = {"Location": body.links.self_}
+    return JSONResponse(body.model_dump(mode="json", by_alias=True), status_code=202, headers=headers)
 
 
 def _result(session: ResearchSession) -> BatchResultItem:

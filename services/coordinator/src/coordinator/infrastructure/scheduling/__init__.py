@@ -1,0 +1,1 @@
+"""Cron slots and exchange trading days (croniter, exchange_calendars)."""
