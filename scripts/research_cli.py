@@ -11,6 +11,7 @@ list the symbols the research service's data covers.
     make cli ARGS="--cancel SESSION_ID"
     make cli ARGS="--universe"
     make cli ARGS="--batch 600519.SH,000001.SZ,300750.SZ --analysis-date 2025-06-30"   rank a list
+    make cli ARGS="--watchlist 'Core holdings' [--analysis-date 2025-06-30]"          run a watchlist now
 
 (``make cli ARGS=...`` is ``uv run python scripts/research_cli.py ...`` on the uv make installed if needed.)
 
@@ -43,6 +44,10 @@ older, the summary says so first, with the date to give instead (the offline sna
 --batch SYMBOLS researches a comma-separated list as one batch (POST /api/v1/coordinator/batches), prints its
 progress as items end (stderr), then the ranked table: each symbol's action, score, universe rank, position and
 confidence, best first, and its session id (readable and retryable like any session). Up to 1,000 symbols.
+
+--watchlist NAME runs your watchlist of that name now (POST /api/v1/coordinator/watchlists/{id}/run; without
+--analysis-date, as of the last trading day the data has), follows it and prints the same ranked table. A name
+you have no watchlist of is an error that lists the names you have.
 
 --sessions lists each session's creation time, id, symbol, analysis date, status and verdict action.
 
@@ -565,6 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cancel", metavar="SESSION_ID", help="cancel a queued or running session")
     parser.add_argument("--sessions", action="store_true", help="list the latest sessions instead")
     parser.add_argument("--batch", metavar="SYMBOLS", help="rank a comma-separated list of symbols as one batch")
+    parser.add_argument("--watchlist", metavar="NAME", help="run your watchlist of that name now and rank it")
     parser.add_argument("--status", help="with --sessions: only sessions of this status (e.g. partial)")
     parser.add_argument("--limit", type=int, default=20, help="with --sessions: how many (default 20)")
     parser.add_argument(
@@ -586,10 +592,17 @@ def main(argv: list[str] | None = None) -> int:
     service, base_url = "coordinator", args.url
     undated = False  # a new research without --analysis-date: as of today
     if args.analysis_date and (args.universe or args.sessions or args.retry):
-        parser.error("--analysis-date dates a new research: give it with a SYMBOL or --batch (a retry keeps its date)")
+        parser.error(
+            "--analysis-date dates a new research: give it with a SYMBOL, --batch or --watchlist "
+            "(a retry keeps its date)"
+        )
+    if args.batch and args.watchlist:
+        parser.error("--batch and --watchlist each start a batch: give one of them")
 
     if args.batch:
         return run_batch(args, api, timeout)
+    if args.watchlist:
+        return run_watchlist(args, api, timeout)
     if args.universe:
         service, base_url = "research service", args.research_url
         request = httpx.Request("GET", f"{args.research_url.rstrip('/')}/api/v1/research/universe")
@@ -805,6 +818,11 @@ def unreachable(exc: httpx.HTTPError, service: str, base_url: str, timeout: floa
     return 2
 
 
+def _client(timeout: httpx.Timeout) -> httpx.Client:
+    key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
+    return httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {key}"} if key else {})
+
+
 def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int:
     """``--batch``: submit, follow the progress, print the ranked table; the exit code as for a research."""
     symbols = [s for s in re.split(r"[,\s]+", args.batch) if s]
@@ -812,22 +830,72 @@ def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int
     if args.analysis_date:
         payload["analysis_date"] = args.analysis_date
     print(f"POST {api}/batches ({len(symbols)} symbols)", file=sys.stderr, flush=True)
-    key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    with httpx.Client(timeout=timeout, headers=headers) as client:
+    with _client(timeout) as client:
         try:
-            response = client.post(f"{api}/batches", json=payload)
-            if response.status_code == 202:
-                batch_url = response.headers["Location"]
-                base = api.removesuffix("/api/v1/coordinator")
-                with client.stream("GET", f"{base}{batch_url}/events") as events:
-                    for line in events.iter_lines():
-                        if line.startswith("data:"):
-                            data = json.loads(line[5:])
-                            print(f"  {data['done']}/{data['total']} done, {data['failed']} failed", file=sys.stderr)
-                response = client.get(f"{base}{batch_url}")
+            response = follow_batch(client, api, client.post(f"{api}/batches", json=payload))
         except (httpx.ConnectError, httpx.TimeoutException) as exc:
             return unreachable(exc, "coordinator", args.url, args.timeout)
+    return print_batch(args, response)
+
+
+def run_watchlist(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int:
+    """``--watchlist NAME``: run the caller's watchlist of that name now, follow it, print the ranked table."""
+    payload = {"analysis_date": args.analysis_date} if args.analysis_date else {}
+    with _client(timeout) as client:
+        try:
+            found = find_watchlist(client, api, args.watchlist)
+            if not isinstance(found, Mapping):
+                print(found, file=sys.stderr)
+                return 1
+            run = f"{api}/watchlists/{found['watchlist_id']}/run"
+            print(f"POST {run} ({found['name']}: {len(found['symbols'])} symbols)", file=sys.stderr, flush=True)
+            response = follow_batch(client, api, client.post(run, json=payload))
+        except (httpx.ConnectError, httpx.TimeoutException) as exc:
+            return unreachable(exc, "coordinator", args.url, args.timeout)
+    return print_batch(args, response)
+
+
+def find_watchlist(client: httpx.Client, api: str, name: str) -> Mapping[str, Any] | str:
+    """The caller's watchlist named ``name`` (exactly, else the one whose name matches ignoring case and spaces
+    around it); otherwise why not, in words: the refusal, or the names that exist."""
+    watchlists: list[Mapping[str, Any]] = []
+    while True:
+        response = client.get(f"{api}/watchlists", params={"limit": 100, "offset": len(watchlists)})
+        body = _json_or_text(response)
+        if response.status_code != 200 or not isinstance(body, Mapping):
+            return f"Refused: {format_problem(response.status_code, body)}"
+        watchlists += body.get("items") or []
+        if not body.get("items") or len(watchlists) >= int(body.get("total") or 0):
+            break
+    exact = [w for w in watchlists if w.get("name") == name]
+    loose = [w for w in watchlists if str(w.get("name", "")).strip().casefold() == name.strip().casefold()]
+    if exact or len(loose) == 1:
+        return (exact or loose)[0]
+    names = ", ".join(repr(w.get("name")) for w in watchlists)
+    return f"No watchlist named {name!r}. " + (
+        f"Yours: {names}." if names else "You have none: create one in the console (/console/#/watchlists)."
+    )
+
+
+def follow_batch(client: httpx.Client, api: str, response: httpx.Response) -> httpx.Response:
+    """After a 202 for a batch (``Location`` or ``links.self`` naming it): its progress on stderr as items end,
+    then the batch as it ended. Any other answer is returned as it is."""
+    if response.status_code != 202:
+        return response
+    accepted = _json_or_text(response)
+    links = accepted.get("links") if isinstance(accepted, Mapping) else None
+    batch_url = response.headers.get("Location") or (links or {}).get("self")
+    base = api.removesuffix("/api/v1/coordinator")
+    with client.stream("GET", f"{base}{batch_url}/events") as events:
+        for line in events.iter_lines():
+            if line.startswith("data:"):
+                data = json.loads(line[5:])
+                print(f"  {data['done']}/{data['total']} done, {data['failed']} failed", file=sys.stderr)
+    return client.get(f"{base}{batch_url}")
+
+
+def print_batch(args: argparse.Namespace, response: httpx.Response) -> int:
+    """The ranked table (or the JSON, or the refusal); 0 for a batch that completed or partly completed."""
     body = _json_or_text(response)
     if response.status_code != 200 or not isinstance(body, Mapping):
         print(f"Refused: {format_problem(response.status_code, body)}", file=sys.stderr)

@@ -1,7 +1,8 @@
-"""scripts/research_cli.py on what goes wrong (issue 38): an error every expert shares said once, the wait of a
-429, a permanent expert failure (research 404/422) never offered for retry and a refused retry said plainly, a
-research without a date warned about first when the newest bar is far behind today, and `make research` / `make
-cli` printing a refusal without make's own error line. The coordinator is faked with respx (no processes)."""
+"""scripts/research_cli.py on what goes wrong (issue 38), and its batches and watchlists (issue 49): an error every
+expert shares said once, the wait of a 429, a permanent expert failure (research 404/422) never offered for retry and a
+refused retry said plainly, a research without a date warned about first when the newest bar is far behind today, and
+`make research` / `make cli` printing a refusal without make's own error line. The coordinator is faked with respx (no
+processes)."""
 
 from __future__ import annotations
 
@@ -319,3 +320,92 @@ def test_a_batch_prints_its_progress_then_the_ranked_table(capsys: pytest.Captur
     assert lines[0] == "batch b-1 as of 2025-06-30: partial, 2/2 done, 1 failed"
     assert lines[3].split() == ["1", "000001.SZ", "BUY", "+0.610", "93%", "8.0", "%", "57%", "s-1"]
     assert lines[4].split() == ["2", "999999.SZ", "failed", "—", "—", "—", "—", "s-2"]
+
+
+# ------------------------------------------------------------------------------------ watchlists
+
+
+def _watchlist(watchlist_id: str, name: str, symbols: list[str]) -> dict[str, Any]:
+    return {"watchlist_id": watchlist_id, "name": name, "symbols": symbols}
+
+
+@respx.mock
+def test_a_watchlist_runs_by_name_and_prints_the_batchs_ranked_table(capsys: pytest.CaptureFixture[str]) -> None:
+    batch = "/api/v1/coordinator/batches/b-7"
+    first = {"items": [_watchlist("w-1", "Banks", ["000001.SZ"])], "total": 2, "limit": 1, "offset": 0}
+    second = {"items": [_watchlist("w-2", "Core holdings", ["600519.SH", "000001.SZ"])], "total": 2}
+    listed = respx.get(f"{API}/watchlists").mock(
+        side_effect=[httpx.Response(200, json=first), httpx.Response(200, json=second)]
+    )
+    run = respx.post(f"{API}/watchlists/w-2/run").mock(
+        return_value=httpx.Response(202, json={"batch_id": "b-7", "links": {"self": batch}})
+    )  # no Location: the body's links.self names the batch
+    items = [
+        {"symbol": "600519.SH", "session_id": "s-1", "status": "completed", "action": "HOLD", "score": 0.16,
+         "universe_rank": 0.61, "position_percent": 0.0, "confidence": 0.53},
+        {"symbol": "000001.SZ", "session_id": "s-2", "status": "completed", "action": "SELL", "score": -0.41,
+         "universe_rank": 0.08, "position_percent": 5.0, "confidence": 0.55},
+    ]  # fmt: skip
+    view = {"batch_id": "b-7", "status": "completed", "analysis_date": "2025-06-30", "items": items,
+            "progress": {"done": 2, "total": 2, "failed": 0}}  # fmt: skip
+    stream = 'event: batch.completed\nid: 2\ndata: {"done": 2, "total": 2, "failed": 0}\n\n'
+    respx.get(f"{URL}{batch}/events").mock(return_value=httpx.Response(200, text=stream))
+    respx.get(f"{URL}{batch}").mock(return_value=httpx.Response(200, json=view))
+
+    code = _cli().main(["--watchlist", "Core holdings", "--analysis-date", "2025-06-30", "--url", URL])
+    out, err = capsys.readouterr()
+
+    assert code == 0
+    assert [call.request.url.params["offset"] for call in listed.calls] == ["0", "1"]
+    assert run.calls[0].request.content == b'{"analysis_date":"2025-06-30"}'
+    assert "Core holdings: 2 symbols" in err
+    assert "2/2 done, 0 failed" in err
+    lines = out.splitlines()
+    assert lines[0] == "batch b-7 as of 2025-06-30: completed, 2/2 done, 0 failed"
+    assert lines[3].split() == ["1", "600519.SH", "HOLD", "+0.160", "61%", "0.0", "%", "53%", "s-1"]
+    assert lines[4].split() == ["2", "000001.SZ", "SELL", "-0.410", "8%", "5.0", "%", "55%", "s-2"]
+
+
+@respx.mock
+def test_a_watchlist_run_without_a_date_sends_none_and_matches_the_name_ignoring_case(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    core = _watchlist("w-2", "Core holdings", ["600519.SH"])
+    respx.get(f"{API}/watchlists").mock(return_value=httpx.Response(200, json={"items": [core], "total": 1}))
+    run = respx.post(f"{API}/watchlists/w-2/run").mock(
+        return_value=httpx.Response(503, json={"code": "queue_full", "detail": "Too many batches waiting."})
+    )
+
+    code = _cli().main(["--watchlist", "core HOLDINGS ", "--url", URL])
+
+    assert code == 1
+    assert run.calls[0].request.content == b"{}"
+    assert "Refused" in capsys.readouterr().err
+
+
+@respx.mock
+def test_a_watchlist_the_caller_has_not_is_an_error_naming_those_it_has(capsys: pytest.CaptureFixture[str]) -> None:
+    lists = [_watchlist("w-1", "Banks", ["000001.SZ"]), _watchlist("w-2", "Core holdings", ["600519.SH"])]
+    respx.get(f"{API}/watchlists").mock(return_value=httpx.Response(200, json={"items": lists, "total": 2}))
+    run = respx.post(url__regex=r".*/run$")
+
+    code = _cli().main(["--watchlist", "Tech", "--url", URL])
+
+    assert code == 1
+    assert not run.called
+    assert "No watchlist named 'Tech'. Yours: 'Banks', 'Core holdings'." in capsys.readouterr().err
+
+
+@respx.mock
+def test_a_caller_without_watchlists_is_told_where_to_make_one(capsys: pytest.CaptureFixture[str]) -> None:
+    respx.get(f"{API}/watchlists").mock(return_value=httpx.Response(200, json={"items": [], "total": 0}))
+
+    assert _cli().main(["--watchlist", "Tech", "--url", URL]) == 1
+    assert "You have none: create one in the console" in capsys.readouterr().err
+
+
+def test_batch_and_watchlist_together_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        _cli().main(["--batch", "600519.SH", "--watchlist", "Tech", "--url", URL])
+    assert exit_.value.code == 2
+    assert "give one of them" in capsys.readouterr().err

@@ -1,5 +1,5 @@
-// The coordinator's API as the console uses it: JSON calls and the session event stream, both with fetch so the
-// API key (AUTH_MODE=api_key) travels in the Authorization header, never in a URL. The key lives in
+// The coordinator's API as the console uses it: JSON calls and event streams (a session's, a batch's), both with
+// fetch so the API key (AUTH_MODE=api_key) travels in the Authorization header, never in a URL. The key lives in
 // sessionStorage: it is gone when the tab closes.
 
 import { EventStreamParser } from "./sse.js";
@@ -83,14 +83,14 @@ export async function get(path, options) {
 }
 
 /**
- * Follow a session's events after event number `after`: `onEvent({seq, type, data})` for each, in order, until
- * the stream ends (the terminal event) or `signal` aborts. Resolves when the server closed the stream; rejects
- * on a dropped connection (the caller resumes after the last event it saw).
+ * Follow an event stream of the API (`path` under /api/v1/coordinator): `onEvent({seq, type, data})` for each
+ * event, in order, until the stream ends or `signal` aborts. Resolves when the server closed the stream; rejects on
+ * a dropped connection (the caller resumes or polls).
  */
-export async function followEvents(sessionId, after, onEvent, signal) {
+export async function followStream(path, onEvent, signal) {
   let response;
   try {
-    response = await fetch(`${API}/sessions/${encodeURIComponent(sessionId)}/events?after=${after}`, {
+    response = await fetch(API + path, {
       headers: headers({ Accept: "text/event-stream" }),
       signal,
       cache: "no-store",
@@ -115,4 +115,9 @@ export async function followEvents(sessionId, after, onEvent, signal) {
     if (done) return;
     parser.feed(value);
   }
+}
+
+/** A session's events after event number `after` (followStream): a dropped connection resumes after the last. */
+export function followEvents(sessionId, after, onEvent, signal) {
+  return followStream(`/sessions/${encodeURIComponent(sessionId)}/events?after=${after}`, onEvent, signal);
 }

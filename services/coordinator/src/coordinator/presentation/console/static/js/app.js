@@ -1,4 +1,4 @@
-// The console: a hash router over five pages, the language switch and the API key prompt.
+// The console: a hash router over its pages, the language switch and the API key prompt.
 
 import { setApiKey, apiKey, whenUnauthorized } from "./api.js";
 import { LANGUAGES, lang, setLang, t } from "./i18n.js";
@@ -9,6 +9,8 @@ import { livePage } from "./pages/live.js";
 import { sessionPage } from "./pages/session.js";
 import { historyPage } from "./pages/history.js";
 import { scorecardPage } from "./pages/scorecard.js";
+import { batchesPage } from "./pages/batches.js";
+import { watchlistsPage } from "./pages/watchlists.js";
 
 const ROUTES = {
   new: newResearchPage,
@@ -16,6 +18,8 @@ const ROUTES = {
   session: sessionPage,
   history: historyPage,
   scorecard: scorecardPage,
+  batches: batchesPage,
+  watchlists: watchlistsPage,
 };
 
 const main = document.getElementById("main");
@@ -33,6 +37,7 @@ let first = true;
 async function render() {
   if (current) current();
   current = null;
+  delete main.dataset.finished; // a page that runs (live, batch) says when it has finished
   const route = parseRoute();
   for (const link of document.querySelectorAll("#nav a")) {
     if (link.dataset.route === route.name) link.setAttribute("aria-current", "page");
@@ -60,6 +65,8 @@ function labels() {
   set("nav-new", "nav.new");
   set("nav-history", "nav.history");
   set("nav-scorecard", "nav.scorecard");
+  set("nav-watchlists", "nav.watchlists");
+  set("nav-batches", "nav.batches");
   set("lang-label", "nav.language");
   set("key-button", "nav.key");
   set("skip-link", "nav.skip");

@@ -55,6 +55,10 @@ export function errorText(error) {
     if (error.code === "queue_full") return t("err.queue_full", { seconds: wait });
     if (error.code === "symbol_not_found") return t("err.symbol_not_found", { detail: error.detail });
     if (error.code === "session_not_found") return t("err.session_not_found");
+    if (error.code === "watchlist_not_found") return t("err.watchlist_not_found");
+    if (error.code === "unknown_symbols" && Array.isArray(error.problem?.unknown_symbols)) {
+      return t("err.unknown_symbols", { symbols: error.problem.unknown_symbols.join(", ") });
+    }
     if (error.status === 401) return t("err.unauthenticated");
     return t("err.generic", { status: error.status, code: error.code || error.title, detail: error.detail });
   }

@@ -7,6 +7,7 @@ import { drawChart } from "../chart.js";
 import { changesTable, previousOf } from "../compare.js";
 import { contributionsChart } from "../contributions.js";
 import { h, mount } from "../dom.js";
+import { saveFile } from "../download.js";
 import { summaryOf } from "../experts.js";
 import { errorText, expertError, num, pct, seconds, text } from "../format.js";
 import { expertName, statusWord, t } from "../i18n.js";
@@ -188,13 +189,8 @@ export async function sessionPage(main, route) {
   }
   const download = h("button", { type: "button", id: "export-markdown" }, t("session.export"));
   download.addEventListener("click", () => {
-    const blob = new Blob([sessionMarkdown(session, levels)], { type: "text/markdown;charset=utf-8" });
-    const url = URL.createObjectURL(blob);
-    const a = h("a", { href: url, download: `research-${session.symbol}-${session.analysis_date || "session"}.md` });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    const name = `research-${session.symbol}-${session.analysis_date || "session"}.md`;
+    saveFile(name, [sessionMarkdown(session, levels)], "text/markdown;charset=utf-8");
   });
   const print = h("button", { type: "button", id: "print-report" }, t("session.print"));
   print.addEventListener("click", () => window.print());
