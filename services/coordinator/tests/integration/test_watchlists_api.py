@@ -9,18 +9,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
-from coordinator_fakes import FakeJudgeGateway, verdict
+from coordinator_fakes import FakeBarsGateway, FakeExpertGateway, FakeJudgeGateway, verdict
 from coordinator_persistence_fakes import LAST_BAR_DAY, coordinator_on_store
 
 from coordinator.domain.model.channel import Channel
+from coordinator.domain.model.enums import ExpertType
 from coordinator.domain.model.notification import Notification
 from coordinator.domain.ports.notification_sender import INotificationSender, SendFailedError
 from service_kit.api_keys import hash_key
+from shared_contracts.scoring import DailyBar
 
 API = "/api/v1/coordinator"
 SYMBOLS = ["600519.SH", "000001.SZ", "300750.SZ"]
@@ -408,3 +410,52 @@ async def test_two_coordinators_fire_an_every_minute_schedule_once_per_minute(fr
     assert all(r["error"] is None for r in schedule["last_runs"])
     assert len(sender.sent) == 3
     assert len({message_id for *_, message_id in sender.sent}) == 3
+
+
+class DatedExperts(FakeExpertGateway):
+    """The technical analyst's ``as_of`` is the research's analysis date (its last close)."""
+
+    async def run_expert(
+        self, expert_type: ExpertType, symbol: str, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        result = await super().run_expert(expert_type, symbol, options)
+        day = getattr(options, "analysis_date", None)
+        return {**result, "as_of": day.isoformat()} if day is not None else result
+
+
+def bars(*days: tuple[str, float, float, float]) -> list[DailyBar]:
+    """(day, low, high, close) bars opening at 100."""
+    return [DailyBar(date.fromisoformat(d), 100.0, high, low, close) for d, low, high, close in days]
+
+
+async def test_the_previous_runs_calls_that_touched_their_stop_or_target_are_told(sqlite_only_url: str) -> None:
+    """BUY 600519.SH (target +15 %) and SELL 300750.SZ (stop 8 % above, a SELL's stop) on 2025-06-30; by the
+    second run (2025-07-31) the first touched its target on 07-02 and the second its stop on 07-03; 000001.SZ (HOLD)
+    is not a call."""
+    series = {
+        "600519.SH": bars(("2025-06-30", 99, 101, 100), ("2025-07-01", 99, 101, 100), ("2025-07-02", 100, 120, 116)),
+        "300750.SZ": bars(("2025-06-30", 99, 101, 100), ("2025-07-01", 99, 101, 100), ("2025-07-03", 100, 110, 109)),
+        "000001.SZ": bars(("2025-06-30", 99, 101, 100), ("2025-07-01", 99, 130, 125)),
+    }
+    sender = RecordingSender()
+    async with coordinator_on_store(
+        sqlite_only_url,
+        research_gateway=DatedExperts(),
+        judge_gateway=ScoreJudge(),
+        bars_gateway=FakeBarsGateway(series),
+        notification_sender=sender,
+        delivery_poll_seconds=0.05,
+    ) as client:
+        watchlist = (await client.post(f"{API}/watchlists", json={"name": "Core", "symbols": SYMBOLS})).json()
+        hook = (await client.post(f"{API}/channels", json=WEBHOOK)).json()
+        first = await client.post(watchlist["links"]["run"], json={"analysis_date": "2025-06-30"})
+        await until(client, first.headers["Location"], ended)
+        await client.post(
+            watchlist["links"]["run"], json={"analysis_date": "2025-07-31", "channels": [hook["channel_id"]]}
+        )
+        await until(client, f"{API}/deliveries", lambda b: b["items"] and all_delivered(b))
+
+    hits = {(c.kind, c.symbol, c.action, c.price, c.day) for c in sender.sent[0][1].changes}
+    assert ("target_hit", "600519.SH", "BUY", 115.0, "2025-07-02") in hits
+    assert ("stop_hit", "300750.SZ", "SELL", 108.0, "2025-07-03") in hits
+    assert not any(symbol == "000001.SZ" for _, symbol, *_ in hits)

@@ -93,7 +93,8 @@ class NotificationComposer:
                 return None
             kind: ChangeKind = "stop_hit" if trade.exit_reason == "stop" else "target_hit"
             day = trade.exit_day.isoformat()
-            return Change(kind, call.symbol, action=call.action, price=trade.exit_price, day=day)
+            price = round(trade.exit_price, 4) if trade.exit_price is not None else None
+            return Change(kind, call.symbol, action=call.action, price=price, day=day)
 
         found = await asyncio.gather(*(one(c) for c in calls))
         return [c for c in found if c is not None]
