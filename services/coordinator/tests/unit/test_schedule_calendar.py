@@ -66,6 +66,7 @@ def test_beyond_the_calendar_s_range_a_weekday_is_a_trading_day() -> None:
         ("*/5 * * * * *", "Asia/Shanghai", "XSHG", "five-field"),
         ("0 18 * * *", "Asia/Beijing", "XSHG", "IANA time zone"),
         ("0 18 * * *", "Asia/Shanghai", "NOPE", "exchange calendar"),
+        ("0 0 30 2 *", "Asia/Shanghai", "XSHG", "never fires"),
     ],
 )
 def test_a_bad_schedule_is_refused_naming_what_is_wrong(cron: str, timezone: str, calendar: str, named: str) -> None:

@@ -144,11 +144,13 @@ class ScheduleRunner:
         fired = 0
         now = self._now()
         for schedule in await self._store.schedules():
-            slot = self._calendar.latest_slot(schedule, now)
-            if slot is None or await self._store.fired(schedule.schedule_id, slot):
-                continue
-            if await self._fire(schedule, slot):
-                fired += 1
+            try:
+                slot = self._calendar.latest_slot(schedule, now)
+                if slot is None or await self._store.fired(schedule.schedule_id, slot):
+                    continue
+                fired += await self._fire(schedule, slot)
+            except Exception as exc:  # one schedule's fault never holds up the others'
+                log.warning("schedule_not_polled %s: %s", schedule.schedule_id, error_text(exc))
         if fired:
             self._batches.queued()
         return fired

@@ -95,7 +95,11 @@ class WatchlistService:
         telling ``channels`` (the viewer's) when it ends."""
         watchlist = await self.get(watchlist_id, viewer)
         await self.check_channels(channels or [], watchlist.client_id)
-        day = analysis_date or (await self.default_day(watchlist, DEFAULT_CALENDAR)).isoformat()
+        day = (
+            analysis_date
+            if analysis_date is not None
+            else (await self.default_day(watchlist, DEFAULT_CALENDAR)).isoformat()
+        )
         command = BatchCommand(
             symbols=list(watchlist.symbols),
             analysis_date=day,

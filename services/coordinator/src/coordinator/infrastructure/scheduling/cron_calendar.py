@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 
 from coordinator.domain.exceptions import InvalidScheduleError
 from coordinator.domain.model.watchlist import Schedule
@@ -29,7 +29,10 @@ class CronCalendar(IScheduleCalendar):
                 f"cron {cron!r} is not a five-field cron expression (minute hour day month weekday, e.g. "
                 "'0 18 * * 1-5': 18:00 on weekdays)"
             )
-        _zone(timezone)
+        try:
+            croniter(cron, datetime.now(_zone(timezone))).get_next(datetime)
+        except CroniterBadDateError:
+            raise InvalidScheduleError(f"cron {cron!r} never fires (no such day, e.g. 30 February)") from None
         if calendar not in _calendar_names():
             raise InvalidScheduleError(
                 f"calendar {calendar!r} is not an exchange calendar (e.g. XSHG Shanghai, XHKG Hong Kong, XNYS New York)"
@@ -39,7 +42,10 @@ class CronCalendar(IScheduleCalendar):
         zone = _zone(schedule.timezone)
         cursor = now.astimezone(zone)
         for _ in range(MAX_DAYS_SKIPPED):
-            slot = croniter(schedule.cron, cursor).get_prev(datetime)
+            try:
+                slot = croniter(schedule.cron, cursor).get_prev(datetime)
+            except CroniterBadDateError:
+                return None
             if slot < schedule.created_at.astimezone(zone).replace(second=0, microsecond=0):
                 return None
             if not schedule.trading_days_only or _is_session(schedule.calendar, slot.date()):
@@ -54,7 +60,10 @@ class CronCalendar(IScheduleCalendar):
         for _ in range(MAX_DAYS_SKIPPED + count):
             if len(found) == count:
                 break
-            slot = croniter(schedule.cron, cursor).get_next(datetime)
+            try:
+                slot = croniter(schedule.cron, cursor).get_next(datetime)
+            except CroniterBadDateError:
+                break
             if not schedule.trading_days_only or _is_session(schedule.calendar, slot.date()):
                 found.append(slot.astimezone(UTC))
                 cursor = slot
