@@ -35,7 +35,8 @@ CSV_HEADER_END = ["Universe rank", "Position %", "Confidence", "Session"]
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    with running_stack(tmp_path_factory.mktemp("console-watchlists")) as running:
+    outbox = {"coordinator": {"DELIVERY_MAX_ATTEMPTS": "1", "DELIVERY_POLL_SECONDS": "0.2"}}
+    with running_stack(tmp_path_factory.mktemp("console-watchlists"), per_service_env=outbox) as running:
         yield running
 
 
@@ -213,6 +214,38 @@ def test_a_channel_is_tested_and_a_schedule_lists_its_next_runs(
     assert serious_axe_violations(page) == []
     page.click("[data-delete-schedule]")
     page.wait_for_selector("#schedules-empty")
+
+
+def test_a_notification_that_could_not_be_delivered_is_listed_and_retried(
+    page: Page, stack: Stack, state: dict[str, str]
+) -> None:
+    """A webhook to a port nothing listens on, one attempt allowed: the run's notification ends failed, the
+    watchlists page lists it with its error, and Retry sends it again (the API's retry, answered 202)."""
+    closed = "http://127.0.0.1:9/hook"  # the discard port: connection refused
+    channel = httpx.post(f"{api(stack)}/channels", json={"kind": "webhook", "target": closed}, timeout=30).json()
+    run = httpx.post(
+        f"{api(stack)}/watchlists/{state['watchlist_id']}/run", json={"channels": [channel["channel_id"]]}, timeout=30
+    )
+    assert run.status_code == 202, run.text
+
+    def failed() -> list[dict[str, object]]:
+        items: list[dict[str, object]] = httpx.get(f"{api(stack)}/deliveries?status=failed", timeout=30).json()["items"]
+        return items
+
+    for _ in range(600):
+        if failed():
+            break
+        page.wait_for_timeout(100)
+    (delivery,) = failed()
+    page.goto(console(stack, "#/watchlists"))
+    row = page.wait_for_selector(f"#deliveries-table tr[data-delivery='{delivery['delivery_id']}']")
+    assert row is not None
+    assert row.get_attribute("data-status") == "failed"
+    assert "127.0.0.1" in row.inner_text()  # the error names the host
+    with page.expect_response(lambda r: r.url.endswith(f"/deliveries/{delivery['delivery_id']}/retry")) as answer:
+        page.click(f"[data-retry-delivery='{delivery['delivery_id']}']")
+    assert answer.value.status == 202
+    screenshot(page, "deliveries-1280", element="#deliveries")
 
 
 def test_in_chinese_the_ranked_table_has_no_english_word_but_the_symbols(

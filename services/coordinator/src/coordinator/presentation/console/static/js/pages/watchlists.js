@@ -2,7 +2,8 @@
 // to. One watchlist's page is #/watchlists/{id}.
 
 import { get } from "../api.js";
-import { channelsSection } from "../channels.js";
+import { channelsSection, listChannels } from "../channels.js";
+import { deliveriesSection } from "../deliveries.js";
 import { h, mount } from "../dom.js";
 import { errorText } from "../format.js";
 import { actionButton, problemLine } from "../forms.js";
@@ -37,7 +38,8 @@ async function watchlistsList(main) {
     location.hash = `#/watchlists/${encodeURIComponent(created.watchlist_id)}`;
   });
   const channels = await channelsSection();
-  mount(main, h("h1", {}, t("wl.heading")), problem, table, form, channels);
+  const deliveries = await deliveriesSection(await listChannels().catch(() => []));
+  mount(main, h("h1", {}, t("wl.heading")), problem, table, form, channels, deliveries);
   return null;
 }
 
