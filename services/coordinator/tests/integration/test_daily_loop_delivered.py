@@ -190,3 +190,28 @@ async def test_a_receiver_down_for_good_ends_failed_and_a_retry_by_hand_delivers
     assert retried.status_code == 202
     assert delivered["attempts"] == 1
     assert len(receiver.of("slack")) == 4
+
+
+async def test_a_bot_token_in_the_url_is_never_shown_stored_in_an_error_or_logged(
+    sqlite_only_url: str, receiver: Receiver, inbox: tuple[Inbox, int], caplog: pytest.LogCaptureFixture
+) -> None:
+    receiver.plan["telegram"] = [500]
+    receiver.plan["slack"] = [404]
+    slack_url = f"{receiver.url}/slack?key=SLACKSECRETKEY123"
+    caplog.set_level("DEBUG")
+    async with coordinator(sqlite_only_url, receiver, inbox[1], delivery_max_attempts=1) as client:
+        telegram = await client.post(
+            f"{API}/channels", json={"kind": "telegram", "target": "-1001234567890", "secret": TELEGRAM_TOKEN}
+        )
+        slack = await client.post(f"{API}/channels", json={"kind": "slack", "target": slack_url})
+        watchlist = (await client.post(f"{API}/watchlists", json={"name": "Core", "symbols": SYMBOLS})).json()
+        ids = [telegram.json()["channel_id"], slack.json()["channel_id"]]
+        await client.post(watchlist["links"]["run"], json={"channels": ids})
+        failed = await until(client, f"{API}/deliveries", lambda b: b["total"] == 2, params={"status": "failed"})
+        shown = (await client.get(f"{API}/channels")).text + json.dumps(failed)
+
+    token_part = TELEGRAM_TOKEN.split(":")[1]
+    assert {d["last_status_code"] for d in failed["items"]} == {500, 404}
+    for secret in (token_part, "SLACKSECRETKEY123"):
+        assert secret not in shown
+        assert secret not in caplog.text
