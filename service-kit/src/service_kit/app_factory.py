@@ -18,7 +18,8 @@ from service_kit.openapi import install_api_documents, operation_id_of
 from service_kit.problems import UnexpectedErrorMiddleware, install_problem_handlers
 from service_kit.request_id import RequestIdMiddleware
 from service_kit.security import install_security
-from service_kit.settings import ServiceSettings
+from service_kit.settings import EngineSettings, ServiceSettings
+from service_kit.token_budget import TokenBudgetPolicy
 from service_kit.tracing import flush_spans, install_tracing
 from shared_contracts.redaction import remember_secrets
 
@@ -60,6 +61,8 @@ def create_service_app(
         app.add_exception_handler(exc_class, handler)
     keys = settings.key_ring() if settings.auth_mode == "api_key" else None
     install_observability(app, service, readiness, sees_detail=None if keys is None else admin_or_service_caller(keys))
+    if isinstance(settings, EngineSettings):  # an analysing service: who may spend how much on its model
+        app.state.token_budget_policy = TokenBudgetPolicy.of(service, settings)
     for router in routers:
         app.include_router(router)
     install_api_documents(app, authenticated=settings.auth_mode == "api_key")

@@ -40,7 +40,6 @@ STORE_TIMEOUT_SECONDS = 3.0
 so it must exceed what a busy event loop adds: at 0.5 s, 20 concurrent researches on two cores timed out and
 overshot the quota. The in-process store cannot hang and has no timeout."""
 QUOTA = "research-quota"
-TOKENS = "research-tokens"
 
 
 @dataclass(frozen=True)
@@ -95,43 +94,6 @@ class ClientRateLimits:
             return None
         stats = await strategy.get_window_stats(item, kind, client_id)
         return _seconds_until(stats.reset_time)
-
-
-class DailyTokenQuota:
-    """The tokens a client's researches may use per 24 hours (``CLIENT_DAILY_TOKENS``), on the same ``limits``
-    storage as the research quota (Redis when ``REDIS_URL`` is set: shared by every replica). A research is
-    refused while the client's tokens are used up (``refusal``); what it used is added when it ends (``spend``),
-    so the last research that starts with tokens left may take the count past the quota."""
-
-    def __init__(self, daily_tokens: int, storage: Storage) -> None:
-        self._storage = storage
-        self._quota = FixedWindowRateLimiter(storage)
-        self._daily = RateLimitItemPerDay(daily_tokens)
-        self.store_timeout = None if isinstance(storage, MemoryStorage) else STORE_TIMEOUT_SECONDS
-
-    @classmethod
-    def from_uri(cls, uri: str, daily_tokens: int) -> DailyTokenQuota:
-        return cls(daily_tokens, async_storage(uri))
-
-    @property
-    def daily_tokens(self) -> int:
-        return self._daily.amount
-
-    async def refusal(self, client_id: str) -> Refusal | None:
-        """A ``Refusal`` (``token_quota_exceeded``) when ``client_id`` has no token left today."""
-        stats = await _unless_unavailable(
-            self._quota.get_window_stats(self._daily, TOKENS, client_id), self.store_timeout
-        )
-        if stats is None or stats.remaining > 0:
-            return None
-        detail = f"The token quota ({self._daily.amount} tokens per 24 hours) is used up."
-        return Refusal("token_quota_exceeded", detail, _seconds_until(stats.reset_time))
-
-    async def spend(self, client_id: str, tokens: int) -> None:
-        """Count ``tokens`` used by ``client_id`` (one atomic increment; the window starts with the first)."""
-        if tokens > 0:
-            spent = self._quota.hit(self._daily, TOKENS, client_id, cost=tokens)
-            await _unless_unavailable(spent, self.store_timeout)
 
 
 class RateLimitMiddleware(HttpMiddleware):

@@ -11,7 +11,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from service_kit.api_keys import KeyRing, parse_entries, read_key_file
 from shared_contracts.redaction import url_password
+from shared_contracts.usage import MAX_TOKEN_BUDGET
 
+DEFAULT_REQUEST_TOKEN_BUDGET = 200_000
+"""``REQUEST_TOKEN_BUDGET``'s default: what one request's model calls may use on an analysing service."""
 PerModel = int | dict[str, int]
 """A model-call limit: one number for every model, or one per model name (JSON in the environment)."""
 
@@ -118,6 +121,19 @@ class EngineSettings(ServiceSettings):
     llm_max_concurrency: PerModel = Field(default=512, description="Model calls in flight at once.")
     llm_requests_per_minute: PerModel = Field(default=0, description="Model calls started per minute.")
     llm_tokens_per_minute: PerModel = Field(default=0, description="Tokens (input + output) per minute.")
+
+    request_token_budget: int = Field(
+        default=DEFAULT_REQUEST_TOKEN_BUDGET,
+        ge=1,
+        le=MAX_TOKEN_BUDGET,
+        description="Tokens the model calls of one request (one bulk item) may use here: the coordinator's "
+        "X-Token-Budget is capped to it; a client key's is ignored.",
+    )
+    allow_client_model_calls: bool = Field(
+        default=False,
+        description="Client keys (not only the coordinator's service key) may run model calls here directly; "
+        "their tokens count in no CLIENT_DAILY_TOKENS. Off: 403 model_calls_not_allowed.",
+    )
 
     def secret_values(self) -> list[str | None]:
         return [*super().secret_values(), self.llm_api_key]

@@ -1,6 +1,7 @@
 """Usage metering and token budgets of the LLM client (issue 41): what a call used is recorded on the request's
 meter (reported, or estimated and marked so); a spent budget stops the next call before it is sent, and the rules
-fallback does not stand in for it; the usage models sum and price what they hold."""
+fallback does not stand in for it; the usage models sum and price what they hold. A peer honours a budget only from
+the coordinator, capped at its own (issue 53)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from typing import Any
 import httpx2
 import pytest
 from contract_testkit import completion_body, mock_chat
+from fastapi import FastAPI
+from starlette.requests import Request
 
+from service_kit.api_keys import LOCAL_CLIENT, Client
 from service_kit.llm.fallback import RulesFallback
 from service_kit.llm.usage_meter import current_meter, estimate_tokens, metering
-from service_kit.token_budget import metered_request
-from shared_contracts.errors import LLMOutputParseError, TokenBudgetExhaustedError
+from service_kit.token_budget import TokenBudgetPolicy, metered_request, request_budgets
+from shared_contracts.errors import LLMOutputParseError, ModelCallsNotAllowedError, TokenBudgetExhaustedError
 from shared_contracts.usage import LLMUsage, ModelPrice, cost_of, research_usage
 
 
@@ -119,3 +123,34 @@ def test_research_usage_counts_carried_stages_in_the_total_only_and_prices_it() 
     assert usage.cost == pytest.approx((4000 * 2.0 + 400 * 8.0) / 1e6)
     assert cost_of(stages["debate"], {}) is None  # no price for the model: no cost claimed
     assert research_usage(stages, carried=[], prices={}, token_budget=None, budget_exhausted=[]).cost is None
+
+
+def _request(client: Client | None, policy: TokenBudgetPolicy) -> Request:
+    app = FastAPI()
+    app.state.token_budget_policy = policy
+    return Request({"type": "http", "app": app, "state": {"client": client}, "headers": []})
+
+
+ALICE = Client("alice", frozenset({"research"}))
+ADMIN = Client("ops", frozenset({"admin"}))
+COORDINATOR = Client("coordinator", frozenset({"service"}))
+LLM_PEER = TokenBudgetPolicy("debate", cap=1_500, model_calls=True)
+
+
+async def test_only_the_coordinators_budget_is_honoured_and_never_above_the_cap() -> None:
+    for trusted in (COORDINATOR, LOCAL_CLIENT):  # LOCAL_CLIENT: every caller with AUTH_MODE=none
+        budgets = await request_budgets(_request(trusted, LLM_PEER))
+        assert (budgets.grant(999_999_999_999), budgets.grant(700), budgets.grant(None)) == (1_500, 700, 1_500)
+    allowed = TokenBudgetPolicy("debate", cap=1_500, model_calls=True, clients_allowed=True)
+    for client in (ALICE, ADMIN):
+        budgets = await request_budgets(_request(client, allowed))
+        assert (budgets.grant(999_999_999_999), budgets.grant(0), budgets.grant(None)) == (1_500, 1_500, 1_500)
+
+
+async def test_a_client_key_is_refused_model_calls_unless_allowed_or_there_are_none() -> None:
+    for client in (ALICE, ADMIN, None):
+        with pytest.raises(ModelCallsNotAllowedError) as refused:
+            await request_budgets(_request(client, LLM_PEER))
+        assert refused.value.code == "model_calls_not_allowed"
+    rules_peer = TokenBudgetPolicy("debate", cap=1_500, model_calls=False)  # the rules engine calls no model
+    assert (await request_budgets(_request(ALICE, rules_peer))).grant(5) == 1_500

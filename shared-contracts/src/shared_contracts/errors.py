@@ -20,7 +20,9 @@ ServiceError
 ├── InsufficientHistoryError insufficient_history (too little data public on the analysis date)
 ├── LLMOutputParseError      llm_output_invalid (the model's answer is not the promised JSON, was cut off at
 │                            its length limit, or holds figures not in its input under LLM_NUMBERS_POLICY=reject)
-└── TokenBudgetExhaustedError  token_budget_exhausted (the research's token budget is spent: no model call)
+├── TokenBudgetExhaustedError  token_budget_exhausted (the research's token budget is spent: no model call)
+└── ModelCallsNotAllowedError  model_calls_not_allowed (a client key asked a peer for model calls, which only the
+                               coordinator's service key may ask for unless ALLOW_CLIENT_MODEL_CALLS is on)
 """
 
 from __future__ import annotations
@@ -148,3 +150,16 @@ class TokenBudgetExhaustedError(ServiceError):
         super().__init__(f"the research's token budget ({budget} tokens) is spent ({used} used): no model call made")
         self.budget = budget
         self.used = used
+
+
+class ModelCallsNotAllowedError(ServiceError):
+    """A client key (not the coordinator's ``service`` key) asked a peer service for work that calls its model:
+    those tokens would be counted in no client's daily quota (``ALLOW_CLIENT_MODEL_CALLS`` allows it)."""
+
+    code = "model_calls_not_allowed"
+
+    def __init__(self, service: str) -> None:
+        super().__init__(
+            f"The {service} service runs its model only for the coordinator (a service key): call "
+            "POST /api/v1/coordinator/research, where the tokens count in your daily quota."
+        )

@@ -42,6 +42,8 @@ PROBLEM_STATUS: dict[str, int] = {
     "unknown_signal": 400,
     "symbol_mismatch": 400,
     "invalid_judge_input": 400,
+    # 403: the key may not ask for this (the authentication middleware's insufficient_scope is its own)
+    "model_calls_not_allowed": 403,
     # 404 / 409 / 422: what was asked for is not there, not in that state, or not enough
     "not_found": 404,
     "expert_not_found": 404,

@@ -46,7 +46,7 @@ from coordinator.infrastructure.adapters.market_reference_gateway_adapter import
 from coordinator.infrastructure.adapters.peer_http import CallPolicy, PeerClient, peer_http_client
 from coordinator.infrastructure.adapters.price_bars_gateway_adapter import PriceBarsGatewayAdapter
 from coordinator.infrastructure.adapters.research_gateway_adapter import ResearchGatewayAdapter
-from coordinator.infrastructure.adapters.token_quota_adapter import LimitsTokenQuota
+from coordinator.infrastructure.adapters.token_quota_adapter import token_quota_for
 from coordinator.infrastructure.notifications.sender import NotificationSender
 from coordinator.infrastructure.orchestration.checkpointer import open_checkpointer
 from coordinator.infrastructure.orchestration.langgraph_orchestrator import LangGraphResearchOrchestrator
@@ -145,8 +145,8 @@ def build_container(
 ) -> CoordinatorContainer:
     """``sessions`` is also the job store (``IJobStore``) and the usage ledger (``IUsageLedger``); ``checkpointer``:
         LangGraph's, to resume researches (None: not resumable); ``owner``: this coordinator's instance id (the sessions
-        it claims are its own); ``token_quota``: the clients' daily tokens (default: CLIENT_DAILY_TOKENS on the limits
-        store, when limits are on); ``batch_store``: where batches are kept (default: the sessions' database, when
+        it claims are its own); ``token_quota``: the clients' daily tokens (default: CLIENT_DAILY_TOKENS in memory or in
+        REDIS_URL, when limits are on); ``batch_store``: where batches are kept (default: the sessions' database, when
     ``sessions`` is the SQL repository), and with it watchlists, schedules, channels and the outbox;
     ``notification_sender``: how notifications are sent (default: each channel kind's own, over ``http_client``);
     ``clock``: the time schedules and the outbox go by."""
@@ -190,8 +190,10 @@ def build_container(
     owner = owner or getattr(sessions, "owner", None) or "local"
     resumable = checkpointer is not None
     if token_quota is None and settings.limits_on and settings.client_daily_tokens:
-        token_quota = LimitsTokenQuota.for_store(settings.redis_url, settings.client_daily_tokens)
-    accounting = UsageAccounting(sessions, prices=settings.llm_prices, quota=token_quota)
+        token_quota = token_quota_for(settings.redis_url, settings.client_daily_tokens)
+    accounting = UsageAccounting(
+        sessions, prices=settings.llm_prices, quota=token_quota, reservation=settings.research_token_reservation
+    )
     feed = SessionEventFeed(sessions, poll_seconds=settings.job_poll_seconds)
     jobs = ResearchJobs(
         orchestrator,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
+from coordinator.application.services.usage_accounting import DEFAULT_RESERVATION
 from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
 from service_kit.settings import ServiceSettings
@@ -79,7 +80,17 @@ class Settings(ServiceSettings):
         default=None, ge=1, le=MAX_TOKEN_BUDGET, description="Tokens one research's model calls may use; unset: no cap."
     )
     client_daily_tokens: int = Field(
-        default=0, ge=0, description="Tokens a client's researches may use per 24 hours (limits backend); 0: none."
+        default=0,
+        ge=0,
+        description="Tokens a client's researches may use per 24 hours, each research's budget held from its "
+        "submission (memory, or Redis with REDIS_URL); 0: none.",
+    )
+    research_token_reservation: int = Field(
+        default=DEFAULT_RESERVATION,
+        ge=1,
+        le=MAX_TOKEN_BUDGET,
+        description="With CLIENT_DAILY_TOKENS: what a research with no token budget (RESEARCH_TOKEN_BUDGET or the "
+        "request's) holds of the quota, and may use.",
     )
     llm_prices: dict[str, ModelPrice] = Field(
         default_factory=dict,

@@ -260,3 +260,29 @@ async def test_a_research_service_that_is_down_fails_the_items_in_words_and_ends
     envelope = item["research"]["expert_results"]["technical_analyst"]
     assert envelope["status"] == "failed"
     assert "not reachable" in envelope["error"]
+
+
+async def test_a_batch_holds_every_items_budget_and_gives_it_back_as_items_end_or_are_cancelled(
+    fresh_url: str,
+) -> None:
+    """Issue 53: with CLIENT_DAILY_TOKENS worth 3 items' budgets, a batch of 5 is refused before anything is stored;
+    a batch of 3 holds the whole quota until it is cancelled (or its items end, spending nothing here)."""
+    experts = Experts(hold=True)
+    quota = {"client_daily_tokens": 3_000, "rate_limits_enabled": True, "rate_limit_writes": "1000/minute"}
+    async with coordinator(fresh_url, experts=experts, batch_chunk_size=1, batch_concurrency=1, **quota) as client:
+        too_many = await client.post(BATCHES, json={"symbols": SYMBOLS, "token_budget": 1_000})
+        listed = (await client.get(BATCHES)).json()
+        held = (await client.post(BATCHES, json={"symbols": SYMBOLS[:3], "token_budget": 1_000})).json()
+        while_held = await client.post(BATCHES, json={"symbols": SYMBOLS[:1], "token_budget": 1_000})
+        await client.post(f"{BATCHES}/{held['batch_id']}/cancel")
+        experts.release.set()
+        after_cancel = await client.post(BATCHES, json={"symbols": SYMBOLS[:3], "token_budget": 1_000})
+        await finished(client, after_cancel.json()["batch_id"])
+        after_end = await client.post(BATCHES, json={"symbols": SYMBOLS[:3], "token_budget": 1_000})
+
+    assert (too_many.status_code, too_many.json()["code"]) == (429, "token_quota_exceeded"), too_many.text
+    assert int(too_many.headers["Retry-After"]) > 0
+    assert listed["total"] == 0  # refused before anything was stored
+    assert (while_held.status_code, while_held.json()["code"]) == (429, "token_quota_exceeded")
+    assert after_cancel.status_code == 202, after_cancel.text
+    assert after_end.status_code == 202, after_end.text

@@ -86,7 +86,11 @@ class BatchService:
         """Stores the batch and its items, queued; raises a 400 ``InvalidRequestError``, a 413
         ``BatchTooLargeError``, 503 ``QueueFullError`` or 429 ``TokenQuotaExceededError`` before storing anything."""
         batch, sessions = await self.prepare(command)
-        await self._store.create(batch, sessions)
+        try:
+            await self._store.create(batch, sessions)
+        except BaseException:
+            await asyncio.shield(self.release(sessions))
+            raise
         self.queued()
         return BatchState(batch, BatchProgress(0, batch.total, 0))
 
@@ -95,17 +99,17 @@ class BatchService:
         self._runner.wake()
 
     async def prepare(self, command: BatchCommand) -> tuple[Batch, list[ResearchSession]]:
-        """The batch and its items, queued, to store; raises as ``submit`` does."""
+        """The batch and its items, queued, to store, each item's token budget held against the client's daily tokens
+        (``release`` gives them back when they are not stored); raises as ``submit`` does."""
         symbols = normalized_symbols(command.symbols)
         experts = command.experts if command.experts is not None else [e.value for e in ExpertType]
         probe = ResearchCommand(symbols[0], experts, analysis_date=command.analysis_date)
         request = validate_command(probe, self._today)
         assert request.analysis_date is not None  # validate_command resolves it
-        if self._accounting is not None:
-            await self._accounting.check_quota(command.client_id)
         if await self._store.waiting_items() + len(symbols) > self._queue_limit:
             raise QueueFullError(self._queue_limit, 30)
         budgets = [b for b in (self._token_budget, command.token_budget) if b is not None]
+        budget = self._accounting.budget_of(*budgets) if self._accounting is not None else min(budgets, default=None)
         batch = Batch(
             batch_id=str(uuid.uuid4()),
             analysis_date=request.analysis_date,
@@ -113,7 +117,7 @@ class BatchService:
             total=len(symbols),
             client_id=command.client_id,
             requested_by=command.client_id,
-            token_budget=min(budgets) if budgets else None,
+            token_budget=budget,
             request_id=command.request_id,
             watchlist_id=command.watchlist_id,
             schedule_id=command.schedule_id,
@@ -140,7 +144,14 @@ class BatchService:
             )
             for position, symbol in enumerate(symbols)
         ]
+        if self._accounting is not None:
+            await self._accounting.reserve(sessions)  # every item's budget, or 429 token_quota_exceeded
         return batch, sessions
+
+    async def release(self, sessions: list[ResearchSession]) -> None:
+        """Gives back what prepared items hold (they were not stored, or were cancelled before they ended)."""
+        if self._accounting is not None:
+            await self._accounting.release(sessions)
 
     async def get(self, batch_id: str, viewer: Viewer, *, with_items: bool = True) -> BatchState:
         batch = await self._visible(batch_id, viewer)
@@ -173,6 +184,8 @@ class BatchService:
         batch = await self._store.cancel(batch_id)
         if batch.status != "cancelled":
             raise BatchFinishedError(batch_id, batch.status)
+        # Every item's hold ends: an item that had ended settled its own already (giving back twice is a no-op).
+        await self.release(list(await self._store.sessions(batch_id, offset=0, limit=batch.total)))
         return await self.get(batch_id, viewer)
 
     async def follow(self, batch_id: str, viewer: Viewer) -> AsyncIterator[BatchState]:

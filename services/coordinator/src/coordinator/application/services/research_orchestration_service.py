@@ -26,6 +26,7 @@ once (the store enforces it: ``RetryAlreadyStartedError``).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import uuid
@@ -77,7 +78,8 @@ class ResearchOrchestrationService:
         accounting: UsageAccounting | None = None,
     ) -> None:
         """``token_budget``: RESEARCH_TOKEN_BUDGET, the cap of every research (a request may ask for less);
-        ``accounting``: the usage on each result, and the client's daily token quota checked before a research."""
+        ``accounting``: the usage on each result, and the client's daily token quota, which holds a research's budget
+        from its submission (given back when it is not queued, or cancelled before it ran)."""
         self._accounting = accounting
         self._jobs = jobs
         self._sessions = sessions
@@ -91,11 +93,10 @@ class ResearchOrchestrationService:
 
     async def submit(self, command: ResearchCommand, idempotency_key: str | None = None) -> Submission:
         request = validate_command(command, self._today)
-        budgets = [b for b in (self._token_budget, command.token_budget) if b is not None]
         recorded = {
             "client_id": command.client_id,
             "requested_by": command.client_id,
-            "token_budget": min(budgets) if budgets else None,
+            "token_budget": self._budget(self._token_budget, command.token_budget),
         }
         session = self._session(request, request_id=command.request_id, **recorded)
         return await self._submit(session, idempotency_key, {"research": asdict(command) | {"request_id": None}})
@@ -135,7 +136,7 @@ class ResearchOrchestrationService:
             },
             debate=source.debate if request.carried_debate_outcome is not None else StageOutcome(),
             carried_stages=[*request.carried_results, *(["debate"] if request.carried_debate_outcome else [])],
-            token_budget=source.token_budget if source.token_budget is not None else self._token_budget,
+            token_budget=self._budget(source.token_budget if source.token_budget is not None else self._token_budget),
         )
         return await self._submit(session, idempotency_key, {"retry": session_id})
 
@@ -151,7 +152,20 @@ class ResearchOrchestrationService:
             ended = await self._sessions.get(session_id) or session
             if ended.status != "cancelled":
                 raise SessionFinishedError(session_id, ended.status)
+        elif session.status == "queued":  # never ran (a run that started meanwhile settles its own usage)
+            await self._release(session)
         return await self._sessions.get(session_id) or session
+
+    async def _release(self, session: ResearchSession) -> None:
+        if self._accounting is not None:
+            await self._accounting.release([session])
+
+    def _budget(self, *given: int | None) -> int | None:
+        """The lowest budget ``given``; with a daily token quota, what the research holds of it."""
+        if self._accounting is not None:
+            return self._accounting.budget_of(*given)
+        budgets = [b for b in given if b is not None]
+        return min(budgets) if budgets else None
 
     async def queue_position(self, session_id: str) -> int | None:
         return self._jobs.queue_position(await self._store.queued(), session_id)
@@ -168,11 +182,15 @@ class ResearchOrchestrationService:
                 return await self._replayed(earlier, key, request_hash)
             session.idempotency_key, session.request_hash = key, request_hash
         if self._accounting is not None:  # a replay above answers the first submission, tokens left or not
-            await self._accounting.check_quota(session.client_id)
+            await self._accounting.reserve([session])  # its budget held before it is queued
         try:
             position = await self._jobs.submit(session)
         except IdempotencyKeyTakenError as raced:  # a submission with the same key was stored first
+            await self._release(session)
             return await self._replayed(raced.session, raced.key, request_hash)
+        except BaseException:  # not queued (queue_full, the store): it holds nothing
+            await asyncio.shield(self._release(session))
+            raise
         return Submission(session.session_id, "queued", position, created=True)
 
     async def _earlier(self, client_id: str, key: str) -> ResearchSession | None:

@@ -176,7 +176,12 @@ class ScheduleRunner:
             log.warning("schedule_slot_not_started %s %s: %s", schedule.schedule_id, slot.isoformat(), error)
             return await self._store.fire(ScheduleRun(schedule.schedule_id, slot, fired_at, error=error), None, [])
         run = ScheduleRun(schedule.schedule_id, slot, fired_at, batch_id=batch.batch_id)
-        won = await self._store.fire(run, batch, sessions)
+        won = False
+        try:
+            won = await self._store.fire(run, batch, sessions)
+        finally:
+            if not won:  # another replica fired the slot, or the store failed: these items hold nothing
+                await asyncio.shield(self._batches.release(sessions))
         if won:
             log.info("schedule_slot_fired %s %s batch %s", schedule.schedule_id, slot.isoformat(), batch.batch_id)
         return won

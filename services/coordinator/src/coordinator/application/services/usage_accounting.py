@@ -1,7 +1,8 @@
 """What a research spent on model calls: per stage (from the ``usage`` each stage's result carries), in total and
 new (a retry's carried stages were paid for by their own session), with its cost at ``LLM_PRICES``; the ledger
-written when a session ends (the calls it made, by client, day and model), the client's daily token quota, and the
-usage report by day and model.
+written when a session ends (the calls it made, by client, day and model), the client's daily token quota (each
+research's budget held when it is submitted, what it did not spend given back when it ends), and the usage report by
+day and model.
 
 A failed stage counts the calls its peer's problem detail reported (an expert's ``failure.usage``, the debate's or
 the verdict's ``usage``); docs/decisions.md, "LLM usage and token budgets"."""
@@ -9,7 +10,7 @@ the verdict's ``usage``); docs/decisions.md, "LLM usage and token budgets"."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -32,6 +33,8 @@ from shared_contracts.usage import (
 
 log = logging.getLogger(__name__)
 
+DEFAULT_RESERVATION = 50_000
+"""``RESEARCH_TOKEN_RESERVATION``'s default: what a research with no token budget holds while a quota is on."""
 REPORT_DAYS = 30
 """The days a usage report covers when no ``start`` is given."""
 
@@ -78,12 +81,25 @@ class UsageAccounting:
         *,
         prices: dict[str, ModelPrice] | None = None,
         quota: ITokenQuota | None = None,
+        reservation: int = DEFAULT_RESERVATION,
         today: Callable[[], date] = lambda: datetime.now(UTC).date(),
     ) -> None:
+        """``quota``: the clients' daily tokens (None: no quota); ``reservation``: RESEARCH_TOKEN_RESERVATION, what a
+        research without a token budget holds of it (and may use)."""
         self._ledger = ledger
         self._prices = prices or {}
         self._quota = quota
+        self._reservation = reservation
         self._today = today
+
+    def budget_of(self, *given: int | None) -> int | None:
+        """A research's token budget: the lowest of those ``given`` (RESEARCH_TOKEN_BUDGET, the request's; None: not
+        set). With a daily quota a research always has one, what it holds of the quota: ``reservation`` when none is
+        given, and never more than the whole quota."""
+        budgets = [b for b in given if b is not None]
+        if self._quota is not None:
+            budgets = [min(budgets or [self._reservation]), self._quota.daily_tokens]
+        return min(budgets) if budgets else None
 
     def usage_of(self, session: ResearchSession) -> ResearchUsage:
         return research_usage(
@@ -94,14 +110,29 @@ class UsageAccounting:
             budget_exhausted=budget_exhausted_stages(session),
         )
 
-    async def check_quota(self, client_id: str) -> None:
-        """Raises ``TokenQuotaExceededError`` when the client's daily tokens are used up."""
-        if self._quota is not None and (refused := await self._quota.refusal(client_id)) is not None:
+    async def reserve(self, sessions: Sequence[ResearchSession]) -> None:
+        """Holds each session's token budget against its client's daily tokens (all of them or none: one client's
+        sessions, a research or a batch's items); raises ``TokenQuotaExceededError`` when they do not fit."""
+        if self._quota is None or not sessions:
+            return
+        holds = {s.session_id: s.token_budget for s in sessions if s.token_budget}
+        if holds and (refused := await self._quota.reserve(sessions[0].client_id, holds)) is not None:
             raise TokenQuotaExceededError(*refused)
+
+    async def release(self, sessions: Sequence[ResearchSession]) -> None:
+        """Gives back what ``sessions`` hold: they ended without running (cancelled while queued, not stored). A
+        failure is logged: the hold ends with the quota's window."""
+        if self._quota is None:
+            return
+        for session in sessions:
+            try:
+                await self._quota.settle(session.client_id, session.session_id, 0)
+            except Exception as exc:
+                log.warning("token_hold_not_released %s: %s", session.session_id, type(exc).__name__)
 
     async def settle(self, session: ResearchSession) -> ResearchUsage:
         """When a session ends (``session`` as stored, with its stages): its new calls go to the ledger and count
-        against its client's daily tokens. Returns its usage."""
+        against its client's daily tokens, and the rest of what it held is given back. Returns its usage."""
         session_id = session.session_id
         usage = self.usage_of(session)
         day = self._today()
@@ -112,8 +143,8 @@ class UsageAccounting:
         ]
         if records:
             await self._ledger.record_usage(records)
-        if self._quota is not None and usage.new.tokens:
-            await self._quota.spend(session.client_id, usage.new.tokens)
+        if self._quota is not None:
+            await self._quota.settle(session.client_id, session_id, usage.new.tokens)
         log.info("research_usage %s: %d calls, %d tokens", session_id, usage.new.llm_calls, usage.new.tokens)
         return usage
 

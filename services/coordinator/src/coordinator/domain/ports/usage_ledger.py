@@ -4,7 +4,7 @@ quota."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -44,9 +44,21 @@ class IUsageLedger(ABC):
 
 
 class ITokenQuota(ABC):
-    @abstractmethod
-    async def refusal(self, client_id: str) -> tuple[str, int] | None:
-        """(why, seconds until it resets) when ``client_id`` has no token left today; None otherwise."""
+    """The tokens a client's researches may use per 24 hours (``CLIENT_DAILY_TOKENS``), held before they are spent.
+
+    A research holds its token budget when it is submitted (``reserve``: all of a batch's items at once, or none);
+    the count is what was spent plus what is held, so concurrent submissions cannot take more than the quota. When
+    it ends, ``settle`` ends its hold: what it spent stays counted, the rest is given back. The window starts with
+    the first hold of the day and lasts 24 hours (a hold made in an earlier window is gone with it: settling then
+    counts only what was spent)."""
+
+    daily_tokens: int
 
     @abstractmethod
-    async def spend(self, client_id: str, tokens: int) -> None: ...
+    async def reserve(self, client_id: str, holds: Mapping[str, int]) -> tuple[str, int] | None:
+        """Hold ``holds`` (hold id, e.g. a session id → tokens) for ``client_id``, atomically and all or none; (why,
+        seconds until the window resets) when they do not fit in what is left today, None once held."""
+
+    @abstractmethod
+    async def settle(self, client_id: str, hold: str, spent: int) -> None:
+        """End ``hold`` (unknown: nothing held): ``spent`` tokens counted, the rest of what it held given back."""

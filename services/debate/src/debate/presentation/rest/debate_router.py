@@ -12,7 +12,7 @@ from debate.application.services.debate_service import DebateService
 from debate.presentation.rest.debate_schemas import DebateOutcome, DebateRunRequest, to_debate_input
 from debate.presentation.rest.dependencies import DebateServiceDep
 from service_kit.bulk import answer_each
-from service_kit.token_budget import TokenBudgetHeader, metered_request
+from service_kit.token_budget import RequestBudgets, TokenBudgetHeader, metered_request
 from shared_contracts.bulk import BulkAnswer, DebateBulkRequest
 from shared_contracts.problems import ProblemDetail
 
@@ -24,6 +24,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ProblemDetail, "description": description}
     for status, description in {
         400: "symbol missing/invalid, expert_results empty, or an expert result that cannot be read",
+        403: "model_calls_not_allowed: a client key asked for the LLM engine's model calls",
         422: "token_budget_exhausted: X-Token-Budget allows no further model call",
         500: "an agent's LLM output could not be parsed (llm_output_invalid)",
         502: "the LLM endpoint refused the call",
@@ -59,10 +60,10 @@ async def _debate_metered(body: DebateRunRequest, service: DebateService, token_
     responses=_ERRORS,
 )
 async def run_debate(
-    body: DebateRunRequest, service: DebateServiceDep, token_budget: TokenBudgetHeader = None
+    body: DebateRunRequest, service: DebateServiceDep, budgets: RequestBudgets, token_budget: TokenBudgetHeader = None
 ) -> DebateOutcome:
     """The outcome with the ``usage`` of the model calls it took (bull and bear share the budget)."""
-    return await _debate_metered(body, service, token_budget)
+    return await _debate_metered(body, service, budgets.grant(token_budget))
 
 
 @router.post(
@@ -71,15 +72,19 @@ async def run_debate(
     response_model=BulkAnswer,
     summary="Run many debates, one per item",
     responses={
-        400: {"model": ProblemDetail, "description": "no items or more than 1,000; an item not a debate request"}
+        400: {"model": ProblemDetail, "description": "no items or more than 1,000; an item not a debate request"},
+        403: {"model": ProblemDetail, "description": "model_calls_not_allowed: a client key asked for model calls"},
     },
 )
-async def run_debate_bulk(body: DebateBulkRequest, request: Request, service: DebateServiceDep) -> BulkAnswer:
+async def run_debate_bulk(
+    body: DebateBulkRequest, request: Request, service: DebateServiceDep, budgets: RequestBudgets
+) -> BulkAnswer:
     """Each item's outcome as ``runDebate`` returns it, or the problem it answers with, in the order asked;
     ``token_budget`` is each item's."""
+    budget = budgets.grant(body.token_budget)
 
     async def one(item: DebateRunRequest) -> dict[str, Any]:
-        outcome = await _debate_metered(item, service, body.token_budget)
+        outcome = await _debate_metered(item, service, budget)
         return outcome.model_dump(mode="json", by_alias=True)
 
     return await answer_each(body.items, one, _symbol_of, path=request.url.path, check=to_debate_input)

@@ -11,7 +11,7 @@ from judge.application.services.judge_service import JudgeService
 from judge.domain.dtos.judge_input import JudgeInput as DomainJudgeInput
 from judge.presentation.rest.dependencies import JudgeServiceDep
 from service_kit.bulk import answer_each
-from service_kit.token_budget import TokenBudgetHeader, metered_request
+from service_kit.token_budget import RequestBudgets, TokenBudgetHeader, metered_request
 from shared_contracts.bulk import BulkAnswer, JudgeBulkRequest
 from shared_contracts.judge import JudgeInput, Verdict
 from shared_contracts.problems import ProblemDetail
@@ -22,6 +22,7 @@ _ERRORS: dict[int | str, dict[str, object]] = {
     status: {"model": ProblemDetail, "description": description}
     for status, description in {
         400: "Invalid input: missing symbol, unknown direction, confidence outside [0, 1], unknown field.",
+        403: "model_calls_not_allowed: a client key asked for the LLM engine's model calls.",
         422: "token_budget_exhausted: X-Token-Budget allows no further model call.",
         500: "The engine's answer is unusable (llm_output_invalid).",
         502: "The LLM endpoint refused the call.",
@@ -41,24 +42,32 @@ async def _verdict_metered(body: JudgeInput, service: JudgeService, token_budget
 @router.post(
     "/verdict", operation_id="runVerdict", response_model=Verdict, responses=_ERRORS, summary="Judge a debate outcome"
 )
-async def verdict(body: JudgeInput, service: JudgeServiceDep, token_budget: TokenBudgetHeader = None) -> Verdict:
+async def verdict(
+    body: JudgeInput, service: JudgeServiceDep, budgets: RequestBudgets, token_budget: TokenBudgetHeader = None
+) -> Verdict:
     """The verdict with the ``usage`` of the model calls it took."""
-    return await _verdict_metered(body, service, token_budget)
+    return await _verdict_metered(body, service, budgets.grant(token_budget))
 
 
 @router.post(
     "/verdict/bulk",
     operation_id="runVerdictBulk",
     response_model=BulkAnswer,
-    responses={400: {"model": ProblemDetail, "description": "No items or more than 1,000; an item not a JudgeInput."}},
+    responses={
+        400: {"model": ProblemDetail, "description": "No items or more than 1,000; an item not a JudgeInput."},
+        403: {"model": ProblemDetail, "description": "model_calls_not_allowed: a client key asked for model calls."},
+    },
     summary="Judge many debate outcomes, one per item",
 )
-async def verdict_bulk(body: JudgeBulkRequest, request: Request, service: JudgeServiceDep) -> BulkAnswer:
+async def verdict_bulk(
+    body: JudgeBulkRequest, request: Request, service: JudgeServiceDep, budgets: RequestBudgets
+) -> BulkAnswer:
     """Each item's verdict as ``runVerdict`` returns it, or the problem it answers with, in the order asked;
     ``token_budget`` is each item's."""
+    budget = budgets.grant(body.token_budget)
 
     async def one(item: JudgeInput) -> dict[str, Any]:
-        return (await _verdict_metered(item, service, body.token_budget)).model_dump(mode="json", by_alias=True)
+        return (await _verdict_metered(item, service, budget)).model_dump(mode="json", by_alias=True)
 
     return await answer_each(body.items, one, _symbol_of, path=request.url.path, check=DomainJudgeInput.from_wire)
 

@@ -14,7 +14,7 @@ from research.application.services.expert_dispatcher import ExpertDispatcher
 from research.domain.model.symbol import Symbol
 from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
 from service_kit.bulk import answer_each
-from service_kit.token_budget import TokenBudgetHeader, metered_request
+from service_kit.token_budget import RequestBudgets, TokenBudgetHeader, metered_request
 from shared_contracts.bulk import BulkAnswer, ExpertBulkRequest
 from shared_contracts.experts import EXPERT_OPTION_MODELS, ExpertType
 from shared_contracts.research import (
@@ -93,11 +93,12 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
 
 _RUN_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},
+    403: {"description": "model_calls_not_allowed: a client key asked for the LLM engine's model calls"},
     404: {"description": "unknown expert, unknown symbol, no data of that kind"},
     422: {
         "description": "insufficient_history: too little data public on the analysis date "
         "(`earliest_usable_date` says from when there is enough); token_budget_exhausted: X-Token-Budget "
-        "allows no further model call"
+        "(the coordinator's, capped at REQUEST_TOKEN_BUDGET) allows no further model call"
     },
     500: {"description": "llm_output_invalid: the LLM's answer is not the promised JSON"},
     502: {"description": "a live data source or the LLM endpoint refused the call"},
@@ -135,10 +136,12 @@ async def run_expert(
     expert_type: ExpertName,
     body: ExpertRunRequest,
     experts: ExpertDispatcherDep,
+    budgets: RequestBudgets,
     token_budget: TokenBudgetHeader = None,
 ) -> dict[str, Any]:
     """The expert's result with the ``usage`` of the model calls it took."""
-    return await _run_metered(experts, expert_type, body.symbol, body.options, body.analysis_date, token_budget)
+    budget = budgets.grant(token_budget)
+    return await _run_metered(experts, expert_type, body.symbol, body.options, body.analysis_date, budget)
 
 
 @router.post(
@@ -156,12 +159,14 @@ async def run_expert_bulk(
     body: ExpertBulkRequest,
     request: Request,
     experts: ExpertDispatcherDep,
+    budgets: RequestBudgets,
 ) -> BulkAnswer:
     """Each symbol's result as ``runExpert`` returns it, or the problem it answers with (its status and code:
     ``symbol_not_found``, ``insufficient_history``, ...), in the order asked; ``token_budget`` is each item's."""
     experts.resolve(expert_type, body.options, body.analysis_date)
+    budget = budgets.grant(body.token_budget)
 
     async def one(symbol: str) -> dict[str, Any]:
-        return await _run_metered(experts, expert_type, symbol, body.options, body.analysis_date, body.token_budget)
+        return await _run_metered(experts, expert_type, symbol, body.options, body.analysis_date, budget)
 
     return await answer_each(body.symbols, one, str, path=request.url.path, check=Symbol.parse)
