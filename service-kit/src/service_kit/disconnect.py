@@ -3,10 +3,11 @@ its handler cancelled, and with it the model calls the handler awaits (the ``ope
 a peer does not go on spending tokens on an answer nobody will read.
 
 ``CancelOnDisconnectMiddleware`` is the only reader of the server's ``receive``: it hands the request's messages on
-to the application and, once the body has been read, keeps listening for ``http.disconnect``. Once the answer has
-started (a stream, or background work after it) a disconnect is only passed on, as the server would. The abandoned
-request is answered ``499`` (the server drops it, the client is gone) so that the request metrics count it as the
-client's doing, not as a server error, and a line ``request_abandoned`` is logged.
+to the application and, once the body has been read, keeps listening for ``http.disconnect`` (reads, ``GET``,
+``HEAD`` and ``OPTIONS``, start no model work and pass straight through). Once the answer has started (a stream, or
+background work after it) a disconnect is only passed on, as the server would. The abandoned request is answered
+``499`` (the server drops it, the client is gone) so that the request metrics count it as the client's doing, not
+as a server error, and a line ``request_abandoned`` is logged.
 """
 
 from __future__ import annotations
@@ -26,10 +27,14 @@ log = structlog.get_logger(__name__)
 CLIENT_CLOSED_REQUEST = 499
 """The status recorded for a request whose client went away before its answer (nginx's)."""
 _DISCONNECT: Message = {"type": "http.disconnect"}
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 class CancelOnDisconnectMiddleware(HttpMiddleware):
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") in _READS:  # model work is asked for with a POST; a read is not worth a listener
+            await self.app(scope, receive, send)
+            return
         started = time.monotonic()
         exchange = _Exchange(receive, send)
         with anyio.CancelScope() as work:

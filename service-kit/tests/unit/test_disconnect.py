@@ -125,12 +125,14 @@ async def test_a_cancel_from_elsewhere_still_propagates() -> None:
     assert client.sent == []
 
 
-async def test_other_scopes_pass_through() -> None:
-    seen: list[str] = []
+async def test_reads_and_other_scopes_pass_through() -> None:
+    seen: list[tuple[str, bool]] = []
+    client = Client()
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        seen.append(scope["type"])
+        seen.append((scope["type"], receive == client.receive))
 
-    await CancelOnDisconnectMiddleware(app)({"type": "lifespan"}, Client().receive, Client().send)
+    await CancelOnDisconnectMiddleware(app)({"type": "lifespan"}, client.receive, client.send)
+    await CancelOnDisconnectMiddleware(app)({**SCOPE, "method": "GET"}, client.receive, client.send)
 
-    assert seen == ["lifespan"]
+    assert seen == [("lifespan", True), ("http", True)]
