@@ -88,6 +88,10 @@ def test_a_caller_hanging_up_aborts_the_peers_model_call(model: tuple[HeldModelE
 
         assert endpoint.hung_up.wait(5), "the model call went on after its caller had gone"
         assert time.monotonic() - gave_up < 1.0
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+        # the abandoned request is the client's doing (499), not a server error
+        assert 'handler="/api/v1/kit/work",method="POST",status="4xx"} 1.0' in metrics
+        assert 'status="5xx"' not in metrics
 
 
 def test_without_the_option_the_model_call_outlives_its_caller(model: tuple[HeldModelEndpoint, str]) -> None:
