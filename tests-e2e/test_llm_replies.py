@@ -172,3 +172,31 @@ async def test_a_reset_forgets_the_calls_and_releases_the_held_ones() -> None:
 
         assert answer.status_code == 200
         assert (await client.get("/_control/calls", params={"in_flight": True})).json() == []
+
+
+async def test_a_call_whose_client_hangs_up_is_logged_abandoned_and_never_answered() -> None:
+    app = create_app()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://fake") as client:
+        await client.put("/_control/script", json=replies.with_role(replies.script(), "judge", latency_ms=30_000))
+        incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        incoming.put_nowait({"type": "http.request", "body": json.dumps(_chat(replies.MATCH["judge"])).encode()})
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/v1/chat/completions", "headers": []}
+        call = asyncio.create_task(app(scope, incoming.get, send))  # type: ignore[arg-type]
+        for _ in range(100):
+            if (await client.get("/_control/calls", params={"in_flight": True})).json():
+                break
+            await asyncio.sleep(0.01)
+
+        incoming.put_nowait({"type": "http.disconnect"})
+        await asyncio.wait_for(call, timeout=5)
+
+        assert sent == []  # nobody to answer
+        assert (await client.get("/_control/calls")).json() == []  # not an answered call
+        abandoned = (await client.get("/_control/calls", params={"abandoned": True})).json()
+        assert [(c["rule"], c["status"]) for c in abandoned] == [("judge", None)]
+        assert abandoned[0]["abandoned"] >= abandoned[0]["started"]

@@ -11,6 +11,7 @@ from fastapi.responses import Response
 
 from service_kit.api_keys import SCOPES
 from service_kit.authentication import admin_or_service_caller
+from service_kit.disconnect import CancelOnDisconnectMiddleware
 from service_kit.heap import startup_heap_frozen
 from service_kit.logging import configure_logging, write_logs_synchronously
 from service_kit.observability import ReadinessCheck, install_observability
@@ -38,9 +39,12 @@ def create_service_app(
     accepted_scopes: Collection[str] = SCOPES,
     quota_path: str | None = None,
     exception_handlers: Mapping[type[Exception], ExceptionHandler] | None = None,
+    stop_work_on_disconnect: bool = False,
 ) -> FastAPI:
     """``accepted_scopes`` and ``quota_path``: see ``security.install_security``. ``exception_handlers`` answer
-    an error otherwise than with its problem detail (they win over it: looked up along the exception's MRO)."""
+    an error otherwise than with its problem detail (they win over it: looked up along the exception's MRO).
+    ``stop_work_on_disconnect``: a request whose client goes away before its answer is cancelled
+    (``disconnect.CancelOnDisconnectMiddleware``; the peers, whose requests are the model work itself)."""
     remember_secrets(settings.secret_values())  # before the first line is logged
     configure_logging(settings.log_level, json=settings.log_json, service=service)
     app = FastAPI(
@@ -53,6 +57,8 @@ def create_service_app(
         generate_unique_id_function=operation_id_of,
     )
     # Added innermost first: the request-id middleware runs outside the others, so their answers carry the id.
+    if stop_work_on_disconnect:
+        app.add_middleware(CancelOnDisconnectMiddleware)
     app.add_middleware(UnexpectedErrorMiddleware)
     install_security(app, settings, accepted_scopes=accepted_scopes, quota_path=quota_path)
     app.add_middleware(RequestIdMiddleware)

@@ -35,7 +35,7 @@ from coordinator.domain.model.session import (
     utcnow,
 )
 from coordinator.domain.ports.debate_gateway import IDebateGateway
-from coordinator.domain.ports.job_store import Enqueued, IJobStore, Started
+from coordinator.domain.ports.job_store import Claim, Enqueued, IJobStore, Started
 from coordinator.domain.ports.judge_gateway import IJudgeGateway
 from coordinator.domain.ports.price_bars_gateway import IPriceBarsGateway
 from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IResearchExpertGateway
@@ -398,6 +398,11 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
 
     async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]:
         return {i: self.sessions[i].status for i in session_ids if i in self.sessions}
+
+    async def claims(self, session_ids: Sequence[str]) -> dict[str, Claim]:
+        """One coordinator: every claim is its own."""
+        found = [self.sessions[i] for i in session_ids if i in self.sessions]
+        return {s.session_id: Claim(s.status, True, s.resume_count) for s in found}
 
     async def find_idempotent(self, client_id: str, key: str, since: datetime) -> ResearchSession | None:
         found = [

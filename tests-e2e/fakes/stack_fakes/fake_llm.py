@@ -8,8 +8,10 @@ number of uses, and the ``usage`` it reports: by default the estimate below, ``{
 come from the JSON file named by FAKE_LLM_SCRIPT, or are replaced at run time via ``PUT /_control/script``.
 Every call is recorded (``GET /_control/calls``) with the token counts it stands for (``usage_reported``: whether
 the reply said them; by default an estimate: one token per 4 bytes of UTF-8, at least 1); ``?prompts=true``
-adds each call's prompt text, ``?in_flight=true`` the calls still waiting out their latency. A prompt no
-rule matches is answered 500 and recorded with ``rule: null``. ``POST /_control/reset`` forgets the calls
+adds each call's prompt text, ``?in_flight=true`` the calls still waiting out their latency, ``?abandoned=true``
+the calls whose client hung up while they waited (``status: null``, ``abandoned``: when, ``time.monotonic``; they
+are never answered, so they are not among the answered calls). A prompt no rule matches is answered 500 and
+recorded with ``rule: null``. ``POST /_control/reset`` forgets the calls
 and releases the ones still held by a latency (they answer at once and are not recorded).
 
 ``FakeLLMClient`` drives a running server; ``running_fake_llm`` starts one (``FakeLLM``: its process and a client).
@@ -24,7 +26,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,6 +96,7 @@ def create_app() -> ASGIApp:
         "script": load_script(json.loads(Path(path).read_text(encoding="utf-8"))) if path else Script(),
         "calls": [],
         "in_flight": [],
+        "abandoned": [],
         "generation": 0,
     }
 
@@ -101,7 +104,8 @@ def create_app() -> ASGIApp:
         if generation == state["generation"]:  # a call started before a reset is forgotten with the rest
             state["calls"].append(record)
 
-    async def chat(body: dict[str, Any], started: float) -> tuple[int, dict[str, Any]]:
+    async def chat(body: dict[str, Any], started: float, hung_up: asyncio.Event) -> tuple[int, dict[str, Any]] | None:
+        """The status and body of the answer, or None when the client hung up before it (nothing is answered)."""
         messages = body.get("messages", [])
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         script: Script = state["script"]
@@ -123,10 +127,13 @@ def create_app() -> ASGIApp:
             remaining = started + latency / 1000 - time.monotonic()
             if remaining > 0:
                 release: asyncio.Event = state.setdefault("release", asyncio.Event())
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(release.wait(), remaining)
+                await _first_of(release.wait(), hung_up.wait(), within=remaining)
         finally:
             state["in_flight"] = [r for r in state["in_flight"] if r is not record]
+        if hung_up.is_set():
+            if generation == state["generation"]:
+                state["abandoned"].append({**record, "status": None, "abandoned": time.monotonic()})
+            return None
         if rule is None:
             record.update(status=500, completion_tokens=0, ended=time.monotonic())
             finish(record, generation)
@@ -164,12 +171,15 @@ def create_app() -> ASGIApp:
         return {"rules": len(state["script"].rules)}
 
     @app.get("/_control/calls")
-    async def calls(prompts: bool = False, in_flight: bool = False) -> list[dict[str, Any]]:
+    async def calls(prompts: bool = False, in_flight: bool = False, abandoned: bool = False) -> list[dict[str, Any]]:
         """Every answered call so far; ``?prompts=true`` includes each call's full prompt text,
-        ``?in_flight=true`` adds the calls still waiting out their latency (``status: null``)."""
+        ``?in_flight=true`` adds the calls still waiting out their latency (``status: null``), ``?abandoned=true``
+        the calls whose client hung up before the answer."""
         found = list(state["calls"])
         if in_flight:
             found += [{**call, "status": None} for call in state["in_flight"]]
+        if abandoned:
+            found += state["abandoned"]
         if prompts:
             return found
         return [{k: v for k, v in call.items() if k != "prompt"} for call in found]
@@ -178,6 +188,7 @@ def create_app() -> ASGIApp:
     async def reset() -> dict[str, str]:
         state["calls"].clear()
         state["in_flight"].clear()
+        state["abandoned"].clear()
         state["generation"] += 1
         if "release" in state:  # calls held by a latency answer now (and are not recorded)
             state.pop("release").set()
@@ -205,13 +216,38 @@ def create_app() -> ASGIApp:
         except ValueError:
             status, reply = 400, {"error": {"message": "the body is not JSON"}}
         else:
-            status, reply = await chat(body, started)
+            hung_up = asyncio.Event()
+            listening = asyncio.create_task(_until_disconnect(receive, hung_up))
+            try:
+                answer = await chat(body, started, hung_up)
+            finally:
+                listening.cancel()
+            if answer is None:
+                return
+            status, reply = answer
         payload = json.dumps(reply, ensure_ascii=False).encode("utf-8")
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
 
     return serve
+
+
+async def _until_disconnect(receive: Receive, hung_up: asyncio.Event) -> None:
+    """Sets ``hung_up`` when the client closes the connection (the request's body has been read)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    hung_up.set()
+
+
+async def _first_of(*waits: Coroutine[Any, Any, Any], within: float) -> None:
+    """Wait until one of ``waits`` ends or ``within`` seconds pass; the others are cancelled."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, timeout=within, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 class FakeLLMClient:
@@ -228,8 +264,8 @@ class FakeLLMClient:
     def put_script(self, script: dict[str, Any]) -> None:
         httpx.put(f"{self.url}/_control/script", json=script, timeout=10).raise_for_status()
 
-    def calls(self, *, prompts: bool = False, in_flight: bool = False) -> list[dict[str, Any]]:
-        params = {"prompts": prompts, "in_flight": in_flight}
+    def calls(self, *, prompts: bool = False, in_flight: bool = False, abandoned: bool = False) -> list[dict[str, Any]]:
+        params = {"prompts": prompts, "in_flight": in_flight, "abandoned": abandoned}
         response = httpx.get(f"{self.url}/_control/calls", params=params, timeout=10)
         response.raise_for_status()
         result: list[dict[str, Any]] = response.json()

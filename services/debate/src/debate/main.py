@@ -23,4 +23,5 @@ def create_app(settings: Settings | None = None, container: DebateContainer | No
         lifespan=container_lifespan(container, lambda: open_container(resolved)),
         readiness=container_readiness(DebateContainer.readiness, not_built={"debate_service": "not started"}),
         quota_path="/api/v1/debate/run",
+        stop_work_on_disconnect=True,
     )

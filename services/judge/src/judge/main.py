@@ -23,4 +23,5 @@ def create_app(settings: Settings | None = None, container: JudgeContainer | Non
         lifespan=container_lifespan(container, lambda: open_container(resolved)),
         readiness=container_readiness(JudgeContainer.readiness, not_built={"judge_service": "not started"}),
         quota_path="/api/v1/judge/verdict",
+        stop_work_on_disconnect=True,
     )

@@ -23,4 +23,5 @@ def create_app(settings: Settings | None = None, container: ResearchContainer | 
         lifespan=container_lifespan(container, lambda: open_container(resolved)),
         readiness=container_readiness(ResearchContainer.readiness, not_built={"market_data": "container not built"}),
         quota_path="/api/v1/research/experts",
+        stop_work_on_disconnect=True,
     )

@@ -6,7 +6,10 @@ A session whose coordinator died is queued again by the instance lease (``resuma
 other; the claim counts a resume, and the run continues from its checkpoint (``ResumeUnavailableError``: it ends
 ``interrupted``, saying why). Cancelling a session ends it ``cancelled``: a job running here is cancelled at once
 (its in-flight peer calls with it), one running elsewhere within ``poll_seconds`` (its coordinator sees the status).
-At shutdown the running jobs are stopped without ending their sessions: the lease's release queues them again.
+A run is fenced by its claim (owner and ``resume_count``): one whose session was queued again (this coordinator was
+taken for gone) or claimed anew is stopped within ``poll_seconds`` without writing anything: the next run resumes
+from the checkpoint. At shutdown the running jobs are stopped without ending their sessions: the lease's release queues
+them again.
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ class ResearchJobs:
         self._running: dict[str, asyncio.Task[None]] = {}
         self._results: dict[str, asyncio.Future[ResearchResult]] = {}
         self._cancelling: set[str] = set()
+        self._claimed_as: dict[str, int] = {}  # each running session's resume_count when claimed (its fencing token)
+        self._fenced: set[asyncio.Task[None]] = set()  # runs stopped because their session is no longer theirs
         # The submitting request's context (its request id, its trace) for a job this coordinator runs.
         self._contexts: dict[str, contextvars.Context] = {}
         self._wake = asyncio.Event()
@@ -182,28 +187,47 @@ class ResearchJobs:
                     self._spawn(session)
                 if time.monotonic() - checked >= self.settings.poll_seconds:  # not at every wake-up
                     checked = time.monotonic()
-                    await self._stop_cancelled_elsewhere()
+                    await self._stop_runs_not_held()
             except Exception as exc:  # the store may be briefly down: the next round claims
                 log.warning("job_claim_failed: %s", error_text(exc))
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.settings.poll_seconds):
                     await self._wake.wait()
 
-    async def _stop_cancelled_elsewhere(self) -> None:
-        statuses = await self._store.statuses(list(self._running))
-        for session_id, status in statuses.items():
-            if status == "cancelled" and (task := self._running.get(session_id)) is not None:
+    async def _stop_runs_not_held(self) -> None:
+        """Stop the runs whose session was cancelled elsewhere (it ends ``cancelled``), and, without writing
+        anything, those whose claim is gone: their session was queued again or claimed anew (``resume_count``)."""
+        for session_id, claim in (await self._store.claims(list(self._running))).items():
+            task = self._running.get(session_id)
+            if task is None:
+                continue
+            if claim.status == "cancelled":
                 self._cancelling.add(session_id)
                 task.cancel()
+            elif claim.status == "queued" or (
+                claim.status == "running" and (not claim.here or claim.resume_count != self._claimed_as.get(session_id))
+            ):
+                self._fence(task)
+
+    def _fence(self, task: asyncio.Task[None]) -> None:
+        self._fenced.add(task)
+        task.cancel()
 
     def _spawn(self, session: ResearchSession) -> None:
-        context = self._contexts.pop(session.session_id, None)
-        task = asyncio.create_task(self._execute(session), name=f"research-{session.session_id}", context=context)
-        self._running[session.session_id] = task
+        session_id = session.session_id
+        if (previous := self._running.get(session_id)) is not None:
+            self._fence(previous)  # queued again while its run went on here, and claimed anew by this coordinator
+        context = self._contexts.pop(session_id, None)
+        task = asyncio.create_task(self._execute(session), name=f"research-{session_id}", context=context)
+        self._running[session_id] = task
+        self._claimed_as[session_id] = session.resume_count
 
-        def done(_: asyncio.Task[None]) -> None:
-            self._running.pop(session.session_id, None)
-            self._cancelling.discard(session.session_id)
+        def done(finished: asyncio.Task[None]) -> None:
+            self._fenced.discard(finished)
+            if self._running.get(session_id) is finished:
+                self._running.pop(session_id, None)
+                self._claimed_as.pop(session_id, None)
+                self._cancelling.discard(session_id)
             if self._maybe_queued:
                 self._wake.set()
 
@@ -226,6 +250,9 @@ class ResearchJobs:
             await self._end(session_id, "interrupted", future, ended, str(exc), notes)
             await self._settle(ran)
         except asyncio.CancelledError:
+            if asyncio.current_task() in self._fenced:
+                log.warning("research_run_fenced %s: the session is held by another claim now", session_id)
+                raise  # whoever holds the session runs it (from the checkpoint) and ends it
             if self._stopping and session_id not in self._cancelling:
                 future.cancel()
                 raise  # shutdown: the session stays running; the lease's release queues it again
@@ -246,7 +273,8 @@ class ResearchJobs:
         finally:
             watch.cancel()
             notes.close()
-            self._results.pop(session_id, None)  # a waiter holds its own reference; a later one reads the store
+            if asyncio.current_task() not in self._fenced:  # a fenced run leaves it to the run that replaced it
+                self._results.pop(session_id, None)  # a waiter holds its own reference; a later one reads the store
         try:
             await self._orchestrator.forget(session_id)
         except Exception as exc:  # a checkpoint left behind costs space, not correctness

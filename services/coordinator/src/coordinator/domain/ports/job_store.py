@@ -22,6 +22,17 @@ class Enqueued:
     claimed: ResearchSession | None = None
 
 
+@dataclass(frozen=True)
+class Claim:
+    """Who holds a session now: its status, whether this coordinator holds it (``owner``), and its
+    ``resume_count``, the claim's fencing token (a session queued again and claimed anew, here or elsewhere, counts
+    one more)."""
+
+    status: SessionStatus
+    here: bool
+    resume_count: int
+
+
 class IJobStore(ABC):
     @abstractmethod
     async def enqueue(
@@ -63,6 +74,10 @@ class IJobStore(ABC):
 
     @abstractmethod
     async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]: ...
+
+    @abstractmethod
+    async def claims(self, session_ids: Sequence[str]) -> dict[str, Claim]:
+        """Who holds each of the sessions now (unknown ids are left out)."""
 
     @abstractmethod
     async def find_idempotent(self, client_id: str, key: str, since: datetime) -> ResearchSession | None:

@@ -20,7 +20,7 @@ from coordinator.domain.exceptions import (
 )
 from coordinator.domain.model.events import NewEvent, SessionEvent
 from coordinator.domain.model.session import IDEMPOTENCY_HOURS, ResearchSession, SessionStatus, utcnow
-from coordinator.domain.ports.job_store import Enqueued, IJobStore, Started
+from coordinator.domain.ports.job_store import Claim, Enqueued, IJobStore, Started
 from coordinator.infrastructure.persistence import session_event_log
 from coordinator.infrastructure.persistence.session_event_log import NUMBERED, insert_events
 from coordinator.infrastructure.persistence.session_rows import (
@@ -190,6 +190,15 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
         rows = select(SESSIONS.c.session_id, SESSIONS.c.status).where(SESSIONS.c.session_id.in_(list(session_ids)))
         async with self._transaction() as db:
             return {r.session_id: r.status for r in (await db.execute(rows)).all()}
+
+    async def claims(self, session_ids: Sequence[str]) -> dict[str, Claim]:
+        if not session_ids:
+            return {}
+        columns = (SESSIONS.c.session_id, SESSIONS.c.status, SESSIONS.c.owner, SESSIONS.c.resume_count)
+        rows = select(*columns).where(SESSIONS.c.session_id.in_(list(session_ids)))
+        async with self._transaction() as db:
+            found = (await db.execute(rows)).all()
+        return {r.session_id: Claim(r.status, r.owner == self.owner, r.resume_count) for r in found}
 
     async def find_idempotent(self, client_id: str, key: str, since: datetime) -> ResearchSession | None:
         newest = (
