@@ -34,7 +34,7 @@ from coordinator.infrastructure.persistence.session_rows import (
     to_domain,
 )
 from coordinator.infrastructure.persistence.tables import SessionRow
-from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
+from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore, Statements, T
 
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
@@ -72,8 +72,8 @@ _LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
 class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
     owner: str | None
     """The coordinator instance that stores and claims sessions through this queue."""
-    _unwritten_finishes: dict[str, tuple[SessionStatus, datetime]]
-    """Sessions whose final status the store refused (it was down): written by the instance lease later."""
+    _unwritten_finishes: dict[str, Statements[object]]
+    """The final writes the store refused (it was down), by session: written again by the instance lease."""
 
     async def enqueue(
         self,
@@ -161,11 +161,17 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
             insert_events(conn, session_id, events, last=int(ended[0]))
             return True
 
+        return await self._write_final(session_id, statements)
+
+    async def _write_final(self, session_id: str, statements: Statements[T]) -> T:
+        """A session's final write; one the store refuses (it is down) is kept, to be written when it is back."""
         try:
-            return await self._write(statements)
+            written = await self._write(statements)
         except SessionStoreUnavailableError:
-            self._unwritten_finishes[session_id] = (status, now)
+            self._unwritten_finishes[session_id] = statements
             raise
+        self._unwritten_finishes.pop(session_id, None)
+        return written
 
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         return await self._write(lambda conn: session_event_log.append_events(conn, session_id, events))
