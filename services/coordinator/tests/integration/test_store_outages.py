@@ -37,11 +37,13 @@ def _timed_post(client: httpx.Client, body: dict[str, Any]) -> tuple[httpx.Respo
 
 
 def _read_only(database: str, user: str, on: bool) -> None:
-    """The database's default made read-only (or writable) and its backends ended, so every connection has it."""
+    """The database's default made read-only (its backends ended, so every connection has it), or writable again
+    (the connections opened meanwhile keep the read-only default they started with)."""
     value = "on" if on else "off"
     asyncio.run(pg_admin(user, f'ALTER DATABASE "{database}" SET default_transaction_read_only = {value}'))
-    ended = f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'"
-    asyncio.run(pg_admin(user, ended))
+    if on:
+        ended = f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'"
+        asyncio.run(pg_admin(user, ended))
 
 
 @pytest.mark.postgres
