@@ -23,6 +23,9 @@ SQLITE_BUSY_TIMEOUT_S = 2.0
 # PostgreSQL: a database that stops answering fails a request in bounded time (503) instead of holding it.
 POSTGRES_CONNECT_TIMEOUT_S = 5.0
 POSTGRES_COMMAND_TIMEOUT_S = 30.0
+# A row or table lock held elsewhere longer than this fails the statement (55P03: 503) instead of holding the request;
+# the migrations at start wait for each other without it.
+POSTGRES_LOCK_TIMEOUT_S = 4.0
 POOL_WAIT_TIMEOUT_S = 10.0
 READ_ONLY_SQLSTATE = "25006"
 
@@ -62,7 +65,11 @@ JSON_COLUMNS: dict[str, Any] = {"json_serializer": json_dumps, "json_deserialize
 def build_engine(database_url: str | URL) -> AsyncEngine:
     url = normalize_database_url(database_url)
     if url.get_backend_name() != "sqlite":
-        timeouts = {"timeout": POSTGRES_CONNECT_TIMEOUT_S, "command_timeout": POSTGRES_COMMAND_TIMEOUT_S}
+        timeouts = {
+            "timeout": POSTGRES_CONNECT_TIMEOUT_S,
+            "command_timeout": POSTGRES_COMMAND_TIMEOUT_S,
+            "server_settings": {"lock_timeout": f"{round(POSTGRES_LOCK_TIMEOUT_S * 1000)}ms"},
+        }
         pg_engine = sqlalchemy_asyncio.create_async_engine(
             url, pool_pre_ping=True, pool_timeout=POOL_WAIT_TIMEOUT_S, connect_args=timeouts, **JSON_COLUMNS
         )
