@@ -67,11 +67,16 @@ async def _open_stream(port: int, path: str, key: str, source: str, held: list[a
     return status
 
 
-async def _flood(port: int, path: str, streams: int) -> tuple[Counter[int], list[asyncio.StreamWriter]]:
+async def _flood(port: int, path: str, streams: int, wave: int = 50) -> tuple[Counter[int], list[asyncio.StreamWriter]]:
+    """``streams`` streams of alice's, half from each address, opened ``wave`` at a time (the open ones kept): what is
+    counted is the coordinator's answer to each, not uvicorn's refusal of a burst beyond its 512 connections."""
     held: list[asyncio.StreamWriter] = []
     sources = ("127.0.0.1", "127.0.0.2")
-    opened = [_open_stream(port, path, ALICE, sources[i % 2], held) for i in range(streams)]
-    return Counter(await asyncio.gather(*opened)), held
+    statuses: Counter[int] = Counter()
+    for start in range(0, streams, wave):
+        opened = [_open_stream(port, path, ALICE, sources[i % 2], held) for i in range(start, start + wave)]
+        statuses.update(await asyncio.gather(*opened))
+    return statuses, held
 
 
 def test_a_client_with_600_streams_on_two_addresses_leaves_another_client_served(
@@ -108,8 +113,7 @@ def test_a_client_with_600_streams_on_two_addresses_leaves_another_client_served
     finally:
         coordinator.stop()
     print(f"600 streams: {dict(statuses)}; the other client: {served.count(200)}/20 in {seconds:.1f} s")
-    assert statuses[200] == 32  # EVENT_STREAMS_PER_CLIENT, whatever the addresses
-    assert statuses[429] > 0
+    assert statuses == {200: 32, 429: 568}  # EVENT_STREAMS_PER_CLIENT, whatever the addresses
     assert served == [200] * 20
     assert bob_stream == 200
 
