@@ -42,6 +42,7 @@ from coordinator.domain.ports.research_expert_gateway import ExpertOptions, IRes
 from coordinator.domain.ports.research_orchestration import IResearchOrchestrationPort
 from coordinator.domain.ports.session_repository import ISessionRepository, VerdictFilter
 from coordinator.domain.ports.usage_ledger import IUsageLedger, UsageRecord, UsageTotal
+from coordinator.infrastructure.persistence.job_queue import client_share
 from coordinator.main import create_app
 from coordinator.settings import Settings
 from shared_contracts.scoring import DailyBar
@@ -348,12 +349,13 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
         queue_limit: int | None = None,
         started: Started | None = None,
     ) -> Enqueued:
-        ahead = len(await self.queued())
-        if queue_limit is not None and ahead >= queue_limit:
+        waiting = [self.sessions[i].client_id for i in await self.queued()]
+        mine = waiting.count(session.client_id)
+        if queue_limit is not None and mine >= client_share(queue_limit, len(set(waiting)), mine):
             return Enqueued(0)
         await self.create(session)
-        await self.append_events(session.session_id, [NewEvent("session.queued", {"position": ahead + 1})])
-        return Enqueued(ahead + 1, await self.claim_next(started) if claim else None)
+        await self.append_events(session.session_id, [NewEvent("session.queued", {"position": mine + 1})])
+        return Enqueued(mine + 1, await self.claim_next(started) if claim else None)
 
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         stored = self.events.setdefault(session_id, [])
@@ -395,6 +397,13 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
     async def queued(self) -> Sequence[str]:
         ordered = sorted(self.sessions.values(), key=lambda s: s.created_at)
         return [s.session_id for s in ordered if s.status == "queued"]
+
+    async def queue_position(self, session_id: str) -> int | None:
+        session = self.sessions.get(session_id)
+        if session is None or session.status != "queued":
+            return None
+        theirs = [i for i in await self.queued() if self.sessions[i].client_id == session.client_id]
+        return theirs.index(session_id) + 1
 
     async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]:
         return {i: self.sessions[i].status for i in session_ids if i in self.sessions}

@@ -1,8 +1,8 @@
 """Real coordinator processes for crash tests: ``CoordinatorProcess`` runs ``uvicorn --factory
 coordinator.main:create_app`` on a database (the launcher's ``ServiceProcess``); ``FakePeers`` is research +
 debate + judge in one tiny ASGI app served by uvicorn in a thread, which can hold an expert's call until released
-and counts every call; its bulk routes (``shared_contracts.bulk``) count every item answered and can be slowed
-down or held by symbol."""
+and counts every call (``calls``: the experts, ``symbols``: their symbols, in order); its bulk routes
+(``shared_contracts.bulk``) count every item answered and can be slowed down or held by symbol."""
 
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ class FakePeers:
         self.release = threading.Event()
         self.entered: set[str] = set()
         self.calls: list[str] = []
+        self.symbols: list[str] = []
         self.bulk_latency = bulk_latency
         self.bulk_entered: set[str] = set()
         self.held_calls: list[list[str]] = []
@@ -88,6 +89,7 @@ class FakePeers:
         self.release.clear()
         self.entered.clear()
         self.calls.clear()
+        self.symbols.clear()
         self.bulk_entered.clear()
         self.held_calls.clear()
         self.answered.clear()
@@ -110,6 +112,7 @@ class FakePeers:
         expert = request.path_params["expert"]
         body = await request.json()
         self.calls.append(expert)
+        self.symbols.append(body["symbol"])
         self.entered.add(expert)
         if expert in self.hold:
             await asyncio.to_thread(self.release.wait)

@@ -75,6 +75,7 @@ PROBLEM_STATUS: dict[str, int] = {
     "token_budget_exhausted": 422,  # the research's token budget cannot pay for another model call
     # 429: the client's limits (rate_limited, research_quota_exceeded: the rate-limit middleware's own)
     "token_quota_exceeded": 429,
+    "too_many_streams": 429,
     # 5xx: ours, or an upstream's (data provider, LLM, peer service)
     "internal_error": 500,
     "all_experts_failed": 500,

@@ -26,6 +26,7 @@ from coordinator.application.services.research_orchestration_service import Rese
 from coordinator.application.services.schedule_service import ScheduleRunner, ScheduleService
 from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
+from coordinator.application.services.stream_slots import StreamSlots
 from coordinator.application.services.usage_accounting import UsageAccounting
 from coordinator.application.services.watchlist_service import WatchlistService
 from coordinator.domain.model.delivery import RetryPolicy
@@ -104,6 +105,8 @@ class CoordinatorContainer:
     batches: BatchService | None
     """None when the sessions are not kept in the SQL store (a test's in-memory repository)."""
     batch_runner: BatchRunner | None
+    stream_slots: StreamSlots
+    """The event streams followed at once, per client and in all."""
     workflow: Workflow | None = None
     """Watchlists, schedules, channels and the outbox (None without the SQL store, as batches)."""
     owns_http_client: bool = True
@@ -262,6 +265,7 @@ def build_container(
         usage_accounting=accounting,
         batches=batches,
         batch_runner=runner,
+        stream_slots=StreamSlots(per_client=settings.event_streams_per_client, total=settings.event_streams_total),
         workflow=workflow,
         owns_http_client=http_client is None,
     )

@@ -35,7 +35,18 @@ class Settings(ServiceSettings):
     session_purge_interval_seconds: float = Field(default=3600.0, ge=1.0, description="How often the purge runs.")
     http_max_connections: int = Field(default=200, ge=1, description="Open connections to all peers together.")
     research_concurrency: int = Field(default=128, ge=1, le=1000, description="Researches run at once here.")
-    research_queue_limit: int = Field(default=100, ge=0, description="Queued researches beyond which: 503 queue_full.")
+    research_queue_limit: int = Field(
+        default=100,
+        ge=0,
+        description="Queued researches, shared equally among the clients with researches waiting; beyond a "
+        "client's share: 503 queue_full.",
+    )
+    event_streams_per_client: int = Field(
+        default=32, ge=1, description="Event streams one client may follow at once here; beyond: 429 too_many_streams."
+    )
+    event_streams_total: int = Field(
+        default=256, ge=1, description="Event streams all clients together may follow here; beyond: 429."
+    )
     stall_seconds: float = Field(default=120.0, gt=0, description="A research silent this long: session.stalled.")
     job_poll_seconds: float = Field(
         default=0.5, gt=0, le=5.0, description="How often the queue, cancellations and events are read from the store."

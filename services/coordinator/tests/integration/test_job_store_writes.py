@@ -152,3 +152,26 @@ async def test_on_postgresql_a_subscriber_hears_another_coordinators_events_at_o
     finally:
         await close()
     assert (first, last) == ("expert.started", "session.completed")
+
+
+def _of(client_id: str, minutes: int) -> ResearchSession:
+    session = make_session(status="queued", minutes=minutes)
+    session.client_id = client_id
+    return session
+
+
+async def test_the_queue_is_shared_among_clients_and_claimed_in_turn(store: SqlAlchemySessionRepository) -> None:
+    """A client alone may fill the queue (limit 4); another is still admitted up to its share (4 // 2), the first is
+    refused until it is below its own; claims interleave the clients, each position counts the client's own."""
+    alice = [await store.enqueue(_of("alice", m), queue_limit=4) for m in range(5)]
+    bob = [await store.enqueue(_of("bob", 10 + m), queue_limit=4) for m in range(3)]
+    assert [e.position for e in alice] == [1, 2, 3, 4, 0]  # the fifth is beyond alice's share
+    assert [e.position for e in bob] == [1, 2, 0]  # two of four: bob's share with alice waiting
+    queued = await store.queued()
+    positions = [await store.queue_position(i) for i in queued]
+    assert positions == [1, 2, 3, 4, 1, 2]
+
+    claimed = [await store.claim_next() for _ in range(6)]
+    clients = [c.client_id for c in claimed if c is not None]
+    assert clients == ["alice", "bob", "alice", "bob", "alice", "alice"]
+    assert await store.queue_position(queued[0]) is None  # running now

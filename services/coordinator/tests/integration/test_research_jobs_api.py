@@ -221,3 +221,23 @@ async def test_cancel_stops_the_peer_calls_and_ends_the_session_cancelled(fresh_
     assert stored["status"] == "cancelled"
     assert (finished.status_code, finished.json()["code"]) == (409, "session_finished")
     assert retried.status_code == 202  # a cancelled session can be retried
+
+
+async def test_a_stream_holds_one_of_its_clients_slots_until_it_ends(sqlite_only_url: str) -> None:
+    """EVENT_STREAMS_PER_CLIENT=1: a second stream while the first is open is 429 with Retry-After (the connection
+    closed after it); once the first has ended, the slot is free again."""
+    held = SlowExperts(hold=True)
+    async with coordinator(sqlite_only_url, held, event_streams_per_client=1) as client:
+        session_id = (await client.post(RESEARCH, json=BODY, headers=ASYNC)).json()["session_id"]
+        following = asyncio.create_task(stream(client, session_id))  # open until the research ends
+        await asyncio.sleep(0.5)
+        refused = await asyncio.wait_for(client.get(f"{SESSIONS}/{session_id}/events"), 10)
+        held.release.set()
+        first, _ = await asyncio.wait_for(following, 10)
+        again, events = await stream(client, session_id)
+    assert first.status_code == 200
+    assert (refused.status_code, refused.json()["code"]) == (429, "too_many_streams")
+    assert int(refused.headers["Retry-After"]) > 0
+    assert refused.headers["Connection"] == "close"
+    assert again.status_code == 200
+    assert events[-1]["event"] == "session.completed"

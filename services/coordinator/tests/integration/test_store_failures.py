@@ -166,3 +166,37 @@ async def test_a_batch_submitted_while_the_database_refuses_connections_is_unava
         await pg_admin(user, f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
         await store.close()
         await engine.dispose()
+
+
+async def test_a_row_locked_elsewhere_past_the_lock_timeout_is_unavailable_not_a_wait(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session row another transaction holds (``SELECT … FOR UPDATE``, never committed): the session's end fails at
+    the lock timeout (55P03) as unavailable, and is written once the lock is gone."""
+    import asyncpg
+
+    monkeypatch.setattr(engine_module, "POSTGRES_LOCK_TIMEOUT_S", 0.5)
+    engine = build_engine(postgres_url)
+    await run_migrations(engine)
+    store = SqlAlchemySessionRepository(engine)
+    session = make_session()
+    holder = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg", "postgresql"))
+    try:
+        await store.create(session)
+        locking = holder.transaction()
+        await locking.start()
+        await holder.execute("SELECT 1 FROM research_sessions WHERE session_id = $1 FOR UPDATE", session.session_id)
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(SessionStoreUnavailableError):
+            await store.finish(session.session_id, "completed")
+        seconds = asyncio.get_running_loop().time() - started
+        await locking.rollback()
+        assert await store.write_unwritten_finishes() == 1
+        stored = await store.get(session.session_id)
+    finally:
+        await holder.close()
+        await store.close()
+        await engine.dispose()
+    assert seconds < 3
+    assert stored is not None
+    assert stored.status == "completed"

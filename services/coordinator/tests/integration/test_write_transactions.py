@@ -301,3 +301,27 @@ async def test_a_position_beyond_any_event_number_reads_nothing(tmp_path: Path) 
         assert await repository.events_after(session.session_id, 10**30) == []  # ?after= past a BIGINT: no 500
     finally:
         await close()
+
+
+async def test_writes_a_lock_held_elsewhere_refuses_fail_together_after_one_busy_timeout(
+    sqlite_file: str, writer_thread: SqliteWriterThread
+) -> None:
+    """Another process's exclusive lock: the group waits the busy timeout (2 s) once and fails whole, instead of each
+    write waiting again on its own (five writes took five timeouts more)."""
+    import sqlite3
+
+    database = sqlite_file.split("///", 1)[1]
+    holder = sqlite3.connect(database, timeout=0, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    started = time.monotonic()
+    try:
+        async with _thread_held(writer_thread):
+            queued = [asyncio.create_task(writer_thread.run(_mark(f"s{n}"))) for n in range(5)]
+        outcomes = await asyncio.gather(*queued, return_exceptions=True)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    seconds = time.monotonic() - started
+    assert all("database is locked" in str(o) for o in outcomes), outcomes
+    assert seconds < 5
+    assert await writer_thread.run(_mark("after")) == "after"

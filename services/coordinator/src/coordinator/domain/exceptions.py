@@ -36,6 +36,8 @@ CoordinatorError
     ├── QueueFullError             503 queue_full (with ``retry_after_seconds``)
     ├── TokenQuotaExceededError    429 token_quota_exceeded: the client's CLIENT_DAILY_TOKENS are used up
     │                              (with ``retry_after_seconds``)
+    ├── TooManyStreamsError        429 too_many_streams: the client (or the server) follows as many event streams
+    │                              as allowed (EVENT_STREAMS_PER_CLIENT, EVENT_STREAMS_TOTAL; ``retry_after_seconds``)
     ├── ResumeUnavailableError     500 session_error: a run cannot continue from its checkpoint (the session ends
     │                              interrupted)
     └── SessionStoreUnavailableError  503 session_store_unavailable
@@ -282,6 +284,16 @@ class QueueFullError(SessionError):
 
     def __init__(self, limit: int, retry_after_seconds: int) -> None:
         super().__init__(f"{limit} researches are waiting already; try again in {retry_after_seconds} s.")
+        self.retry_after_seconds = retry_after_seconds
+
+
+class TooManyStreamsError(SessionError):
+    """A new event stream beyond the client's share of streams, or beyond the server's."""
+
+    code = "too_many_streams"
+
+    def __init__(self, detail: str, retry_after_seconds: int) -> None:
+        super().__init__(f"{detail}; close one, or retry in {retry_after_seconds} s.")
         self.retry_after_seconds = retry_after_seconds
 
 

@@ -1,5 +1,5 @@
 """Research sessions run as jobs: every research, synchronous or not, is stored ``queued``, claimed from the store by
-a coordinator with a free slot (at most ``concurrency`` at a time; the oldest first, across replicas), run with the
+a coordinator with a free slot (at most ``concurrency`` at a time; clients in turn, across replicas), run with the
 graph checkpointed under its session id, and ended with exactly one terminal event.
 
 A session whose coordinator died is queued again by the instance lease (``resumable`` sessions) and claimed like any
@@ -19,7 +19,7 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from coordinator.application.services.pending_events import PendingEvents
@@ -45,7 +45,8 @@ class JobSettings:
     concurrency: int = 8
     """Researches run at once by this coordinator."""
     queue_limit: int = 100
-    """Sessions waiting in the (shared) queue beyond which a submission is refused (``queue_full``)."""
+    """Sessions waiting in the (shared) queue, shared equally among the clients with sessions waiting: beyond its
+    share a client's submission is refused (``queue_full``)."""
     poll_seconds: float = 0.5
     """How often the queue and the running sessions' statuses are read (a local submission wakes it at once)."""
     stall_seconds: float = 120.0
@@ -114,12 +115,13 @@ class ResearchJobs:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def submit(self, session: ResearchSession) -> int:
-        """Store ``session`` as ``queued`` (with its ``session.queued`` event); returns its place in the queue.
-        Raises ``QueueFullError`` when no slot is free here and the queue is full."""
+        """Store ``session`` as ``queued`` (with its ``session.queued`` event); returns its place among its client's
+        queued sessions. Raises ``QueueFullError`` when no slot is free here and its client's share of the queue is
+        full."""
         self.start()
         self._contexts[session.session_id] = contextvars.copy_context()
         stored = replace(session, status="queued", resumable=self._resumable)
-        # With a slot free here, the oldest queued session is claimed in the same transaction (no claim round);
+        # With a slot free here, the next queued session is claimed in the same transaction (no claim round);
         # without one, the queue's limit applies.
         free = len(self._running) + self._claiming < self.settings.concurrency and not self._stopping
         self._claiming += int(free)
@@ -168,9 +170,6 @@ class ResearchJobs:
         ended = await self._store.end(session_id, "cancelled", [terminal_event("cancelled")])
         self._events_written(session_id)
         return ended
-
-    def queue_position(self, queued: Sequence[str], session_id: str) -> int | None:
-        return queued.index(session_id) + 1 if session_id in queued else None
 
     async def _claim_forever(self) -> None:
         checked = time.monotonic()

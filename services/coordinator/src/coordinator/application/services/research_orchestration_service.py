@@ -168,7 +168,7 @@ class ResearchOrchestrationService:
         return min(budgets) if budgets else None
 
     async def queue_position(self, session_id: str) -> int | None:
-        return self._jobs.queue_position(await self._store.queued(), session_id)
+        return await self._store.queue_position(session_id)
 
     def _session(self, request: ResearchRequest, **recorded: Any) -> ResearchSession:
         """A new session for ``request``, with what else is ``recorded`` of it."""

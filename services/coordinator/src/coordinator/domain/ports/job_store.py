@@ -17,8 +17,8 @@ Started = Callable[[ResearchSession], NewEvent]
 @dataclass(frozen=True)
 class Enqueued:
     position: int
-    """The session's place in the queue when stored (the queued sessions before it, plus one); 0: the queue was
-    full, nothing was stored."""
+    """The session's place among its client's queued sessions when stored (theirs before it, plus one); 0: the
+    client's share of the queue was full, nothing was stored."""
     claimed: ResearchSession | None = None
 
 
@@ -44,8 +44,9 @@ class IJobStore(ABC):
         started: Started | None = None,
     ) -> Enqueued:
         """Store a new ``queued`` session with its ``session.queued`` event (its ``position``) in one transaction,
-        unless ``queue_limit`` sessions wait already (nothing stored). With ``claim``, the same transaction takes
-        the oldest queued session (``claim_next``: this one unless others wait, with its ``started`` event)."""
+        unless its client holds its share of ``queue_limit`` already (nothing stored): the limit shared equally
+        among the clients with sessions waiting, this one included. With ``claim``, the same transaction takes the
+        next queued session (``claim_next``: this one unless others wait, with its ``started`` event)."""
 
     @abstractmethod
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
@@ -64,13 +65,19 @@ class IJobStore(ABC):
 
     @abstractmethod
     async def claim_next(self, started: Started | None = None) -> ResearchSession | None:
-        """Take the oldest ``queued`` session for this coordinator: it becomes ``running``, owned by it; one that had
+        """Take the next ``queued`` session for this coordinator, round-robin across clients (of the clients with
+        sessions waiting, one with the fewest running; its oldest): it becomes ``running``, owned by it; one that had
         started before counts one more resume; ``started`` gives the event appended in the same transaction, from
         the session as claimed. None when the queue is empty. Two claimers never get one session."""
 
     @abstractmethod
     async def queued(self) -> Sequence[str]:
         """The queued sessions' ids, oldest first (the queue's order)."""
+
+    @abstractmethod
+    async def queue_position(self, session_id: str) -> int | None:
+        """A queued session's place among its own client's queued sessions (1: the next of theirs); None when it is
+        not queued. Other clients' sessions are not counted: the answer reveals nothing of theirs."""
 
     @abstractmethod
     async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]: ...

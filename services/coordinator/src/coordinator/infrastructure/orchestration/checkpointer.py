@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import structlog
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -29,15 +30,20 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
-from psycopg.rows import dict_row
+from psycopg import AsyncCursor
+from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool
 from sqlalchemy import URL
 
+from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import (
+    POOL_WAIT_TIMEOUT_S,
+    READ_ONLY_SQLSTATE,
     SQLITE_BUSY_TIMEOUT_S,
     is_sqlite_memory,
     normalize_database_url,
 )
+from coordinator.infrastructure.persistence.write_transactions import unavailable_sqlstate
 from shared_contracts.redaction import error_text
 
 # The state's own types, read back from a checkpoint (LangGraph deserialises only the types it is told of).
@@ -85,8 +91,18 @@ async def open_checkpointer(database_url: str | URL) -> AsyncIterator[BaseCheckp
             "row_factory": dict_row,
             "options": "-c synchronous_commit=off",
         }
-        async with AsyncConnectionPool(conninfo, max_size=POOL_SIZE, kwargs=options, open=False) as pool:
-            saver_pg = AsyncPostgresSaver(pool, serde=serializer())  # type: ignore[arg-type]
+        # Each connection is checked before it is handed out (a connection the server ended is replaced), and one is
+        # waited for no longer than the sessions' engine waits for its own.
+        pool = AsyncConnectionPool(
+            conninfo,
+            max_size=POOL_SIZE,
+            kwargs=options,
+            open=False,
+            check=AsyncConnectionPool.check_connection,
+            timeout=POOL_WAIT_TIMEOUT_S,
+        )
+        async with pool:
+            saver_pg = PostgresSaverOnPool(pool, serde=serializer())
             await _set_up_alone(pool, saver_pg)
             yield saver_pg
 
@@ -110,6 +126,31 @@ async def _set_up_alone(pool: AsyncConnectionPool[Any], saver: AsyncPostgresSave
             await saver.setup()
         finally:
             await conn.execute("SELECT pg_advisory_unlock(%s)", (_PG_SETUP_LOCK,))
+
+
+class PostgresSaverOnPool(AsyncPostgresSaver):
+    """LangGraph's ``AsyncPostgresSaver`` on a connection pool, whose errors for a database that cannot serve now
+    (connection lost, read-only, not accepting connections, no connection free in time) are
+    ``SessionStoreUnavailableError`` (503), as the sessions store's are. A read-only answer also drains the pool:
+    its connections keep the read-only default they started with, new ones take the database's current one."""
+
+    def __init__(self, pool: AsyncConnectionPool[Any], *, serde: JsonPlusSerializer) -> None:
+        super().__init__(pool, serde=serde)
+        self._pool = pool
+
+    @asynccontextmanager
+    async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[AsyncCursor[DictRow]]:
+        try:
+            async with super()._cursor(pipeline=pipeline) as cur:
+                yield cur
+        except psycopg.Error as exc:
+            if not isinstance(exc, psycopg.OperationalError) and not unavailable_sqlstate(exc.sqlstate):
+                raise
+            if exc.sqlstate == READ_ONLY_SQLSTATE:
+                await self._pool.drain()
+            log.warning("checkpointer_store_unavailable", error=type(exc).__name__, sqlstate=exc.sqlstate)
+            message = f"The session store is unavailable ({type(exc).__name__}); retry later."
+            raise SessionStoreUnavailableError(message) from exc
 
 
 class SqliteSaverOnThread(SqliteSaver):

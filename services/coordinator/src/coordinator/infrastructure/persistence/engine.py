@@ -11,16 +11,23 @@ from typing import Any
 
 import orjson
 from sqlalchemy import URL, event, make_url
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.ext import asyncio as sqlalchemy_asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import StaticPool
 
 _ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
-SQLITE_BUSY_TIMEOUT_S = 30.0
+# How long a SQLite statement waits for a lock another process holds before the store is unavailable (503): writes
+# are grouped on one thread (write_transactions), so a caller waits at most about twice this.
+SQLITE_BUSY_TIMEOUT_S = 2.0
 # PostgreSQL: a database that stops answering fails a request in bounded time (503) instead of holding it.
 POSTGRES_CONNECT_TIMEOUT_S = 5.0
 POSTGRES_COMMAND_TIMEOUT_S = 30.0
+# A row or table lock held elsewhere longer than this fails the statement (55P03: 503) instead of holding the request;
+# the migrations at start wait for each other without it.
+POSTGRES_LOCK_TIMEOUT_S = 4.0
 POOL_WAIT_TIMEOUT_S = 10.0
+READ_ONLY_SQLSTATE = "25006"
 
 
 def normalize_database_url(database_url: str | URL) -> URL:
@@ -58,10 +65,16 @@ JSON_COLUMNS: dict[str, Any] = {"json_serializer": json_dumps, "json_deserialize
 def build_engine(database_url: str | URL) -> AsyncEngine:
     url = normalize_database_url(database_url)
     if url.get_backend_name() != "sqlite":
-        timeouts = {"timeout": POSTGRES_CONNECT_TIMEOUT_S, "command_timeout": POSTGRES_COMMAND_TIMEOUT_S}
-        return sqlalchemy_asyncio.create_async_engine(
+        timeouts = {
+            "timeout": POSTGRES_CONNECT_TIMEOUT_S,
+            "command_timeout": POSTGRES_COMMAND_TIMEOUT_S,
+            "server_settings": {"lock_timeout": f"{round(POSTGRES_LOCK_TIMEOUT_S * 1000)}ms"},
+        }
+        pg_engine = sqlalchemy_asyncio.create_async_engine(
             url, pool_pre_ping=True, pool_timeout=POOL_WAIT_TIMEOUT_S, connect_args=timeouts, **JSON_COLUMNS
         )
+        event.listen(pg_engine.sync_engine, "handle_error", read_only_is_a_disconnect)
+        return pg_engine
     kwargs: dict[str, Any] = {"connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_S}, **JSON_COLUMNS}
     if is_sqlite_memory(url):
         # One shared connection, or every connection would see its own empty database.
@@ -72,6 +85,14 @@ def build_engine(database_url: str | URL) -> AsyncEngine:
     engine = sqlalchemy_asyncio.create_async_engine(url, **kwargs)
     event.listen(engine.sync_engine, "connect", sqlite_pragmas)
     return engine
+
+
+def read_only_is_a_disconnect(context: ExceptionContext) -> None:
+    """A read-only transaction (SQLSTATE 25006: the database was demoted, or made read-only) invalidates the pool,
+    as a lost connection does: the connections that had it are replaced, so a database writable again is written
+    through new sessions (an existing session keeps the read-only default it started with)."""
+    if getattr(context.original_exception, "sqlstate", None) == READ_ONLY_SQLSTATE:
+        context.is_disconnect = True
 
 
 def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

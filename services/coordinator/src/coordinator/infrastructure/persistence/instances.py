@@ -17,7 +17,8 @@ Sessions recorded before instances were (``owner`` NULL) are treated as orphans,
 After this coordinator could not reach the store, it judges no one by heartbeat until it has reached the
 store again for a whole lease: an outage stops every replica's renewals, so right after one every other
 heartbeat looks stale while its coordinator is alive and running sessions. Each renewal also writes the
-final statuses of sessions whose finishing write the store refused (they would stay ``running``).
+final statuses of sessions whose finishing write the store refused (they would stay ``running``); while the store
+is down or such a status waits, renewals come every ``RECOVERY_CHECK_SECONDS``.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import structlog
-from sqlalchemy import ColumnElement, Connection, Table, delete, insert, or_, select, update
+from sqlalchemy import ColumnElement, Connection, delete, insert, or_, select, update
 
 from coordinator.domain.model.session import utcnow
-from coordinator.infrastructure.persistence.session_repository import SqlAlchemySessionRepository
+from coordinator.infrastructure.persistence.session_repository import INSTANCES, SqlAlchemySessionRepository
 from coordinator.infrastructure.persistence.session_rows import SESSIONS
 from coordinator.infrastructure.persistence.tables import CoordinatorInstanceRow
 from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
@@ -45,7 +46,7 @@ from coordinator.infrastructure.persistence.write_transactions import SqlAlchemy
 log = structlog.get_logger(__name__)
 
 DEFAULT_LEASE_SECONDS = 30.0
-INSTANCES: Table = CoordinatorInstanceRow.__table__  # type: ignore[assignment]  # a declarative class's table
+RECOVERY_CHECK_SECONDS = 2.0
 
 
 def _read(path: str) -> str | None:
@@ -238,7 +239,10 @@ class InstanceLease:
     async def _renew_forever(self) -> None:
         interval = self._lease.total_seconds() / 3
         while True:
-            await asyncio.sleep(interval)
+            # Sooner while the store is down or holds back a final status: a session is finished soon after the
+            # store takes writes again.
+            behind = self._store_reached_since is None or self._sessions.holds_unwritten_finishes
+            await asyncio.sleep(min(interval, RECOVERY_CHECK_SECONDS) if behind else interval)
             try:
                 await self.renew()
             except Exception as exc:  # the store may be briefly unreachable; the next round retries

@@ -1,6 +1,7 @@
 """``IJobStore`` on SQLAlchemy 2: the sessions table as a durable queue. A new session is stored (``queued`` with its
-first event, or ``running`` for ``create``), claimed by the oldest first (``UPDATE … WHERE status = 'queued'``: two
-claimers never get one session), and ended with its terminal event in one transaction."""
+first event, or ``running`` for ``create``) within its client's share of the queue, claimed round-robin across clients
+(``NEXT_QUEUED``; ``UPDATE … WHERE status = 'queued'``: two claimers never get one session), and ended with its
+terminal event in one transaction."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import BindParameter, Connection, Insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.expression import bindparam, func, insert, select, update
+from sqlalchemy.sql.expression import bindparam, case, func, insert, select, tuple_, update
 
 from coordinator.domain.exceptions import (
     IdempotencyKeyTakenError,
@@ -34,19 +35,69 @@ from coordinator.infrastructure.persistence.session_rows import (
     to_domain,
 )
 from coordinator.infrastructure.persistence.tables import SessionRow
-from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore
+from coordinator.infrastructure.persistence.write_transactions import SqlAlchemyStore, Statements, T
 
 INSERT_SESSION: Insert = insert(SESSIONS)
 INSERT_EXPERTS: Insert = insert(EXPERTS)
 ALONE = SESSIONS.c.batch_id.is_(None)
 """A research asked for alone: the research queue holds these (a batch's items wait in the batches' queue)."""
-QUEUE_LENGTH = select(func.count()).select_from(SESSIONS).where(SESSIONS.c.status == "queued", ALONE)
-OLDEST_QUEUED = (
-    select(SESSIONS.c.session_id, SESSIONS.c.started_at)
-    .where(SESSIONS.c.status == "queued", ALONE)
-    .order_by(SESSIONS.c.created_at, SESSIONS.c.session_id)
+_QUEUED = (SESSIONS.c.status == "queued") & ALONE
+_OF_CLIENT = SESSIONS.c.client_id == bindparam("client")
+_OF_CLIENT_COUNT = func.coalesce(func.sum(case((_OF_CLIENT, 1), else_=0)), 0)
+WAITING = select(func.count(), func.count(SESSIONS.c.client_id.distinct()), _OF_CLIENT_COUNT).where(_QUEUED)
+"""The queue's length, how many clients wait in it, and how many of its sessions are the ``client``'s."""
+_RUNNING = (
+    select(SESSIONS.c.client_id, func.count().label("running"))
+    .where(SESSIONS.c.status == "running", ALONE)
+    .group_by(SESSIONS.c.client_id)
+    .subquery("running_per_client")
+)
+_TURNS = (
+    select(
+        SESSIONS.c.session_id,
+        SESSIONS.c.started_at,
+        SESSIONS.c.client_id,
+        SESSIONS.c.created_at,
+        func.row_number()
+        .over(partition_by=SESSIONS.c.client_id, order_by=(SESSIONS.c.created_at, SESSIONS.c.session_id))
+        .label("turn"),
+    )
+    .where(_QUEUED)
+    .subquery("queued_in_turn")
+)
+NEXT_QUEUED = (
+    select(_TURNS.c.session_id, _TURNS.c.started_at)
+    .outerjoin(_RUNNING, _RUNNING.c.client_id == _TURNS.c.client_id)
+    .order_by(func.coalesce(_RUNNING.c.running, 0) + _TURNS.c.turn, _TURNS.c.created_at, _TURNS.c.session_id)
     .limit(1)
 )
+"""The session to claim next, clients in turn: a client's k-th queued session comes after k - 1 of its own and after
+as many as it has running (its sessions running, plus k), the oldest first among equals; so one client's many queued
+sessions do not hold back another's, which starts before the first client's next but one at the latest."""
+_SELF = SESSIONS.alias("this_session")
+QUEUE_POSITION = (
+    select(func.count())
+    .select_from(SESSIONS)
+    .join(_SELF, _SELF.c.client_id == SESSIONS.c.client_id)
+    .where(
+        _SELF.c.session_id == bindparam("target_session_id"),
+        _SELF.c.status == "queued",
+        _QUEUED,
+        tuple_(SESSIONS.c.created_at, SESSIONS.c.session_id) <= tuple_(_SELF.c.created_at, _SELF.c.session_id),
+    )
+)
+"""A queued session's place among its own client's queued sessions (0: it is not queued)."""
+
+
+def client_share(queue_limit: int, clients_waiting: int, waiting_of_client: int) -> int:
+    """How many queued sessions a client may hold: ``queue_limit`` shared equally among the clients with sessions
+    waiting, itself included (the whole limit for a client alone), at least one when the limit is not 0. A client
+    below its share is admitted even when others have filled the queue, so the queue holds at most about twice
+    the limit."""
+    clients = clients_waiting + (0 if waiting_of_client else 1)
+    return max(1, queue_limit // clients) if queue_limit else 0
+
+
 _NOW: BindParameter[datetime] = bindparam("now")
 _CLAIMED = {"status": "running", "owner": bindparam("new_owner"), "updated_at": _NOW}
 _STILL_QUEUED = (SESSIONS.c.session_id == bindparam("target_session_id")) & (SESSIONS.c.status == "queued")
@@ -72,8 +123,8 @@ _LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
 class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
     owner: str | None
     """The coordinator instance that stores and claims sessions through this queue."""
-    _unwritten_finishes: dict[str, tuple[SessionStatus, datetime]]
-    """Sessions whose final status the store refused (it was down): written by the instance lease later."""
+    _unwritten_finishes: dict[str, Statements[object]]
+    """The final writes the store refused (it was down), by session: written again by the instance lease."""
 
     async def enqueue(
         self,
@@ -101,8 +152,8 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
         experts = [expert_values(session.session_id, e, o) for e, o in session.expert_outcomes.items()]
 
         def statements(conn: Connection) -> Enqueued:
-            ahead = int(conn.scalar(QUEUE_LENGTH) or 0) if queued else 0
-            if queue_limit is not None and ahead >= queue_limit:
+            total, clients, mine = conn.execute(WAITING, {"client": session.client_id}).one() if queued else (0, 0, 0)
+            if queue_limit is not None and mine >= client_share(queue_limit, clients, mine):
                 return Enqueued(0)
             if session.idempotency_key is not None:  # a key older than its window is free again
                 conn.execute(
@@ -114,15 +165,16 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
                     )
                     .values(idempotency_key=None)
                 )
-            queued_event = [NewEvent("session.queued", {"position": ahead + 1})] if queued else []
+            queued_event = [NewEvent("session.queued", {"position": mine + 1})] if queued else []
             conn.execute(INSERT_SESSION, {**values, "last_event_seq": len(queued_event)})
             if experts:
                 conn.execute(INSERT_EXPERTS, experts)
             if not queued:
-                return Enqueued(ahead + 1)
+                return Enqueued(mine + 1)
             insert_events(conn, session.session_id, queued_event, last=len(queued_event))
             stored = replace(session, last_event_seq=len(queued_event))
-            return Enqueued(ahead + 1, claim_oldest(conn, owner, started, stored, alone=not ahead) if claim else None)
+            claimed = claim_next_queued(conn, owner, started, stored, alone=not total) if claim else None
+            return Enqueued(mine + 1, claimed)
 
         try:
             return await self._write(statements)
@@ -146,7 +198,7 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
 
     async def claim_next(self, started: Started | None = None) -> ResearchSession | None:
         owner = self.owner
-        return await self._write(lambda conn: claim_oldest(conn, owner, started))
+        return await self._write(lambda conn: claim_next_queued(conn, owner, started))
 
     async def end(
         self, session_id: str, status: SessionStatus, events: Sequence[NewEvent], *, reason: str | None = None
@@ -161,11 +213,17 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
             insert_events(conn, session_id, events, last=int(ended[0]))
             return True
 
+        return await self._write_final(session_id, statements)
+
+    async def _write_final(self, session_id: str, statements: Statements[T]) -> T:
+        """A session's final write; one the store refuses (it is down) is kept, to be written when it is back."""
         try:
-            return await self._write(statements)
+            written = await self._write(statements)
         except SessionStoreUnavailableError:
-            self._unwritten_finishes[session_id] = (status, now)
+            self._unwritten_finishes[session_id] = statements
             raise
+        self._unwritten_finishes.pop(session_id, None)
+        return written
 
     async def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         return await self._write(lambda conn: session_event_log.append_events(conn, session_id, events))
@@ -183,6 +241,11 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
         )
         async with self._transaction() as db:
             return list((await db.execute(rows)).scalars())
+
+    async def queue_position(self, session_id: str) -> int | None:
+        async with self._transaction() as db:
+            position = int(await db.scalar(QUEUE_POSITION, {"target_session_id": session_id}) or 0)
+        return position or None
 
     async def statuses(self, session_ids: Sequence[str]) -> dict[str, SessionStatus]:
         if not session_ids:
@@ -212,7 +275,7 @@ class SqlAlchemyJobQueue(SqlAlchemyStore, IJobStore):
             return None if found is None else await load_session(db, found)
 
 
-def claim_oldest(
+def claim_next_queued(
     conn: Connection,
     owner: str | None,
     started: Started | None,
@@ -220,22 +283,22 @@ def claim_oldest(
     *,
     alone: bool = False,
 ) -> ResearchSession | None:
-    """The oldest queued session, made ``running`` for ``owner`` with its ``started`` event (see
+    """The next queued session (``NEXT_QUEUED``), made ``running`` for ``owner`` with its ``started`` event (see
     ``IJobStore.claim_next``), read back; when it is ``inserted`` (stored by this transaction, never run), that
     session as it is now stored. ``alone``: ``inserted`` is the only queued session this transaction sees."""
-    claimed = _claim_oldest_row(conn, owner, inserted, numbered=started is not None, alone=alone)
+    claimed = _claim_next_row(conn, owner, inserted, numbered=started is not None, alone=alone)
     if claimed is not None and started is not None:  # the claim has counted its event
         insert_events(conn, claimed.session_id, [started(claimed)], last=claimed.last_event_seq)
     return claimed
 
 
-def _claim_oldest_row(
+def _claim_next_row(
     conn: Connection, owner: str | None, inserted: ResearchSession | None, *, numbered: bool, alone: bool
 ) -> ResearchSession | None:
     """``numbered``: the claim counts one event in the row's ``last_event_seq`` (the caller appends it); ``alone``:
-    the oldest is ``inserted`` (no need to look)."""
-    for _ in range(10):  # another coordinator may take the oldest first: then the next oldest
-        found = (inserted.session_id, None) if alone and inserted is not None else conn.execute(OLDEST_QUEUED).first()
+    the next is ``inserted`` (no need to look)."""
+    for _ in range(10):  # another coordinator may take the next first: then the one after
+        found = (inserted.session_id, None) if alone and inserted is not None else conn.execute(NEXT_QUEUED).first()
         if found is None:
             return None
         (session_id, started_at), now, alone = found, utcnow(), False

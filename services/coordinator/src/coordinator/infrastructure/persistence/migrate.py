@@ -27,6 +27,7 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 def _upgrade_head(connection: Connection) -> None:
     if connection.dialect.name == "postgresql":
+        connection.execute(text("SET LOCAL lock_timeout = 0"))  # another replica's migration may take longer
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
     command.upgrade(alembic_config(connection), "head")
 

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Update
+from sqlalchemy import Connection, Table, Update
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql.expression import bindparam, delete, select, update
 
-from coordinator.domain.exceptions import SessionNotFoundError, SessionStoreUnavailableError
+from coordinator.domain.exceptions import SessionNotFoundError
 from coordinator.domain.model.events import NewEvent
 from coordinator.domain.model.session import ExpertOutcome, ResearchSession, SessionStatus, StageOutcome, utcnow
 from coordinator.domain.ports.session_repository import ISessionRepository
@@ -36,8 +36,11 @@ from coordinator.infrastructure.persistence.session_rows import (
     expert_values,
     stage_values,
 )
+from coordinator.infrastructure.persistence.tables import CoordinatorInstanceRow
 from coordinator.infrastructure.persistence.usage_ledger import SqlAlchemyUsageLedger
 from coordinator.infrastructure.persistence.write_transactions import Statements, WriteTransactions
+
+INSTANCES: Table = CoordinatorInstanceRow.__table__  # type: ignore[assignment]  # a declarative class's table
 
 
 class SqlAlchemySessionRepository(
@@ -77,21 +80,27 @@ class SqlAlchemySessionRepository(
     async def finish(self, session_id: str, status: SessionStatus) -> None:
         """A final status is final: a session already ``interrupted`` (by a replica that took this one for
         gone) keeps that status. When the store is unavailable the status is kept to be written later."""
-        now = utcnow()
-        try:
-            await self._write(_finishing(session_id, status, now))
-        except SessionStoreUnavailableError:
-            self._unwritten_finishes[session_id] = (status, now)
-            raise
-        self._unwritten_finishes.pop(session_id, None)
+        await self._write_final(session_id, _finishing(session_id, status, utcnow()))
+
+    @property
+    def holds_unwritten_finishes(self) -> bool:
+        return bool(self._unwritten_finishes)
 
     async def write_unwritten_finishes(self) -> int:
-        """Write the final statuses the store refused earlier; returns how many were written."""
+        """Write the final statuses (with their terminal events) the store refused earlier; returns how many."""
         unwritten = list(self._unwritten_finishes.items())
-        for session_id, (status, completed_at) in unwritten:
-            await self._write(_finishing(session_id, status, completed_at))
-            del self._unwritten_finishes[session_id]
+        for session_id, statements in unwritten:
+            await self._write(statements)
+            self._unwritten_finishes.pop(session_id, None)
         return len(unwritten)
+
+    async def ping(self) -> None:
+        """A read and a write the store must accept (/readyz): a database that answers reads but refuses writes
+        (read-only, locked by another process) is not ready. The write sets this instance's heartbeat to itself."""
+        await super().ping()
+        owner = self.owner or ""
+        probe = update(INSTANCES).where(INSTANCES.c.instance_id == owner).values(heartbeat_at=INSTANCES.c.heartbeat_at)
+        await self._write(lambda conn: conn.execute(probe))
 
     async def purge(self, created_before: datetime) -> int:
         """Delete the finished sessions created before ``created_before`` (with their expert rows); a kept

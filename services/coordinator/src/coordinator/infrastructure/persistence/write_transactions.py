@@ -13,7 +13,8 @@ Two runners share that shape, so the statements are written once:
   and back); the one thread also orders the writes. Writes asked for while a transaction is committing are
   committed together in the next one (group commit); each caller still resumes only after its write is
   committed, and when a group's transaction fails its writes are run again one by one, so a failing write
-  fails only its own caller. Reads asked for with ``read`` run on two threads of their own with the same
+  fails only its own caller (a database that cannot serve now, locked by another process past the busy timeout,
+  fails the whole group at once). Reads asked for with ``read`` run on two threads of their own with the same
   driver (WAL: they do not wait for the writer), one hand-off each instead of aiosqlite's several.
 """
 
@@ -36,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.infrastructure.persistence.engine import (
     JSON_COLUMNS,
+    READ_ONLY_SQLSTATE,
     SQLITE_BUSY_TIMEOUT_S,
     is_sqlite_memory,
     sqlite_pragmas,
@@ -49,10 +51,11 @@ Statements = Callable[[Connection], T]
 STORE_ERRORS = (OperationalError, InterfaceError, OSError)
 # What else the driver reports for a database that cannot serve us now (asyncpg's errors SQLAlchemy maps to
 # no subclass): SQLSTATE classes 08 connection, 28 authorization, 3D no such database, 53 resources (too many
-# connections), 57 operator intervention (shutting down, not accepting connections yet), and 55000 "database
-# does not allow connections".
+# connections), 57 operator intervention (shutting down, not accepting connections yet), 55000 "database
+# does not allow connections", 25006 a read-only transaction (a demoted primary, default_transaction_read_only)
+# and 55P03 a lock not available (lock_timeout).
 UNAVAILABLE_SQLSTATE_CLASSES = ("08", "28", "3D", "53", "57")
-UNAVAILABLE_SQLSTATES = frozenset({"55000"})
+UNAVAILABLE_SQLSTATES = frozenset({"55000", READ_ONLY_SQLSTATE, "55P03"})
 # Threads reading a SQLite file (each with its own connection): two keep a read going while another's Python
 # runs, more only contend for the GIL with the event loop.
 READER_THREADS = 2
@@ -61,7 +64,11 @@ READER_THREADS = 2
 def is_store_unavailable(exc: BaseException) -> bool:
     if isinstance(exc, STORE_ERRORS):
         return True
-    state = getattr(exc.orig, "sqlstate", None) if isinstance(exc, DBAPIError) else None
+    return unavailable_sqlstate(getattr(exc.orig, "sqlstate", None) if isinstance(exc, DBAPIError) else None)
+
+
+def unavailable_sqlstate(state: object) -> bool:
+    """Whether a driver's SQLSTATE says the database cannot serve us now (rather than that the statement is wrong)."""
     return isinstance(state, str) and (state[:2] in UNAVAILABLE_SQLSTATE_CLASSES or state in UNAVAILABLE_SQLSTATES)
 
 
@@ -194,7 +201,10 @@ class SqliteWriterThread:
             with self._engine.begin() as conn:
                 outcomes = [_Outcome(write, write.statements(conn)) for write in group]
         except Exception as exc:
-            outcomes = [_Outcome(group[0], error=exc)] if len(group) == 1 else [self._commit_alone(w) for w in group]
+            # A database that cannot serve now (locked by another process: the busy timeout ran out) fails the
+            # whole group at once; running its writes one by one would wait that timeout again for each.
+            alone = len(group) == 1 or is_store_unavailable(exc)
+            outcomes = [_Outcome(w, error=exc) for w in group] if alone else [self._commit_alone(w) for w in group]
         for loop in {o.write.future.get_loop() for o in outcomes}:
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting any more
                 loop.call_soon_threadsafe(_settle, [o for o in outcomes if o.write.future.get_loop() is loop])

@@ -22,8 +22,8 @@ from coordinator.application.services.research_orchestration_service import resu
 from coordinator.application.services.session_query_service import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE
 from coordinator.domain.exceptions import AllExpertsFailedError, SessionStoreUnavailableError
 from coordinator.domain.model.session import ResearchSession
-from coordinator.presentation.rest.dependencies import ContainerDep, ViewerDep
-from coordinator.presentation.rest.errors import all_failed_problem
+from coordinator.presentation.rest.dependencies import ContainerDep, ViewerDep, event_stream_slot
+from coordinator.presentation.rest.errors import STREAMS_REFUSED, all_failed_problem
 from coordinator.presentation.rest.research_schemas import to_response_body
 from service_kit.request_id import current_request_id
 from shared_contracts.batches import (
@@ -155,6 +155,7 @@ async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerD
     "/batches/{batch_id}/events",
     operation_id="getBatchEvents",
     response_class=EventSourceResponse,
+    dependencies=[Depends(event_stream_slot)],
     responses={
         200: {
             "description": "`text/event-stream`: `batch.progress` ({status, done, total, failed}) each time items "
@@ -165,6 +166,7 @@ async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerD
             "description": _NOT_FOUND[404]["description"],
             "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}},
         },
+        429: STREAMS_REFUSED,
     },
     summary="A batch's progress (SSE) until it ends",
 )

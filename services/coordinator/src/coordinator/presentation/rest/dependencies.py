@@ -3,6 +3,7 @@ Each dependency is a coroutine: FastAPI runs a plain function in its thread pool
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -64,3 +65,9 @@ ViewerDep = Annotated[Viewer, Depends(get_viewer)]
 MarketReferenceDep = Annotated[MarketReferenceService, Depends(get_market_reference)]
 EventFeedDep = Annotated[SessionEventFeed, Depends(get_event_feed)]
 UsageAccountingDep = Annotated[UsageAccounting, Depends(get_usage_accounting)]
+
+
+async def event_stream_slot(container: ContainerDep, viewer: ViewerDep) -> AsyncIterator[None]:
+    """One of the viewer's client's event-stream slots, held until the stream ends (``StreamSlots``)."""
+    with container.stream_slots.hold(viewer.client_id):
+        yield

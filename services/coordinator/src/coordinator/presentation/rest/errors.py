@@ -14,7 +14,12 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from coordinator.domain.exceptions import AllExpertsFailedError, QueueFullError, TokenQuotaExceededError
+from coordinator.domain.exceptions import (
+    AllExpertsFailedError,
+    QueueFullError,
+    TokenQuotaExceededError,
+    TooManyStreamsError,
+)
 from coordinator.presentation.rest.research_schemas import to_response_body
 from service_kit.app_factory import ExceptionHandler
 from service_kit.problems import problem_response
@@ -102,8 +107,25 @@ async def retry_later_response(request: Request, exc: Exception) -> JSONResponse
     return problem_response(status_of_code(exc.code), exc.code, str(exc), headers=headers)
 
 
+STREAMS_REFUSED: dict[str, Any] = {
+    "description": "`code` too_many_streams: the client follows as many event streams as allowed here "
+    "(EVENT_STREAMS_PER_CLIENT), or all clients together do (EVENT_STREAMS_TOTAL); with `Retry-After`.",
+    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}},
+}
+
+
+async def too_many_streams_response(request: Request, exc: Exception) -> JSONResponse:
+    """429 ``too_many_streams`` with ``Retry-After``; the connection is closed after it, so that a client opening
+    streams beyond its share does not keep the connections either."""
+    assert isinstance(exc, TooManyStreamsError)
+    log.warning("stream_refused", path=request.url.path, error=str(exc))
+    headers = {"Retry-After": str(exc.retry_after_seconds), "Connection": "close"}
+    return problem_response(status_of_code(exc.code), exc.code, str(exc), headers=headers)
+
+
 EXCEPTION_HANDLERS: dict[type[Exception], ExceptionHandler] = {
     AllExpertsFailedError: research_failure_response,
     QueueFullError: retry_later_response,
     TokenQuotaExceededError: retry_later_response,
+    TooManyStreamsError: too_many_streams_response,
 }

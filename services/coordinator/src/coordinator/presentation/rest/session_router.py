@@ -34,8 +34,9 @@ from coordinator.presentation.rest.dependencies import (
     SessionQueriesDep,
     UsageAccountingDep,
     ViewerDep,
+    event_stream_slot,
 )
-from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, ResearchFailureProblem
+from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, STREAMS_REFUSED, ResearchFailureProblem
 from coordinator.presentation.rest.job_responses import (
     ASYNC_RESPONSES,
     IdempotencyKeyHeader,
@@ -194,6 +195,7 @@ async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: V
     "/sessions/{session_id}/events",
     operation_id="getSessionEvents",
     response_class=EventSourceResponse,
+    dependencies=[Depends(event_stream_slot)],
     responses={
         200: {
             "description": f"`text/event-stream`; `id` is the event's number in the session. Events: {_EVENT_TYPES}."
@@ -202,6 +204,7 @@ async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: V
             "description": _NOT_FOUND[404]["description"],
             "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}},
         },
+        429: STREAMS_REFUSED,
     },
     summary="A session's events (SSE): a snapshot, the history, then live events until the terminal one",
 )
