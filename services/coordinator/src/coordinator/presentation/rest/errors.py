@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from coordinator.domain.exceptions import AllExpertsFailedError, QueueFullError, TokenQuotaExceededError
+from coordinator.presentation.rest.event_streams import StreamEnded, stream_ended_response
 from coordinator.presentation.rest.research_schemas import to_response_body
 from service_kit.app_factory import ExceptionHandler
 from service_kit.problems import problem_response
@@ -106,4 +107,5 @@ EXCEPTION_HANDLERS: dict[type[Exception], ExceptionHandler] = {
     AllExpertsFailedError: research_failure_response,
     QueueFullError: retry_later_response,
     TokenQuotaExceededError: retry_later_response,
+    StreamEnded: stream_ended_response,  # not an error: a reconnection after an event stream's end, 204
 }
