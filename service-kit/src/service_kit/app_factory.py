@@ -72,7 +72,7 @@ def create_service_app(
     for router in routers:
         app.include_router(router)
     install_api_documents(app, authenticated=settings.auth_mode == "api_key")
-    install_tracing(app, service, settings)
+    install_tracing(app, service, settings, keys)
     return app
 
 

@@ -4,7 +4,8 @@ Every service error (``shared_contracts.errors.ServiceError``) carries a stable 
 ``PROBLEM_STATUS[code]``, the same in every service. Request validation failures are 400 (not FastAPI's 422).
 
 Every problem's ``detail``, and every string member ``extra`` adds, is passed through ``redact_secrets``
-(``shared_contracts.redaction``): an error's text can quote what an upstream said, keys included.
+(``shared_contracts.redaction``): an error's text can quote what an upstream said, keys included. The detail and
+the validation errors quote no input beyond ``ECHO_LIMIT`` characters (``shared_contracts.echo``).
 
 An exception nothing maps is answered by ``UnexpectedErrorMiddleware``, which sits inside the request-id
 middleware: one log line with the request id, a 500 problem carrying it, and the exception stops there.
@@ -28,6 +29,7 @@ from starlette.types import Message, Receive, Scope, Send
 from service_kit.asgi import HttpMiddleware
 from service_kit.openapi import allow_of
 from service_kit.request_id import REQUEST_ID_HEADER, current_request_id
+from shared_contracts.echo import bounded_echoes
 from shared_contracts.errors import ServiceError
 from shared_contracts.problems import PROBLEM_CONTENT_TYPE, ProblemDetail, status_of_code
 from shared_contracts.redaction import redact_secrets
@@ -55,14 +57,25 @@ def problem_members(status: int, code: str, detail: str, **members: Unpack[Probl
         "type": "about:blank",
         "title": members.get("title") or HTTPStatus(status).phrase,
         "status": status,
-        "detail": redact_secrets(detail),
+        "detail": bounded_echoes(redact_secrets(detail)),
         "code": code,
         "request_id": members.get("request_id") or current_request_id(),
-        "errors": members.get("errors"),
+        "errors": _bounded_errors(members.get("errors")),
     }
     extra = members.get("extra") or {}
     added = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in extra.items() if k not in standard}
     return ProblemDetail.model_validate({**added, **standard}).model_dump(exclude_none=True)
+
+
+def _bounded_errors(errors: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """Each error's strings (its ``msg``, each part of its ``loc``) quoting no input beyond ``ECHO_LIMIT``."""
+
+    def bounded(value: Any) -> Any:
+        if isinstance(value, str):
+            return bounded_echoes(value)
+        return [bounded(v) for v in value] if isinstance(value, list) else value
+
+    return None if errors is None else [{k: bounded(v) for k, v in error.items()} for error in errors]
 
 
 def problem_response(

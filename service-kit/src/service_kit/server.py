@@ -6,7 +6,9 @@
   opening, or of starting its next request, is answered ``408`` (``request_timeout``) and closed (slowloris).
 - A request head larger than ``MAX_REQUEST_HEAD_BYTES`` (default 32 KiB) or with more than
   ``MAX_REQUEST_HEADER_LINES`` header lines (default 100) is answered ``431`` (``request_head_too_large``) and
-  the connection closed: at most that much (plus one read) is held per connection while its head arrives.
+  the connection closed: at most that much (plus one read) is held per connection while its head arrives. The
+  size is checked between reads and again as the parser hands over the target and each header, so a head that
+  arrives whole in one read is refused too.
 - One client address may hold at most ``MAX_CONNECTIONS_PER_CLIENT`` open connections (default 256, half of the
   512 of ``--limit-concurrency``): a further one is answered ``503`` (``too_many_connections``) and closed, so
   one address cannot take every slot. Proxies the server believes (``--proxy-headers`` with
@@ -45,7 +47,7 @@ _BUSY = problem_app(503, "server_busy", "The server is at its connection limit; 
 
 
 class _HeadTooLarge(Exception):
-    """Raised from the parser's header callback: the head has more lines than allowed."""
+    """Raised from the parser's callbacks: the head has more lines or bytes than allowed."""
 
 
 class GuardedHttpProtocol(HttpToolsProtocol):
@@ -55,6 +57,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     _request_received = True
     _reading_head = True
     _head_bytes = 0
+    _head_parsed = 0
     _header_lines = 0
     _head_too_large = False
 
@@ -83,14 +86,28 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._request_received = False
+        self._head_parsed = 0
         self._arm_header_deadline()
+
+    def on_url(self, url: bytes) -> None:
+        self._count_parsed(len(url))
+        super().on_url(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self._header_lines += 1
         if self._header_lines > self._limits.max_header_lines:
             self._head_too_large = True
             raise _HeadTooLarge
+        self._count_parsed(len(name) + len(value) + 4)  # "name: value\r\n"
         super().on_header(name, value)
+
+    def _count_parsed(self, size: int) -> None:
+        """The head as the parser hands it over, counted whatever the reads were: a head that arrives whole in one
+        read ends before ``data_received`` could compare its size."""
+        self._head_parsed += size
+        if self._head_parsed > self._limits.max_head_bytes:
+            self._head_too_large = True
+            raise _HeadTooLarge
 
     def on_headers_complete(self) -> None:
         self._disarm_header_deadline()

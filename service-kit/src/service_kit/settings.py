@@ -56,6 +56,11 @@ class ServiceSettings(BaseSettings):
     otel_exporter_otlp_endpoint: str | None = Field(
         default=None, description="OTLP/HTTP collector (http://host:4318): traces on; unset: off (tracing.py)."
     )
+    trust_incoming_trace_context: bool = Field(
+        default=False,
+        description="Continue any caller's traceparent (behind a gateway that sets it); else only a service key's "
+        "or with AUTH_MODE=none. A caller's baggage is never read or forwarded.",
+    )
 
     @property
     def origins(self) -> frozenset[str]:

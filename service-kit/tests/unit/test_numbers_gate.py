@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 import pytest
@@ -84,6 +85,46 @@ def test_stop_target_and_position_quoted_must_equal_the_structured_ones() -> Non
 
 def test_markup_is_removed() -> None:
     assert plain_text("buy <script>alert(1)</script>now [here](javascript:x) <b>BUY</b>") == "buy alert(1)now here BUY"
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        "<scr<script>ipt>alert(1)</scr</script>ipt>",
+        '<iframe srcdoc="<script>parent.x=1</script>"></iframe>',
+        "<<script>script>alert(1)<</script>/script>",
+        "[[x](y)](javajavascript:script:alert(1))",
+        "<img src=x onerror=alert(1) " + "a" * 600 + ">",  # longer than a tag the pattern removes
+        "<svg/onload=alert(1)",  # never closed
+        "<!<!-- -->-- x -->",
+    ],
+)
+def test_markup_is_removed_to_a_fixed_point_and_no_tag_opener_is_left(forged: str) -> None:
+    cleaned = plain_text(f"Momentum holds. {forged} End.")
+    assert re.search(r"<[A-Za-z/!?]", cleaned) is None, cleaned
+    assert "javascript:" not in cleaned.lower()
+    assert plain_text(cleaned) == cleaned  # a second pass finds nothing
+    assert cleaned.startswith("Momentum holds.")
+    assert cleaned.endswith("End.")
+
+
+def test_text_with_comparisons_keeps_its_words() -> None:
+    assert plain_text("PE < 20 and ROE > 15%; 1<2") == "PE < 20 and ROE > 15%; 1<2"
+
+
+async def test_a_verdicts_reasoning_and_risks_leave_the_gate_without_a_tag() -> None:
+    async def never(_: str) -> Answer:
+        raise AssertionError("no second call")
+
+    first = Answer(
+        signal="BUY",
+        confidence=0.7,
+        summary="Hold on. <scr<script>ipt>alert(1)</scr</script>ipt>",
+        risks=['<iframe srcdoc="<script>alert(2)</script>">'],
+    )
+    answer, _ = await NumbersGate("mark").review(first, sources_from([FACTS]), never)
+    for text in [answer.summary, *answer.risks]:
+        assert re.search(r"<[A-Za-z/!?]", text) is None, text
 
 
 async def test_repair_asks_once_and_takes_only_the_texts() -> None:

@@ -230,6 +230,24 @@ def test_slow_clients_do_not_stop_the_server_answering(guarded_server: int) -> N
             sock.close()
 
 
+@pytest.mark.parametrize("line", [70_000, 40_000, 32_800])
+def test_a_head_over_the_limit_in_one_read_is_431(guarded_server: int, line: int) -> None:
+    """The whole head in one read (the parser sees its end before any size check could run between reads)."""
+    head = b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * line + b"\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", guarded_server)) as sock:
+        sock.sendall(head)
+        answer = _read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:100]
+    assert b"request_head_too_large" in answer
+
+
+def test_a_head_just_under_the_limit_is_served(guarded_server: int) -> None:
+    head = b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\nX-Big: " + b"a" * 30_000 + b"\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", guarded_server)) as sock:
+        sock.sendall(head)
+        assert _read_all(sock).startswith(b"HTTP/1.1 200 ")
+
+
 # --- who a request is for -----------------------------------------------------------------------------------
 
 

@@ -163,3 +163,36 @@ async def test_with_an_otlp_endpoint_the_services_spans_reach_the_collector(
     spans = [s for scope in resource_spans.scope_spans for s in scope.spans]
     assert [s.name for s in spans] == ["GET /forwarded"]
     assert spans[0].trace_id.hex() == CALLER_TRACE_ID
+
+
+CLIENT_KEY, SERVICE_KEY = "sr_client-key-0123456789abcdef", "sr_service-key-0123456789abcdef"
+BAGGAGE = "role=admin,client_id=someone-else," + ",".join(f"k{i}=" + "v" * 40 for i in range(90))  # ~4 KB
+
+
+def _keyed_settings(**overrides: object) -> ServiceSettings:
+    from service_kit.api_keys import hash_key
+
+    keys = f"client={hash_key(CLIENT_KEY)},coordinator={hash_key(SERVICE_KEY)}:service"
+    return ServiceSettings(auth_mode="api_key", api_keys=keys, rate_limits_enabled=False, **overrides)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("key", "trust", "continued"),
+    [(CLIENT_KEY, False, False), (SERVICE_KEY, False, True), (CLIENT_KEY, True, True), (None, False, False)],
+)
+async def test_a_callers_trace_context_is_continued_only_when_trusted_and_its_baggage_never_forwarded(
+    key: str | None, trust: bool, continued: bool
+) -> None:
+    with recording_spans() as exporter:
+        app = _app(_keyed_settings(trust_incoming_trace_context=trust))
+        headers = {"traceparent": TRACEPARENT, "baggage": BAGGAGE}
+        if key is not None:
+            headers["authorization"] = f"Bearer {key}"
+        answer = await _get(app, "/forwarded", **headers)
+        spans = exporter.get_finished_spans()
+    forwarded = answer.json()
+    assert "baggage" not in {k.lower() for k in forwarded}  # never sent on to the peers
+    assert (forwarded["traceparent"].split("-")[1] == CALLER_TRACE_ID) is continued
+    server = next(s for s in spans if s.kind == trace.SpanKind.SERVER)
+    assert (format(server.context.trace_id, "032x") == CALLER_TRACE_ID) is continued
+    assert (server.parent is not None) is continued

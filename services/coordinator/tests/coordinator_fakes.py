@@ -456,9 +456,11 @@ class InMemorySessionRepository(ISessionRepository, IJobStore, IUsageLedger):
         retry = next((s.session_id for s in self.sessions.values() if s.retried_from == session.session_id), None)
         return replace(session, retried_by=retry)
 
-    async def get(self, session_id: str) -> ResearchSession | None:
+    async def get(self, session_id: str, client_id: str | None = None) -> ResearchSession | None:
         session = self.sessions.get(session_id)
-        return None if session is None else self._read(session)
+        if session is None or (client_id is not None and session.client_id != client_id):
+            return None
+        return self._read(session)
 
     async def list(
         self,

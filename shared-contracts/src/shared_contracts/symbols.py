@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from shared_contracts.echo import echo
+
 MarketCode = Literal["SH", "SZ", "BJ", "HK", "US"]
 
 _A_SHARE = re.compile(r"^([0-9]{6})\.(SH|SZ|BJ)$")  # ASCII digits: \d also takes "６"
@@ -38,7 +40,7 @@ def parse_symbol(raw: str | None) -> tuple[str, MarketCode]:
     """(exchange code without suffix, market) — e.g. ``("0700", "HK")``; SymbolSyntaxError otherwise."""
     text = (raw or "").strip()
     if not text.isascii():  # "ſpy".upper() is "SPY": only ASCII letters and digits spell a symbol
-        raise SymbolSyntaxError(f"{raw!r} is not a symbol; {SYMBOL_HELP}")
+        raise SymbolSyntaxError(f"{echo(raw)} is not a symbol; {SYMBOL_HELP}")
     text = text.upper()
     if m := _A_SHARE.match(text):
         market: MarketCode = m.group(2)  # type: ignore[assignment]
@@ -47,7 +49,7 @@ def parse_symbol(raw: str | None) -> tuple[str, MarketCode]:
         return m.group(1).zfill(4), "HK"
     if m := _US.match(text):
         return m.group(1), "US"
-    raise SymbolSyntaxError(f"{raw!r} is not a symbol; {SYMBOL_HELP}")
+    raise SymbolSyntaxError(f"{echo(raw)} is not a symbol; {SYMBOL_HELP}")
 
 
 def normalize_symbol(raw: str | None) -> str:

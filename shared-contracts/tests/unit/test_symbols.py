@@ -49,3 +49,11 @@ def test_canonical_symbol_spells_the_grammar_canonically_and_keeps_the_rest(raw:
 def test_an_iso_date_is_written_in_ascii_digits() -> None:
     assert is_iso_date("2025-09-30")
     assert not is_iso_date("２０２５-０９-３０")
+
+
+def test_an_invalid_symbol_is_echoed_at_most_200_characters() -> None:
+    for raw in ("A" * 900_000, "A " * 450_000, "é" * 5_000):
+        with pytest.raises(SymbolSyntaxError) as refused:
+            parse_symbol(raw)
+        assert len(str(refused.value)) < 400
+        assert f"({len(raw):,} characters)" in str(refused.value)

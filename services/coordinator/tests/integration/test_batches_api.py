@@ -232,6 +232,23 @@ async def test_the_batches_are_paged_newest_first_and_the_events_end_with_one_te
     assert done == sorted(done)
 
 
+async def test_a_reconnection_after_a_batchs_terminal_event_is_204(fresh_url: str) -> None:
+    async with coordinator(fresh_url) as client:
+        batch_id = (await client.post(BATCHES, json={"symbols": SYMBOLS[:2]})).json()["batch_id"]
+        events = parse_sse((await client.get(f"{BATCHES}/{batch_id}/events")).text)
+        terminal = events[-1]["id"]
+        again = await client.get(f"{BATCHES}/{batch_id}/events", headers={"Last-Event-ID": terminal})
+        # a client that saw every item end but not the batch's end is told the end
+        missed = parse_sse((await client.get(f"{BATCHES}/{batch_id}/events", headers={"Last-Event-ID": "2"})).text)
+        garbage = await client.get(f"{BATCHES}/{batch_id}/events", headers={"Last-Event-ID": "9" * 5000})
+
+    assert (events[-1]["event"], terminal) == ("batch.completed", "3")  # past the progress ids (items ended)
+    assert all(int(e["id"]) <= 2 for e in events[:-1])
+    assert (again.status_code, again.content) == (204, b"")
+    assert [(e["event"], e["id"]) for e in missed] == [("batch.completed", "3")]
+    assert (garbage.status_code, garbage.json()["code"]) == (400, "invalid_request")
+
+
 @pytest.mark.parametrize("chunk_size", [1, 3, 100])
 async def test_every_item_runs_once_whatever_the_chunk_size(fresh_url: str, chunk_size: int) -> None:
     experts = Experts()

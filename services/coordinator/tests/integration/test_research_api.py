@@ -278,6 +278,13 @@ async def test_client_mistakes_are_400_with_a_distinguishable_code(body: Any, co
     assert gateway.calls == []
 
 
+async def test_an_invalid_symbol_is_echoed_at_most_200_characters() -> None:
+    response = await post({"symbol": "A" * 900_000, "experts": ["technical_analyst"]})
+    assert (response.status_code, response.json()["code"]) == (400, "invalid_symbol")
+    assert len(response.content) < 1_500
+    assert "A" * 201 not in response.text
+
+
 async def test_a_long_expert_list_is_answered_briefly() -> None:
     duplicated = await post({"symbol": "600519.SH", "experts": ["technical_analyst"] * 40_000})
     unknown = await post({"symbol": "600519.SH", "experts": [f"astrologer_{i}" for i in range(20_000)]})

@@ -120,6 +120,36 @@ async def test_a_subscriber_resumes_after_last_event_id_or_after(fresh_url: str)
     assert by_header[0]["event"] == "snapshot"
 
 
+async def test_a_reconnection_after_the_terminal_event_is_204_and_the_end_is_told_once(fresh_url: str) -> None:
+    async with coordinator(fresh_url) as client:
+        session_id = (await client.post(RESEARCH, json=BODY, headers=ASYNC)).json()["session_id"]
+        _, events = await stream(client, session_id)  # to the end, as an EventSource reads it
+        terminal = events[-1]["id"]
+        again, _ = await stream(client, session_id, headers={"Last-Event-ID": terminal})
+        past, _ = await stream(client, session_id, headers={"Last-Event-ID": str(int(terminal) + 7)})
+        _, before_end = await stream(client, session_id, headers={"Last-Event-ID": str(int(terminal) - 1)})
+        _, by_query = await stream(client, session_id, params={"after": terminal})  # asked for, not a reconnection
+
+    assert [e["event"] for e in events].count("session.completed") == 1
+    assert (again.status_code, again.content, past.status_code) == (204, b"", 204)
+    assert [(e["id"], e["event"]) for e in before_end[1:]] == [(terminal, "session.completed")]
+    assert by_query[0]["event"] == "snapshot"
+
+
+@pytest.mark.parametrize("garbage", ["9" * 5000, "²", "٣", "12a", "-1", "1e3", "9" * 19])
+async def test_a_last_event_id_that_is_no_event_number_is_a_400_problem(
+    fresh_url: str, garbage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with coordinator(fresh_url) as client:
+        session_id = (await client.post(RESEARCH, json=BODY, headers=ASYNC)).json()["session_id"]
+        response = await client.get(f"{SESSIONS}/{session_id}/events", headers=[(b"Last-Event-ID", garbage.encode())])
+    assert response.status_code == 400, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "invalid_request"
+    assert len(response.json()["detail"]) < 200
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 async def test_an_unknown_session_has_no_event_stream(fresh_url: str) -> None:
     async with coordinator(fresh_url) as client:
         response = await client.get(f"{SESSIONS}/6f1c2d3e-0000-4000-8000-000000000000/events")

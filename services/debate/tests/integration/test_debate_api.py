@@ -170,6 +170,18 @@ async def test_invalid_symbol_too_many_experts_bad_json_and_unknown_fields_are_4
     assert (extra.status_code, extra.json()["code"]) == (400, "invalid_request")
 
 
+async def test_invalid_input_is_echoed_at_most_200_characters() -> None:
+    one = {"signal": "BULLISH", "confidence": 0.5, "reasoning": "r", "risk_warning": ""}
+    huge = "A" * 900_000
+    async with debate_client() as (client, _):
+        symbol = await client.post(URL, json={"symbol": huge, "expert_results": {"a": one}})
+        name = await client.post(URL, json={"symbol": "AAPL", "expert_results": {huge: one}})
+    for response in (symbol, name):
+        assert response.status_code == 400, response.text[:300]
+        assert len(response.content) < 1_500
+        assert "A" * 201 not in response.text
+
+
 async def test_llm_output_parse_error_is_500_with_the_error() -> None:
     error = LLMOutputParseError(
         "bull_advocate: the model output is not a JSON object", agent="bull_advocate", raw_output="I refuse"

@@ -131,6 +131,19 @@ async def test_client_mistakes_are_4xx_problems(
     assert problem["detail"]
 
 
+async def test_invalid_input_is_echoed_at_most_200_characters(client: httpx.AsyncClient) -> None:
+    huge = "A" * 900_000
+    symbol = await client.post("/api/v1/research/experts/technical_analyst", json={"symbol": huge})
+    spaced = await client.post("/api/v1/research/experts/technical_analyst", json={"symbol": "A " * 450_000})
+    option = await client.post(
+        "/api/v1/research/experts/technical_analyst", json={"symbol": "600519.SH", "options": {huge: 1}}
+    )
+    for response in (symbol, spaced, option):
+        assert response.status_code == 400, response.text[:300]
+        assert len(response.content) < 1_500
+        assert "A" * 201 not in response.text
+
+
 async def test_unknown_symbol_lists_the_offline_symbols(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/v1/research/experts/technical_analyst", json={"symbol": "0700.HK"})
     assert response.status_code == 404

@@ -41,14 +41,21 @@ Levels = Mapping[Role, Sequence[float]]
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,500}>|<!--.*?-->", re.DOTALL)
 _MD_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
 _SCHEME = re.compile(r"\b(?:javascript|data|vbscript):", re.IGNORECASE)
+_TAG_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+_MAX_PASSES = 16
 
 
 def plain_text(text: str) -> str:
     """The text without markup a client could render: HTML tags and comments, markdown links and images
-    (their words kept), script URL schemes."""
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _TAG.sub("", text)
-    return _SCHEME.sub("", text)
+    (their words kept), script URL schemes — removed until nothing is left to remove (``<scr<script>ipt>`` does
+    not become ``<script>``). A ``<`` that would still open a tag (one left unclosed, over-long or nested deeper
+    than the passes) is followed by a space, which no HTML parser reads as a tag."""
+    for _ in range(_MAX_PASSES):
+        stripped = _SCHEME.sub("", _TAG.sub("", _MD_LINK.sub(lambda m: m.group(1), text)))
+        if stripped == text:
+            break
+        text = stripped
+    return _TAG_OPENER.sub("< ", text)
 
 
 def _is_choice(annotation: Any) -> bool:

@@ -114,8 +114,8 @@ class ResearchOrchestrationService:
         """Raises ``SessionNotFoundError`` (also for a session ``viewer`` may not see) and a
         ``SessionConflictError`` (409) before anything runs. The retry belongs to the source's client; who ran it
         (an admin, for another client's session) is ``requested_by``."""
-        source = await self._sessions.get(session_id)
-        if source is None or not viewer.may_see(source):
+        source = await self._sessions.get(session_id, client_id=viewer.only_client)  # another's: as none (same work)
+        if source is None:
             raise SessionNotFoundError(session_id)
         if idempotency_key is not None and (earlier := await self._earlier(source.client_id, idempotency_key)):
             return await self._replayed(earlier, idempotency_key, _hash({"retry": session_id}))
@@ -143,8 +143,8 @@ class ResearchOrchestrationService:
     async def cancel(self, session_id: str, viewer: Viewer) -> ResearchSession:
         """End a queued or running session ``cancelled`` (again: no change); ``SessionFinishedError`` when it
         ended otherwise."""
-        session = await self._sessions.get(session_id)
-        if session is None or not viewer.may_see(session):
+        session = await self._sessions.get(session_id, client_id=viewer.only_client)
+        if session is None:
             raise SessionNotFoundError(session_id)
         if session.status == "cancelled":
             return session

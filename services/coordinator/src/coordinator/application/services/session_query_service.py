@@ -52,8 +52,9 @@ class SessionQueryService:
         return SessionPageView(items=items, total=total, limit=limit, offset=offset)
 
     async def get_session(self, session_id: str, viewer: Viewer) -> ResearchSession:
-        """Another client's session is not found, as one that does not exist."""
-        session = await self._sessions.get(session_id)
-        if session is None or not viewer.may_see(session):
+        """Another client's session is not found, as one that does not exist, by the same work (the store compares
+        the owner in its query)."""
+        session = await self._sessions.get(session_id, client_id=viewer.only_client)
+        if session is None:
             raise SessionNotFoundError(session_id)
         return session

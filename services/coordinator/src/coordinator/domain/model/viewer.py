@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coordinator.domain.model.session import ResearchSession
-
 
 @dataclass(frozen=True)
 class Viewer:
@@ -16,6 +14,3 @@ class Viewer:
     def only_client(self) -> str | None:
         """The client to filter stored sessions by; None for a viewer who sees all."""
         return None if self.sees_all else self.client_id
-
-    def may_see(self, session: ResearchSession) -> bool:
-        return self.sees_all or session.client_id == self.client_id

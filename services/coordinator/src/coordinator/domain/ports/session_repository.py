@@ -50,7 +50,10 @@ class ISessionRepository(ABC):
     async def finish(self, session_id: str, status: SessionStatus) -> None: ...
 
     @abstractmethod
-    async def get(self, session_id: str) -> ResearchSession | None: ...
+    async def get(self, session_id: str, client_id: str | None = None) -> ResearchSession | None:
+        """The session; with ``client_id``, only if it is that client's. Another client's session is looked for by
+        the same query as an id that names none and is None as that one is: the work done, and so the time it
+        takes, does not tell that it exists."""
 
     @abstractmethod
     async def list(

@@ -24,9 +24,9 @@ from coordinator.infrastructure.persistence.write_transactions import SqlAlchemy
 
 
 class SqlAlchemySessionHistory(SqlAlchemyStore):
-    async def get(self, session_id: str) -> ResearchSession | None:
+    async def get(self, session_id: str, client_id: str | None = None) -> ResearchSession | None:
         async with self._transaction() as db:
-            return await load_session(db, session_id)
+            return await load_session(db, session_id, client_id)
 
     async def list(
         self,

@@ -53,8 +53,11 @@ def sessions_with_experts() -> Select[SessionRow, str]:
     )
 
 
-async def load_session(db: AsyncSession, session_id: str) -> ResearchSession | None:
-    found = (await db.execute(sessions_with_experts().where(SessionRow.session_id == session_id))).first()
+async def load_session(db: AsyncSession, session_id: str, client_id: str | None = None) -> ResearchSession | None:
+    """The session, or None; with ``client_id``, only that client's (the owner compared in the query: another's
+    session reads no row, as an unknown id does, and its expert rows are not loaded)."""
+    owned = [] if client_id is None else [SessionRow.client_id == client_id]
+    found = (await db.execute(sessions_with_experts().where(SessionRow.session_id == session_id, *owned))).first()
     if found is None:
         return None
     row, retried_by = found

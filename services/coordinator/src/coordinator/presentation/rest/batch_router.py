@@ -4,7 +4,8 @@
 - ``GET  /api/v1/coordinator/batches`` — the caller's batches, newest first, paged;
 - ``GET  /api/v1/coordinator/batches/{batch_id}`` — progress and the items ranked by score, best first;
 - ``GET  /api/v1/coordinator/batches/{batch_id}/results`` — each item's research as ``POST …/research`` answers it;
-- ``GET  /api/v1/coordinator/batches/{batch_id}/events`` — ``batch.progress`` events, then one terminal event;
+- ``GET  /api/v1/coordinator/batches/{batch_id}/events`` — ``batch.progress`` events, then one terminal event
+  (numbered past every progress event: a ``Last-Event-ID`` at or past it is answered ``204 No Content``);
 - ``POST /api/v1/coordinator/batches/{batch_id}/cancel`` — ends it and its items not ended yet ``cancelled``.
 """
 
@@ -24,6 +25,7 @@ from coordinator.domain.exceptions import AllExpertsFailedError, SessionStoreUna
 from coordinator.domain.model.session import ResearchSession
 from coordinator.presentation.rest.dependencies import ContainerDep, ViewerDep, event_stream_slot
 from coordinator.presentation.rest.errors import STREAMS_REFUSED, all_failed_problem
+from coordinator.presentation.rest.event_streams import ENDED_RESPONSE, LastEventIdDep, StreamEnded
 from coordinator.presentation.rest.research_schemas import to_response_body
 from service_kit.request_id import current_request_id
 from shared_contracts.batches import (
@@ -146,9 +148,19 @@ async def cancel_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDe
     return batch_view(await service.cancel(batch_id, viewer))
 
 
-async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep) -> BatchState:
-    """The batch, read before the stream starts (another client's is a 404 here too)."""
-    return await service.get(batch_id, viewer, with_items=False)
+async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerDep, seen: LastEventIdDep) -> BatchState:
+    """The batch, read before the stream starts (another client's is a 404 here too), unless the client reconnects
+    after its terminal event (``StreamEnded``: 204)."""
+    state = await service.get(batch_id, viewer, with_items=False)
+    if seen is not None and state.batch.finished and seen >= terminal_event_id(state):
+        raise StreamEnded
+    return state
+
+
+def terminal_event_id(state: BatchState) -> int:
+    """The terminal event's number: one more than the batch's size, past every ``batch.progress`` (numbered by
+    the items ended), so a client that saw the last progress but not the end is still told the end."""
+    return state.progress.total + 1
 
 
 @router.get(
@@ -160,7 +172,12 @@ async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerD
         200: {
             "description": "`text/event-stream`: `batch.progress` ({status, done, total, failed}) each time items "
             "end, then one terminal event: batch.completed, batch.partial, batch.failed or batch.cancelled. `id` is "
-            "the number of items ended."
+            "the number of items ended (the terminal event's: the batch's size + 1)."
+        },
+        **ENDED_RESPONSE,
+        400: {
+            "description": "A `Last-Event-ID` that is not an event number (`code` invalid_request).",
+            "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}},
         },
         404: {
             "description": _NOT_FOUND[404]["description"],
@@ -171,13 +188,20 @@ async def visible_batch(batch_id: str, service: BatchServiceDep, viewer: ViewerD
     summary="A batch's progress (SSE) until it ends",
 )
 async def batch_events(
-    state: Annotated[BatchState, Depends(visible_batch)], service: BatchServiceDep, viewer: ViewerDep
+    state: Annotated[BatchState, Depends(visible_batch)],
+    service: BatchServiceDep,
+    viewer: ViewerDep,
+    seen: LastEventIdDep,
 ) -> AsyncIterator[ServerSentEvent]:
     async for now in service.follow(state.batch.batch_id, viewer):
         progress = now.progress
+        if not now.batch.finished and seen is not None and progress.done <= seen:
+            continue  # the reconnecting client has had this progress
         data = {"status": now.batch.status, "done": progress.done, "total": progress.total, "failed": progress.failed}
-        kind = f"batch.{now.batch.status}" if now.batch.finished else "batch.progress"
-        yield ServerSentEvent(id=str(progress.done), event=kind, data=data)
+        if now.batch.finished:
+            yield ServerSentEvent(id=str(terminal_event_id(now)), event=f"batch.{now.batch.status}", data=data)
+        else:
+            yield ServerSentEvent(id=str(progress.done), event="batch.progress", data=data)
 
 
 def _summary(state: BatchState) -> BatchSummary:

@@ -20,6 +20,7 @@ from coordinator.domain.exceptions import (
     TokenQuotaExceededError,
     TooManyStreamsError,
 )
+from coordinator.presentation.rest.event_streams import StreamEnded, stream_ended_response
 from coordinator.presentation.rest.research_schemas import to_response_body
 from service_kit.app_factory import ExceptionHandler
 from service_kit.problems import problem_response
@@ -128,4 +129,5 @@ EXCEPTION_HANDLERS: dict[type[Exception], ExceptionHandler] = {
     QueueFullError: retry_later_response,
     TokenQuotaExceededError: retry_later_response,
     TooManyStreamsError: too_many_streams_response,
+    StreamEnded: stream_ended_response,  # not an error: a reconnection after an event stream's end, 204
 }

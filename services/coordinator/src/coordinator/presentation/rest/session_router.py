@@ -9,16 +9,18 @@
 - ``POST /api/v1/coordinator/sessions/{session_id}/cancel`` — end a queued or running session ``cancelled``;
 - ``GET  /api/v1/coordinator/sessions/{session_id}/events`` — its events as ``text/event-stream``: a ``snapshot``
   first, the stored history after ``Last-Event-ID`` / ``?after=`` (default: all), then live events until the
-  terminal one; a comment every 15 s keeps idle connections open.
+  terminal one; a comment every 15 s keeps idle connections open. A ``Last-Event-ID`` at or past the terminal event
+  of a session that has ended is answered ``204 No Content`` (an ``EventSource`` stops reconnecting).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
@@ -37,6 +39,7 @@ from coordinator.presentation.rest.dependencies import (
     event_stream_slot,
 )
 from coordinator.presentation.rest.errors import ALL_FAILED_FOR_THE_CALLER, STREAMS_REFUSED, ResearchFailureProblem
+from coordinator.presentation.rest.event_streams import ENDED_RESPONSE, LastEventIdDep, StreamEnded
 from coordinator.presentation.rest.job_responses import (
     ASYNC_RESPONSES,
     IdempotencyKeyHeader,
@@ -191,6 +194,25 @@ async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: V
     return await queries.get_session(canonical_session_id(session_id), viewer)
 
 
+@dataclass(frozen=True)
+class _StreamStart:
+    session: ResearchSession
+    after: int
+    """The event number the stream starts after."""
+
+
+async def stream_start(
+    session: Annotated[ResearchSession, Depends(visible_session)],
+    seen: LastEventIdDep,
+    after: Annotated[int | None, Query(ge=0, description="Resume after event N (overrides Last-Event-ID).")] = None,
+) -> _StreamStart:
+    """Where the stream starts, unless the client reconnects after the session's terminal event (``StreamEnded``:
+    204). The terminal event is stored with the final status: an ended session's last event is its terminal one."""
+    if after is None and seen is not None and session.finished and seen >= session.last_event_seq:
+        raise StreamEnded
+    return _StreamStart(session, after if after is not None else seen or 0)
+
+
 @router.get(
     "/sessions/{session_id}/events",
     operation_id="getSessionEvents",
@@ -199,6 +221,11 @@ async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: V
     responses={
         200: {
             "description": f"`text/event-stream`; `id` is the event's number in the session. Events: {_EVENT_TYPES}."
+        },
+        **ENDED_RESPONSE,
+        400: {
+            "description": "A `Last-Event-ID` that is not an event number (`code` invalid_request).",
+            "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetail"}}},
         },
         404: {
             "description": _NOT_FOUND[404]["description"],
@@ -209,24 +236,16 @@ async def visible_session(session_id: str, queries: SessionQueriesDep, viewer: V
     summary="A session's events (SSE): a snapshot, the history, then live events until the terminal one",
 )
 async def session_events(
-    session: Annotated[ResearchSession, Depends(visible_session)],
-    service: ResearchServiceDep,
-    feed: EventFeedDep,
-    last_event_id: Annotated[
-        str | None, Header(description="Resume after this event (what an EventSource sends on reconnection).")
-    ] = None,
-    after: Annotated[int | None, Query(ge=0, description="Resume after event N (overrides Last-Event-ID).")] = None,
+    start: Annotated[_StreamStart, Depends(stream_start)], service: ResearchServiceDep, feed: EventFeedDep
 ) -> AsyncIterator[ServerSentEvent]:
-    start = after if after is not None else _event_number(last_event_id)
-    position = await service.queue_position(session.session_id) if session.status == "queued" else None
-    yield ServerSentEvent(event="snapshot", data=snapshot_of(session, position))
-    async for event in feed.follow(session.session_id, start):
-        yield ServerSentEvent(id=str(event.seq) if event.seq else None, event=event.type, data=event.data)
-
-
-def _event_number(raw: str | None) -> int:
-    """``Last-Event-ID`` as a number; anything else is no position (the whole history)."""
-    return int(raw) if raw is not None and raw.strip().isdigit() else 0
+    session, position = start.session, start.after
+    queued = await service.queue_position(session.session_id) if session.status == "queued" else None
+    yield ServerSentEvent(event="snapshot", data=snapshot_of(session, queued))
+    async for event in feed.follow(session.session_id, position):
+        # A terminal event made from the status (a session stored before events were) is numbered with the
+        # position reached, so a client reconnecting after it is told the stream has ended.
+        position = event.seq or position
+        yield ServerSentEvent(id=str(position), event=event.type, data=event.data)
 
 
 def canonical_session_id(raw: str) -> str:

@@ -17,6 +17,7 @@ from debate.domain.dtos.evidence import EvidencePanel, ExpertEvidence, coverage_
 from debate.domain.dtos.standing_weighing import StandingWeighing, weigh_standing
 from shared_contracts.debate import EXPERT_NAME_PATTERN as EXPERT_NAME
 from shared_contracts.debate import MAX_DEBATE_EXPERTS, TICKER_PATTERN
+from shared_contracts.echo import echo
 from shared_contracts.experts import Signal, stance_of
 from shared_contracts.projection import ExpertDataQuality, ExpertSummary
 from shared_contracts.standing import CompositeStanding
@@ -47,7 +48,7 @@ class DebateInput(BaseModel):
     def _symbol_not_blank(cls, value: str) -> str:
         value = value.strip()
         if not SYMBOL_PATTERN.match(value):
-            raise ValueError(f"symbol {value!r} must match {SYMBOL_PATTERN.pattern}")
+            raise ValueError(f"symbol {echo(value)} must match {SYMBOL_PATTERN.pattern}")
         return value
 
     @field_validator("expert_summaries")
@@ -55,7 +56,7 @@ class DebateInput(BaseModel):
     def _names_and_signals(cls, value: dict[str, ExpertSummary]) -> dict[str, ExpertSummary]:
         for name, summary in value.items():
             if not EXPERT_NAME_PATTERN.match(name):
-                raise ValueError(f"expert name {name!r} must match {EXPERT_NAME_PATTERN.pattern}")
+                raise ValueError(f"expert name {echo(name)} must match {EXPERT_NAME_PATTERN.pattern}")
             if stance_of(summary.signal) is None:
                 raise ValueError(f"{name}: unknown signal {summary.signal!r}")
         return value
@@ -67,7 +68,7 @@ class DebateInput(BaseModel):
             raise ValueError(f"data_quality names experts without a summary: {', '.join(unknown)}")
         for name in self.failed_experts:
             if not EXPERT_NAME_PATTERN.match(name):
-                raise ValueError(f"failed expert name {name!r} must match {EXPERT_NAME_PATTERN.pattern}")
+                raise ValueError(f"failed expert name {echo(name)} must match {EXPERT_NAME_PATTERN.pattern}")
             if name in self.expert_summaries:
                 raise ValueError(f"{name} is both a failed expert and one with a result")
         if len(set(self.failed_experts)) != len(self.failed_experts):

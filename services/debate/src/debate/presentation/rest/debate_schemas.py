@@ -13,6 +13,7 @@ from debate.domain import exceptions as errors
 from debate.domain.dtos.debate_input import EXPERT_NAME_PATTERN, MAX_EXPERTS, SYMBOL_PATTERN, DebateInput
 from shared_contracts import projection
 from shared_contracts.debate import DebateOutcome, DebateRunRequest
+from shared_contracts.echo import ECHO_LIMIT, echo
 from shared_contracts.errors import InvalidSymbolError, SymbolRequiredError
 from shared_contracts.experts import stance_of
 from shared_contracts.symbols import canonical_symbol
@@ -25,7 +26,7 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
     if not symbol:
         raise SymbolRequiredError("symbol is required")
     if not SYMBOL_PATTERN.match(symbol):
-        raise InvalidSymbolError(f"symbol {symbol!r} is not a ticker-like code (e.g. 600519.SH, AAPL)")
+        raise InvalidSymbolError(f"symbol {echo(symbol)} is not a ticker-like code (e.g. 600519.SH, AAPL)")
     symbol = canonical_symbol(symbol)
     results = request.expert_results
     if not results:
@@ -78,5 +79,5 @@ def to_debate_input(request: DebateRunRequest) -> DebateInput:
 def _check_name(what: str, name: str) -> None:
     if not EXPERT_NAME_PATTERN.match(name):
         raise errors.InvalidExpertResultError(
-            f"{what} {name!r} must be letters, digits, '_' or '-' (at most 64)", expert=name
+            f"{what} {echo(name)} must be letters, digits, '_' or '-' (at most 64)", expert=name[:ECHO_LIMIT]
         )

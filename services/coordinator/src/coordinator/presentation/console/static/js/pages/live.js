@@ -114,7 +114,8 @@ export async function livePage(main, route) {
       if (event.data.status && !finished) status.textContent = `${t("live.status")}: ${statusWord(event.data.status)}`;
       return;
     }
-    if (event.seq !== null && event.seq <= lastSeq) return; // already shown
+    // Already shown; a terminal event made from the status carries the number reached, and still ends the page.
+    if (event.seq !== null && event.seq <= lastSeq && !TERMINAL.has(event.type)) return;
     if (event.seq !== null) {
       lastSeq = event.seq;
       seen.push(event);
