@@ -17,10 +17,9 @@ from fastapi.responses import JSONResponse, Response
 from coordinator.application.services.channel_service import ChannelService
 from coordinator.application.services.delivery_service import DeliveryService
 from coordinator.application.services.session_query_service import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE
-from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.channel import Channel
 from coordinator.domain.model.delivery import Delivery
-from coordinator.presentation.rest.dependencies import ContainerDep, ViewerDep
+from coordinator.presentation.rest.dependencies import ViewerDep, WorkflowDep
 from shared_contracts.problems import ProblemDetail
 from shared_contracts.watchlists import (
     ChannelBody,
@@ -37,20 +36,12 @@ router = APIRouter(prefix="/api/v1/coordinator", tags=["notifications"])
 PREFIX = "/api/v1/coordinator"
 
 
-async def get_channels(container: ContainerDep) -> ChannelService:
-    if container.workflow is None:
-        raise SessionStoreUnavailableError(
-            "Channels need the SQL session store (DATABASE_URL); this coordinator has none."
-        )
-    return container.workflow.channels
+async def get_channels(workflow: WorkflowDep) -> ChannelService:
+    return workflow.channels
 
 
-async def get_deliveries(container: ContainerDep) -> DeliveryService:
-    if container.workflow is None:
-        raise SessionStoreUnavailableError(
-            "Deliveries need the SQL session store (DATABASE_URL); this coordinator has none."
-        )
-    return container.workflow.deliveries
+async def get_deliveries(workflow: WorkflowDep) -> DeliveryService:
+    return workflow.deliveries
 
 
 ChannelsDep = Annotated[ChannelService, Depends(get_channels)]

@@ -14,7 +14,8 @@ from coordinator.application.services.research_orchestration_service import Rese
 from coordinator.application.services.session_event_feed import SessionEventFeed
 from coordinator.application.services.session_query_service import SessionQueryService
 from coordinator.application.services.usage_accounting import UsageAccounting
-from coordinator.container import CoordinatorContainer
+from coordinator.container import CoordinatorContainer, Workflow
+from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.viewer import Viewer
 from service_kit.authentication import client_of
 
@@ -25,6 +26,19 @@ async def get_container(request: Request) -> CoordinatorContainer:
 
 
 ContainerDep = Annotated[CoordinatorContainer, Depends(get_container)]
+
+
+async def get_workflow(container: ContainerDep) -> Workflow:
+    """Watchlists, schedules, channels and deliveries; a 503 without the SQL session store they are kept in."""
+    if container.workflow is None:
+        raise SessionStoreUnavailableError(
+            "Watchlists, schedules and notifications need the SQL session store (DATABASE_URL); this coordinator "
+            "has none."
+        )
+    return container.workflow
+
+
+WorkflowDep = Annotated[Workflow, Depends(get_workflow)]
 
 
 async def get_research_service(container: ContainerDep) -> ResearchOrchestrationService:

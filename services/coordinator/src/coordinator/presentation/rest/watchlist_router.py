@@ -15,10 +15,9 @@ from fastapi.responses import JSONResponse, Response
 from coordinator.application.services.schedule_service import ScheduleService, ScheduleState
 from coordinator.application.services.session_query_service import DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE
 from coordinator.application.services.watchlist_service import WatchlistService
-from coordinator.domain.exceptions import SessionStoreUnavailableError
 from coordinator.domain.model.watchlist import Watchlist
 from coordinator.presentation.rest.batch_router import BatchServiceDep, accepted
-from coordinator.presentation.rest.dependencies import ContainerDep, ViewerDep
+from coordinator.presentation.rest.dependencies import ViewerDep, WorkflowDep
 from service_kit.request_id import current_request_id
 from shared_contracts.batches import BatchAccepted
 from shared_contracts.problems import ProblemDetail
@@ -38,20 +37,12 @@ router = APIRouter(prefix="/api/v1/coordinator", tags=["watchlists"])
 PREFIX = "/api/v1/coordinator"
 
 
-async def get_watchlists(container: ContainerDep) -> WatchlistService:
-    if container.workflow is None:
-        raise SessionStoreUnavailableError(
-            "Watchlists need the SQL session store (DATABASE_URL); this coordinator has none."
-        )
-    return container.workflow.watchlists
+async def get_watchlists(workflow: WorkflowDep) -> WatchlistService:
+    return workflow.watchlists
 
 
-async def get_schedules(container: ContainerDep) -> ScheduleService:
-    if container.workflow is None:
-        raise SessionStoreUnavailableError(
-            "Schedules need the SQL session store (DATABASE_URL); this coordinator has none."
-        )
-    return container.workflow.schedules
+async def get_schedules(workflow: WorkflowDep) -> ScheduleService:
+    return workflow.schedules
 
 
 WatchlistsDep = Annotated[WatchlistService, Depends(get_watchlists)]
