@@ -120,7 +120,67 @@ def _batch(case: schemathesis.Case) -> None:
     _not_after_today(case.body if isinstance(case.body, MutableMapping) else None, "analysis_date")
 
 
+KNOWN_SYMBOLS = ("600519.SH", "000001.SZ", "300750.SZ")
+"""Symbols the offline universe has (a watchlist refuses others by name: 400 unknown_symbols)."""
+CHANNEL_TARGETS = {
+    "webhook": "https://example.com/hook",
+    "slack": "https://hooks.slack.com/services/T0/B0/x",
+    "feishu": "https://open.feishu.cn/open-apis/bot/v2/hook/x",
+    "wecom": "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=x",
+    "telegram": "-1001234567890",
+    "email": "ann@example.com",
+}
+
+
+def _watchlist(case: schemathesis.Case) -> None:
+    """A watchlist's symbols are ones the universe has, and its name is not blank (``invalid_watchlist``)."""
+    body = case.body
+    if not isinstance(body, MutableMapping):
+        return
+    if isinstance(body.get("symbols"), list):
+        body["symbols"] = [s if s in KNOWN_SYMBOLS else KNOWN_SYMBOLS[i % 3] for i, s in enumerate(body["symbols"])]
+    if isinstance(body.get("name"), str) and not body["name"].split():
+        body["name"] = "Core"
+
+
+def _channel(case: schemathesis.Case) -> None:
+    """A channel's target fits its kind; a secret only where the kind takes one (a telegram bot's token)."""
+    body = case.body
+    if not isinstance(body, MutableMapping) or body.get("kind") not in CHANNEL_TARGETS:
+        return
+    body["target"] = CHANNEL_TARGETS[body["kind"]]
+    if body["kind"] == "telegram":
+        body["secret"] = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+    elif body["kind"] != "feishu":
+        body.pop("secret", None)
+
+
+def _schedule(case: schemathesis.Case) -> None:
+    """A schedule's cron is five fields that fire, in a time zone and on a calendar that exist; its channels the
+    caller's (none is known here)."""
+    body = case.body
+    if not isinstance(body, MutableMapping):
+        return
+    body["cron"] = "0 18 * * 1-5"
+    body["timezone"] = "Asia/Shanghai"
+    body["calendar"] = "XSHG"
+    body["channels"] = []
+
+
+def _watchlist_run(case: schemathesis.Case) -> None:
+    """A run's channels are the caller's (none is known here); its day has happened."""
+    body = case.body
+    if isinstance(body, MutableMapping):
+        body["channels"] = []
+        _not_after_today(body, "analysis_date")
+
+
 FIXES: dict[tuple[str, str], Fix] = {
+    ("POST", "/api/v1/coordinator/watchlists"): _watchlist,
+    ("PUT", "/api/v1/coordinator/watchlists/{watchlist_id}"): _watchlist,
+    ("POST", "/api/v1/coordinator/channels"): _channel,
+    ("POST", "/api/v1/coordinator/watchlists/{watchlist_id}/schedules"): _schedule,
+    ("POST", "/api/v1/coordinator/watchlists/{watchlist_id}/run"): _watchlist_run,
     ("POST", "/api/v1/research/experts/{expert_type}/bulk"): _research_expert,
     ("POST", "/api/v1/debate/run/bulk"): _each_item(_failed_not_answered),
     ("POST", "/api/v1/judge/verdict/bulk"): _each_item(_judge_input),

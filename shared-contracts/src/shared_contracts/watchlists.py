@@ -38,7 +38,12 @@ class WatchlistBody(BaseModel):
     symbols: Annotated[
         list[str],
         WithJsonSchema(
-            {"type": "array", "items": SYMBOL_JSON_SCHEMA, "minItems": 1, "maxItems": MAX_WATCHLIST_SYMBOLS}
+            {
+                "type": "array",
+                "items": {**SYMBOL_JSON_SCHEMA, "examples": ["600519.SH", "000001.SZ"]},
+                "minItems": 1,
+                "maxItems": MAX_WATCHLIST_SYMBOLS,
+            }
         ),
     ] = Field(description="The symbols (a symbol listed twice is kept once).")
 
