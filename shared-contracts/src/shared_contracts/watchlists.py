@@ -19,10 +19,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from shared_contracts.batches import MAX_BATCH_SYMBOLS
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
-MAX_WATCHLIST_SYMBOLS = 1000
+MAX_WATCHLIST_SYMBOLS = MAX_BATCH_SYMBOLS
+"""A watchlist is run as one batch."""
 ChannelKind = Literal["webhook", "slack", "feishu", "wecom", "telegram", "email"]
 Language = Literal["zh", "en"]
 DeliveryStatus = Literal["pending", "delivered", "failed"]

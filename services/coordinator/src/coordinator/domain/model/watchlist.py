@@ -8,8 +8,6 @@ from datetime import datetime
 
 from coordinator.domain.model.session import LOCAL_CLIENT_ID, utcnow
 
-MAX_WATCHLIST_SYMBOLS = 1000
-"""As many as one batch may research."""
 MAX_WATCHLIST_NAME = 100
 DEFAULT_TIMEZONE = "Asia/Shanghai"
 DEFAULT_CALENDAR = "XSHG"

@@ -21,6 +21,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.schema import CheckConstraint, ForeignKey, Index, MetaData, UniqueConstraint
 from sqlalchemy.types import JSON, BigInteger, Boolean, DateTime, Float, Integer, String, Text, TypeDecorator
 
+from coordinator.domain.model.channel import CHANNEL_KINDS
+from coordinator.domain.model.delivery import DELIVERY_STATUSES
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -258,10 +261,6 @@ class ScheduleRunRow(Base):
     fired_at: Mapped[datetime] = mapped_column(UTCDateTime)
     batch_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
-
-
-CHANNEL_KINDS = ("webhook", "slack", "feishu", "wecom", "telegram", "email")
-DELIVERY_STATUSES = ("pending", "delivered", "failed")
 
 
 class ChannelRow(Base):
