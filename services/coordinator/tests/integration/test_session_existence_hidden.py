@@ -24,18 +24,22 @@ SECURED = {"auth_mode": "api_key", "api_keys": API_KEYS, "service_api_key": SERV
 BODY = {"symbol": "600519.SH", "experts": ["technical_analyst", "macro_intelligence"], "analysis_date": "2025-06-30"}
 
 
+BACKGROUND_READ = re.compile(r"resume_count FROM research_sessions WHERE research_sessions\.session_id IN \(")
+
+
 def auth(client: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {KEYS[client]}"}
 
 
 @contextmanager
 def statements_naming(session_id: str) -> Iterator[list[str]]:
-    """The SQL statements run in the block whose parameters name ``session_id`` (the store's other work — job
-    claims, lease renewals — left out), in order."""
+    """The SQL statements run in the block whose parameters name ``session_id``, in order. The job worker's own
+    fencing read of the sessions it runs (``… resume_count FROM … session_id IN (…)``, which can still fire for a
+    research that has just answered) is the store's other work, not the request's, and is left out."""
     seen: list[str] = []
 
     def record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
-        if session_id in repr(parameters):
+        if session_id in repr(parameters) and not BACKGROUND_READ.search(statement):
             seen.append(re.sub(r"\s+", " ", statement))
 
     event.listen(Engine, "before_cursor_execute", record)
