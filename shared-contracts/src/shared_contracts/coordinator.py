@@ -83,6 +83,11 @@ class ResearchRequestBody(BaseModel):
             "400 conflicting_analysis_date."
         ),
     )
+    language: Literal["zh", "en"] | None = Field(
+        default=None,
+        description="The language every expert, the debate and the judge write in (zh or en). Default: the "
+        "services' REPORT_LANGUAGE.",
+    )
     token_budget: TokenBudget = Field(
         default=None,
         description="Tokens this research's model calls may use, below RESEARCH_TOKEN_BUDGET (the lower of the two "
