@@ -129,7 +129,7 @@ def hold_session(outcome: dict[str, Any]) -> dict[str, Any]:
             "time_horizon": "SHORT_TERM",
             "score": 0.159274,
             "universe_rank": 0.607438,
-            "market_exposure": None,
+            "market_exposure": 0.8,
             "stop_loss": level,
             "take_profit": {**level, "percent_from_entry": 8.0},
             "reference_price": 1409.52,
@@ -168,7 +168,7 @@ def test_the_chinese_download_of_a_pending_hold_is_chinese_and_has_no_holes(page
     assert "止损（仅在入场时适用）: 1339.04（距入场价 −5.0 %）" in text
     assert "目标（仅在入场时适用）: 1522.28（距入场价 +8.0 %）" in text
     assert "第 61 百分位" in text
-    assert "未听取宏观观点" in text  # no bare dash for a missing market exposure
+    assert "宏观观点会保留仓位的 80 %；持有不建仓。" in text  # not "keeps 80 %" beside a 0 % position
     assert " — — —" not in text
     assert "None" not in text
     assert "undefined" not in text
@@ -193,6 +193,27 @@ def test_the_english_download_says_the_same_in_english(page: Page) -> None:
     assert "- Horizon: short term (20 trading days)" in text
     assert "- Universe rank: Percentile 61: stronger than 61 % of its reference universe" in text
     assert "no gross margin in any period" in text
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_verdict_without_market_exposure_says_why(page: Page) -> None:
+    session = hold_session({})
+    session["verdict"] = {**session["verdict"], "market_exposure": None, "action": "BUY", "position_percent": 12.0}
+    assert "- Market exposure: Not set: the macro view was not heard" in markdown(page, session, "en")
+    assert "未听取宏观观点" in markdown(page, session, "zh")
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_live_provider_defaults_to_the_last_weekday(page: Page) -> None:
+    days = page.evaluate(
+        """async () => {
+            const { lastWeekday } = await import("/js/pages/new.js");
+            return [new Date(2026, 10, 29), new Date(2026, 10, 28), new Date(2026, 10, 27)].map((d) => lastWeekday(d));
+        }"""
+    )
+    assert days == ["2026-11-27", "2026-11-27", "2026-11-27"]  # Sunday and Saturday fall back to Friday
 
 
 @pytest.mark.browser

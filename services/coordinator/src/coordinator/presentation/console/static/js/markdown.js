@@ -7,6 +7,7 @@ import { num, price, signed, signedPct, text } from "./format.js";
 import { actionWord, enumWord, expertName, statusWord, t } from "./i18n.js";
 import { outcomeText } from "./outcome.js";
 import { phrase } from "./phrases.js";
+import { exposureText } from "./verdict-card.js";
 
 function block(value) {
   return text(value).split(/\r?\n/).map((line) => `> ${line}`).join("\n");
@@ -34,7 +35,7 @@ export function sessionMarkdown(session, levels) {
     out.push(`- ${t("field.horizon")}: ${enumWord(v.time_horizon)}`);
     out.push(`- ${t("field.score")}: ${typeof v.score === "number" ? t("verdict.score", { score: signed(v.score, 2) }) : t("verdict.score_none")}`);
     out.push(`- ${t("field.rank")}: ${typeof v.universe_rank === "number" ? t("verdict.rank", { pct: Math.round(v.universe_rank * 100) }) : t("verdict.rank_none")}`);
-    out.push(`- ${t("field.exposure")}: ${typeof v.market_exposure === "number" ? t("verdict.exposure", { pct: `${(v.market_exposure * 100).toFixed(0)} %` }) : t("verdict.exposure_none")}`);
+    out.push(`- ${t("field.exposure")}: ${exposureText(v)}`);
     out.push(`- ${t("field.risks")}: ${text(v.risk_warnings)}`, "", block(v.reasoning), "");
   }
   if (session.outcome) {

@@ -40,6 +40,13 @@ function engineText(engine) {
   return h("span", {}, parts.map(([k, x], i) => [i ? " · " : "", `${t(`engine.${k}`)}: `, value(k, x)]));
 }
 
+/** The market exposure in a sentence: what the market view keeps of the position (a HOLD's: would keep), or why it
+ * is not set. */
+export function exposureText(v) {
+  if (typeof v.market_exposure !== "number") return t("verdict.exposure_none");
+  return t(v.action === "HOLD" ? "verdict.exposure_hold" : "verdict.exposure", { pct: pct(v.market_exposure, 0) });
+}
+
 /** Why the session has no verdict, in words: cancelled, interrupted, failed, or the judge's stage. */
 function noVerdict(session) {
   if (["cancelled", "interrupted", "failed"].includes(session.status)) {
@@ -89,7 +96,7 @@ export function verdictCard(session, levels) {
       [t("field.horizon"), enumWord(v.time_horizon)],
       [t("field.score"), h("span", { id: "verdict-score" }, typeof v.score === "number" ? t("verdict.score", { score: signed(v.score, 2) }) : t("verdict.score_none"))],
       [t("field.rank"), h("span", { id: "verdict-rank" }, typeof v.universe_rank === "number" ? t("verdict.rank", { pct: Math.round(v.universe_rank * 100) }) : t("verdict.rank_none"))],
-      [t("field.exposure"), h("span", { id: "verdict-exposure" }, typeof v.market_exposure === "number" ? t("verdict.exposure", { pct: pct(v.market_exposure, 0) }) : t("verdict.exposure_none"))],
+      [t("field.exposure"), h("span", { id: "verdict-exposure" }, exposureText(v))],
       [t("field.risks"), serviceList(v.risk_warnings)],
       [t("field.confidence_means"), t("confidence.means", { value: num(v.confidence) })],
       [t("field.guardrails"), serviceList(v.guardrail_adjustments)],
