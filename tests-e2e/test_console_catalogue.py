@@ -219,6 +219,10 @@ def test_a_live_provider_defaults_to_the_last_weekday(page: Page) -> None:
 @pytest.mark.browser
 @needs_chromium
 def test_a_cancelled_session_says_so_in_both_languages(page: Page) -> None:
+    english = markdown(
+        page, {**hold_session({}), "verdict": {**hold_session({})["verdict"], "risk_warnings": []}}, "en"
+    )
+    assert "- Risk warnings: No risk named." in english.splitlines()
     cancelled = {**hold_session({}), "status": "cancelled", "verdict": None, "outcome": None}
     assert "- The research was cancelled: there is no verdict." in markdown(page, cancelled, "en").splitlines()
     assert "- 研究已取消：没有裁决。" in markdown(page, cancelled, "zh").splitlines()

@@ -36,7 +36,7 @@ export function sessionMarkdown(session, levels) {
     out.push(`- ${t("field.score")}: ${typeof v.score === "number" ? t("verdict.score", { score: signed(v.score, 2) }) : t("verdict.score_none")}`);
     out.push(`- ${t("field.rank")}: ${typeof v.universe_rank === "number" ? t("verdict.rank", { pct: Math.round(v.universe_rank * 100) }) : t("verdict.rank_none")}`);
     out.push(`- ${t("field.exposure")}: ${exposureText(v)}`);
-    out.push(`- ${t("field.risks")}: ${text(v.risk_warnings)}`, "", block(v.reasoning), "");
+    out.push(`- ${t("field.risks")}: ${v.risk_warnings?.length ? text(v.risk_warnings) : t("list.no_risks")}`, "", block(v.reasoning), "");
   }
   if (session.outcome) {
     out.push(`## ${t("session.outcome")}`, "", outcomeText(session.outcome, v?.action, session.symbol), "");

@@ -11,11 +11,11 @@ export function dl(rows) {
   return h("dl", { class: "facts" }, rows.filter(Boolean).map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]));
 }
 
-/** A list of a service's texts (each whole), or "none". */
-export function serviceList(items) {
+/** A list of a service's texts (each whole), or `empty` (a sentence saying there are none). */
+export function serviceList(items, empty = t("none")) {
   return items && items.length
     ? h("ul", { class: "narrative" }, items.map((item) => h("li", {}, typeof item === "object" ? text(item.detail || item.argument || item) : text(item))))
-    : t("none");
+    : empty;
 }
 
 /** A service's text whole, folded when long; `className` names it for the page's tests (e.g. "reasoning"). */
@@ -97,9 +97,9 @@ export function verdictCard(session, levels) {
       [t("field.score"), h("span", { id: "verdict-score" }, typeof v.score === "number" ? t("verdict.score", { score: signed(v.score, 2) }) : t("verdict.score_none"))],
       [t("field.rank"), h("span", { id: "verdict-rank" }, typeof v.universe_rank === "number" ? t("verdict.rank", { pct: Math.round(v.universe_rank * 100) }) : t("verdict.rank_none"))],
       [t("field.exposure"), h("span", { id: "verdict-exposure" }, exposureText(v))],
-      [t("field.risks"), serviceList(v.risk_warnings)],
+      [t("field.risks"), serviceList(v.risk_warnings, t("list.no_risks"))],
       [t("field.confidence_means"), t("confidence.means", { value: num(v.confidence) })],
-      [t("field.guardrails"), serviceList(v.guardrail_adjustments)],
+      [t("field.guardrails"), serviceList(v.guardrail_adjustments, t("list.no_guardrails"))],
       [t("field.engine"), engineText(v.engine)],
     ]),
     h("p", { class: "shares" }, h("label", { for: "portfolio-value" }, t("field.shares")), " ", portfolio, " → ", shares),

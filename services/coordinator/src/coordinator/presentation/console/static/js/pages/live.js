@@ -3,7 +3,7 @@
 
 import { call, followEvents, get } from "../api.js";
 import { h, mount } from "../dom.js";
-import { errorText, expertError, num, price, seconds, signedPct, text } from "../format.js";
+import { EXPERTS, errorText, expertError, num, price, seconds, signedPct, text } from "../format.js";
 import { actionWord, enumWord, expertName, statusWord, t } from "../i18n.js";
 
 const TERMINAL = new Set(["session.completed", "session.partial", "session.failed", "session.cancelled", "session.interrupted"]);
@@ -15,6 +15,12 @@ function stored(id) {
   } catch {
     return [];
   }
+}
+
+/** A stage in words: an expert's name, the debate, the verdict; anything else as it is. */
+function stageName(stage) {
+  if (EXPERTS.includes(stage)) return expertName(stage);
+  return ["debate", "verdict"].includes(stage) ? t(`stage.${stage}`) : text(stage);
 }
 
 /** A stop or target as the verdict event has it: its price and percent, or the percent alone. */
@@ -68,7 +74,7 @@ export async function livePage(main, route) {
         break;
       case "session.resumed":
         status.textContent = `${t("live.status")}: ${statusWord("running")}`;
-        note.textContent = t("live.resumed", { stage: text(d.from_stage) });
+        note.textContent = t("live.resumed", { stage: stageName(d.from_stage) });
         break;
       case "session.stalled":
         note.textContent = t("live.stalled", { seconds: d.seconds ?? "?" });

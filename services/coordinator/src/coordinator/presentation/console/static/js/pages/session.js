@@ -25,8 +25,8 @@ function shiftDay(day, days) {
 
 /** A data gap or staleness note, each in the reader's language when the catalogue knows it (else as the service
  * wrote it, marked as its text). */
-function notes(items) {
-  if (!items || !items.length) return t("none");
+function notes(items, empty) {
+  if (!items || !items.length) return empty;
   return h("ul", {}, items.map((item) => {
     const said = typeof item === "object" ? text(item.detail || item) : text(item);
     const words = phrase(said);
@@ -56,8 +56,8 @@ function expertCard(expert, record) {
     [t("field.confidence"), num(s.confidence)],
     [t("field.as_of"), text(s.asOf)],
     [t("field.duration"), seconds(record.duration_ms)],
-    [t("field.data_gaps"), notes(s.dataGaps)],
-    [t("field.staleness"), notes(s.staleness)],
+    [t("field.data_gaps"), notes(s.dataGaps, t("list.no_gaps"))],
+    [t("field.staleness"), notes(s.staleness, t("list.no_staleness"))],
     [t("field.risk"), s.risk ? h("span", { class: "narrative" }, s.risk) : t("none")],
     s.numbersCheck !== undefined && [t("field.numbers_check"), numbersCheck(s.numbersCheck)],
   ]));
