@@ -237,3 +237,18 @@ def test_chart_labels_are_stacked_without_overlap(page: Page) -> None:
     spans = sorted((top, top + 18) for top in tops)
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans)), spans
     assert all(0 <= top <= 320 - 18 for top in tops)
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_up_is_red_for_a_shares_and_in_chinese_unless_the_reader_chooses(page: Page) -> None:
+    script = """async ([lang, chosen, symbol]) => {
+        localStorage.setItem("console.lang", lang);
+        localStorage.setItem("console.colors", chosen);
+        return (await import("/js/colors.js")).upDown(symbol).redUp;
+    }"""
+    assert page.evaluate(script, ["en", "auto", "600519.SH"]) is True  # an A-share
+    assert page.evaluate(script, ["en", "auto", "AAPL"]) is False
+    assert page.evaluate(script, ["zh", "auto", "AAPL"]) is True  # the Chinese view
+    assert page.evaluate(script, ["zh", "green_up", "600519.SH"]) is False  # the reader's setting wins
+    assert page.evaluate(script, ["en", "red_up", "AAPL"]) is True
