@@ -2,17 +2,18 @@
 services in LLM mode on the fake OpenAI-compatible server, the technical analyst slowed down so a research can be
 watched and reloaded mid-way, the catalyst detective failing until the retry.
 
-A research ticks stage by stage and survives a reload with every event once; the session page draws the chart
-with its three price lines and the exit, renders a model's ``<script>``/``<img onerror>`` as text, and charts what
-the score is made of (a bar per voting expert, the total equal to the score); retry, history, scorecard; Chinese at
-390 px; no serious or critical axe-core violation. Screenshots: test-artifacts/console/ (``UPDATE_DOCS_SCREENSHOTS=1``
-also refreshes docs/images/console-session.png, the README's, and docs/images/console-contributions.png)."""
+A research ticks stage by stage, survives a reload with every event once, and opens its session page when it ends;
+the session page draws the chart with one entry price, its price lines labelled without overlap and the exit,
+renders a model's ``<script>``/``<img onerror>`` as text, and charts what the score is made of; retry, history
+("what changed" by analysis date), scorecard; the default-date research has candles and three price lines; the
+Chinese session, history and scorecard pages at 390 px show no English word but symbols; no serious or critical
+axe-core violation. Screenshots: test-artifacts/console/ (``UPDATE_DOCS_SCREENSHOTS=1`` also refreshes
+docs/images/console-session.png, the README's, console-contributions.png, console-history.png and
+console-scorecard.png)."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,11 @@ import httpx
 import pytest
 from console_browser import (
     DOCS_CONTRIBUTIONS_SCREENSHOT,
+    DOCS_HISTORY_SCREENSHOT,
+    DOCS_SCORECARD_SCREENSHOT,
     DOCS_SCREENSHOT,
     browser,
+    english_words,
     needs_chromium,
     screenshot,
     serious_axe_violations,
@@ -125,6 +129,65 @@ def server_events(stack: Stack, session_id: str) -> list[tuple[int, str]]:
     return events
 
 
+def stored_events(page: Page, session_id: str) -> list[tuple[int, str]]:
+    """The events the live page showed, as it kept them in sessionStorage (it has opened the session page since)."""
+    rows = page.evaluate(
+        "id => JSON.parse(sessionStorage.getItem('console.events.' + id) || '[]').map(e => [e.seq, e.type])",
+        session_id,
+    )
+    return [(int(seq), kind) for seq, kind in rows]
+
+
+def opens_the_session_page(page: Page, session_id: str, timeout: int = 90_000) -> None:
+    """The live page opens the session page when the research ends (and leaves no cancel button behind)."""
+    page.wait_for_url(f"**/console/#/session/{session_id}", timeout=timeout)
+    page.wait_for_selector("#session-status")
+    assert page.locator("#cancel-research").count() == 0
+
+
+VISIBLE_TEXT = """skip => {
+    const out = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement;
+        if (!parent || parent.closest(skip) || !parent.getClientRects().length) continue;
+        out.push(node.textContent);
+    }
+    return out.join(" ");
+}"""
+CONSOLE_OWN = "script, style, #lang-select, .narrative, code"
+"""What the Chinese scan leaves out: the language picker (each language named in itself), and what the services
+wrote (.narrative: reasoning, theses, risks, a failure's message, a data gap the console has no words for; code: a
+model's name). The narrative is the research's language: this stack's fake models answer in English whatever the
+request's language, so only the console's own words (chrome, labels, enums, dates, outcomes) are scanned."""
+
+
+def english_on_page(page: Page, *symbols: str) -> list[str]:
+    return english_words(page.evaluate(VISIBLE_TEXT, CONSOLE_OWN), symbols)
+
+
+def label_boxes(page: Page) -> list[tuple[str, float, float, float, float]]:
+    """The chart's price-line labels as [name, top, bottom, left, right] once placed."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#price-chart .chart-label')].every(e => e.style.top !== '')"
+    )
+    boxes = page.eval_on_selector_all(
+        "#price-chart .chart-label",
+        "els => els.map(e => { const r = e.getBoundingClientRect(); "
+        "return [e.dataset.line, r.top, r.bottom, r.left, r.right]; })",
+    )
+    return [tuple(b) for b in boxes]
+
+
+def overlapping(boxes: list[tuple[str, float, float, float, float]]) -> list[tuple[str, str]]:
+    return [
+        (a[0], b[0])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[1] < b[2] and b[1] < a[2] and a[3] < b[4] and b[3] < a[4]
+    ]
+
+
 def start_research(page: Page, stack: Stack, symbol: str, day: str | None = None) -> None:
     page.goto(console(stack, "#/new"))
     page.wait_for_selector("#universe-list option", state="attached")
@@ -145,37 +208,39 @@ def test_a_research_ticks_stage_by_stage_and_a_reload_loses_or_doubles_no_event(
     page.wait_for_selector('#stages li[data-stage="financial_auditor"][data-state="success"]', timeout=30_000)
     assert stage_states(page)["technical_analyst"] in ("pending", "running")
     before_reload = logged_events(page)
+    auditor = page.inner_text('#stages li[data-stage="financial_auditor"] .detail')
+    assert " · " in auditor
+    assert auditor.endswith(" s")
     screenshot(page, "live-mid-research", full_page=False)
+    assert serious_axe_violations(page) == []
     page.reload()
-    page.wait_for_selector('main[data-finished="true"]', timeout=90_000)
-    screenshot(page, "live-finished")
+    opens_the_session_page(page, session_id)
 
-    shown = logged_events(page)
+    shown = stored_events(page, session_id)
     assert shown[: len(before_reload)] == before_reload
     assert [seq for seq, _ in shown] == list(range(1, len(shown) + 1)), "an event lost or shown twice"
     assert shown == server_events(stack, session_id)
     assert shown[-1][1] == "session.partial"
-    assert serious_axe_violations(page) == []
-    states = stage_states(page)
-    assert states == {
+    assert page.get_attribute("#session-status", "data-status") == "partial"
+    statuses = page.eval_on_selector_all(
+        "#experts [data-expert]", "els => Object.fromEntries(els.map(e => [e.dataset.expert, e.dataset.status]))"
+    )
+    assert statuses == {
         "technical_analyst": "success",
         "financial_auditor": "success",
         "valuation_modeler": "success",
         "macro_intelligence": "success",
         "catalyst_detective": "failed",
-        "debate": "success",
-        "verdict": "success",
     }
     # The technical analyst's signal and confidence as its result has them (since issue 52 they come from its
     # family's standing in the reference universe, not from the model's reply).
     detail = httpx.get(f"{stack['coordinator'].url}/api/v1/coordinator/sessions/{session_id}", timeout=30).json()
     result = detail["expert_results"]["technical_analyst"]["data"]
-    technical = page.inner_text('#stages li[data-stage="technical_analyst"] .detail')
+    technical = page.inner_text('[data-expert="technical_analyst"] dl')
     assert result["signal"] in technical
     assert f"{result['confidence']:.2f}" in technical
-    assert " s" in technical
-    failed = page.inner_text('#stages li[data-stage="catalyst_detective"] .detail')
-    assert "Catalyst detective failed:" in failed
+    failed = page.inner_text('[data-expert="catalyst_detective"] .error')
+    assert failed.startswith("Catalyst detective failed:")
     assert "research" in failed
     state["session_id"] = session_id
 
@@ -195,27 +260,38 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
     assert detail["outcome"]["status"] == "scored"
     assert chart.get_attribute("data-exit-day") == detail["outcome"]["exit_day"]
     assert page.inner_text("#verdict .action") == detail["verdict"]["action"]
+    # One entry price: the verdict's reference close, in the card, on the chart and in the download.
+    entry = reference_price(stack, detail)
+    assert float(chart.get_attribute("data-entry") or "nan") == pytest.approx(entry, abs=0.006)
+    assert float(page.get_attribute("#verdict-entry", "data-price") or "nan") == pytest.approx(entry, abs=0.006)
+    assert f"{entry:.2f}" in page.inner_text("#verdict-entry")
+    # The price lines' labels (entry, stop, target, and the exit with its day and return) never overlap.
+    boxes = label_boxes(page)
+    assert [b[0] for b in boxes] == ["entry", "stop", "target", "exit"]
+    assert overlapping(boxes) == []
+    exit_label = page.inner_text("#price-chart .chart-label-exit")
+    assert detail["outcome"]["exit_day"] in exit_label
+    assert "%" in exit_label
     assert "Catalyst detective failed:" in page.inner_text('[data-expert="catalyst_detective"]')
 
     # The model's markup never runs: the services strip it (issue 39) and the console renders what is left as
     # text (test_console_assets: no HTML sinks in its code).
-    narrative = page.inner_text('[data-expert="technical_analyst"] .narrative')
+    narrative = page.inner_text('[data-expert="technical_analyst"] .reasoning')
     assert "window.__xss = 1" in narrative
     assert "<script" not in narrative
     assert page.evaluate("window.__xss") is None
     assert page.locator("#experts img, #experts script").count() == 0
 
     screenshot(page, "session-1280")
-    top = screenshot(page, "session-1280-top", full_page=False)
-    if os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
-        DOCS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(top, DOCS_SCREENSHOT)
+    screenshot(page, "session-1280-top", full_page=False, docs=DOCS_SCREENSHOT)
 
     with page.expect_download() as download:
         page.click("#export-markdown")
     report = Path(download.value.path()).read_text(encoding="utf-8")
     assert report.startswith(f"# Session {SYMBOL}")
     assert narrative in report  # the narrative as the services sent it (their markup stripped)
+    assert f"{entry:.2f}" in report
+    assert " — — —" not in report
     assert detail["verdict"]["action"] in report
 
     assert serious_axe_violations(page) == []
@@ -223,6 +299,20 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
     assert not page.is_visible("#nav")
     assert not page.is_visible("#export-markdown")
     screenshot(page, "session-print")
+
+
+def reference_price(stack: Stack, detail: dict[str, Any]) -> float:
+    """The verdict's entry: its reference price, else the close its levels were measured from, else the last close
+    on or before the analysis date."""
+    verdict = detail["verdict"]
+    if verdict.get("reference_price") is not None:
+        return float(verdict["reference_price"])
+    stop = verdict["stop_loss"]
+    if stop.get("price") is not None:
+        return float(stop["price"]) / (1 + float(stop["percent_from_entry"]) / 100)
+    day = detail["analysis_date"]
+    url = f"{stack['coordinator'].url}/api/v1/coordinator/bars/{detail['symbol']}?end={day}"
+    return float(httpx.get(url, timeout=30).json()["bars"][-1]["close"])
 
 
 MINUS = "\u2212"
@@ -276,10 +366,7 @@ def test_the_session_page_charts_what_the_score_is_made_of(page: Page, stack: St
     assert page.inner_text('#contributions li[data-expert="catalyst_detective"]') == (
         "Catalyst detective: failed, so not heard."
     )
-    path = screenshot(page, "session-contributions", element="#contributions")
-    if os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
-        DOCS_CONTRIBUTIONS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS_CONTRIBUTIONS_SCREENSHOT)
+    screenshot(page, "session-contributions", element="#contributions", docs=DOCS_CONTRIBUTIONS_SCREENSHOT)
 
     with page.expect_download() as download:
         page.click("#export-markdown")
@@ -297,11 +384,11 @@ def test_retry_reruns_only_the_failed_expert_live(
     page.goto(console(stack, f"#/session/{state['session_id']}"))
     page.click("#retry-session")
     page.wait_for_url("**/console/#/live/*", timeout=30_000)
-    page.wait_for_selector('main[data-finished="true"]', timeout=90_000)
     retry_id = page.url.rsplit("/", 1)[1]
     assert retry_id != state["session_id"]
-    assert stage_states(page)["catalyst_detective"] == "success"
-    assert logged_events(page)[-1][1] == "session.completed"
+    opens_the_session_page(page, retry_id)
+    assert page.get_attribute('[data-expert="catalyst_detective"]', "data-status") == "success"
+    assert stored_events(page, retry_id)[-1][1] == "session.completed"
     state["retry_id"] = retry_id
 
 
@@ -316,7 +403,12 @@ def test_history_filters_pages_and_tells_what_changed(page: Page, stack: Stack, 
     page.wait_for_selector("#history-changes table.changes")
     changed = page.inner_text("#history-changes tr.changed")
     assert "Catalyst detective" in changed
-    screenshot(page, "history")
+    # Compared by analysis date, oldest to newest (the retry has the same date: the older session comes first).
+    caption = page.inner_text("#history-changes caption")
+    assert caption.endswith(f"({DAY} → {DAY})")
+    verdict_cell = f'tr[data-session="{state["retry_id"]}"] td[data-label="Verdict"]'
+    assert page.inner_text(verdict_cell) in ("BUY", "SELL", "HOLD")
+    screenshot(page, "history", full_page=False, docs=DOCS_HISTORY_SCREENSHOT)
     assert serious_axe_violations(page) == []
 
     page.select_option("#filter-status", "partial")
@@ -340,15 +432,33 @@ def test_the_scorecard_shows_hit_rates_with_intervals_and_the_reliability_chart(
     assert page.inner_text("#scorecard-counts").startswith(f"{card['sessions']} sessions: {card['scored']} scored")
     actions = page.eval_on_selector_all("#scorecard-table tbody tr", "els => els.map(e => e.dataset.action)")
     assert set(actions) == set(card["per_action"])
-    screenshot(page, "scorecard")
+    # Axes with values, each statistic explained, no interval under 10 outcomes, no hole in the Brier line.
+    assert page.eval_on_selector_all("#reliability-chart .tick-x", "els => els.map(e => e.textContent)") == [
+        "0.00",
+        "0.25",
+        "0.50",
+        "0.75",
+        "1.00",
+    ]
+    assert page.locator("#scorecard-explain li").count() == 4
+    for action, figures in card["per_action"].items():
+        row = page.inner_text(f'#scorecard-table tr[data-action="{action}"]')
+        if (figures.get("hit_rate") or {}).get("n", 0) < 10:
+            assert "[" not in row, row
+    if ((card.get("calibration") or {}).get("brier") or {}).get("score") is not None:
+        assert "—" not in page.inner_text("#scorecard-brier") + page.inner_text("#scorecard-skill")
+    else:
+        assert page.inner_text("#scorecard-brier").startswith("No Brier score yet")
+    screenshot(page, "scorecard", docs=DOCS_SCORECARD_SCREENSHOT)
     assert serious_axe_violations(page) == []
 
 
 def test_an_unknown_symbol_fails_in_words(page: Page, stack: Stack) -> None:
     start_research(page, stack, "999999.SH")
-    page.wait_for_selector('main[data-finished="true"]', timeout=60_000)
-    assert page.get_attribute("#live-status", "data-status") == "failed"
-    detail = page.inner_text('#stages li[data-stage="technical_analyst"] .detail')
+    opens_the_session_page(page, page.url.rsplit("/", 1)[1], timeout=60_000)
+    assert page.get_attribute("#session-status", "data-status") == "failed"
+    assert page.inner_text("#verdict-none") == "The research failed: there is no verdict."
+    detail = page.inner_text('[data-expert="technical_analyst"] .error')
     assert "Technical analyst failed:" in detail
     assert "symbol_not_found" in detail
 
@@ -366,23 +476,47 @@ def test_a_dropped_event_stream_is_resumed_after_the_last_event(page: Page, stac
     start_research(page, stack, SYMBOL, DAY)
     page.wait_for_selector('#stages li[data-stage="financial_auditor"][data-state="success"]', timeout=30_000)
     page.route("**/events?after=*", drop_the_second_connection)
+    session_id = page.url.rsplit("/", 1)[1]
     page.evaluate("window.dispatchEvent(new HashChangeEvent('hashchange'))")  # reconnect: a new stream after N
-    page.wait_for_selector('main[data-finished="true"]', timeout=90_000)
+    page.wait_for_selector("#live-note:has-text('resuming after event')", timeout=30_000)
+    opens_the_session_page(page, session_id)
     assert len(dropped) == 1
-    assert "resuming after event" in page.inner_text("#live-note")
-    shown = logged_events(page)
+    shown = stored_events(page, session_id)
     assert [seq for seq, _ in shown] == list(range(1, len(shown) + 1))
-    assert shown == server_events(stack, page.url.rsplit("/", 1)[1])
+    assert shown == server_events(stack, session_id)
 
 
 def test_a_running_research_is_cancelled_from_its_page(page: Page, stack: Stack) -> None:
     start_research(page, stack, SYMBOL, DAY)
     page.wait_for_selector('#stages li[data-stage="technical_analyst"][data-state="running"]', timeout=30_000)
+    session_id = page.url.rsplit("/", 1)[1]
     page.click("#cancel-research")
-    page.wait_for_selector('main[data-finished="true"]', timeout=60_000)
-    assert page.get_attribute("#live-status", "data-status") == "cancelled"
-    assert logged_events(page)[-1][1] == "session.cancelled"
-    assert page.is_disabled("#cancel-research")
+    opens_the_session_page(page, session_id, timeout=60_000)
+    assert page.get_attribute("#session-status", "data-status") == "cancelled"
+    assert page.inner_text("#verdict-none") == "The research was cancelled: there is no verdict."
+    assert stored_events(page, session_id)[-1][1] == "session.cancelled"
+
+
+def test_the_default_date_research_has_candles_and_three_price_lines(page: Page, stack: Stack) -> None:
+    universe = httpx.get(f"{stack['coordinator'].url}/api/v1/coordinator/universe", timeout=30).json()
+    last = next(s["bars"]["last"] for s in universe["symbols"] if s["symbol"] == SYMBOL)
+    page.goto(console(stack, "#/new"))
+    page.wait_for_selector("#universe-list option", state="attached")
+    page.fill("#symbol", SYMBOL)
+    page.dispatch_event("#symbol", "input")
+    assert page.input_value("#analysis-date") == last  # the last trading day the data has, not today
+    with page.expect_request("**/api/v1/coordinator/research") as sent:
+        page.click("#submit-research")
+    body = json.loads(sent.value.post_data or "{}")
+    assert body["language"] == "en"
+    assert body["analysis_date"] == last
+    page.wait_for_url("**/console/#/live/*", timeout=30_000)
+    opens_the_session_page(page, page.url.rsplit("/", 1)[1])
+    page.wait_for_selector("#price-chart canvas")
+    chart = page.locator("#price-chart")
+    assert chart.get_attribute("data-price-lines") == "entry,stop,target"
+    assert int(chart.get_attribute("data-bars") or 0) > 100
+    assert chart.get_attribute("data-analysis-date") == last
 
 
 def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[str, str]) -> None:
@@ -396,8 +530,31 @@ def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[
         assert page.inner_text("#contributions h3") == "评分的构成"
         assert page.inner_text("#contributions thead").split() == ["专家", "权重", "贡献"]
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, "wider than the phone"
+        assert english_on_page(page, SYMBOL) == []
+        assert overlapping(label_boxes(page)) == []
+        assert page.get_attribute("#price-chart", "data-up-color") == "#c62828"  # red up, green down
         screenshot(page, "session-390-zh")
         assert serious_axe_violations(page) == []
+
+        page.goto(console(stack, f"#/history?symbol={SYMBOL}"))
+        page.wait_for_selector("#history-table tbody tr")
+        assert english_on_page(page, SYMBOL) == []
+        # Each row a card: every cell as wide as the row, the status on one line (not a character per line).
+        cells = page.eval_on_selector_all(
+            "#history-table tbody tr:first-child td",
+            "els => els.map(e => [e.dataset.label, e.getBoundingClientRect().width, e.getBoundingClientRect().height])",
+        )
+        assert [c[0] for c in cells] == ["代码", "分析日期", "裁决", "状态", "创建时间", "操作"]
+        assert all(width > 300 for _, width, _ in cells), cells
+        assert cells[3][2] < 40, "the status wraps"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        screenshot(page, "history-390-zh")
+
+        page.goto(console(stack, "#/scorecard"))
+        page.wait_for_selector("#reliability-chart")
+        assert english_on_page(page, SYMBOL) == []
+        screenshot(page, "scorecard-390-zh")
+
         page.goto(console(stack, "#/new"))
         page.wait_for_selector("#universe-list option", state="attached")
         assert page.inner_text("h1") == "新研究"

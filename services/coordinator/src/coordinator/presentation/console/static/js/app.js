@@ -1,6 +1,7 @@
-// The console: a hash router over its pages, the language switch and the API key prompt.
+// The console: a hash router over its pages, the language and colour switches and the API key prompt.
 
 import { setApiKey, apiKey, whenUnauthorized } from "./api.js";
+import { CONVENTIONS, convention, setConvention } from "./colors.js";
 import { LANGUAGES, lang, setLang, t } from "./i18n.js";
 import { h, mount } from "./dom.js";
 import { errorText } from "./format.js";
@@ -68,6 +69,8 @@ function labels() {
   set("nav-watchlists", "nav.watchlists");
   set("nav-batches", "nav.batches");
   set("lang-label", "nav.language");
+  set("colors-label", "nav.colors");
+  colorOptions();
   set("key-button", "nav.key");
   set("skip-link", "nav.skip");
   set("key-title", "key.title");
@@ -77,6 +80,19 @@ function labels() {
   set("key-forget", "key.forget");
   set("key-cancel", "key.cancel");
   set("footer", "footer");
+}
+
+function colorOptions() {
+  const select = document.getElementById("colors-select");
+  mount(select, CONVENTIONS.map((code) => h("option", { value: code, selected: code === convention() }, t(`colors.${code}`))));
+}
+
+function setUpColors() {
+  const select = document.getElementById("colors-select");
+  select.addEventListener("change", () => {
+    setConvention(select.value);
+    render();
+  });
 }
 
 function setUpLanguage() {
@@ -116,6 +132,7 @@ function setUpKeyPrompt() {
 setLang(lang());
 labels();
 setUpLanguage();
+setUpColors();
 setUpKeyPrompt();
 window.addEventListener("hashchange", render);
 render();

@@ -1,18 +1,28 @@
 // "What changed since the last research of this symbol": the action, the confidence and each expert's signal of
-// a session against the newest earlier session of the same symbol that has a verdict.
+// a session against the session of the same symbol with a verdict whose analysis date comes just before its own
+// (on the same analysis date: the one created before it), shown oldest to newest.
 
 import { get } from "./api.js";
 import { h } from "./dom.js";
 import { summaryOf } from "./experts.js";
 import { num, text } from "./format.js";
-import { expertName, t } from "./i18n.js";
+import { actionWord, enumWord, expertName, t } from "./i18n.js";
 
-/** The newest session of `session.symbol` created before it with a verdict (detail), or null. */
+/** Whether `a` comes before `b` in analysis-date order (then creation order). */
+function earlier(a, b) {
+  const x = a.analysis_date || "";
+  const y = b.analysis_date || "";
+  return x < y || (x === y && a.created_at < b.created_at);
+}
+
+/** The session of `session.symbol` with a verdict that comes just before it by analysis date (detail), or null. */
 export async function previousOf(session) {
-  const page = await get(`/sessions?symbol=${encodeURIComponent(session.symbol)}&limit=50`);
-  for (const item of page.items) {
-    if (item.session_id === session.session_id || item.created_at >= session.created_at) continue;
-    if (!["completed", "partial"].includes(item.status)) continue;
+  const page = await get(`/sessions?symbol=${encodeURIComponent(session.symbol)}&limit=100`);
+  const candidates = page.items
+    .filter((item) => item.session_id !== session.session_id && earlier(item, session))
+    .filter((item) => ["completed", "partial"].includes(item.status))
+    .sort((a, b) => (earlier(a, b) ? 1 : -1)); // the latest first
+  for (const item of candidates) {
     const detail = await get(`/sessions/${encodeURIComponent(item.session_id)}`);
     if (detail.verdict) return detail;
   }
@@ -22,7 +32,7 @@ export async function previousOf(session) {
 function signals(session) {
   const out = {};
   for (const [expert, record] of Object.entries(session.expert_results || {})) {
-    out[expert] = record.status === "success" ? summaryOf(expert, record.data).signal : t("stage.failed");
+    out[expert] = record.status === "success" ? enumWord(summaryOf(expert, record.data).signal) : t("stage.failed");
   }
   return out;
 }
@@ -30,7 +40,7 @@ function signals(session) {
 /** A table of what differs (and what does not) between `before` and `after`. */
 export function changesTable(before, after) {
   const rows = [
-    [t("field.action"), text(before.verdict?.action), text(after.verdict?.action)],
+    [t("field.action"), before.verdict ? actionWord(before.verdict.action) : t("none"), after.verdict ? actionWord(after.verdict.action) : t("none")],
     [t("field.confidence"), num(before.verdict?.confidence), num(after.verdict?.confidence)],
   ];
   const a = signals(before);

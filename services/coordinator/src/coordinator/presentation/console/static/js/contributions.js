@@ -5,7 +5,7 @@
 
 import { h, svg } from "./dom.js";
 import { num, signed, text } from "./format.js";
-import { expertName, t } from "./i18n.js";
+import { enumWord, expertName, t } from "./i18n.js";
 
 const NOTES = ["market_wide", "events", "no_standing_data", "not_a_family"];
 const BAR = 200; // a bar's viewBox width: the zero line in the middle, ±scale at the ends
@@ -76,7 +76,7 @@ export function contributionsChart(outcome) {
   const rows = c.voters.map((v) =>
     h("tr", { class: "contrib-row", "data-expert": v.expert, "data-contribution": v.contribution, "data-weight": v.weight, "data-sign": sign(v.contribution) },
       h("th", { scope: "row" }, h("span", { class: "contrib-name" }, expertName(v.expert)),
-        h("span", { class: "contrib-side" }, `${t("field.signal")} ${text(v.signal)} · ${t("field.confidence")} ${num(v.confidence)}`)),
+        h("span", { class: "contrib-side" }, `${t("field.signal")} ${enumWord(v.signal)} · ${t("field.confidence")} ${num(v.confidence)}`)),
       h("td", { class: "num" }, num(v.weight)),
       h("td", { class: "contrib-bar-cell" }, bar(v.contribution, scale, sign(v.contribution))),
       h("td", { class: "num contrib-value" }, signed(v.contribution))));
@@ -125,7 +125,7 @@ export function contributionsMarkdown(outcome) {
   const lines = [
     row([t("md.expert"), t("md.signal"), t("md.confidence"), t("md.weight"), t("md.contribution")]),
     "|---|---|---:|---:|---:|",
-    ...c.items.map((item) => row([expertName(item.expert), text(item.signal), num(item.confidence), num(item.weight), figure(finite(item.contribution) ? item.contribution : 0)])),
+    ...c.items.map((item) => row([expertName(item.expert), enumWord(item.signal), num(item.confidence), num(item.weight), figure(finite(item.contribution) ? item.contribution : 0)])),
     row([`**${t("contrib.total")}**`, "", "", num(c.weight), `**${figure(c.sum)}**`]),
     "",
     t("contrib.equation", { terms: terms(c.voters, "-") || figure(0), sum: figure(c.sum), score: figure(c.score) }),

@@ -49,3 +49,20 @@ export function mount(el, ...children) {
   append(el, children);
   return el;
 }
+
+const FOLD_AT = 320; // characters: a longer text is shown folded to a few lines, whole in the page
+
+/** A model's or a source's text, whole (never cut), as a paragraph of class `narrative`; a long one folded to a few
+ * lines with a "more" button that unfolds it. `labels` {more, less} are the button's words. */
+export function longText(value, labels, attrs = {}) {
+  const body = h("p", { ...attrs, class: `narrative${attrs.class ? ` ${attrs.class}` : ""}` }, value);
+  if (String(value).length <= FOLD_AT) return body;
+  body.classList.add("folded");
+  const toggle = h("button", { type: "button", class: "small fold-toggle no-print", "aria-expanded": "false" }, labels.more);
+  toggle.addEventListener("click", () => {
+    const folded = body.classList.toggle("folded");
+    toggle.setAttribute("aria-expanded", String(!folded));
+    toggle.textContent = folded ? labels.more : labels.less;
+  });
+  return h("div", { class: "fold" }, body, toggle);
+}

@@ -39,13 +39,6 @@ export function text(value) {
   return String(value);
 }
 
-/** An estimate {value, low, high, n} as "0.55 [0.41, 0.68] (n=40)"; fractions as percents when `asPct`. */
-export function estimate(e, asPct = true) {
-  if (!e || e.value === null || e.value === undefined) return t("none");
-  const f = asPct ? (v) => pct(v) : (v) => num(v, 3);
-  return `${f(e.value)} [${f(e.low)}, ${f(e.high)}] (n=${e.n})`;
-}
-
 /** Any error of a call, in words: a 404 symbol, a 429 with its wait, a queue full, a network failure... */
 export function errorText(error) {
   if (error instanceof NetworkError) return t("err.network");
@@ -67,4 +60,19 @@ export function errorText(error) {
 
 export function expertError(expert, message) {
   return t("err.expert_failed", { expert: expertName(expert), message: message || t("none") });
+}
+
+/** Decimal places of `symbol`'s tick: 3 for Hong Kong, 2 elsewhere (A-shares and US stocks tick by 0.01). */
+export function tickDigits(symbol) {
+  return /\.HK$/i.test(symbol || "") ? 3 : 2;
+}
+
+/** A price at `symbol`'s tick precision. */
+export function price(value, symbol) {
+  return num(value, tickDigits(symbol));
+}
+
+/** A signed percent (−5.0 %, +8.2 %) of a value already in percent. */
+export function signedPct(value, digits = 1) {
+  return typeof value === "number" && Number.isFinite(value) ? `${signed(value, digits)} %` : t("none");
 }

@@ -3,8 +3,11 @@
 
 import { contributionsMarkdown } from "./contributions.js";
 import { summaryOf } from "./experts.js";
-import { num, pct, text } from "./format.js";
-import { expertName, t } from "./i18n.js";
+import { num, price, signed, signedPct, text } from "./format.js";
+import { actionWord, enumWord, expertName, statusWord, t } from "./i18n.js";
+import { outcomeText } from "./outcome.js";
+import { phrase } from "./phrases.js";
+import { exposureText } from "./verdict-card.js";
 
 function block(value) {
   return text(value).split(/\r?\n/).map((line) => `> ${line}`).join("\n");
@@ -13,20 +16,30 @@ function block(value) {
 export function sessionMarkdown(session, levels) {
   const v = session.verdict;
   const out = [`# ${t("session.heading", { symbol: session.symbol, date: text(session.analysis_date) })}`, ""];
-  out.push(`- ${t("field.status")}: ${session.status}`, `- session: ${session.session_id}`, "");
-  if (v) {
-    out.push(`## ${t("session.verdict")}`, "");
-    out.push(`- ${t("field.action")}: ${v.action}`);
-    out.push(`- ${t("field.position")}: ${num(v.position_percent, 1)} %${v.position_shares != null ? ` (${v.position_shares})` : ""}`);
+  out.push(`- ${t("field.status")}: ${statusWord(session.status)}`, `- ${t("md.session")}: ${session.session_id}`, "");
+  out.push(`## ${t("session.verdict")}`, "");
+  if (!v) {
+    const why = ["cancelled", "interrupted", "failed"].includes(session.status) ? t(`verdict.none_${session.status}`) : t(`stage.${session.judge?.status || "pending"}`);
+    out.push(`- ${why}`, "");
+  } else {
+    const sym = session.symbol;
+    const ifEntering = v.action === "HOLD" ? t("verdict.if_entering") : "";
+    const level = (value, at) => t("verdict.level", { price: price(at, sym), pct: signedPct(value?.percent_from_entry) });
+    out.push(`- ${t("field.action")}: ${actionWord(v.action)}`);
+    out.push(`- ${t("field.position")}: ${num(v.position_percent, 1)} %${v.position_shares != null ? ` (${t("verdict.shares", { shares: v.position_shares })})` : ""}`);
     out.push(`- ${t("field.confidence")}: ${num(v.confidence)}${v.score == null ? "" : ` (${t("confidence.sentence")})`}`);
-    out.push(`- ${t("field.entry")}: ${num(levels.entry)} · ${t("field.stop")}: ${num(levels.stop)} · ${t("field.target")}: ${num(levels.target)}`);
-    out.push(`- ${t("field.horizon")}: ${text(v.time_horizon)}`);
-    for (const key of ["score", "universe_rank", "market_exposure"]) if (v[key] !== undefined) out.push(`- ${key}: ${text(v[key])}`);
-    out.push(`- ${t("field.risks")}: ${text(v.risk_warnings)}`, "", block(v.reasoning), "");
+    out.push(`- ${t("field.entry")}: ${levels.entryDay ? t("verdict.entry", { price: price(levels.entry, sym), day: levels.entryDay }) : t("verdict.entry_no_day", { price: price(levels.entry, sym) })}`);
+    if (v.action === "HOLD") out.push(`- ${t("verdict.hold_levels")}`);
+    out.push(`- ${t("field.stop")}${ifEntering}: ${level(v.stop_loss, levels.stop)}`);
+    out.push(`- ${t("field.target")}${ifEntering}: ${level(v.take_profit, levels.target)}`);
+    out.push(`- ${t("field.horizon")}: ${enumWord(v.time_horizon)}`);
+    out.push(`- ${t("field.score")}: ${typeof v.score === "number" ? t("verdict.score", { score: signed(v.score, 2) }) : t("verdict.score_none")}`);
+    out.push(`- ${t("field.rank")}: ${typeof v.universe_rank === "number" ? t("verdict.rank", { pct: Math.round(v.universe_rank * 100) }) : t("verdict.rank_none")}`);
+    out.push(`- ${t("field.exposure")}: ${exposureText(v)}`);
+    out.push(`- ${t("field.risks")}: ${v.risk_warnings?.length ? text(v.risk_warnings) : t("list.no_risks")}`, "", block(v.reasoning), "");
   }
   if (session.outcome) {
-    const o = session.outcome;
-    out.push(`## ${t("session.outcome")}`, "", `- ${o.status}: ${text(o.exit_day)} ${text(o.exit_reason)} ${pct(o.call_return)}`, "");
+    out.push(`## ${t("session.outcome")}`, "", outcomeText(session.outcome, v?.action, session.symbol), "");
   }
   out.push(`## ${t("session.experts")}`, "");
   for (const expert of session.experts) {
@@ -37,7 +50,8 @@ export function sessionMarkdown(session, levels) {
       continue;
     }
     const s = summaryOf(expert, record.data);
-    out.push(`- ${t("field.signal")}: ${text(s.signal)} · ${t("field.confidence")}: ${num(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
+    out.push(`- ${t("field.signal")}: ${enumWord(s.signal)} · ${t("field.confidence")}: ${num(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
+    if (s.dataGaps.length) out.push(`- ${t("field.data_gaps")}: ${s.dataGaps.map((g) => phrase(text(g))).join("; ")}`);
     out.push(`- ${t("field.risk")}: ${text(s.risk)}`, "", block(s.reasoning), "");
   }
   const d = session.debate_outcome;
@@ -47,7 +61,7 @@ export function sessionMarkdown(session, levels) {
     if (contributions.length) out.push(`### ${t("contrib.heading")}`, "", ...contributions, "");
     out.push(`### ${t("session.bull")}`, "", block(d.bull_case?.core_thesis), "");
     out.push(`### ${t("session.bear")}`, "", block(d.bear_case?.core_thesis), "");
-    out.push(`### ${t("session.resolution")}`, "", `- ${t("field.direction")}: ${text(d.direction)} · ${num(d.confidence)}`, "", block(d.conflict_resolution), "");
+    out.push(`### ${t("session.resolution")}`, "", `- ${t("field.direction")}: ${enumWord(d.direction)} · ${t("field.confidence")}: ${num(d.confidence)}`, "", block(d.conflict_resolution), "");
   }
   return out.join("\n");
 }

@@ -5,7 +5,7 @@ import { get } from "../api.js";
 import { changesTable, previousOf } from "../compare.js";
 import { h, mount } from "../dom.js";
 import { errorText, text } from "../format.js";
-import { statusWord, t } from "../i18n.js";
+import { actionWord, dateTime, statusWord, t } from "../i18n.js";
 
 const PAGE = 20;
 const STATUSES = ["queued", "running", "completed", "partial", "failed", "cancelled", "interrupted"];
@@ -67,16 +67,20 @@ export async function historyPage(main, route) {
       }
     });
     const live = ["queued", "running"].includes(s.status);
+    const href = `#/${live ? "live" : "session"}/${s.session_id}`;
+    const cell = (label, ...content) => h("td", { "data-label": label }, h("span", { class: "cell-value" }, ...content));
     return h("tr", { "data-session": s.session_id, "data-status": s.status },
-      h("td", {}, h("a", { href: `#/${live ? "live" : "session"}/${s.session_id}` }, s.symbol)),
-      h("td", {}, text(s.analysis_date)),
-      h("td", {}, statusWord(s.status)),
-      h("td", {}, new Date(s.created_at).toLocaleString()),
-      h("td", {}, compare));
+      cell(t("field.symbol"), h("a", { href }, s.symbol)),
+      cell(t("field.date"), text(s.analysis_date)),
+      cell(t("history.action"), s.action ? actionWord(s.action) : t("history.no_action")),
+      cell(t("field.status"), statusWord(s.status)),
+      cell(t("field.created"), dateTime(s.created_at)),
+      cell(t("history.actions"), h("a", { href, class: "button small" }, t("history.open_row")), " ", compare));
   });
+  const columns = [t("field.symbol"), t("field.date"), t("history.action"), t("field.status"), t("field.created"), t("history.actions")];
   const table = items.length
-    ? h("table", { id: "history-table" },
-      h("thead", {}, h("tr", {}, [t("field.symbol"), t("field.date"), t("field.status"), t("field.created"), t("history.compare")].map((c) => h("th", { scope: "col" }, c)))),
+    ? h("table", { id: "history-table", class: "stack-on-phone" },
+      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, rows))
     : h("p", { class: "hint", id: "history-empty" }, t("history.empty"));
 

@@ -1,10 +1,10 @@
-// Live research: each stage ticks as its event arrives. The events seen are kept in sessionStorage, so a reload
+// Live research: each stage ticks as its event arrives; when the research ends the page opens its session page. The events seen are kept in sessionStorage, so a reload
 // or a dropped connection resumes after the last one (?after=N): nothing is lost, nothing is shown twice.
 
 import { call, followEvents, get } from "../api.js";
 import { h, mount } from "../dom.js";
-import { errorText, expertError, num, seconds, text } from "../format.js";
-import { expertName, statusWord, t } from "../i18n.js";
+import { EXPERTS, errorText, expertError, num, price, seconds, signedPct, text } from "../format.js";
+import { actionWord, enumWord, expertName, statusWord, t } from "../i18n.js";
 
 const TERMINAL = new Set(["session.completed", "session.partial", "session.failed", "session.cancelled", "session.interrupted"]);
 const store = (id) => `console.events.${id}`;
@@ -15,6 +15,19 @@ function stored(id) {
   } catch {
     return [];
   }
+}
+
+/** A stage in words: an expert's name, the debate, the verdict; anything else as it is. */
+function stageName(stage) {
+  if (EXPERTS.includes(stage)) return expertName(stage);
+  return ["debate", "verdict"].includes(stage) ? t(`stage.${stage}`) : text(stage);
+}
+
+/** A stop or target as the verdict event has it: its price and percent, or the percent alone. */
+function levelWords(level, symbol) {
+  if (!level) return t("none");
+  const percent = signedPct(level.percent_from_entry);
+  return typeof level.price === "number" ? `${price(level.price, symbol)} (${percent})` : percent;
 }
 
 export async function livePage(main, route) {
@@ -61,7 +74,7 @@ export async function livePage(main, route) {
         break;
       case "session.resumed":
         status.textContent = `${t("live.status")}: ${statusWord("running")}`;
-        note.textContent = t("live.resumed", { stage: text(d.from_stage) });
+        note.textContent = t("live.resumed", { stage: stageName(d.from_stage) });
         break;
       case "session.stalled":
         note.textContent = t("live.stalled", { seconds: d.seconds ?? "?" });
@@ -70,7 +83,7 @@ export async function livePage(main, route) {
         tick(d.expert, "running");
         break;
       case "expert.completed":
-        tick(d.expert, "success", `${text(d.signal)} · ${t("field.confidence")} ${num(d.confidence)} · ${seconds(d.duration_ms)}`);
+        tick(d.expert, "success", `${enumWord(d.signal)} · ${t("field.confidence")} ${num(d.confidence)} · ${seconds(d.duration_ms)}`);
         break;
       case "expert.failed":
         tick(d.expert, "failed", `${expertError(d.expert, d.message)} · ${seconds(d.duration_ms)}`);
@@ -80,14 +93,14 @@ export async function livePage(main, route) {
         tick(event.type.split(".")[0], "running");
         break;
       case "debate.completed":
-        tick("debate", "success", `${text(d.direction)} · ${t("field.confidence")} ${num(d.confidence)} · ${seconds(d.duration_ms)}`);
+        tick("debate", "success", `${enumWord(d.direction)} · ${t("field.confidence")} ${num(d.confidence)} · ${seconds(d.duration_ms)}`);
         break;
       case "verdict.completed":
-        tick("verdict", "success", `${text(d.action)} · ${num(d.position, 1)} % · ${seconds(d.duration_ms)}`);
+        tick("verdict", "success", `${actionWord(d.action)} · ${num(d.position, 1)} % · ${seconds(d.duration_ms)}`);
         mount(verdict, h("p", { class: "verdict-line" },
-          `${t("field.action")}: ${text(d.action)} · ${t("field.position")}: ${num(d.position, 1)} % · ` +
-          `${t("field.stop")}: ${text(d.stop?.price ?? d.stop?.percent_from_entry)} · ` +
-          `${t("field.target")}: ${text(d.target?.price ?? d.target?.percent_from_entry)} · ${t("field.horizon")}: ${text(d.horizon)}`));
+          `${t("field.action")}: ${actionWord(d.action)} · ${t("field.position")}: ${num(d.position, 1)} % · ` +
+          `${t("field.stop")}: ${levelWords(d.stop, session.symbol)} · ` +
+          `${t("field.target")}: ${levelWords(d.target, session.symbol)} · ${t("field.horizon")}: ${enumWord(d.horizon)}`));
         break;
       case "debate.failed":
       case "verdict.failed":
@@ -104,8 +117,9 @@ export async function livePage(main, route) {
       finished = true;
       status.dataset.status = d.status || event.type.split(".")[1];
       status.textContent = `${t("live.status")}: ${statusWord(status.dataset.status)}`;
-      cancel.disabled = true;
+      cancel.remove();
       main.dataset.finished = "true";
+      if (!controller.signal.aborted) location.replace(`#/session/${encodeURIComponent(id)}`);
     }
   }
 

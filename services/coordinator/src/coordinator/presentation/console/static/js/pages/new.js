@@ -1,9 +1,17 @@
-// New research: a symbol from the research universe, the experts, the analysis date; submitted as a job.
+// New research: a symbol from the research universe, the experts, the analysis date (default: the last trading day
+// the data has for the symbol; a live provider's: the last weekday), the language; submitted as a job.
 
 import { call, get } from "../api.js";
 import { h, mount } from "../dom.js";
 import { EXPERTS, errorText } from "../format.js";
 import { LANGUAGES, expertName, lang, setLang, t } from "../i18n.js";
+
+/** The last weekday up to today (YYYY-MM-DD): a live provider's default analysis date. */
+export function lastWeekday(today = new Date()) {
+  const day = new Date(Date.UTC(today.getFullYear(), today.getMonth(), today.getDate()));
+  while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() - 1);
+  return day.toISOString().slice(0, 10);
+}
 
 function requestKey() {
   if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -49,6 +57,7 @@ export async function newResearchPage(main) {
       info.textContent = universe.open_ended ? t("new.universe_open") : matches.map((s) => s.symbol).slice(0, 8).join(", ");
       date.removeAttribute("min");
       date.removeAttribute("max");
+      if (universe.open_ended) date.value = lastWeekday();
     }
   }
   symbol.addEventListener("input", showSymbol);
@@ -85,9 +94,9 @@ export async function newResearchPage(main) {
     event.preventDefault();
     problem.textContent = "";
     const chosen = EXPERTS.filter((e) => form.querySelector(`#expert-${e}`).checked);
-    const body = { symbol: symbol.value.trim(), experts: chosen };
-    if (date.value) body.analysis_date = date.value;
     if (language.value !== lang()) setLang(language.value);
+    const body = { symbol: symbol.value.trim(), experts: chosen, language: lang() };
+    if (date.value) body.analysis_date = date.value;
     submit.disabled = true;
     submit.textContent = t("new.submitting");
     try {

@@ -9,9 +9,13 @@ import { contributionsChart } from "../contributions.js";
 import { h, mount } from "../dom.js";
 import { saveFile } from "../download.js";
 import { summaryOf } from "../experts.js";
-import { errorText, expertError, num, pct, seconds, text } from "../format.js";
-import { expertName, statusWord, t } from "../i18n.js";
+import { errorText, num, pct, seconds, text, tickDigits } from "../format.js";
+import { enumWord, expertName, statusWord, t } from "../i18n.js";
+import { levelsOf } from "../levels.js";
 import { sessionMarkdown } from "../markdown.js";
+import { outcomeText } from "../outcome.js";
+import { phrase } from "../phrases.js";
+import { dl, failure, folded, serviceList, verdictCard } from "../verdict-card.js";
 
 const DAY = 86400000;
 
@@ -19,46 +23,52 @@ function shiftDay(day, days) {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 }
 
-function level(entry, value) {
-  if (!value) return null;
-  if (typeof value.price === "number") return value.price;
-  if (typeof entry === "number" && typeof value.percent_from_entry === "number") return entry * (1 + value.percent_from_entry / 100);
-  return null;
+/** A data gap or staleness note, each in the reader's language when the catalogue knows it (else as the service
+ * wrote it, marked as its text). */
+function notes(items, empty) {
+  if (!items || !items.length) return empty;
+  return h("ul", {}, items.map((item) => {
+    const said = typeof item === "object" ? text(item.detail || item) : text(item);
+    const words = phrase(said);
+    return h("li", words === said ? { class: "narrative" } : {}, words);
+  }));
 }
 
-function dl(rows) {
-  return h("dl", { class: "facts" }, rows.filter(Boolean).map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]));
-}
-
-function list(items) {
-  return items && items.length ? h("ul", {}, items.map((item) => h("li", {}, typeof item === "object" ? text(item.detail || item.argument || item) : text(item)))) : t("none");
+/** What the numbers gate found: figures checked, traced, the rest listed as the model wrote them. */
+function numbersCheck(check) {
+  if (!check || typeof check !== "object") return t("none");
+  const unverified = Array.isArray(check.unverified) ? check.unverified : [];
+  return h("span", {}, t("numbers.summary", { checked: check.checked ?? 0, traced: check.traced ?? 0, unverified: unverified.length }),
+    check.repaired ? ` ${t("numbers.repaired")}` : "",
+    unverified.length ? h("ul", { class: "narrative" }, unverified.map((f) => h("li", {}, `${text(f.text)} (${text(f.field)})`))) : null);
 }
 
 function expertCard(expert, record) {
   const card = h("article", { class: "card expert", "data-expert": expert, "data-status": record?.status || "missing" },
     h("h3", {}, expertName(expert)));
   if (!record || record.status !== "success") {
-    card.append(h("p", { class: "error" }, expertError(expert, record?.error)));
+    card.append(failure(expert, record?.error));
     return card;
   }
   const s = summaryOf(expert, record.data);
   card.append(dl([
-    [t("field.signal"), text(s.signal)],
+    [t("field.signal"), enumWord(s.signal)],
     [t("field.confidence"), num(s.confidence)],
     [t("field.as_of"), text(s.asOf)],
     [t("field.duration"), seconds(record.duration_ms)],
-    [t("field.data_gaps"), list(s.dataGaps)],
-    [t("field.staleness"), list(s.staleness)],
-    [t("field.risk"), text(s.risk)],
-    s.numbersCheck !== undefined && [t("field.numbers_check"), text(s.numbersCheck)],
+    [t("field.data_gaps"), notes(s.dataGaps, t("list.no_gaps"))],
+    [t("field.staleness"), notes(s.staleness, t("list.no_staleness"))],
+    [t("field.risk"), s.risk ? h("span", { class: "narrative" }, s.risk) : t("none")],
+    s.numbersCheck !== undefined && [t("field.numbers_check"), numbersCheck(s.numbersCheck)],
   ]));
-  card.append(h("h4", {}, t("field.reasoning")), h("p", { class: "narrative" }, text(s.reasoning)));
+  card.append(h("h4", {}, t("field.reasoning")), folded(s.reasoning, "reasoning"));
   return card;
 }
 
 function side(title, thesis, args, extra) {
-  return h("section", { class: "card side" }, h("h3", {}, title), h("p", { class: "narrative" }, text(thesis)),
-    h("ul", {}, (args || []).map((a) => h("li", {}, `${text(a.argument)} — ${text(a.evidence)}`))), extra && h("p", { class: "hint" }, text(extra)));
+  return h("section", { class: "card side" }, h("h3", {}, title), folded(thesis),
+    h("ul", { class: "narrative" }, (args || []).map((a) => h("li", {}, `${text(a.argument)} — ${text(a.evidence)}`))),
+    extra && extra.length ? h("p", { class: "hint narrative" }, text(extra)) : null);
 }
 
 function debateSection(session) {
@@ -75,60 +85,12 @@ function debateSection(session) {
     side(t("session.bull"), d.bull_case?.core_thesis, d.bull_case?.supporting_arguments, d.bull_case?.acknowledged_risks),
     side(t("session.bear"), d.bear_case?.core_thesis, d.bear_case?.supporting_arguments, d.bear_case?.acknowledged_strengths)));
   section.append(h("section", { class: "card resolution" }, h("h3", {}, t("session.resolution")),
-    dl([[t("field.direction"), text(d.direction)], [t("field.confidence"), num(d.confidence)]]),
-    h("p", { class: "narrative" }, text(d.conflict_resolution)), list(d.key_disagreements)));
+    dl([[t("field.direction"), enumWord(d.direction)], [t("field.confidence"), num(d.confidence)]]),
+    folded(d.conflict_resolution), serviceList(d.key_disagreements)));
   return section;
 }
 
-function lotOf(symbol) {
-  return /\.(SH|SZ|BJ)$/i.test(symbol) ? 100 : 1;
-}
-
-function verdictCard(session, levels) {
-  const v = session.verdict;
-  const card = h("section", { id: "verdict", class: "card verdict", "aria-labelledby": "verdict-h" }, h("h2", { id: "verdict-h" }, t("session.verdict")));
-  if (!v) {
-    card.append(h("p", { class: session.judge?.status === "failed" ? "error" : "hint" },
-      `${t(`stage.${session.judge?.status || "pending"}`)}${session.judge?.error ? `: ${session.judge.error}` : ""}`));
-    return card;
-  }
-  card.dataset.action = v.action;
-  const portfolio = h("input", { id: "portfolio-value", type: "number", min: "0", step: "1000", value: "1000000", inputmode: "numeric" });
-  const shares = h("output", { id: "portfolio-shares", for: "portfolio-value" });
-  const updateShares = () => {
-    const value = Number(portfolio.value);
-    const lot = lotOf(session.symbol);
-    shares.textContent = levels.entry && value > 0
-      ? String(Math.floor((value * v.position_percent) / 100 / levels.entry / lot) * lot)
-      : t("none");
-  };
-  portfolio.addEventListener("input", updateShares);
-  updateShares();
-  const engine = v.engine || {};
-  card.append(
-    h("p", { class: `action action-${v.action}` }, v.action),
-    dl([
-      [t("field.position"), `${num(v.position_percent, 1)} %${v.position_shares != null ? ` · ${v.position_shares}` : ""}`],
-      [t("field.confidence"), num(v.confidence)],
-      [t("field.entry"), `${num(levels.entry)} · ${text(v.entry_strategy)}`],
-      [t("field.stop"), `${num(levels.stop)} (${num(v.stop_loss?.percent_from_entry, 1)} %)`],
-      [t("field.target"), `${num(levels.target)} (${num(v.take_profit?.percent_from_entry, 1)} %)`],
-      [t("field.horizon"), text(v.time_horizon)],
-      v.score !== undefined && [t("field.score"), text(v.score)],
-      v.universe_rank !== undefined && [t("field.rank"), text(v.universe_rank)],
-      v.market_exposure !== undefined && [t("field.exposure"), text(v.market_exposure)],
-      [t("field.risks"), list(v.risk_warnings)],
-      [t("field.confidence_means"), t("confidence.means", { value: num(v.confidence) })],
-      [t("field.guardrails"), list(v.guardrail_adjustments)],
-      [t("field.engine"), Object.entries(engine).map(([k, x]) => `${k}: ${text(x)}`).join(" · ") || t("none")],
-    ]),
-    h("p", { class: "shares" }, h("label", { for: "portfolio-value" }, t("field.shares")), " ", portfolio, " → ", shares),
-    h("h3", {}, t("field.reasoning")), h("p", { class: "narrative" }, text(v.reasoning)),
-  );
-  return card;
-}
-
-async function chartSection(session, levels) {
+async function chartSection(session) {
   const figure = h("figure", { class: "chart-box" });
   const chart = h("div", { id: "price-chart", class: "chart", role: "img", "aria-label": t("session.chart") });
   const caption = h("figcaption", {}, t("session.chart_caption"));
@@ -136,9 +98,10 @@ async function chartSection(session, levels) {
   figure.append(chart, caption, outcomeLine);
   const day = session.analysis_date;
   const outcome = session.outcome;
+  const none = { figure, levels: levelsOf(session.verdict, [], day), draw: () => {} };
   if (!day) {
-    outcomeLine.textContent = t("session.no_bars", { reason: t("none") });
-    return { figure, draw: () => {} };
+    outcomeLine.textContent = t("session.no_bars", { reason: t("session.no_date") });
+    return none;
   }
   const scored = outcome && outcome.status === "scored" && outcome.exit_day;
   const end = scored ? outcome.exit_day : day;
@@ -148,26 +111,24 @@ async function chartSection(session, levels) {
     bars = (await get(`/bars/${encodeURIComponent(session.symbol)}?start=${shiftDay(day, -180)}&end=${end}`)).bars;
   } catch (error) {
     outcomeLine.textContent = t("session.no_bars", { reason: errorText(error) });
-    return { figure, draw: () => {} };
+    return none;
   }
-  const before = bars.filter((b) => b.date.slice(0, 10) <= day);
-  levels.entry = outcome?.entry_price ?? before.at(-1)?.close ?? null;
-  levels.stop = level(levels.entry, session.verdict?.stop_loss);
-  levels.target = level(levels.entry, session.verdict?.take_profit);
+  const levels = levelsOf(session.verdict, bars, day);
   if (outcome) {
     outcomeLine.dataset.status = outcome.status;
-    outcomeLine.textContent = scored
-      ? t("session.outcome_scored", { day: outcome.exit_day, reason: text(outcome.exit_reason), price: num(outcome.exit_price), ret: pct(outcome.call_return) })
-      : t("session.outcome_pending", { reason: text(outcome.reason || outcome.status) });
+    outcomeLine.textContent = outcomeText(outcome, session.verdict?.action, session.symbol);
   }
-  const exit = scored ? { day: outcome.exit_day, label: `${text(outcome.exit_reason)} ${pct(outcome.call_return)}` } : null;
-  return { figure, draw: () => (bars.length ? drawChart(chart, { bars, levels, analysisDate: day, exit }) : null) };
+  const hold = session.verdict?.action === "HOLD";
+  const ret = hold ? pct(outcome?.underlying_return) : pct(outcome?.call_return);
+  const exit = scored ? { day: outcome.exit_day, price: outcome.exit_price, ret } : null;
+  const digits = tickDigits(session.symbol);
+  const draw = () => (bars.length ? drawChart(chart, { bars, levels, digits, symbol: session.symbol, analysisDate: day, exit }) : null);
+  return { figure, levels, draw };
 }
 
 export async function sessionPage(main, route) {
   const session = await get(`/sessions/${encodeURIComponent(route.id)}`);
-  const levels = { entry: null, stop: null, target: null };
-  const { figure, draw } = await chartSection(session, levels);
+  const { figure, levels, draw } = await chartSection(session);
   const problem = h("p", { class: "error", role: "alert", id: "session-error" });
 
   const actions = h("div", { class: "actions no-print" });
@@ -199,7 +160,8 @@ export async function sessionPage(main, route) {
   const compare = h("section", { id: "changes", class: "card" });
   mount(main,
     h("h1", {}, t("session.heading", { symbol: session.symbol, date: text(session.analysis_date) })),
-    h("p", { class: "status", id: "session-status", "data-status": session.status }, `${t("field.status")}: ${statusWord(session.status)}${session.status_reason ? ` — ${session.status_reason}` : ""}`),
+    h("p", { class: "status", id: "session-status", "data-status": session.status }, `${t("field.status")}: ${statusWord(session.status)}`,
+      session.status_reason ? h("span", { class: "narrative" }, ` — ${session.status_reason}`) : null),
     actions, problem, figure, verdictCard(session, levels),
     h("section", { id: "experts", "aria-labelledby": "experts-h" }, h("h2", { id: "experts-h" }, t("session.experts")),
       h("div", { class: "cards" }, session.experts.map((e) => expertCard(e, session.expert_results[e])))),
