@@ -7,23 +7,21 @@ rules engines): three voting experts whose contributions add up to the score, ma
 from __future__ import annotations
 
 import json
-import mimetypes
 import re
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
 import pytest
-from console_browser import browser, needs_chromium
+from console_browser import STATIC, browser, needs_chromium, serve_static
+from console_browser import STATIC_ORIGIN as ORIGIN
 from deploy_manifests import ROOT
 from e2e_support import load_script
-from playwright.sync_api import Browser, Page, Route
+from playwright.sync_api import Browser, Page
 
 from shared_contracts.debate import Contribution
 from shared_contracts.judge import CONFIDENCE_SENTENCE, Verdict
 
-STATIC = ROOT / "services/coordinator/src/coordinator/presentation/console/static"
-ORIGIN = "http://console.test"
 SCORE = 0.159274
 CONTRIBUTIONS = [
     Contribution.model_validate(c).model_dump()
@@ -188,17 +186,6 @@ def test_the_cli_has_no_contributions_line_without_contributions(cli: ModuleType
 # ------------------------------------------------------------------------------- the console's Markdown
 
 
-def _serve_static(route: Route) -> None:
-    """The console's files on a made-up origin (nothing started); any other path is a blank page to import from."""
-    path = route.request.url.removeprefix(ORIGIN).split("?")[0].lstrip("/")
-    file = (STATIC / path).resolve()
-    if path and file.is_file() and file.is_relative_to(STATIC.resolve()):
-        kind = "text/javascript" if file.suffix == ".js" else mimetypes.guess_type(file.name)[0] or "text/plain"
-        route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
-    else:
-        route.fulfill(status=200, body="<!doctype html><title>markdown</title>", content_type="text/html")
-
-
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
     yield from browser()
@@ -207,7 +194,7 @@ def chromium() -> Iterator[Browser]:
 @pytest.fixture
 def page(chromium: Browser) -> Iterator[Page]:
     context = chromium.new_context()
-    context.route(f"{ORIGIN}/**", _serve_static)
+    context.route(f"{ORIGIN}/**", serve_static)
     page = context.new_page()
     page.goto(f"{ORIGIN}/blank")
     yield page
