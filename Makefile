@@ -9,11 +9,12 @@ UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 RUN := $(UV) run --no-sync
 SRC := shared-contracts/src service-kit/src verdict-statistics/src services/coordinator/src services/research/src services/debate/src services/judge/src evaluation/src tests-e2e/fakes
 
-.PHONY: help bootstrap sync lint format typecheck layers test test-fast run research cli keys bench evaluate vendor clean
+.PHONY: help bootstrap sync lint format typecheck layers test test-fast run serve research cli keys bench evaluate openapi-client vendor clean
 
 help:
 	@echo "make test      bootstrap, lint (ruff), types (mypy), layers (import-linter), all tests"
 	@echo "make run       start the services locally (SQLite, offline snapshot, rules engines)"
+	@echo "make serve SERVICE=research   start one service alone, with the server options make run gives it"
 	@echo "make research SYMBOL=600519.SH   post a research to the running stack and print a summary (STRICT=1: fail on a refusal)"
 	@echo "make cli ARGS=\"--sessions\"      the same CLI with any of its options (ARGS=--help lists them)"
 	@echo "make keys ARGS=\"create alice\"  create, revoke or list API keys (stock-research-keys)"
@@ -54,6 +55,13 @@ test-fast: bootstrap
 # for every /readyz, prints the URLs and a curl; Ctrl-C stops everything.
 run: bootstrap
 	$(RUN) python scripts/run_local.py
+
+# One service alone, started as make run (Procfile) and the image start every service: python -m service_kit.serve
+# (uvicorn with the guarded protocol's request-head limits, --limit-concurrency, keep-alive 5 s, no Server header).
+# make serve SERVICE=research [PORT=8011]; the port defaults to the service's own (8000-8003).
+SERVICE ?= coordinator
+serve: bootstrap
+	$(RUN) python -m service_kit.serve $(SERVICE) $(if $(PORT),--port $(PORT))
 
 # Post a research to the running stack (make run) and print a summary. COORDINATOR_URL=... for another one;
 # EXPERTS=a,b for some experts only; DATE=YYYY-MM-DD for a research as of that day (point in time).

@@ -43,7 +43,7 @@ def test_procfile_starts_each_service_with_its_factory_and_port() -> None:
     text = (ROOT / "Procfile").read_text(encoding="utf-8")
     for service in SERVICES:
         line = next(line for line in text.splitlines() if line.startswith(f"{service}:"))
-        assert f"exec uvicorn --factory {service}.main:create_app " in line
+        assert f"exec python -m service_kit.serve {service} " in line
 
 
 def test_procfile_is_valid_for_honcho() -> None:
