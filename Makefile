@@ -64,7 +64,8 @@ serve: bootstrap
 	$(RUN) python -m service_kit.serve $(SERVICE) $(if $(PORT),--port $(PORT))
 
 # Post a research to the running stack (make run) and print a summary. COORDINATOR_URL=... for another one;
-# EXPERTS=a,b for some experts only; DATE=YYYY-MM-DD for a research as of that day (point in time).
+# EXPERTS=a,b for some experts only; DATE=YYYY-MM-DD for a research as of that day (point in time); without DATE, as of
+# the last trading day the data has for the symbol (the CLI says which before it sends); REPORT_LANGUAGE=en|zh.
 # A refusal (a 4xx, a research that failed) is the CLI's answer, printed by it: make exits 0 and adds no
 # "make: *** ... Error 1" of its own (the recipe's failure is ignored, and make runs silent, the only way it prints
 # nothing for an ignored one). STRICT=1 keeps the failure, for scripts: make exits 2 on a refusal. The CLI run
