@@ -70,7 +70,6 @@ with STRICT=1 they exit 2 on a refusal, for scripts.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import math
 import os
@@ -82,6 +81,7 @@ from typing import Any, TypeGuard
 
 import httpx
 
+from service_kit.stack.analysis_day import default_analysis_date
 from shared_contracts.experts import ExpertType, is_iso_date
 from shared_contracts.judge import CONFIDENCE_SENTENCE
 from shared_contracts.projection import ProjectionError, summarize_expert_result
@@ -757,7 +757,7 @@ def _send(client: httpx.Client, args: argparse.Namespace, api: str) -> tuple[htt
     else:
         date = args.analysis_date
         if not date:
-            date, chosen = default_analysis_date(client, api, [args.symbol])
+            date, chosen = default_analysis_date(client, args.url, [args.symbol])
             print(f"No --analysis-date: the research is made as of {date}, {chosen}.", file=sys.stderr, flush=True)
         payload = {
             "symbol": args.symbol,
@@ -793,38 +793,6 @@ def _print_answer(
         print(f"Refused: {format_problem(response.status_code, body, retry_after=retry_after)}", file=sys.stderr)
     if response.status_code == 401:
         print('Set STOCK_RESEARCH_API_KEY to your API key (make keys ARGS="create NAME").', file=sys.stderr)
-
-
-def default_analysis_date(
-    client: httpx.Client, api: str, symbols: list[str], today: dt.date | None = None
-) -> tuple[str, str]:
-    """The day a research without --analysis-date is made as of, and why: the newest last bar the data has for
-    ``symbols`` (``GET …/universe``); for a live provider (open-ended), a symbol the data does not list or a
-    universe that cannot be read, the last weekday up to today."""
-    today = today or dt.date.today()
-    weekday = (today - dt.timedelta(days=max(0, today.weekday() - 4))).isoformat()
-    try:
-        response = client.get(f"{api}/universe")
-        body = response.json() if response.status_code == 200 else None
-    except ValueError:
-        body = None
-    if not isinstance(body, Mapping):
-        return weekday, "the last weekday up to today (the data's universe could not be read)"
-    wanted = {s.strip().upper() for s in symbols}
-    lasts = [
-        str(item["bars"]["last"])
-        for item in body.get("symbols") or []
-        if isinstance(item, Mapping)
-        and str(item.get("symbol", "")).upper() in wanted
-        and isinstance(item.get("bars"), Mapping)
-        and is_iso_date(str(item["bars"].get("last")))
-    ]
-    named = ", ".join(symbols) if len(symbols) <= 3 else "these symbols"
-    if lasts:
-        return max(lasts), f"the last trading day the data has for {named}"
-    if body.get("open_ended"):
-        return weekday, f"the last weekday up to today (the data provider, {body.get('data_provider')}, is live)"
-    return weekday, f"the last weekday up to today (the data lists no bars for {named})"
 
 
 def exit_code(status: int, body: Any) -> int:
@@ -998,7 +966,7 @@ def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int
         try:
             payload["analysis_date"] = args.analysis_date
             if not args.analysis_date:
-                payload["analysis_date"], chosen = default_analysis_date(client, api, symbols)
+                payload["analysis_date"], chosen = default_analysis_date(client, args.url, symbols)
                 print(f"No --analysis-date: the batch is made as of {payload['analysis_date']}, {chosen}.",
                       file=sys.stderr, flush=True)  # fmt: skip
             print(f"POST {api}/batches ({len(symbols)} symbols)", file=sys.stderr, flush=True)

@@ -261,18 +261,18 @@ def test_a_live_provider_or_an_unlisted_symbol_takes_the_last_weekday_up_to_toda
     with respx.mock:
         _universe({"data_provider": "akshare", "open_ended": True, "count": 0, "symbols": []})
         with httpx.Client() as client:
-            day, why = cli.default_analysis_date(client, API, ["600519.SH"], today=sunday)
+            day, why = cli.default_analysis_date(client, URL, ["600519.SH"], today=sunday)
     assert (day, why) == ("2026-11-27", "the last weekday up to today (the data provider, akshare, is live)")
     with respx.mock:
         _universe()
         with httpx.Client() as client:
-            assert cli.default_analysis_date(client, API, ["0700.HK"], today=dt.date(2026, 11, 25))[0] == "2026-11-25"
-            batch = cli.default_analysis_date(client, API, ["600519.SH", "AAPL"], today=sunday)
+            assert cli.default_analysis_date(client, URL, ["0700.HK"], today=dt.date(2026, 11, 25))[0] == "2026-11-25"
+            batch = cli.default_analysis_date(client, URL, ["600519.SH", "AAPL"], today=sunday)
     assert batch == ("2025-09-30", "the last trading day the data has for 600519.SH, AAPL")
     with respx.mock:
         respx.get(f"{API}/universe").mock(return_value=httpx.Response(502, json={"code": "peer_unavailable"}))
         with httpx.Client() as client:
-            day, why = cli.default_analysis_date(client, API, ["600519.SH"], today=sunday)
+            day, why = cli.default_analysis_date(client, URL, ["600519.SH"], today=sunday)
     assert (day, why) == ("2026-11-27", "the last weekday up to today (the data's universe could not be read)")
 
 
