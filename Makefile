@@ -21,6 +21,7 @@ help:
 	@echo "make bench     run the benchmarks and write a report under bench-results/"
 	@echo "make vendor    refresh the console's vendored front-end files from the npm registry (needs npm)"
 	@echo "make evaluate  walk-forward evaluation of the verdicts, report under eval-results/ (ARGS=\"--help\")"
+	@echo "make openapi-client   a Python client of the running coordinator's API in coordinator_client/"
 
 $(CURDIR)/.tools/bin/uv:
 	$(PYTHON) -m venv $(CURDIR)/.tools
@@ -100,10 +101,18 @@ bench: bootstrap
 # Walk-forward evaluation (issue 27): starts the services on free loopback ports, asks for a point-in-time
 # research of every symbol at every month end (the chosen experts, and the technical analyst alone), scores each
 # verdict on the bars that followed; report under eval-results/<UTC timestamp>/ (evaluation/README.md). The whole
-# offline universe takes ~3 min on 2 cores; less: make evaluate ARGS="--symbols 600519.SH,601318.SH --start
-# 2024-01-01"; the options: make evaluate ARGS=--help. (ARGS is passed only when given: its default is cli's.)
+# offline universe takes ~12 min on 2 cores (the run of record: 742 s, docs/evaluation-results.md); less:
+# make evaluate ARGS="--symbols 600519.SH,601318.SH --start 2024-01-01"; the options: make evaluate ARGS=--help.
+# (ARGS is passed only when given: its default is cli's.)
 evaluate: bootstrap
 	$(RUN) research-eval $(if $(filter command line environment,$(origin ARGS)),$(ARGS))
+
+# A Python client of a running service's API (openapi-python-client, the version uv.lock pins), written to
+# CLIENT_DIR (git-ignored): make openapi-client [OPENAPI_URL=http://127.0.0.1:8001/openapi.json CLIENT_DIR=research_client]
+OPENAPI_URL ?= http://127.0.0.1:8000/openapi.json
+CLIENT_DIR ?= coordinator_client
+openapi-client: bootstrap
+	$(RUN) openapi-python-client generate --url $(OPENAPI_URL) --meta none --output-path $(CLIENT_DIR) --overwrite
 
 # The console's third-party front-end files (lightweight-charts; axe-core for its tests), pinned in their manifests
 # (scripts/vendor_frontend.py): npm pack of each pinned version, files copied, sha256 rewritten. Only when
