@@ -101,7 +101,9 @@ WIDE = (
     "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
 )
 """The ranges of wide characters (CJK, Hangul, full-width forms): a line may break between two of them."""
-_TOKENS = re.compile(f"[{WIDE}]|[^\\s{WIDE}]+| +")
+CLOSING = "，。、；：？！）」』】〉》”’％"
+"""Wide punctuation that never starts a line: it stays with the character before it."""
+_TOKENS = re.compile(f"[{WIDE}][{CLOSING}]*|[^\\s{WIDE}]+[{CLOSING}]*| +")
 
 
 def _columns(text: str) -> int:

@@ -602,3 +602,14 @@ def test_cancel_says_what_it_does_before_it_sends_it(capsys: pytest.CaptureFixtu
     out, err = capsys.readouterr()
     assert out == "Refused: 409 Conflict [session_finished]: It had completed.\n"
     assert "exit status 1" in err
+
+
+def test_chinese_text_wraps_at_the_screen_width_without_a_line_starting_with_closing_punctuation() -> None:
+    cli = _cli()
+    text = "截至 2025-09-30 技术面中性：收盘价 1,443.99 低于或等于 MA20 1,478.48（DIF -5.947，DEA 0.724）。" * 6
+    lines = cli.fill(text, 60, "    ", "    ").splitlines()
+    assert len(lines) > 3
+    assert all(cli._columns(line) <= 60 for line in lines)  # a CJK character takes two columns
+    assert not any(line.strip()[0] in cli.CLOSING for line in lines)
+    assert "".join("".join(lines).split()) == "".join(text.split())  # nothing lost, nothing cut
+    assert "1,478.48" in " ".join(lines)  # never inside a word
