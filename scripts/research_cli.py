@@ -265,7 +265,10 @@ def verdict_lines(verdict: Mapping[str, Any]) -> list[str]:
             position += f" ({int(verdict['position_shares'])} shares)"
         lines.append(_field("position", position))
     if _number(verdict.get("confidence")):
-        lines.append(_field("confidence", f"{_share(verdict['confidence'])}. {CONFIDENCE_SENTENCE['en']}"))
+        said = _share(verdict["confidence"])  # a calibrated probability only where the stock has a standing (score)
+        lines.append(
+            _field("confidence", said + (f". {CONFIDENCE_SENTENCE['en']}" if _number(verdict.get("score")) else ""))
+        )
     entry = verdict.get("reference_price")
     if _number(entry):
         day = verdict.get("reference_date")

@@ -320,7 +320,7 @@ def test_summary_shows_experts_debate_and_verdict() -> None:
     assert "Debate   BULLISH  confidence 0.66" in text
     assert "  action         BUY, medium term" in text
     assert "  position       15.0 % of the portfolio" in text
-    assert "  confidence     61 %. Confidence is the probability" in text
+    assert "  confidence     61 %\n" in text  # no standing (score): not claimed to be a calibrated probability
     assert "  stop loss      1380.50, \u22128.0 % from entry: below support" in text
     assert "  take profit    +15.0 % from entry: prior high" in text
 
