@@ -196,14 +196,15 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
             lines.append(f"  contributions  {contributions}")
         lines.append(_indent(debate.get("conflict_resolution")))
     else:
-        lines.append(f"Debate   ({_why_missing(stages, 'debate', 'skipped, or too few experts succeeded')})")
+        otherwise = _ended_early(body) or "skipped, or too few experts succeeded"
+        lines.append(f"Debate   ({_why_missing(stages, 'debate', otherwise)})")
 
     verdict = body.get("verdict")
     lines.append("")
     if isinstance(verdict, Mapping):
         lines.extend(verdict_lines(verdict))
     else:
-        lines.append(f"Verdict  ({_why_missing(stages, 'judge', 'none')})")
+        lines.append(f"Verdict  ({_why_missing(stages, 'judge', _ended_early(body) or 'none')})")
     lines.extend(_numbers_lines(body.get("numbers_check")))
     lines.extend(_retry_lines(body, stages))
     return "\n".join(lines)
@@ -491,6 +492,16 @@ def _compact(value: Any, depth: int = 0) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_compact(v, depth + 1) for v in value) + "]"
     return "-" if value is None else str(value)
+
+
+def _ended_early(body: Mapping[str, Any]) -> str:
+    """Why a stage was never reached when the session ended before it (cancelled, interrupted), else ""."""
+    status = body.get("overall_status", body.get("status"))
+    if status == "cancelled":
+        return "not reached: the session was cancelled"
+    if status == "interrupted":
+        return "not reached: the session was interrupted" + (f" ({_words(body['error'])})" if body.get("error") else "")
+    return ""
 
 
 def _why_missing(stages: Mapping[str, Any] | None, stage: str, otherwise: str) -> str:

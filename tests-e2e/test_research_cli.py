@@ -613,3 +613,10 @@ def test_chinese_text_wraps_at_the_screen_width_without_a_line_starting_with_clo
     assert not any(line.strip()[0] in cli.CLOSING for line in lines)
     assert "".join("".join(lines).split()) == "".join(text.split())  # nothing lost, nothing cut
     assert "1,478.48" in " ".join(lines)  # never inside a word
+
+
+def test_a_cancelled_session_says_so_where_the_debate_and_the_verdict_would_be() -> None:
+    cancelled = _research({EXPERTS[0]: _ok()}, "cancelled")
+    text = _cli().format_summary(cancelled, {"debate": {"status": None}, "judge": None})
+    assert "Debate   (not reached: the session was cancelled)" in text
+    assert "Verdict  (not reached: the session was cancelled)" in text
