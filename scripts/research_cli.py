@@ -16,10 +16,12 @@ list the symbols the research service's data covers.
 (``make cli ARGS=...`` is ``uv run python scripts/research_cli.py ...`` on the uv make installed if needed.)
 
 --analysis-date YYYY-MM-DD makes the whole research (every expert, the debate, the verdict) as of that day,
-from the data public then; without it, as of today. The summary shows the analysis date, each expert's
-as_of and its inputs' dates, and a "⚠ stale" line for each expert whose inputs were old on that day.
-A symbol without data (404 symbol_not_found) or a date before its data can support an analysis
-(422 insufficient_history, with the earliest usable date) is printed as an error.
+from the data public then. Without it the CLI (and make research) chooses the last trading day the data has for the
+symbol (GET /api/v1/coordinator/universe, its bars' last day; a live provider: the last weekday up to today) and says
+which day it chose before it sends the research; the API itself, asked without a date, uses today. The summary
+shows the analysis date, each expert's as_of and its inputs' dates, and a "⚠ stale" line for each expert whose
+inputs were old on that day. A symbol without data (404 symbol_not_found) or a date before its data can support
+an analysis (422 insufficient_history, with the earliest usable date) is printed as an error.
 
 --universe lists what the research service's data covers: each symbol's market, daily bars (first and last
 day, count), annual financials (report period ends) and valuation snapshots; a live provider is open-ended.
@@ -38,11 +40,17 @@ with 404 or 422 (no such symbol or data, too little history on that date) is per
 offered for retry (the session read's `retryable`, when it has one, decides); a retry the coordinator refuses
 (409) is printed with what to do instead. A refusal that says when to come back (429, 503) shows its Retry-After.
 
-Without --analysis-date a research is made as of today; when the newest bar it read is more than two weeks
-older, the summary says so first, with the date to give instead (the offline snapshot ends in 2025).
+--language zh|en is the language the experts, the debate and the judge write in (default: REPORT_LANGUAGE, else
+zh). The summary prints every text whole: action, position, confidence as a percentage, the entry price (the
+reference close), stop and target with their price and distance from entry (a HOLD opens no position: they apply
+only if entering), the score and the universe rank as a percentile, each explained.
+
+--cancel SESSION_ID first says what cancelling does, then sends it: a queued or running session ends cancelled
+(202), one already cancelled is answered the same (202), one that ended otherwise is refused (409 session_finished).
 
 --batch SYMBOLS researches a comma-separated list as one batch (POST /api/v1/coordinator/batches), prints its
-progress as items end (stderr), then the ranked table: each symbol's action, score, universe rank, position and
+progress as items end (stderr), then the ranked table (without --analysis-date: as of the newest last trading day
+the data has for the symbols): each symbol's action, score, universe rank, position and
 confidence, best first, and its session id (readable and retryable like any session). Up to 1,000 symbols.
 
 --watchlist NAME runs your watchlist of that name now (POST /api/v1/coordinator/watchlists/{id}/run; without
@@ -62,18 +70,18 @@ with STRICT=1 they exit 2 on a refusal, for scripts.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import math
 import os
 import re
 import sys
-import textwrap
+import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import httpx
 
+from service_kit.stack.analysis_day import default_analysis_date
 from shared_contracts.experts import ExpertType, is_iso_date
 from shared_contracts.judge import CONFIDENCE_SENTENCE
 from shared_contracts.projection import ProjectionError, summarize_expert_result
@@ -83,23 +91,51 @@ DEFAULT_RESEARCH_URL = os.environ.get("RESEARCH_URL", "http://127.0.0.1:8001")
 WIDTH = 100
 
 
-def _short(text: Any, limit: int = 160) -> str:
-    return textwrap.shorten(" ".join(str(text or "").split()), width=limit, placeholder=" ...")
+def _words(text: Any) -> str:
+    """``text`` on one line, whole (whitespace runs made one space; nothing is cut)."""
+    return " ".join(str(text or "").split())
 
 
-def _indent(text: Any, limit: int = 400) -> str:
-    return textwrap.fill(_short(text, limit), width=WIDTH, initial_indent="    ", subsequent_indent="    ")
+WIDE = (
+    "\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7a3"
+    "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+)
+"""The ranges of wide characters (CJK, Hangul, full-width forms): a line may break between two of them."""
+CLOSING = "，。、；：？！）」』】〉》”’％"
+"""Wide punctuation that never starts a line: it stays with the character before it."""
+_TOKENS = re.compile(f"[{WIDE}][{CLOSING}]*|[^\\s{WIDE}]+[{CLOSING}]*| +")
 
 
-def _level(level: Any) -> str:
-    if not isinstance(level, Mapping):
-        return "-"
-    pct = level.get("percent_from_entry")
-    price = level.get("price")
-    text = f"{pct:+.1f}%" if isinstance(pct, int | float) else "?"
-    if isinstance(price, int | float):
-        text += f" (at {price:.2f})"
-    return text + (f"  {_short(level.get('basis'), 80)}" if level.get("basis") else "")
+def _columns(text: str) -> int:
+    """The terminal columns ``text`` takes (a wide character, CJK or full-width, takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def fill(text: Any, width: int = WIDTH, initial_indent: str = "", subsequent_indent: str = "") -> str:
+    """``text`` whole, wrapped at ``width`` terminal columns like ``textwrap.fill``, but counting a wide (CJK)
+    character as two columns and breaking between two of them too: lines break at a space (dropped there) or
+    between wide characters, never inside a word; the first line starts with ``initial_indent``, the others with
+    ``subsequent_indent``."""
+    lines: list[str] = []
+    line, used, fresh, gap = initial_indent, _columns(initial_indent), True, ""
+    for token in _TOKENS.findall(re.sub(r"\s", " ", str(text or ""))):
+        if token.isspace():
+            if fresh and not lines:  # the paragraph's own indentation is kept
+                line, used = line + token, used + len(token)
+            else:
+                gap = token
+            continue
+        if not fresh and used + len(gap) + _columns(token) > width:
+            lines.append(line)
+            line, used, gap = subsequent_indent, _columns(subsequent_indent), ""
+        line, used, fresh, gap = line + gap + token, used + len(gap) + _columns(token), False, ""
+    lines.append(line)
+    return "\n".join(part.rstrip() for part in lines)
+
+
+def _indent(text: Any) -> str:
+    """``text`` whole, wrapped at the screen width, indented under its heading."""
+    return fill(_words(text), width=WIDTH, initial_indent="    ", subsequent_indent="    ")
 
 
 def _engine(block: Mapping[str, Any]) -> str:
@@ -112,18 +148,16 @@ def _engine(block: Mapping[str, Any]) -> str:
     return f"[engine: {text}]"
 
 
-def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = None, *, undated: bool = False) -> str:
+def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = None, *, chosen: str = "") -> str:
     """The coordinator's research response as a few readable lines; ``stages`` (the stored session's
-    ``debate`` and ``judge`` records) says why a missing debate or verdict is missing; ``undated``: the research
-    was asked for without a date (the coordinator used today), so a newest bar far behind it is said first."""
+    ``debate`` and ``judge`` records) says why a missing debate or verdict is missing; ``chosen``: why the CLI chose
+    the analysis date (no --analysis-date was given), said beside it."""
     experts = body.get("expert_results") or {}
     date = _analysis_date(body)
     lines = [
         f"Research {body.get('symbol', '?')}: {str(body.get('overall_status', '?')).upper()}"
         f"   session {body.get('session_id', '?')}   retry_count {body.get('retry_count', 0)}",
-        f"Analysis date {date or '(not reported)'}"
-        + (" (today: no --analysis-date given)" if undated and date else ""),
-        *(_undated_lines(date, experts) if undated else []),
+        f"Analysis date {date or '(not reported)'}" + (f" ({chosen}; no --analysis-date given)" if chosen else ""),
         *_staleness_lines(experts),
         "",
         "Experts",
@@ -146,9 +180,9 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
             continue
         headline = f"  ok      {name:<20} {summary.signal:<10} confidence {summary.confidence:.2f}  {as_of}"
         lines.append((headline + _engine(data)).rstrip())
-        lines.append(_indent(summary.reasoning, 220))
+        lines.append(_indent(summary.reasoning))
         if data.get("inputs_as_of"):
-            lines.append(_wrap(f"inputs: {_compact(data['inputs_as_of'])}", 600))
+            lines.append(_wrap(f"inputs: {_compact(data['inputs_as_of'])}"))
 
     debate = body.get("debate_outcome")
     lines.append("")
@@ -160,32 +194,126 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
         contributions = format_contributions(debate)
         if contributions:
             lines.append(f"  contributions  {contributions}")
-        lines.append(_indent(debate.get("conflict_resolution"), 300))
+        lines.append(_indent(debate.get("conflict_resolution")))
     else:
-        lines.append(f"Debate   ({_why_missing(stages, 'debate', 'skipped, or too few experts succeeded')})")
+        otherwise = _ended_early(body) or "skipped, or too few experts succeeded"
+        lines.append(f"Debate   ({_why_missing(stages, 'debate', otherwise)})")
 
     verdict = body.get("verdict")
     lines.append("")
     if isinstance(verdict, Mapping):
-        lines.append(
-            f"Verdict  {verdict.get('action', '?')}  position {float(verdict.get('position_percent', 0)):.1f}%  "
-            f"confidence {float(verdict.get('confidence', 0)):.2f}  horizon {verdict.get('time_horizon', '?')}  "
-            f"{_engine(verdict)}"
-        )
-        if verdict.get("score") is not None:
-            lines.append(f"  confidence   {CONFIDENCE_SENTENCE['en']}")
-        lines.append(f"  stop loss    {_level(verdict.get('stop_loss'))}")
-        lines.append(f"  take profit  {_level(verdict.get('take_profit'))}")
-        if verdict.get("entry_strategy"):
-            lines.append(f"  entry        {_short(verdict['entry_strategy'], 200)}")
-        lines.append(_indent(verdict.get("reasoning"), 400))
-        for warning in (verdict.get("risk_warnings") or [])[:5]:
-            lines.append(f"  ! {_short(warning, 150)}")
+        lines.extend(verdict_lines(verdict))
     else:
-        lines.append(f"Verdict  ({_why_missing(stages, 'judge', 'none')})")
+        lines.append(f"Verdict  ({_why_missing(stages, 'judge', _ended_early(body) or 'none')})")
     lines.extend(_numbers_lines(body.get("numbers_check")))
     lines.extend(_retry_lines(body, stages))
     return "\n".join(lines)
+
+
+LABEL = 17
+"""The width of the verdict's labels: every value starts in the same column."""
+HORIZONS = {"SHORT_TERM": "short term", "MEDIUM_TERM": "medium term", "LONG_TERM": "long term"}
+
+
+def _field(label: str, value: str) -> str:
+    """``  label          value``, the value whole and wrapped under itself."""
+    return fill(_words(value), width=WIDTH, initial_indent=f"  {label:<{LABEL - 2}}", subsequent_indent=" " * LABEL)
+
+
+def _percentile(share: float) -> str:
+    """0.607 → ``61st percentile``."""
+    rank = round(share * 100)
+    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
+    return f"{rank}{suffix} percentile"
+
+
+def _price(value: Any) -> str:
+    """A price at the tick of the markets served (0.01)."""
+    return f"{float(value):.2f}"
+
+
+def _level(level: Any) -> str:
+    """A stop or target in words: its price (when known), its distance from the entry price, how it was set."""
+    if not isinstance(level, Mapping):
+        return "not set"
+    pct, price = level.get("percent_from_entry"), level.get("price")
+    parts = [_price(price)] if _number(price) else []
+    parts += [f"{_signed_percent(float(pct))} from entry"] if _number(pct) else []
+    text = ", ".join(parts) or "not set"
+    return text + (f": {_words(level.get('basis'))}" if level.get("basis") else "")
+
+
+def _share(value: float) -> str:
+    """0.61 → ``61 %``."""
+    return f"{round(float(value) * 100)} %"
+
+
+def _signed_percent(value: float) -> str:
+    return ("+" if value > 0 else MINUS if value < 0 else "") + f"{abs(value):.1f} %"
+
+
+def verdict_lines(verdict: Mapping[str, Any]) -> list[str]:
+    """The verdict as aligned lines: action and horizon, position, confidence as a percentage (with what it means),
+    the entry price, stop and target (a HOLD opens nothing: they apply only if entering), score and universe rank
+    explained, the entry plan, the reasoning and every risk warning, whole."""
+    action = str(verdict.get("action") or "no action")
+    horizon = verdict.get("time_horizon")
+    lines = [f"Verdict  {_engine(verdict)}".rstrip()]
+    lines.append(_field("action", action + (f", {HORIZONS.get(str(horizon), str(horizon))}" if horizon else "")))
+    if _number(verdict.get("position_percent")):
+        position = f"{float(verdict['position_percent']):.1f} % of the portfolio"
+        if _number(verdict.get("position_shares")):
+            position += f" ({int(verdict['position_shares'])} shares)"
+        lines.append(_field("position", position))
+    if _number(verdict.get("confidence")):
+        said = _share(verdict["confidence"])  # a calibrated probability only where the stock has a standing (score)
+        lines.append(
+            _field("confidence", said + (f". {CONFIDENCE_SENTENCE['en']}" if _number(verdict.get("score")) else ""))
+        )
+    entry = verdict.get("reference_price")
+    if _number(entry):
+        day = verdict.get("reference_date")
+        lines.append(
+            _field("entry price", _price(entry) + (f", the close of {day}" if day else ", the reference close"))
+        )
+    stop, target = verdict.get("stop_loss"), verdict.get("take_profit")
+    if action == "HOLD":
+        for label, level in (("stop loss", stop), ("take profit", target)):
+            said = "none: a HOLD opens no position"
+            if isinstance(level, Mapping) and level.get("percent_from_entry") is not None:
+                said += f"; only if entering: {_level(level)}"
+            lines.append(_field(label, said))
+    else:
+        lines.append(_field("stop loss", _level(stop)))
+        lines.append(_field("take profit", _level(target)))
+    if _number(verdict.get("market_exposure")):
+        kept = f"{_share(verdict['market_exposure'])} of the stock's own position kept by the market view"
+        lines.append(_field("market", kept + " (already in the position)"))
+    if _number(verdict.get("score")):
+        lines.append(
+            _field(
+                "score",
+                f"{_signed(float(verdict['score']))} on a scale from {MINUS}1 (most bearish) to +1 (most bullish): "
+                "the weighed sum of the voting experts' standings in the stock's reference universe",
+            )
+        )
+    if _number(verdict.get("universe_rank")):
+        rank = float(verdict["universe_rank"])
+        lines.append(
+            _field(
+                "universe rank",
+                f"{_percentile(rank)}: by that score the stock stands above {_share(rank)} of its reference universe "
+                "on the analysis date",
+            )
+        )
+    if verdict.get("entry_strategy"):
+        lines.append(_field("entry plan", str(verdict["entry_strategy"])))
+    if verdict.get("reasoning"):
+        lines.append(_field("reasoning", str(verdict["reasoning"])))
+    warnings = [w for w in verdict.get("risk_warnings") or [] if w]
+    for place, warning in enumerate(warnings):
+        lines.append(_field("risks" if place == 0 else "", f"! {warning}"))
+    return lines
 
 
 MINUS = "\u2212"
@@ -201,7 +329,7 @@ def _signed(value: float) -> str:
     return ("+" if value > 0 else MINUS) + shown
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -237,40 +365,6 @@ def format_contributions(debate: Mapping[str, Any]) -> str | None:
     if reasons:
         line += " (" + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items()) + ")"
     return line
-
-
-STALE_AFTER_DAYS = 14
-"""A research without a date is made as of today; a newest bar more days behind than this is warned about first
-(two weeks: longer than any exchange holiday, as the research service's own bar staleness threshold)."""
-
-
-def _undated_lines(date: str | None, experts: Mapping[str, Any]) -> list[str]:
-    """When the newest bar any expert read is far behind the analysis date (today, no date having been given):
-    one warning that says so and how to research as of the data's end instead."""
-    newest = max(_bar_dates(experts), default=None)
-    if date is None or newest is None or not is_iso_date(date):
-        return []
-    behind = (dt.date.fromisoformat(date) - dt.date.fromisoformat(newest)).days
-    if behind <= STALE_AFTER_DAYS:
-        return []
-    text = (
-        f"⚠ No --analysis-date was given, so this research is as of today, {date}, but the newest bar is "
-        f"{newest}, {behind} days earlier: prices and indicators are those of {newest}. For a research as of "
-        f"the data's end: --analysis-date {newest} (make research DATE={newest})."
-    )
-    return [textwrap.fill(text, width=WIDTH, subsequent_indent="    ")]
-
-
-def _bar_dates(experts: Mapping[str, Any]) -> list[str]:
-    """The last bar each expert read (``inputs_as_of.bars``: a day, or ``{"last": day}``)."""
-    dates = []
-    for envelope in experts.values():
-        inputs = _data(envelope).get("inputs_as_of") if isinstance(envelope, Mapping) else None
-        bars = inputs.get("bars") if isinstance(inputs, Mapping) else None
-        day = bars.get("last") if isinstance(bars, Mapping) else bars
-        if isinstance(day, str) and is_iso_date(day):
-            dates.append(day)
-    return dates
 
 
 PERMANENT_STATUSES = frozenset({404, 422})
@@ -309,9 +403,9 @@ def _failure_lines(name: str, groups: Mapping[str, list[str]], experts: Mapping[
     total = len(experts)
     permanent = "" if is_retryable(experts[name]) else "  [permanent: a retry gets the same answer]"
     if len(names) == total > 1:  # one line for all of them
-        text = f"  FAILED  all {total} experts: {_short(error, 600)}{permanent}"
-        return [textwrap.fill(text, width=WIDTH, subsequent_indent="    ")]
-    return [f"  FAILED  {', '.join(names)}", _indent(error, 600) + permanent]
+        text = f"  FAILED  all {total} experts: {_words(error)}{permanent}"
+        return [fill(text, width=WIDTH, subsequent_indent="    ")]
+    return [f"  FAILED  {', '.join(names)}", _indent(error) + permanent]
 
 
 def _retry_lines(body: Mapping[str, Any], stages: Mapping[str, Any] | None) -> list[str]:
@@ -332,7 +426,7 @@ def _retry_lines(body: Mapping[str, Any], stages: Mapping[str, Any] | None) -> l
             "is not there, or not enough of it on that date); a retry would get the same answer"
         )
         hint = "`--universe` lists the symbols there is data for, with their first and last days."
-        return ["", textwrap.fill(text, width=WIDTH, subsequent_indent="         "), f"         {hint}"]
+        return ["", fill(text, width=WIDTH, subsequent_indent="         "), f"         {hint}"]
     return []
 
 
@@ -346,7 +440,7 @@ def _numbers_lines(rollup: Any, limit: int = 12) -> list[str]:
     head = f"Numbers  {total.get('traced', 0)}/{total.get('checked', 0)} figures traced to the data"
     head += f", {len(unverified)} unverified" + (f" (repaired: {', '.join(repaired)})" if repaired else "")
     lines = ["", head]
-    lines += [f"  ? {f.get('field')}: {_short(f.get('text'), 60)}" for f in unverified[:limit]]
+    lines += [f"  ? {f.get('field')}: {_words(f.get('text'))}" for f in unverified[:limit]]
     if len(unverified) > limit:
         lines.append(f"  … {len(unverified) - limit} more (--json shows them all)")
     return lines
@@ -357,9 +451,9 @@ def _data(envelope: Mapping[str, Any]) -> Mapping[str, Any]:
     return data if isinstance(data, Mapping) else {}
 
 
-def _wrap(text: str, limit: int) -> str:
-    """Indented like the reasonings, cut only beyond ``limit`` characters."""
-    return textwrap.fill(_short(text, limit), width=WIDTH, initial_indent="    ", subsequent_indent="      ")
+def _wrap(text: str) -> str:
+    """Indented like the reasonings, whole."""
+    return fill(_words(text), width=WIDTH, initial_indent="    ", subsequent_indent="      ")
 
 
 def _analysis_date(body: Mapping[str, Any]) -> str | None:
@@ -384,7 +478,7 @@ def _staleness_lines(experts: Mapping[str, Any]) -> list[str]:
             stale = [stale]
         if stale:
             text = f"⚠ stale: {name}: " + "; ".join(" ".join(str(s).split()) for s in stale)
-            lines.append(textwrap.fill(text, width=WIDTH, subsequent_indent="    "))
+            lines.append(fill(text, width=WIDTH, subsequent_indent="    "))
     return lines
 
 
@@ -400,12 +494,22 @@ def _compact(value: Any, depth: int = 0) -> str:
     return "-" if value is None else str(value)
 
 
+def _ended_early(body: Mapping[str, Any]) -> str:
+    """Why a stage was never reached when the session ended before it (cancelled, interrupted), else ""."""
+    status = body.get("overall_status", body.get("status"))
+    if status == "cancelled":
+        return "not reached: the session was cancelled"
+    if status == "interrupted":
+        return "not reached: the session was interrupted" + (f" ({_words(body['error'])})" if body.get("error") else "")
+    return ""
+
+
 def _why_missing(stages: Mapping[str, Any] | None, stage: str, otherwise: str) -> str:
     record = (stages or {}).get(stage)
     if not isinstance(record, Mapping) or record.get("status") in (None, "success"):
         return otherwise
     if record.get("error"):
-        return f"{record['status']}: {_short(record['error'], 400)}"
+        return f"{record['status']}: {_words(record['error'])}"
     return str(record["status"])
 
 
@@ -423,7 +527,7 @@ def format_sessions(page: Mapping[str, Any]) -> str:
         elif item.get("retried_by"):
             retried += f"  retried by {item['retried_by']}"
         lines.append(
-            f"  {str(item.get('created_at', '?'))[:16].replace('T', ' '):<16}  {item.get('session_id', '?'):<36}  "
+            f"  {str(item.get('created_at') or '?')[:16].replace('T', ' '):<16}  {item.get('session_id', '?'):<36}  "
             f"{item.get('symbol', '?'):<10} {item.get('analysis_date') or '-':<10}  {item.get('status', '?'):<11} "
             f"{item.get('action') or '-':<6} retries {item.get('retry_count', 0)}{retried}"
         )
@@ -434,7 +538,7 @@ def format_problem(status: int, body: Any, *, retry_after: str | None = None, de
     """A problem detail in a line (``detail=False``: without its detail), then what it says to do: the earliest
     usable date, the symbols there are, how long to wait (``Retry-After``)."""
     if not isinstance(body, Mapping):
-        lines = [f"{status}: {_short(body, 500)}"]
+        lines = [f"{status}: {_words(body)}"]
     else:
         code = f" [{body['code']}]" if body.get("code") else ""
         said = f": {body.get('detail', '')}" if detail else ""
@@ -443,7 +547,7 @@ def format_problem(status: int, body: Any, *, retry_after: str | None = None, de
             earliest = body["earliest_usable_date"]
             lines.append(f"  earliest usable date: {earliest} (try --analysis-date {earliest} or later)")
         if isinstance(body.get("available_symbols"), list):
-            lines.append(f"  available symbols: {_short(', '.join(map(str, body['available_symbols'])), 300)}")
+            lines.append(f"  available symbols: {_words(', '.join(map(str, body['available_symbols'])))}")
     if retry_after:
         seconds = f"{retry_after} s" if retry_after.strip().isdigit() else retry_after.strip()
         lines.append(f"  wait {seconds} before trying again (Retry-After)")
@@ -471,9 +575,7 @@ def format_refusal(status: int, body: Mapping[str, Any]) -> str:
         if error in detail and not listed:
             continue  # the detail already says it
         who = f"every expert ({len(names)})" if len(names) == total > 1 else ", ".join(names)
-        lines.append(
-            textwrap.fill(f"{who}: {_short(error, 400)}", WIDTH, initial_indent="  ", subsequent_indent="    ")
-        )
+        lines.append(fill(f"{who}: {_words(error)}", WIDTH, initial_indent="  ", subsequent_indent="    "))
     if body.get("code") == "symbol_not_found":
         lines.append("  `--universe` lists the symbols the research service has data for.")
     elif body.get("code") == "insufficient_history":
@@ -498,9 +600,9 @@ def format_retry_refusal(status: int, body: Any, *, retry_after: str | None = No
     said = " ".join(str(body.get(k, "")) for k in ("code", "detail")) if isinstance(body, Mapping) else str(body)
     code = body.get("code") if isinstance(body, Mapping) else None
     if code in RETRY_HINTS:
-        lines.append(textwrap.fill(RETRY_HINTS[str(code)], WIDTH, initial_indent="  ", subsequent_indent="  "))
+        lines.append(fill(RETRY_HINTS[str(code)], WIDTH, initial_indent="  ", subsequent_indent="  "))
     elif re.search(r"permanent|\b404\b|\b422\b", said, re.IGNORECASE):
-        lines.append(textwrap.fill(PERMANENT_HINT, WIDTH, initial_indent="  ", subsequent_indent="  "))
+        lines.append(fill(PERMANENT_HINT, WIDTH, initial_indent="  ", subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -543,6 +645,12 @@ def format_universe(body: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _default_language() -> str:
+    """``REPORT_LANGUAGE`` when it is zh or en, else zh (the services' own default)."""
+    given = os.environ.get("REPORT_LANGUAGE", "").strip().lower()
+    return given if given in ("zh", "en") else "zh"
+
+
 def _iso_date(value: str) -> str:
     if not is_iso_date(value):
         raise argparse.ArgumentTypeError(f"expected a real day as YYYY-MM-DD, got {value!r}")
@@ -562,7 +670,14 @@ def main(argv: list[str] | None = None) -> int:
         "--analysis-date",
         type=_iso_date,
         metavar="YYYY-MM-DD",
-        help="make the research as of that day, with the data public then (default: today)",
+        help="make the research as of that day, with the data public then (default: the last trading day the "
+        "data has for the symbol, said before the research is sent)",
+    )
+    parser.add_argument(
+        "--language",
+        choices=("zh", "en"),
+        default=_default_language(),
+        help="the language the experts, the debate and the judge write in (default: REPORT_LANGUAGE, else zh)",
     )
     parser.add_argument("--retry", metavar="SESSION_ID", help="retry a session: re-run only what failed")
     parser.add_argument("--detach", action="store_true", help="submit and return: print the session id and URLs")
@@ -590,7 +705,6 @@ def main(argv: list[str] | None = None) -> int:
     api = f"{args.url.rstrip('/')}/api/v1/coordinator"
     timeout = httpx.Timeout(args.timeout, connect=5.0)
     service, base_url = "coordinator", args.url
-    undated = False  # a new research without --analysis-date: as of today
     if args.analysis_date and (args.universe or args.sessions or args.retry):
         parser.error(
             "--analysis-date dates a new research: give it with a SYMBOL, --batch or --watchlist "
@@ -603,38 +717,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_batch(args, api, timeout)
     if args.watchlist:
         return run_watchlist(args, api, timeout)
+    if not (args.universe or args.sessions or args.follow or args.cancel or args.retry or args.symbol):
+        parser.error("a symbol, --retry SESSION_ID, --sessions or --universe is required (or --follow/--cancel ID)")
     if args.universe:
         service, base_url = "research service", args.research_url
-        request = httpx.Request("GET", f"{args.research_url.rstrip('/')}/api/v1/research/universe")
-    elif args.sessions:
-        params = {"limit": args.limit, **({"symbol": args.symbol} if args.symbol else {})}
-        params.update({"status": args.status} if args.status else {})
-        request = httpx.Request("GET", f"{api}/sessions", params=params)
-    elif args.follow:
-        request = httpx.Request("GET", f"{api}/sessions/{args.follow}")
-    elif args.cancel:
-        request = httpx.Request("POST", f"{api}/sessions/{args.cancel}/cancel")
-    elif args.retry:
-        request = httpx.Request("POST", f"{api}/research/{args.retry}/retry", headers=ASYNC)
-    elif args.symbol:
-        payload = {
-            "symbol": args.symbol,
-            "experts": [e for e in re.split(r"[,\s]+", args.experts) if e],
-            "skip_debate": args.skip_debate,
-            **({"analysis_date": args.analysis_date} if args.analysis_date else {}),
-        }
-        request = httpx.Request("POST", f"{api}/research", json=payload, headers=ASYNC)
-        undated = not args.analysis_date
-    else:
-        parser.error("a symbol, --retry SESSION_ID, --sessions or --universe is required (or --follow/--cancel ID)")
-
-    print(f"{request.method} {request.url}", file=sys.stderr, flush=True)
-    key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    request.headers.update(headers)
-    with httpx.Client(timeout=timeout, headers=headers) as client:
+    with _client(timeout) as client:
         try:
-            response = client.send(request)
+            response, chosen = _send(client, args, api)
         except (httpx.ConnectError, httpx.TimeoutException) as exc:
             return unreachable(exc, service, base_url, args.timeout)
         body = _json_or_text(response)
@@ -642,29 +731,13 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 format_job(body)
                 if isinstance(body, Mapping) and "links" in body
-                else format_problem(response.status_code, body)
+                else f"Refused: {format_problem(response.status_code, body)}",
+                flush=True,
             )
-            return 0 if response.status_code == 202 else 1
-        if (response.status_code == 202 or args.follow) and isinstance(body, Mapping) and "session_id" in body:
+        elif (response.status_code == 202 or args.follow) and isinstance(body, Mapping) and "session_id" in body:
             response, body = follow(client, api, str(body["session_id"]))
-        refused = 400 <= response.status_code < 500
-        retry_after = response.headers.get("retry-after")
-        if args.json:
-            print(json.dumps(body, ensure_ascii=False, indent=2))
-        elif isinstance(body, Mapping) and "expert_results" in body and refused:
-            print(format_refusal(response.status_code, body), file=sys.stderr)
-        elif isinstance(body, Mapping) and "expert_results" in body:
-            print(format_summary(body, _stages(client, api, body), undated=undated))
-        elif isinstance(body, Mapping) and "items" in body:
-            print(format_sessions(body))
-        elif isinstance(body, Mapping) and "symbols" in body and response.status_code == 200:
-            print(format_universe(body))
-        elif args.retry and response.status_code == 409:
-            print(format_retry_refusal(response.status_code, body, retry_after=retry_after), file=sys.stderr)
-        else:
-            print(f"Refused: {format_problem(response.status_code, body, retry_after=retry_after)}", file=sys.stderr)
-            if response.status_code == 401:
-                print('Set STOCK_RESEARCH_API_KEY to your API key (make keys ARGS="create NAME").', file=sys.stderr)
+        if not (args.detach or args.cancel) or response.status_code != 202:
+            _print_answer(client, args, api, response, body, chosen)
     code = exit_code(response.status_code, body)
     ended = f"   exit status {code}" if code else ""  # make research says it too, its own exit status being 0
     print(
@@ -674,10 +747,74 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+CANCEL_WARNING = (
+    "Cancelling session {id}: nothing more of it is started and the calls it has in flight are stopped; what has "
+    "finished is kept. A session that has already ended is left as it is."
+)
+
+
+def _send(client: httpx.Client, args: argparse.Namespace, api: str) -> tuple[httpx.Response, str]:
+    """The request the options ask for, sent after saying what it will do (the date a research is made as of when
+    none was given, a cancellation); the answer, and why the analysis date was chosen ("" when it was given)."""
+    chosen = ""
+    if args.universe:
+        request = client.build_request("GET", f"{args.research_url.rstrip('/')}/api/v1/research/universe")
+    elif args.sessions:
+        params = {"limit": args.limit, **({"symbol": args.symbol} if args.symbol else {})}
+        params.update({"status": args.status} if args.status else {})
+        request = client.build_request("GET", f"{api}/sessions", params=params)
+    elif args.follow:
+        request = client.build_request("GET", f"{api}/sessions/{args.follow}")
+    elif args.cancel:
+        print(fill(CANCEL_WARNING.format(id=args.cancel), WIDTH), file=sys.stderr, flush=True)
+        request = client.build_request("POST", f"{api}/sessions/{args.cancel}/cancel")
+    elif args.retry:
+        request = client.build_request("POST", f"{api}/research/{args.retry}/retry", headers=ASYNC)
+    else:
+        date = args.analysis_date
+        if not date:
+            date, chosen = default_analysis_date(client, args.url, [args.symbol])
+            print(f"No --analysis-date: the research is made as of {date}, {chosen}.", file=sys.stderr, flush=True)
+        payload = {
+            "symbol": args.symbol,
+            "experts": [e for e in re.split(r"[,\s]+", args.experts) if e],
+            "skip_debate": args.skip_debate,
+            "analysis_date": date,
+            "language": args.language,
+        }
+        request = client.build_request("POST", f"{api}/research", json=payload, headers=ASYNC)
+    print(f"{request.method} {request.url}", file=sys.stderr, flush=True)
+    return client.send(request), chosen
+
+
+def _print_answer(
+    client: httpx.Client, args: argparse.Namespace, api: str, response: httpx.Response, body: Any, chosen: str
+) -> None:
+    """The answer in words: the summary, the list, the table, or the refusal and what to do."""
+    refused = 400 <= response.status_code < 500
+    retry_after = response.headers.get("retry-after")
+    if args.json:
+        print(json.dumps(body, ensure_ascii=False, indent=2))
+    elif isinstance(body, Mapping) and "expert_results" in body and refused:
+        print(format_refusal(response.status_code, body), file=sys.stderr)
+    elif isinstance(body, Mapping) and "expert_results" in body:
+        print(format_summary(body, _stages(client, api, body), chosen=chosen))
+    elif isinstance(body, Mapping) and "items" in body:
+        print(format_sessions(body))
+    elif isinstance(body, Mapping) and "symbols" in body and response.status_code == 200:
+        print(format_universe(body))
+    elif args.retry and response.status_code == 409:
+        print(format_retry_refusal(response.status_code, body, retry_after=retry_after), file=sys.stderr)
+    elif not args.cancel:
+        print(f"Refused: {format_problem(response.status_code, body, retry_after=retry_after)}", file=sys.stderr)
+    if response.status_code == 401:
+        print('Set STOCK_RESEARCH_API_KEY to your API key (make keys ARGS="create NAME").', file=sys.stderr)
+
+
 def exit_code(status: int, body: Any) -> int:
     """0 for an answer to act on (a completed or partial research, a list); 1 for a refusal or a research that
     failed, was cancelled or interrupted (its record is read with a 200)."""
-    if status != 200:
+    if status not in (200, 202):  # 202: a cancellation, or a research submitted with --detach
         return 1
     if not isinstance(body, Mapping) or "expert_results" not in body:
         return 0
@@ -690,7 +827,7 @@ FINAL = ("completed", "partial", "failed", "cancelled", "interrupted")
 
 def format_job(body: Mapping[str, Any]) -> str:
     links = body.get("links") or {}
-    lines = [f"Session {body.get('session_id')}: {body.get('status')}"]
+    lines = [f"Session {body.get('session_id') or '?'}: {body.get('status') or 'status not reported'}"]
     if body.get("queue_position"):
         lines.append(f"  queue position  {body['queue_position']}")
     lines += [f"  {name:<14}  {url}" for name, url in links.items()]
@@ -700,46 +837,60 @@ def format_job(body: Mapping[str, Any]) -> str:
 def format_event(event: str, data: Mapping[str, Any], failures: dict[str, str] | None = None) -> str | None:
     """One progress line for an event of the session's stream (None: nothing to show). ``failures`` (message →
     the first expert that failed with it) turns an expert failing as another did into a short line."""
-    took = f"  {data['duration_ms'] / 1000:.1f} s" if isinstance(data.get("duration_ms"), int | float) else ""
+    took = f"  {data['duration_ms'] / 1000:.1f} s" if _number(data.get("duration_ms")) else ""
     if event == "snapshot":
         position = f", queue position {data['queue_position']}" if data.get("queue_position") else ""
-        return f"session {data.get('session_id')} {data.get('status')}{position}"
+        return f"session {data.get('session_id') or '?'} {data.get('status') or ''}{position}".rstrip()
     if event in ("session.queued", "session.started", "session.resumed", "session.stalled"):
-        detail = ", ".join(f"{k} {v}" for k, v in data.items() if k != "instance")
+        detail = ", ".join(f"{k} {_plain(v)}" for k, v in data.items() if k != "instance" and v is not None)
         return f"{event.split('.')[1]}{': ' + detail if detail else ''}"
     if event == "expert.started":
         return f"  … {data.get('expert')}"
     if event == "expert.completed":
-        return f"  ✓ {data.get('expert'):<20} {data.get('signal')} {data.get('confidence')}{took}"
+        confidence = f", confidence {float(data['confidence']):.2f}" if _number(data.get("confidence")) else ""
+        return f"  ✓ {data.get('expert'):<20} {data.get('signal') or 'no signal'}{confidence}{took}"
     if event == "expert.failed":
-        message = " ".join(str(data.get("message") or "").split())
+        message = _words(data.get("message"))
         first = (failures if failures is not None else {}).setdefault(message, str(data.get("expert")))
-        said = _short(message, 80) if first == data.get("expert") else f"the same as {first}"
+        said = (message or "no reason given") if first == data.get("expert") else f"the same as {first}"
         return f"  ✗ {data.get('expert'):<20} {said}{took}"
     stage, _, what = event.partition(".")
     if stage in ("debate", "verdict"):
-        shown = {
-            "started": "…",
-            "completed": "✓",
-            "failed": "✗",
-            "skipped": "–",
-        }.get(what, what)
-        fields = {k: v for k, v in data.items() if k != "duration_ms" and v is not None}
-        said = " ".join(_event_field(k, v) for k, v in fields.items())
-        return f"  {shown} {stage:<20} {_short(said, 80)}{took}".rstrip()
+        shown = {"started": "…", "completed": "✓", "failed": "✗", "skipped": "–"}.get(what, what)
+        return f"  {shown} {stage:<20} {_stage_said(stage, what, data)}{took}".rstrip()
     if event.startswith("session."):
         reason = f": {data['reason']}" if data.get("reason") else ""
         return f"{what}{reason}"
     return None
 
 
-def _event_field(name: str, value: Any) -> str:
-    """A stage event's field in words: a level (the verdict's stop or target) as ``stop -2.9%``, any other mapping as
-    ``name k=v, …``, a plain value as it is."""
-    if isinstance(value, Mapping):
-        pct = value.get("percent_from_entry")
-        return f"{name} {pct:+.1f}%" if _number(pct) else f"{name} {_compact(value, 1)}"
-    return str(value)
+def _stage_said(stage: str, what: str, data: Mapping[str, Any]) -> str:
+    """What a debate or verdict event says, in words: the direction and confidence of a debate; the action,
+    position, stop, target and horizon of a verdict (a HOLD has no stop or target to act on); the failure."""
+    if what == "failed":
+        return _words(data.get("message"))
+    if what != "completed":
+        return ""
+    if stage == "debate":
+        confidence = f", confidence {float(data['confidence']):.2f}" if _number(data.get("confidence")) else ""
+        return f"{data.get('direction') or 'no direction'}{confidence}"
+    action = str(data.get("action") or "no action")
+    parts = [action]
+    if _number(data.get("position")):
+        parts.append(f"position {float(data['position']):.1f} %")
+    for name in ("stop", "target") if action != "HOLD" else ():
+        level = data.get(name)
+        pct = level.get("percent_from_entry") if isinstance(level, Mapping) else None
+        if _number(pct):
+            parts.append(f"{name} {_signed_percent(float(pct))}")
+    if data.get("horizon"):
+        parts.append(HORIZONS.get(str(data["horizon"]), str(data["horizon"])))
+    return ", ".join(parts)
+
+
+def _plain(value: Any) -> str:
+    """A value of an event in words: a mapping or list as ``k=v, …`` (never a Python literal)."""
+    return _compact(value, 1) if isinstance(value, Mapping | list | tuple) else str(value)
 
 
 def follow(client: httpx.Client, api: str, session_id: str) -> tuple[httpx.Response, Any]:
@@ -827,11 +978,14 @@ def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int
     """``--batch``: submit, follow the progress, print the ranked table; the exit code as for a research."""
     symbols = [s for s in re.split(r"[,\s]+", args.batch) if s]
     payload: dict[str, Any] = {"symbols": symbols, "experts": [e for e in re.split(r"[,\s]+", args.experts) if e]}
-    if args.analysis_date:
-        payload["analysis_date"] = args.analysis_date
-    print(f"POST {api}/batches ({len(symbols)} symbols)", file=sys.stderr, flush=True)
     with _client(timeout) as client:
         try:
+            payload["analysis_date"] = args.analysis_date
+            if not args.analysis_date:
+                payload["analysis_date"], chosen = default_analysis_date(client, args.url, symbols)
+                print(f"No --analysis-date: the batch is made as of {payload['analysis_date']}, {chosen}.",
+                      file=sys.stderr, flush=True)  # fmt: skip
+            print(f"POST {api}/batches ({len(symbols)} symbols)", file=sys.stderr, flush=True)
             response = follow_batch(client, api, client.post(f"{api}/batches", json=payload))
         except (httpx.ConnectError, httpx.TimeoutException) as exc:
             return unreachable(exc, "coordinator", args.url, args.timeout)
@@ -909,7 +1063,7 @@ def format_batch(body: Mapping[str, Any]) -> str:
     progress = body.get("progress") or {}
     lines = [
         f"batch {body.get('batch_id')} as of {body.get('analysis_date')}: {body.get('status')}, "
-        f"{progress.get('done')}/{progress.get('total')} done, {progress.get('failed')} failed",
+        f"{progress.get('done', 0)}/{progress.get('total', 0)} done, {progress.get('failed', 0)} failed",
         "",
         f"{'#':>4}  {'symbol':<11} {'action':<6} {'score':>7} {'rank':>6} {'position':>9} {'confidence':>10}  session",
     ]
@@ -918,7 +1072,7 @@ def format_batch(body: Mapping[str, Any]) -> str:
         return f"{value:{spec}}{suffix}" if _number(value) else "—"
 
     for place, item in enumerate(body.get("items") or [], start=1):
-        action = item.get("action") or item.get("status")
+        action = item.get("action") or item.get("status") or "-"
         lines.append(
             f"{place:>4}  {item.get('symbol', ''):<11} {action:<6} {figure(item.get('score'), '+.3f'):>7} "
             f"{figure(item.get('universe_rank'), '.0%'):>6} {figure(item.get('position_percent'), '.1f', ' %'):>9} "

@@ -1,10 +1,10 @@
 """Run the four services on this machine: honcho supervises the Procfile, this script waits for readiness.
 
-``make run`` calls it. It starts ``honcho start`` on the root ``Procfile`` (the launcher's apps and server options,
-``service_kit.stack.launcher``, on fixed ports; tests-e2e/test_deploy_server.py keeps the two alike), polls every
-service's ``/readyz`` (the launcher's readiness check) until all answer 200 (or names the ones that did not come up in
-time), prints the URLs and a ready-to-paste curl, and on Ctrl-C (SIGINT) or SIGTERM asks honcho to stop, which stops
-every service cleanly.
+``make run`` calls it. It starts ``honcho start`` on the root ``Procfile`` (every service through ``python -m
+service_kit.serve``: the launcher's apps and server options, on fixed ports; tests-e2e/test_deploy_server.py keeps
+the two alike), polls every service's ``/readyz`` (the launcher's readiness check) until all answer 200 (or names the
+ones that did not come up in time), prints the URLs and a ready-to-paste curl (as of the last trading day the data
+has for its symbol), and on Ctrl-C (SIGINT) or SIGTERM asks honcho to stop, which stops every service cleanly.
 
     uv run python scripts/run_local.py [--timeout SECONDS] [--procfile PATH]
 """
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from service_kit.stack.analysis_day import default_analysis_date, last_weekday
 from service_kit.stack.launcher import readiness
 from shared_contracts.experts import ExpertType
 
@@ -137,13 +138,20 @@ def session_store(given: dict[str, str] | None = None) -> str:
     return f"{name} {where}{f':{parts.port}' if parts.port else ''}{parts.path or ''}"
 
 
-def banner(services: list[Service], given: dict[str, str] | None = None) -> str:
+EXAMPLE_SYMBOL = "600519.SH"
+
+
+def banner(
+    services: list[Service], given: dict[str, str] | None = None, analysis: tuple[str, str] | None = None
+) -> str:
     """What is running and how to use it: the URLs, the engines, the session store, a curl to paste (with the
-    Bearer header the services need under AUTH_MODE=api_key)."""
+    Bearer header the services need under AUTH_MODE=api_key) researching as of ``analysis`` (a day and why it was
+    chosen: the last trading day the data has) when given."""
     given = settings() if given is None else given
     by_name = {s.name: s for s in services}
     coordinator = by_name.get("coordinator", services[0])
-    payload = shlex.quote(json.dumps({"symbol": "600519.SH", "experts": [e.value for e in ExpertType]}))
+    request = {"symbol": EXAMPLE_SYMBOL, "experts": [e.value for e in ExpertType]}
+    payload = shlex.quote(json.dumps(request | ({"analysis_date": analysis[0]} if analysis else {})))
     with_keys = given.get("AUTH_MODE", "none").strip().lower() == "api_key"
     lines = ["", f"All {len(services)} services are ready ({engines(given)}; sessions in {session_store(given)}).", ""]
     lines += [f"  {s.name:<12} {s.url:<24} docs {s.url}/docs   health {s.url}/readyz" for s in services]
@@ -159,16 +167,28 @@ def banner(services: list[Service], given: dict[str, str] | None = None) -> str:
             "",
         ]
     lines += [
-        "Try:",
+        "Try:" + (f" (as of {analysis[0]}, {analysis[1]})" if analysis else ""),
         f"  curl -s -X POST {coordinator.url}/api/v1/coordinator/research \\",
         *(['       -H "Authorization: Bearer $STOCK_RESEARCH_API_KEY" \\'] if with_keys else []),
         f"       -H 'Content-Type: application/json' -d {payload}",
-        "  make research SYMBOL=600519.SH        # the same, summarised",
+        f"  make research SYMBOL={EXAMPLE_SYMBOL}        # the same, summarised",
         "",
         "Ctrl-C stops everything.",
         "",
     ]
     return "\n".join(lines)
+
+
+def example_day(services: list[Service]) -> tuple[str, str]:
+    """The day the banner's curl researches as of: the last trading day the data has for the example symbol
+    (asked of the coordinator, with STOCK_RESEARCH_API_KEY when set), else the last weekday up to today."""
+    coordinator = next((s for s in services if s.name == "coordinator"), services[0])
+    key = os.environ.get("STOCK_RESEARCH_API_KEY", "").strip()
+    try:
+        with httpx.Client(timeout=5.0, headers={"Authorization": f"Bearer {key}"} if key else {}) as client:
+            return default_analysis_date(client, coordinator.url, [EXAMPLE_SYMBOL])
+    except httpx.HTTPError as exc:
+        return last_weekday(), f"the last weekday up to today (the universe could not be read: {type(exc).__name__})"
 
 
 def stop(honcho: subprocess.Popen[bytes]) -> int:
@@ -221,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"run_local | NOT READY: {problem}", file=sys.stderr, flush=True)
             stop(honcho)
             return 1
-        print(banner(services), flush=True)
+        print(banner(services, analysis=example_day(services)), flush=True)
         return honcho.wait()
     except Interrupted as exc:
         print(f"\nrun_local | {exc}: stopping the services ...", flush=True)

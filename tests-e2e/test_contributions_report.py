@@ -170,7 +170,9 @@ def test_the_cli_follows_a_verdict_in_words_not_dicts(cli: ModuleType) -> None:
     level = {"percent_from_entry": -2.89, "price": 1368.83, "basis": "support"}
     data = {"action": "HOLD", "position": 0.0, "stop": level, "target": {"percent_from_entry": 5.87}, "horizon": None}
     line = cli.format_event("verdict.completed", {**data, "duration_ms": 12.0})
-    assert line == "  ✓ verdict              HOLD 0.0 stop -2.9% target +5.9%  0.0 s"
+    assert line == "  ✓ verdict              HOLD, position 0.0 %  0.0 s"  # a HOLD has no stop or target to act on
+    buy = cli.format_event("verdict.completed", {**data, "action": "BUY", "position": 8.0, "horizon": "SHORT_TERM"})
+    assert buy == "  ✓ verdict              BUY, position 8.0 %, stop \u22122.9 %, target +5.9 %, short term"
     assert LEFTOVERS.findall(line) == []
 
 
@@ -296,7 +298,11 @@ def test_the_api_console_cli_and_export_say_the_same_sentence_about_the_confiden
     for language in ("en", "zh"):
         assert json.dumps(CONFIDENCE_SENTENCE[language], ensure_ascii=False) in catalogue
     assert 't("confidence.sentence")' in (STATIC / "js" / "markdown.js").read_text(encoding="utf-8")
-    assert f"  confidence   {CONFIDENCE_SENTENCE['en']}" in cli.format_summary(research(debate())).splitlines()
+    summary = " ".join(cli.format_summary(research(debate())).split())
+    assert (
+        f"confidence {round(research(debate())['verdict']['confidence'] * 100)} %. {CONFIDENCE_SENTENCE['en']}"
+        in summary
+    )
     unranked = research(debate(score=None))
     del unranked["verdict"]["score"]
     assert CONFIDENCE_SENTENCE["en"] not in cli.format_summary(unranked)  # no standing: not claimed

@@ -370,8 +370,7 @@ def test_dockerfile_runs_as_non_root_with_healthcheck_and_uvicorn_factory() -> N
     assert "/healthz" in healthcheck
     assert "{os.environ['PORT']}" in healthcheck
     cmd = " ".join(v for k, v in runtime if k == "CMD")
-    assert re.search(r'uvicorn --factory \\"\$\{SERVICE\}\.main:create_app\\" --host 0\.0\.0\.0 --port', cmd)
-    assert "exec uvicorn" in cmd
+    assert re.search(r'exec python -m service_kit\.serve \\"\$\{SERVICE\}\\" --host 0\.0\.0\.0 --port', cmd)
 
 
 @pytest.mark.parametrize("service", SERVICES)

@@ -43,7 +43,7 @@ def test_procfile_starts_each_service_with_its_factory_and_port() -> None:
     text = (ROOT / "Procfile").read_text(encoding="utf-8")
     for service in SERVICES:
         line = next(line for line in text.splitlines() if line.startswith(f"{service}:"))
-        assert f"exec uvicorn --factory {service}.main:create_app " in line
+        assert f"exec python -m service_kit.serve {service} " in line
 
 
 def test_procfile_is_valid_for_honcho() -> None:
@@ -318,9 +318,11 @@ def test_summary_shows_experts_debate_and_verdict() -> None:
     )
     assert "000019.SZ" in " ".join(failed.split())  # the whole reason, not cut before the list
     assert "Debate   BULLISH  confidence 0.66" in text
-    assert "Verdict  BUY  position 15.0%  confidence 0.61  horizon MEDIUM_TERM" in text
-    assert "stop loss    -8.0% (at 1380.50)" in text
-    assert "take profit  +15.0%" in text
+    assert "  action         BUY, medium term" in text
+    assert "  position       15.0 % of the portfolio" in text
+    assert "  confidence     61 %\n" in text  # no standing (score): not claimed to be a calibrated probability
+    assert "  stop loss      1380.50, \u22128.0 % from entry: below support" in text
+    assert "  take profit    +15.0 % from entry: prior high" in text
 
 
 def test_summary_lists_the_unverified_figures_of_an_llm_research() -> None:
@@ -337,28 +339,30 @@ def test_summary_lists_the_unverified_figures_of_an_llm_research() -> None:
 
 @respx.mock
 def test_cli_posts_the_research_and_prints_the_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    respx.get("http://coord.test/api/v1/coordinator/universe").mock(return_value=httpx.Response(200, json=UNIVERSE))
     route = respx.post("http://coord.test/api/v1/coordinator/research").mock(
         return_value=httpx.Response(200, json=RESPONSE, headers={"X-Request-ID": "rid-1"})
     )
     cli = _load(RESEARCH_CLI)
     code = cli.main(["600519.SH", "--url", "http://coord.test", "--experts", "technical_analyst,valuation_modeler"])
     assert code == 0
-    assert route.calls.last.request.content == (
-        b'{"symbol":"600519.SH","experts":["technical_analyst","valuation_modeler"],"skip_debate":false}'
-    )
+    sent = (
+        b'{"symbol":"600519.SH","experts":["technical_analyst","valuation_modeler"],"skip_debate":false,'
+        b'"analysis_date":"2025-09-30","language":"zh"}'
+    )  # the last trading day the data has for the symbol (UNIVERSE)
+    assert route.calls.last.request.content == sent
     assert (
         cli.main(["600519.SH", "--url", "http://coord.test", "--experts", "technical_analyst  valuation_modeler"]) == 0
     )
-    assert route.calls.last.request.content == (
-        b'{"symbol":"600519.SH","experts":["technical_analyst","valuation_modeler"],"skip_debate":false}'
-    )
+    assert route.calls.last.request.content == sent
     out = capsys.readouterr()
-    assert "Verdict  BUY" in out.out
+    assert "  action         BUY" in out.out
     assert "X-Request-ID rid-1" in out.err
 
 
 @respx.mock
 def test_cli_prints_the_problem_when_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    respx.get("http://coord.test/api/v1/coordinator/universe").mock(return_value=httpx.Response(200, json=UNIVERSE))
     problem = {
         "type": "about:blank",
         "title": "Bad Request",
@@ -525,6 +529,7 @@ def test_cli_sends_the_analysis_date_checked_before_anything_is_sent(capsys: pyt
         "experts": [e.value for e in ExpertType],
         "skip_debate": True,
         "analysis_date": "2026-11-25",
+        "language": "zh",
     }
     assert f"⚠ stale: technical_analyst: {STALE_BAR}" in " ".join(capsys.readouterr().out.split())
     for bad in ("2025-02-30", "20250930", "2025-9-30", "yesterday"):
@@ -761,6 +766,7 @@ EVENTS = (
 
 @respx.mock
 def test_cli_follows_a_research_stage_by_stage_then_summarises_it(capsys: pytest.CaptureFixture[str]) -> None:
+    respx.get("http://coord.test/api/v1/coordinator/universe").mock(return_value=httpx.Response(200, json=UNIVERSE))
     session_id = RESPONSE["session_id"]
     links = {"self": f"/s/{session_id}", "events": f"/s/{session_id}/events", "cancel": f"/s/{session_id}/cancel"}
     posted = respx.post("http://coord.test/api/v1/coordinator/research").mock(
@@ -777,11 +783,12 @@ def test_cli_follows_a_research_stage_by_stage_then_summarises_it(capsys: pytest
     assert cli.main(["600519.SH", "--url", "http://coord.test"]) == 0
     out = capsys.readouterr()
     assert posted.calls.last.request.headers["Prefer"] == "respond-async"
-    assert re.search(r"✓ technical_analyst\s+BULLISH 0\.72\s+1\.2 s", out.err)
+    assert re.search(r"✓ technical_analyst\s+BULLISH, confidence 0\.72\s+1\.2 s", out.err)
     assert re.search(r"✗ catalyst_detective\s+news source timed out \(504\)\s+0\.3 s", out.err)
-    assert re.search(r"✓ debate\s+BULLISH 0\.66\s+2\.5 s", out.err)
+    assert re.search(r"✓ debate\s+BULLISH, confidence 0\.66\s+2\.5 s", out.err)
+    assert re.search(r"✓ verdict\s+BUY, position 15\.0 %\s+0\.9 s", out.err)
     assert "Research 600519.SH: PARTIAL" in out.out
-    assert "Verdict  BUY" in out.out
+    assert "  action         BUY" in out.out
 
 
 @respx.mock
@@ -796,7 +803,7 @@ def test_cli_detaches_and_cancels(capsys: pytest.CaptureFixture[str]) -> None:
         return_value=httpx.Response(202, json={"session_id": "1", "status": "cancelled", "links": links})
     )
     cli = _load(RESEARCH_CLI)
-    assert cli.main(["600519.SH", "--detach", "--url", "http://coord.test"]) == 0
+    assert cli.main(["600519.SH", "--detach", "--url", "http://coord.test", "--analysis-date", "2025-09-30"]) == 0
     assert cli.main(["--cancel", "1", "--url", "http://coord.test"]) == 0
     out = capsys.readouterr().out
     assert "Session 1: queued" in out

@@ -6,6 +6,8 @@ processes)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import os
 import shutil
 import socket
@@ -152,6 +154,7 @@ def test_sessions_show_the_analysis_date_the_status_and_the_action(capsys: pytes
 
 @respx.mock
 def test_a_429_says_how_long_to_wait(capsys: pytest.CaptureFixture[str]) -> None:
+    _universe()
     problem = {"title": "Too Many Requests", "status": 429, "detail": "research quota spent", "code": "rate_limited"}
     respx.post(f"{API}/research").mock(return_value=httpx.Response(429, json=problem, headers={"Retry-After": "37"}))
     assert _cli().main(["600519.SH", "--url", URL]) == 1
@@ -216,33 +219,80 @@ def test_a_retry_the_coordinator_refuses_is_said_plainly(capsys: pytest.CaptureF
 # ------------------------------------------------------------------- a research without a date
 
 
-def test_a_research_without_a_date_warns_first_when_the_newest_bar_is_far_behind() -> None:
-    cli = _cli()
-    body = _research({e: _ok() for e in EXPERTS[:2]}, "completed")
-    lines = cli.format_summary(body, STAGES, undated=True).splitlines()
-    assert lines[1] == "Analysis date 2026-11-27 (today: no --analysis-date given)"
-    warning = " ".join(" ".join(lines[2:4]).split())
-    assert warning.startswith(
-        "⚠ No --analysis-date was given, so this research is as of today, 2026-11-27, but the newest bar is "
-        "2025-09-30, 423 days earlier"
-    )
-    assert "--analysis-date 2025-09-30 (make research DATE=2025-09-30)" in " ".join(" ".join(lines[2:5]).split())
-    # Asked for a date: that is the user's choice, nothing to warn of; fresh bars: nothing either.
-    assert "No --analysis-date" not in cli.format_summary(body, STAGES)
-    fresh = _research({EXPERTS[0]: _ok(bars="2026-11-20")}, "completed")
-    assert "No --analysis-date" not in cli.format_summary(fresh, STAGES, undated=True)
+UNIVERSE: dict[str, Any] = {
+    "data_provider": "offline",
+    "open_ended": False,
+    "count": 2,
+    "symbols": [
+        {"symbol": "600519.SH", "market": "CN", "bars": {"first": "2022-01-04", "last": "2025-09-30", "count": 900}},
+        {"symbol": "AAPL", "market": "US", "bars": {"first": "2023-01-03", "last": "2025-08-14", "count": 660}},
+    ],
+}
+
+
+def _universe(body: dict[str, Any] | None = None) -> respx.Route:
+    return respx.get(f"{API}/universe").mock(return_value=httpx.Response(200, json=body or UNIVERSE))
 
 
 @respx.mock
-def test_only_a_research_asked_without_a_date_is_warned_about(capsys: pytest.CaptureFixture[str]) -> None:
-    body = _research({e: _ok() for e in EXPERTS}, "completed")
-    respx.post(f"{API}/research").mock(return_value=httpx.Response(200, json=body))
+def test_a_research_without_a_date_is_made_as_of_the_symbols_last_bar_said_before_it_is_sent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _universe()
+    body = _research({e: _ok(analysis_date="2025-09-30") for e in EXPERTS}, "completed", analysis_date="2025-09-30")
+    posted = respx.post(f"{API}/research").mock(return_value=httpx.Response(200, json=body))
     respx.get(f"{API}/sessions/{SESSION}").mock(return_value=httpx.Response(200, json=STAGES))
+
+    assert _cli().main(["600519.SH", "--url", URL]) == 0
+
+    sent = json.loads(posted.calls[0].request.content)
+    assert sent["analysis_date"] == "2025-09-30"
+    out, err = capsys.readouterr()
+    said = "No --analysis-date: the research is made as of 2025-09-30, the last trading day the data has for 600519.SH."
+    assert err.splitlines()[:2] == [said, f"POST {API}/research"]  # said first, then sent
+    assert out.splitlines()[1] == (
+        "Analysis date 2025-09-30 (the last trading day the data has for 600519.SH; no --analysis-date given)"
+    )
+
+
+def test_a_live_provider_or_an_unlisted_symbol_takes_the_last_weekday_up_to_today() -> None:
     cli = _cli()
-    assert cli.main(["600519.SH", "--url", URL]) == 0
-    assert capsys.readouterr().out.splitlines()[2].startswith("⚠ No --analysis-date was given")
-    assert cli.main(["600519.SH", "--url", URL, "--analysis-date", "2026-11-27"]) == 0
-    assert "No --analysis-date" not in capsys.readouterr().out
+    sunday = dt.date(2026, 11, 29)
+    with respx.mock:
+        _universe({"data_provider": "akshare", "open_ended": True, "count": 0, "symbols": []})
+        with httpx.Client() as client:
+            day, why = cli.default_analysis_date(client, URL, ["600519.SH"], today=sunday)
+    assert (day, why) == ("2026-11-27", "the last weekday up to today (the data provider, akshare, is live)")
+    with respx.mock:
+        _universe()
+        with httpx.Client() as client:
+            assert cli.default_analysis_date(client, URL, ["0700.HK"], today=dt.date(2026, 11, 25))[0] == "2026-11-25"
+            batch = cli.default_analysis_date(client, URL, ["600519.SH", "AAPL"], today=sunday)
+    assert batch == ("2025-09-30", "the last trading day the data has for 600519.SH, AAPL")
+    with respx.mock:
+        respx.get(f"{API}/universe").mock(return_value=httpx.Response(502, json={"code": "peer_unavailable"}))
+        with httpx.Client() as client:
+            day, why = cli.default_analysis_date(client, URL, ["600519.SH"], today=sunday)
+    assert (day, why) == ("2026-11-27", "the last weekday up to today (the data's universe could not be read)")
+
+
+@respx.mock
+def test_the_language_is_sent_with_the_research(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = _research({EXPERTS[0]: _ok()}, "completed")
+    posted = respx.post(f"{API}/research").mock(return_value=httpx.Response(200, json=body))
+    respx.get(f"{API}/sessions/{SESSION}").mock(return_value=httpx.Response(200, json=STAGES))
+    dated = ["600519.SH", "--url", URL, "--analysis-date", "2025-06-30"]
+    assert _cli().main([*dated, "--language", "en"]) == 0
+    monkeypatch.setenv("REPORT_LANGUAGE", "en")
+    assert _cli().main(dated) == 0
+    monkeypatch.setenv("REPORT_LANGUAGE", "fr")  # not a language of the reports: the services' default
+    assert _cli().main(dated) == 0
+    assert [json.loads(c.request.content)["language"] for c in posted.calls] == ["en", "en", "zh"]
+    with pytest.raises(SystemExit):
+        _cli().main([*dated, "--language", "de"])
+    assert "invalid choice: 'de'" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------ exit codes
@@ -250,6 +300,7 @@ def test_only_a_research_asked_without_a_date_is_warned_about(capsys: pytest.Cap
 
 @respx.mock
 def test_a_research_that_failed_exits_1_though_its_record_is_read_with_a_200() -> None:
+    _universe()
     respx.post(f"{API}/research").mock(
         return_value=httpx.Response(200, json=_research({e: _failed(NOT_FOUND) for e in EXPERTS}, "failed"))
     )
@@ -409,3 +460,163 @@ def test_batch_and_watchlist_together_are_a_usage_error(capsys: pytest.CaptureFi
         _cli().main(["--batch", "600519.SH", "--watchlist", "Tech", "--url", URL])
     assert exit_.value.code == 2
     assert "give one of them" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------- words, not raw values (issue 51)
+
+LONG_REASONING = "量比 1.8，换手率 2.1%；" * 30 + "合计 0.76。结论：观望，等待回调至支撑位附近再考虑。"
+
+
+def _verdict(action: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "symbol": "600519.SH",
+        "action": action,
+        "position_percent": 0.0 if action == "HOLD" else 12.0,
+        "confidence": 0.534,
+        "score": 0.159274,
+        "universe_rank": 0.607438,
+        "market_exposure": 0.8,
+        "entry_strategy": "Wait for a pullback to support.",
+        "stop_loss": {"percent_from_entry": -5.0, "price": None, "basis": "2 ATR below entry"},
+        "take_profit": {"percent_from_entry": 8.0, "price": None, "basis": "prior high"},
+        "time_horizon": "SHORT_TERM",
+        "risk_warnings": ["Consumption slowdown", LONG_REASONING],
+        "reasoning": LONG_REASONING,
+        "engine": {"kind": "rules", "model": None, "fallback_reason": None},
+        **extra,
+    }
+
+
+def _outputs(cli: ModuleType) -> dict[str, str]:
+    """Everything the CLI prints for a research (BUY with an entry price, HOLD with and without levels), a failed
+    expert, the sessions list, a batch, a job and every event of a stream, by name."""
+    buy = _verdict("BUY", reference_price=1409.52, reference_date="2025-06-30",
+                   stop_loss={"percent_from_entry": -5.0, "price": 1339.04, "basis": "2 ATR"},
+                   take_profit={"percent_from_entry": 8.0, "price": 1522.28, "basis": "prior high"})  # fmt: skip
+    hold_null = _verdict("HOLD", stop_loss=None, take_profit=None, reference_price=None, reference_date=None)
+    debate = {"direction": "NEUTRAL", "confidence": 0.5, "conflict_resolution": LONG_REASONING, "engine": None}
+    experts = {EXPERTS[0]: _ok(), EXPERTS[1]: _failed(TIMED_OUT), EXPERTS[2]: {"status": "failed", "error": None}}
+    events = [
+        ("snapshot", {"session_id": SESSION, "status": None, "queue_position": None}),
+        ("session.started", {"instance": "i-1", "resumed_from": None, "stage": {"name": "experts"}}),
+        ("expert.completed", {"expert": EXPERTS[0], "signal": None, "confidence": None, "duration_ms": None}),
+        ("expert.failed", {"expert": EXPERTS[1], "message": None}),
+        ("debate.completed", {"direction": None, "confidence": None}),
+        ("verdict.completed", {"action": "HOLD", "position": 0.0, "stop": {"percent_from_entry": -5.0, "price": None},
+                               "target": {"percent_from_entry": 8.0, "price": None}, "horizon": "SHORT_TERM"}),
+        ("verdict.completed", {"action": "BUY", "position": 12.0, "stop": {"percent_from_entry": -5.0, "price": None},
+                               "target": None, "horizon": None}),
+        ("verdict.failed", {"message": None}),
+        ("session.cancelled", {"reason": None}),
+    ]  # fmt: skip
+    sessions = {"items": [{"session_id": SESSION, "symbol": "600519.SH", "analysis_date": None, "status": "cancelled",
+                           "action": None, "created_at": None, "retry_count": 0}], "total": 1}  # fmt: skip
+    batch = {"batch_id": "b", "status": "partial", "analysis_date": "2025-09-30", "progress": {"done": 1, "total": 1},
+             "items": [{"symbol": "X", "session_id": "s", "status": None, "action": None, "score": None}]}  # fmt: skip
+    return {
+        "buy": cli.format_summary(_research(experts, debate_outcome=debate, verdict=buy), STAGES),
+        "hold": cli.format_summary(_research(experts, debate_outcome=debate, verdict=_verdict("HOLD")), STAGES),
+        "hold without levels": cli.format_summary(_research(experts, verdict=hold_null), STAGES),
+        "failed": cli.format_summary(_research({e: _failed(NOT_FOUND) for e in EXPERTS}, "failed"), STAGES),
+        "sessions": cli.format_sessions(sessions),
+        "batch": cli.format_batch(batch),
+        "job": cli.format_job({"session_id": SESSION, "status": None, "links": {"self": "/s"}}),
+        "events": "\n".join(cli.format_event(name, data, {}) or "" for name, data in events),
+    }
+
+
+def test_no_line_the_cli_prints_is_a_python_literal_or_none() -> None:
+    outputs = _outputs(_cli())
+    for name, text in outputs.items():
+        for line in text.splitlines():
+            assert "{'" not in line, f"{name}: {line}"
+            assert "None" not in line, f"{name}: {line}"
+            assert not line.rstrip().endswith(("...", "…")), f"{name}: {line}"  # nothing cut by the CLI
+
+
+def _row(label: str, value: str) -> str:
+    """A verdict line as the CLI aligns it: the label in a column of 15, the value after it."""
+    return f"  {label:<15}{value}"
+
+
+def test_the_verdict_is_aligned_words_with_the_entry_price_and_the_rank_as_a_percentile() -> None:
+    lines = _outputs(_cli())["buy"].splitlines()
+    start = lines.index("Verdict  [engine: rules]")
+    block = lines[start + 1 :]
+    assert block[0] == _row("action", "BUY, short term")
+    assert block[1] == _row("position", "12.0 % of the portfolio")
+    assert block[2].startswith(_row("confidence", "53 %. Confidence is the probability that this call is right"))
+    entry = next(line for line in block if line.startswith("  entry price"))
+    assert entry == _row("entry price", "1409.52, the close of 2025-06-30")
+    assert _row("stop loss", "1339.04, \u22125.0 % from entry: 2 ATR") in block
+    assert _row("take profit", "1522.28, +8.0 % from entry: prior high") in block
+    score = next(line for line in block if line.startswith("  score"))
+    assert score.startswith(_row("score", "+0.159 on a scale from \u22121 (most bearish) to +1 (most bullish)"))
+    rank = next(line for line in block if line.startswith("  universe rank"))
+    assert rank.startswith(_row("universe rank", "61st percentile: by that score the stock stands above 61 % of its"))
+    labelled = [line for line in block[: block.index("")] if not line.startswith(" " * 17)]
+    assert {line[16] for line in labelled} == {" "}  # every value starts in column 17
+    assert all(line[17] != " " for line in labelled)
+
+
+def test_a_hold_shows_no_stop_or_target_to_act_on() -> None:
+    outputs = _outputs(_cli())
+    hold = " ".join(outputs["hold"].split("\n  "))  # a wrapped value joined to its line
+    if_entering = "none: a HOLD opens no position; only if entering:"
+    assert " ".join(_row("stop loss", f"{if_entering} \u22125.0 % from entry: 2 ATR below entry").split()) in " ".join(
+        hold.split()
+    )
+    assert " ".join(_row("take profit", f"{if_entering} +8.0 % from entry: prior high").split()) in " ".join(
+        hold.split()
+    )
+    bare = outputs["hold without levels"].splitlines()
+    assert _row("stop loss", "none: a HOLD opens no position") in bare
+    assert _row("take profit", "none: a HOLD opens no position") in bare
+    events = outputs["events"].splitlines()
+    assert "  \u2713 verdict              HOLD, position 0.0 %, short term" in events  # no stop, no target
+    assert "  \u2713 verdict              BUY, position 12.0 %, stop \u22125.0 %" in events
+
+
+def test_texts_are_printed_whole() -> None:
+    for name in ("buy", "hold"):
+        text = "".join(_outputs(_cli())[name].split())
+        assert text.count("".join(LONG_REASONING.split())) == 3, name  # the debate's, the verdict's, a risk warning
+
+
+@respx.mock
+def test_cancel_says_what_it_does_before_it_sends_it(capsys: pytest.CaptureFixture[str]) -> None:
+    links = {"self": f"/s/{SESSION}", "events": f"/s/{SESSION}/events", "cancel": f"/s/{SESSION}/cancel"}
+    route = respx.post(f"{API}/sessions/{SESSION}/cancel").mock(
+        return_value=httpx.Response(202, json={"session_id": SESSION, "status": "cancelled", "links": links})
+    )
+    assert _cli().main(["--cancel", SESSION, "--url", URL]) == 0
+    out, err = capsys.readouterr()
+    first, sent = " ".join(err.split()).split(" POST ", 1)
+    assert first.startswith(f"Cancelling session {SESSION}: nothing more of it is started")
+    assert sent.startswith(f"{API}/sessions/{SESSION}/cancel HTTP 202")
+    assert out.splitlines()[0] == f"Session {SESSION}: cancelled"
+    assert out.endswith("\n")
+    finished = {"title": "Conflict", "status": 409, "code": "session_finished", "detail": "It had completed."}
+    route.mock(return_value=httpx.Response(409, json=finished))
+    assert _cli().main(["--cancel", SESSION, "--url", URL]) == 1
+    out, err = capsys.readouterr()
+    assert out == "Refused: 409 Conflict [session_finished]: It had completed.\n"
+    assert "exit status 1" in err
+
+
+def test_chinese_text_wraps_at_the_screen_width_without_a_line_starting_with_closing_punctuation() -> None:
+    cli = _cli()
+    text = "截至 2025-09-30 技术面中性：收盘价 1,443.99 低于或等于 MA20 1,478.48（DIF -5.947，DEA 0.724）。" * 6
+    lines = cli.fill(text, 60, "    ", "    ").splitlines()
+    assert len(lines) > 3
+    assert all(cli._columns(line) <= 60 for line in lines)  # a CJK character takes two columns
+    assert not any(line.strip()[0] in cli.CLOSING for line in lines)
+    assert "".join("".join(lines).split()) == "".join(text.split())  # nothing lost, nothing cut
+    assert "1,478.48" in " ".join(lines)  # never inside a word
+
+
+def test_a_cancelled_session_says_so_where_the_debate_and_the_verdict_would_be() -> None:
+    cancelled = _research({EXPERTS[0]: _ok()}, "cancelled")
+    text = _cli().format_summary(cancelled, {"debate": {"status": None}, "judge": None})
+    assert "Debate   (not reached: the session was cancelled)" in text
+    assert "Verdict  (not reached: the session was cancelled)" in text
