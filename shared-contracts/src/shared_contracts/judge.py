@@ -10,6 +10,7 @@ from shared_contracts.debate import MAX_DEBATE_EXPERTS, Contribution, Direction
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
 from shared_contracts.json_schema import InlineEnum
+from shared_contracts.language import LANGUAGE_DESCRIPTION, RequestLanguage
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import SignedUnit, UnitShare
 from shared_contracts.usage import LLMUsage
@@ -158,6 +159,7 @@ class JudgeInput(BaseModel):
         max_length=MAX_DEBATE_EXPERTS,
         description="The debate's contributions (debate_outcome.contributions): what the score is made of.",
     )
+    language: RequestLanguage = Field(default=None, description=LANGUAGE_DESCRIPTION)
 
     @model_validator(mode="after")
     def _range_in_order(self) -> JudgeInput:

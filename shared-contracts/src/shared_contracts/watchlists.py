@@ -21,12 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.batches import MAX_BATCH_SYMBOLS
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA
+from shared_contracts.language import Language
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 MAX_WATCHLIST_SYMBOLS = MAX_BATCH_SYMBOLS
 """A watchlist is run as one batch."""
 ChannelKind = Literal["webhook", "slack", "feishu", "wecom", "telegram", "email"]
-Language = Literal["zh", "en"]
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 
 
