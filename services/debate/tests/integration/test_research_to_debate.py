@@ -181,7 +181,8 @@ async def test_a_full_a_share_run_counts_investment_risks_not_data_caveats(symbo
     for expert, result in results.items():
         text = _risk_fields_text(result)
         assert not [c for c in DATA_CAVEATS if c in text], (expert, text)
-    assert "no PB" in results["valuation_modeler"]["data_gaps"]  # the caveat is still stated, as a data gap
+    no_pb = "no PB" if language == "en" else "无 PB 数据"  # the caveat is still stated, as a data gap
+    assert no_pb in results["valuation_modeler"]["data_gaps"]
 
     async with debate_client() as (client, _):
         response = await client.post("/api/v1/debate/run", json={"symbol": symbol, "expert_results": results})

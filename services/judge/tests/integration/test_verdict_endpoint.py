@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -338,3 +339,49 @@ async def test_the_new_fields_reach_the_engine() -> None:
     assert received.valuation_bounds == (1.5, 2.5)
     assert received.portfolio_value == 1e6
     assert response.json()["position_shares"] is None  # no reference price
+
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+ENGLISH_DEBATE = {
+    "bull_thesis": "Cheap against its intrinsic value.",
+    "bear_thesis": "The industry cycle is turning down.",
+    "risk_factors": ["Demand slows", "Policy risk"],
+    "key_disagreements": ["Whether the valuation is fair"],
+    "conflict_resolution": "The bulls lead slightly.",
+    "reference_price": 20.0,
+    "atr": 0.5,
+}
+"""A debate written in English: what the verdict quotes of it is English too."""
+
+
+def _narrative(verdict: dict[str, Any]) -> list[str]:
+    levels = [verdict[name]["basis"] for name in ("stop_loss", "take_profit")]
+    return [verdict["reasoning"], verdict["entry_strategy"], *verdict["risk_warnings"], *levels]
+
+
+@pytest.mark.parametrize("configured", ["zh", "en"])
+async def test_the_verdict_is_written_in_the_requests_language_whatever_the_service_default(configured: str) -> None:
+    async for c in open_client(create_app(settings(report_language=configured))):
+        english = await c.post("/api/v1/judge/verdict", json=wire_body(**ENGLISH_DEBATE, language="en"))
+        chinese = await c.post("/api/v1/judge/verdict", json=wire_body(**ENGLISH_DEBATE, language="zh"))
+        default = await c.post("/api/v1/judge/verdict", json=wire_body(**ENGLISH_DEBATE))
+    assert english.status_code == chinese.status_code == default.status_code == 200
+    assert not any(CJK.search(text) for text in _narrative(english.json()))
+    assert all(CJK.search(text) for text in (chinese.json()["reasoning"], chinese.json()["entry_strategy"]))
+    assert default.json()["reasoning"] == (english if configured == "en" else chinese).json()["reasoning"]
+
+
+@pytest.mark.parametrize("language", ["fr", "EN", "", 1])
+async def test_a_language_other_than_zh_or_en_is_a_400_invalid_language(
+    client: httpx.AsyncClient, language: object
+) -> None:
+    response = await client.post("/api/v1/judge/verdict", json=wire_body(language=language))
+    assert response.status_code == 400
+    assert response.json()["code"] == ("invalid_language" if isinstance(language, str) else "invalid_request")
+
+
+async def test_a_bulk_item_in_no_known_language_is_a_400_naming_it(client: httpx.AsyncClient) -> None:
+    items = [wire_body(language="en"), wire_body(language="de")]
+    response = await client.post("/api/v1/judge/verdict/bulk", json={"items": items})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_language"

@@ -26,7 +26,7 @@ class MacroIntelligenceService(ExpertService[MacroFacts, MacroVerdict]):
         stale = macro_staleness({name: (macro.series[name].frequency, day) for name, day in latest.items()}, on)
         return MacroIntelligenceResult(
             **self._audit(parsed, facts.as_of, on, answer, inputs, stale),
-            data_gaps=[f"no {name} series" for name in facts.missing_core],
+            data_gaps=self._gaps([f"no {name} series" for name in facts.missing_core]),
             **answer.verdict.model_dump(),
             macro_indicators={"region": facts.region, **to_jsonable_python(facts.series, inf_nan_mode="null")},
             information_sources=[self._data.name, *facts.sources],
