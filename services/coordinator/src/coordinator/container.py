@@ -257,7 +257,12 @@ def build_container(
         jobs=jobs,
         event_feed=feed,
         research_service=ResearchOrchestrationService(
-            jobs, sessions, sessions, token_budget=settings.research_token_budget, accounting=accounting
+            jobs,
+            sessions,
+            sessions,
+            token_budget=settings.research_token_budget,
+            accounting=accounting,
+            language=settings.report_language,
         ),
         session_queries=SessionQueryService(sessions),
         outcome_service=SessionOutcomeService(sessions, bars),

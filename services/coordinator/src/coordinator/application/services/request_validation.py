@@ -4,7 +4,7 @@ Defaults are resolved here, at request time, so what is stored and what a retry 
 what ran: the research's one ``analysis_date`` (the top-level field, else
 ``options.technical_analyst.analysis_date``, else today; both given and different is a
 ``ConflictingAnalysisDateError``), which the technical analyst's option then repeats, and
-``financial_auditor.limit`` = 5.
+``financial_auditor.limit`` = 5, and the language its texts are written in (REPORT_LANGUAGE when not given).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from shared_contracts.errors import (
     resolve_analysis_date,
 )
 from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
+from shared_contracts.language import Language, parse_language
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
 _VALUES = [e.value for e in ExpertType]
@@ -40,7 +41,11 @@ _TECHNICAL = ExpertType.TECHNICAL_ANALYST.value
 _DATE_OPTION = "analysis_date"
 
 
-def validate_command(command: ResearchCommand, today: Callable[[], date] = date.today) -> ResearchRequest:
+def validate_command(
+    command: ResearchCommand, today: Callable[[], date] = date.today, default_language: Language = "zh"
+) -> ResearchRequest:
+    """The request ``command`` asks for, every default resolved (the language: ``default_language``, the
+    coordinator's REPORT_LANGUAGE); a mistake raises its coded ``InvalidRequestError``."""
     symbol = (command.symbol or "").strip()
     if not symbol:
         raise SymbolRequiredError("symbol is required (e.g. 600519.SH)")
@@ -49,6 +54,7 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     except SymbolSyntaxError as exc:
         raise InvalidSymbolError(str(exc)) from None
     experts = _experts(command.experts)
+    language = parse_language(command.language, default_language)
     given_date = _analysis_date(command.analysis_date)
     options = _options(experts, command.options or {})
     option = options.get(_TECHNICAL, {}).get(_DATE_OPTION)
@@ -61,7 +67,12 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     if _TECHNICAL in options:
         options[_TECHNICAL][_DATE_OPTION] = analysis_date.isoformat()
     return ResearchRequest(
-        symbol=symbol, experts=experts, options=options, skip_debate=command.skip_debate, analysis_date=analysis_date
+        symbol=symbol,
+        experts=experts,
+        options=options,
+        skip_debate=command.skip_debate,
+        analysis_date=analysis_date,
+        language=language,
     )
 
 

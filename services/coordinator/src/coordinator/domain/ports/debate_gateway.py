@@ -12,7 +12,8 @@ class IDebateGateway(ABC):
     @abstractmethod
     async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
         """``expert_results``: the successful experts' results keyed by expert name (the graph state's
-        ``results``). Returns the debate outcome as a dict."""
+        ``results``). Returns the debate outcome as a dict. The graph also passes ``token_budget`` and ``language``
+        (the research's; each only when it has one) as keywords."""
 
     async def run_debate_bulk(
         self, items: Sequence[tuple[str, dict[str, Any]]], *, token_budget: int | None = None

@@ -48,10 +48,13 @@ class DebateGatewayAdapter(IDebateGateway):
         self._debate = debate
 
     async def run_debate(
-        self, symbol: str, expert_results: dict[str, Any], token_budget: int | None = None
+        self, symbol: str, expert_results: dict[str, Any], token_budget: int | None = None, language: str | None = None
     ) -> dict[str, Any]:
-        """``token_budget``: what the debate's model calls may use (None: no budget)."""
+        """``token_budget``: what the debate's model calls may use (None: no budget); ``language``: what it is
+        written in (None: the debate service's REPORT_LANGUAGE)."""
         body = self._request(symbol, expert_results)
+        if language is not None:
+            body["language"] = language
         reply, attempts = await self._debate.post_json("/api/v1/debate/run", body, token_budget=token_budget)
         return self._outcome(reply, attempts)
 

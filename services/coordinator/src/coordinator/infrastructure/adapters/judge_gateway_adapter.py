@@ -52,6 +52,8 @@ def to_judge_input(
     }
     if failed := list((context or {}).get("failed_experts") or ()):
         fields["failed_experts"] = failed
+    if (language := (context or {}).get("language")) is not None:
+        fields["language"] = language
     fields.update(_price_context(context))
     fields.update(_volatility_context(context, fields))
     fields.update(_standing_context(outcome, context))
