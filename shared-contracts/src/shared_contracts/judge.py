@@ -172,9 +172,14 @@ class JudgeInput(BaseModel):
 
 
 class PriceLevel(BaseModel):
-    percent_from_entry: float = Field(description="Signed percent from the entry price, e.g. -8.0 or 15.0.")
+    """A stop or a target. For a HOLD it is the level a position entered now would have: it applies only if
+    entering, and its ``basis`` begins by saying so."""
+
+    percent_from_entry: float = Field(
+        description="Signed percent from the entry price (the verdict's reference_price), e.g. -8.0 or 15.0."
+    )
     price: float | None = Field(default=None, description="Absolute level when a reference price was given.")
-    basis: str = Field(description="How the level was set.")
+    basis: str = Field(description="How the level was set (for a HOLD: first, that it applies only if entering).")
 
 
 class GuardrailAdjustment(BaseModel):
@@ -230,6 +235,15 @@ class Verdict(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="What the score is made of: the debate's contributions per expert (they sum to score).",
+    )
+    reference_price: float | None = Field(
+        default=None,
+        description="The entry price: the close of reference_date at the market's tick precision (A-shares 0.01). "
+        "stop_loss and take_profit percent_from_entry are measured from it and every text quotes it as the entry "
+        "or reference price. Null when the research had no close to price it on (then a HOLD).",
+    )
+    reference_date: IsoDate | None = Field(
+        default=None, description="The trading day whose close reference_price is (at most the analysis date)."
     )
     entry_strategy: str
     stop_loss: PriceLevel

@@ -46,6 +46,25 @@ def price_decimals(reference: float | None) -> int:
     return min(max(decimals, MIN_PRICE_DECIMALS), MAX_PRICE_DECIMALS)
 
 
+A_SHARE_MARKETS = ("SH", "SZ", "BJ")
+
+
+def tick_decimals(symbol: str, price: float) -> int:
+    """The decimals of the market's price tick: A-shares 0.01; Hong Kong 0.001 below HK$0.25, else 0.01 or
+    coarser (two decimals shown); US 0.0001 below $1, else 0.01."""
+    market = symbol.strip().upper().rpartition(".")[2] if "." in symbol else ""
+    if market in A_SHARE_MARKETS:
+        return 2
+    if market == "HK":
+        return 3 if price < 0.25 else 2
+    return 4 if price < 1.0 else 2
+
+
+def at_tick(symbol: str, price: float) -> float:
+    """``price`` rounded to the market's tick precision (``tick_decimals``): the number a verdict quotes."""
+    return round(price, tick_decimals(symbol, price))
+
+
 def format_price(value: float, reference: float | None = None) -> str:
     """``value`` at the precision of ``reference`` (``price_decimals``), no thousands separator."""
     return f"{value:.{price_decimals(reference)}f}"

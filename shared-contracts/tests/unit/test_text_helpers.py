@@ -8,7 +8,14 @@ from datetime import date
 import pytest
 
 from shared_contracts.reference_price import REFERENCE_STALE_WEEKDAYS, prices_the_date, weekdays_between
-from shared_contracts.text import NO_SPECIFIC_RISK, format_price, is_no_risk_statement, shorten
+from shared_contracts.text import (
+    NO_SPECIFIC_RISK,
+    at_tick,
+    format_price,
+    is_no_risk_statement,
+    shorten,
+    tick_decimals,
+)
 
 
 def test_a_text_that_fits_is_kept_on_one_line() -> None:
@@ -52,3 +59,19 @@ def test_a_close_prices_its_day_and_the_ten_weekdays_after_it() -> None:
     assert prices_the_date(close, date(2025, 10, 14))
     assert not prices_the_date(close, date(2025, 10, 15))
     assert not prices_the_date(close, date(2025, 9, 29))  # a close after the analysis date never does
+
+
+@pytest.mark.parametrize(
+    ("symbol", "close", "quoted"),
+    [
+        ("600519.SH", 1409.5237, 1409.52),
+        ("300750.SZ", 12.345, 12.35),
+        ("0700.HK", 385.266, 385.27),
+        ("1234.HK", 0.1234, 0.123),
+        ("AAPL", 205.1749, 205.17),
+        ("PENNY", 0.51237, 0.5124),
+    ],
+)
+def test_a_price_is_quoted_at_its_markets_tick(symbol: str, close: float, quoted: float) -> None:
+    assert at_tick(symbol, close) == quoted
+    assert format_price(at_tick(symbol, close), at_tick(symbol, close)) == f"{quoted:.{tick_decimals(symbol, close)}f}"

@@ -369,6 +369,7 @@ async def test_the_verdict_is_written_in_the_requests_language_whatever_the_serv
     assert not any(CJK.search(text) for text in _narrative(english.json()))
     assert all(CJK.search(text) for text in (chinese.json()["reasoning"], chinese.json()["entry_strategy"]))
     assert default.json()["reasoning"] == (english if configured == "en" else chinese).json()["reasoning"]
+    assert english.json()["reference_price"] == chinese.json()["reference_price"] == 20.0
 
 
 @pytest.mark.parametrize("language", ["fr", "EN", "", 1])

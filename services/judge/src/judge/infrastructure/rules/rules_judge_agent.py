@@ -173,7 +173,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
         c, risks, volatility = judge_input.confidence, judge_input.risk_count, judge_input.volatility
         standing = judge_input.score is not None
         parts = [say("reason_standing" if standing else "reason_action")]
-        if standing:
+        if standing and action is not Action.HOLD:  # a HOLD has no position for the market view to scale
             parts.append(say("reason_exposure" if judge_input.market_view else "reason_no_market_view"))
         if action is Action.SELL:
             parts.append(say("reason_sell_a_share" if is_a_share(judge_input.symbol) else "reason_sell_other"))
