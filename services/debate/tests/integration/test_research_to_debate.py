@@ -96,7 +96,8 @@ async def test_debate_runs_on_real_research_output(research_client: httpx.AsyncC
     assert set(cited) <= set(results)
     reasonings = [" ".join(str(v).split()) for r in results.values() for v in _reasoning_of(r)]
     for point in outcome.bull_case.supporting_arguments + outcome.bear_case.supporting_arguments:
-        assert any(point.evidence.rstrip("…") in text for text in reasonings), point.evidence
+        assert not point.evidence.endswith("…"), point.evidence  # whole sentences (a last "；" becomes "。")
+        assert any(point.evidence.rstrip("。.") in text for text in reasonings), point.evidence
     for result in results.values():
         for text in _bulk_texts(result):
             assert text not in response.text

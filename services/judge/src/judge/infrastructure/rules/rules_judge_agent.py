@@ -334,9 +334,8 @@ def _why(
 
 
 def _theses(say: Say, bull: str, bear: str, resolution: str) -> str:
-    """The three theses quoted; a shortened one keeps its ellipsis as its closing mark (no "…。")."""
-    quoted = say("reason_theses", bull=bull, bear=bear, resolution=resolution)
-    return quoted.replace("…。", "…").replace("….", "…")
+    """The three theses quoted, each in whole sentences."""
+    return say("reason_theses", bull=bull, bear=bear, resolution=resolution)
 
 
 def _clause(thesis: str) -> str:
