@@ -243,6 +243,7 @@ def build_container(
             accounting=accounting,
             queue_limit=settings.batch_queue_limit,
             poll_seconds=settings.job_poll_seconds,
+            language=settings.report_language,
         )
     workflow = None
     if batches is not None and isinstance(batch_store, SqlAlchemyBatchStore):

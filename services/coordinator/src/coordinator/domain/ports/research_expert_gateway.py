@@ -54,7 +54,7 @@ class IResearchExpertGateway(ABC):
         adapter with a bulk endpoint overrides it."""
 
         async def one(symbol: str) -> dict[str, Any]:
-            each = ExpertOptions(dict(options), analysis_date=options.analysis_date)
+            each = ExpertOptions(dict(options), analysis_date=options.analysis_date, language=options.language)
             each.token_budget = options.token_budget
             return await self.run_expert(expert_type, symbol, each)
 
