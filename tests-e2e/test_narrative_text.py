@@ -35,8 +35,11 @@ DANGLING = (";", "；", ",", "，", "、", ":", "：", "-", "—")
 CJK = re.compile(r"[\u3400-\u9fff]")
 ENGLISH_WORD = re.compile(r"(?<![A-Za-z0-9_.-])[a-z]{3,}(?![A-Za-z0-9_])")
 """A lower-case English word: symbols, tickers, enum names and indicator names are upper case."""
+IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+"""A snake_case key (``financial_auditor``): the reader is told the expert's name in the research's language."""
 NOT_PROSE = ("information_sources", "data_source", ".engine.", "relative_standing", "_indicators", ".figures")
 NOT_PROSE += ("catalyst_context", "key_technical_levels", "contributions", ".dimension", ".date", "coverage")
+NOT_PROSE += ("source_experts", "intrinsic_value_range.method")
 """Fields that hold data (source names, units, factor descriptions, keys), not prose in the research's language."""
 DATA_SOURCES = {"offline", "snapshot"}
 """The offline snapshot's name (``offline-snapshot``), which a data note may name."""
@@ -97,6 +100,8 @@ def test_each_research_is_written_in_its_one_language(runs: dict[str, list[Resea
                 mixed.append(r.where(f"{path}: {text[:120]!r}"))
             if r.language == "zh" and (words := ENGLISH_WORD.findall(text)):
                 mixed.append(r.where(f"{path}: {words[:3]} in {text[:120]!r}"))
+            if keys := IDENTIFIER.findall(text):
+                mixed.append(r.where(f"{path}: {keys[:3]} in {text[:120]!r}"))
     assert min(checked.values()) > 10_000
     assert mixed[:20] == []
 

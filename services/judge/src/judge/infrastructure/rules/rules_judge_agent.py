@@ -130,7 +130,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             ),
             take_profit=LevelProposal(take.distance_percent, _take_basis(say, action, take, volatility, price)),
             time_horizon=horizon,
-            risk_warnings=_warnings(say, judge_input, action),
+            risk_warnings=_warnings(say, judge_input, action, self._language),
             reasoning=self._reasoning(say, judge_input, action, level, horizon, stop, take, raw, position)
             if not unpriced
             else self._unpriced_reasoning(say, judge_input, called, unpriced, raw),
@@ -296,9 +296,10 @@ def _take_basis(
     return say(key, anchor=format_price(take.anchor, reference), distance=take.distance_percent)
 
 
-def _warnings(say: Say, judge_input: JudgeInput, action: Action) -> tuple[str, ...]:
+def _warnings(say: Say, judge_input: JudgeInput, action: Action, language: Language) -> tuple[str, ...]:
     risks, disagreements, failed = judge_input.named_risks, judge_input.named_disagreements, judge_input.failed_experts
-    warnings = [say("warn_failed_experts", count=len(failed), names=say("list_sep").join(failed))] if failed else []
+    names = say("list_sep").join(EXPERT_LABELS[language].get(name, name) for name in failed)
+    warnings = [say("warn_failed_experts", count=len(failed), names=names)] if failed else []
     warnings += [shorten(r, RISK_TEXT_LIMIT) for r in risks[:MAX_LISTED_RISKS]]
     if len(risks) > MAX_LISTED_RISKS:
         warnings.append(say("warn_more_risks", count=len(risks) - MAX_LISTED_RISKS))
