@@ -113,7 +113,7 @@ def test_data_notes_are_written_in_the_researchs_language(runs: dict[str, list[R
             for field in ("data_gaps", "staleness"):
                 for note in (result or {}).get(field, []):
                     checked += 1
-                    words = ENGLISH_WORD.findall(note) if r.language == "zh" else []
+                    words = [*ENGLISH_WORD.findall(note), *IDENTIFIER.findall(note)] if r.language == "zh" else []
                     if (r.language == "en" and CJK.search(note)) or [w for w in words if w not in DATA_SOURCES]:
                         mixed.append(r.where(f"{name}.{field}: {note[:120]!r}"))
     assert checked > 1_000

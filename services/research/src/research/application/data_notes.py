@@ -15,6 +15,25 @@ _LABELS = {
     "total assets/liabilities": "资产负债数据",
     "payout ratio": "分红率",
 }
+SERIES_LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "pmi_manufacturing_nbs": "manufacturing PMI",
+        "cpi_yoy": "CPI YoY",
+        "ppi_yoy": "PPI YoY",
+        "m2_yoy": "M2 YoY",
+        "lpr_1y": "1-year LPR",
+        "cgb_10y_yield": "10-year government bond yield",
+    },
+    "zh": {
+        "pmi_manufacturing_nbs": "制造业PMI",
+        "cpi_yoy": "CPI同比",
+        "ppi_yoy": "PPI同比",
+        "m2_yoy": "M2同比",
+        "lpr_1y": "1年期LPR",
+        "cgb_10y_yield": "10年期国债收益率",
+    },
+}
+"""The macro series' names in a note (an unknown series keeps its key)."""
 _ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(f"^{pattern}$"), zh)
     for pattern, zh in (
@@ -57,7 +76,7 @@ _ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"too few bars", "价格K线过少"),
         (r"no annual financials: .*", "分析日无公开的年报"),
         (r"no news from (?P<source>.+)", "数据源 {source} 无新闻"),
-        (r"no (?P<name>\S+) series", "无 {name} 序列"),
+        (r"no (?P<name>.+) series", "无{name}序列"),
         (
             r"the latest bar is (?P<day>\S+), (?P<n>\d+) weekdays before the analysis date (?P<on>\S+): (?P<source>.+) "
             r"has nothing newer",
@@ -96,9 +115,25 @@ def in_language(note: str, language: str) -> str:
         return note
     for pattern, zh in _ZH:
         if found := pattern.match(note):
-            values = {k: _LABELS.get(v, v) for k, v in found.groupdict().items()}
+            names = {english: SERIES_LABELS["zh"][key] for key, english in SERIES_LABELS["en"].items()}
+            values = {
+                k: _SERIES_KEY.sub(_zh_series, _LABELS.get(v, names.get(v, v))) for k, v in found.groupdict().items()
+            }
             return zh.format(**values)
     return note
+
+
+_SERIES_KEY = re.compile("|".join(rf"\b{key}\b" for key in SERIES_LABELS["zh"]))
+
+
+def _zh_series(found: re.Match[str]) -> str:
+    return SERIES_LABELS["zh"][found.group(0)]
+
+
+def missing_series(names: Iterable[str], language: str) -> list[str]:
+    """A note per macro series the data lacks, its name in ``language`` (``SERIES_LABELS``)."""
+    labels = SERIES_LABELS["en"]
+    return notes_in((f"no {labels.get(name, name)} series" for name in names), language)
 
 
 def notes_in(notes: Iterable[str], language: str) -> list[str]:
