@@ -10,8 +10,8 @@ dates, in both languages, with the rules engines (``in_process_grid``):
 - no bull case says that no expert (or no dimension) is bullish beside a BUY, and no bear case the mirror beside a
   SELL;
 - one entry price (issue 51): the verdict's reference price is the judge's, at the market's tick, its levels are
-  measured from it and its texts quote it; a HOLD's levels say they apply only if entering, and a HOLD states no
-  market exposure kept.
+  measured from it and its texts quote it; a HOLD's entry strategy says its levels apply only if entering, and a
+  HOLD states no market exposure kept.
 
 The counts are printed (``pytest -s``) and recorded in docs/decisions.md, "One decision (issue 52)"."""
 
@@ -133,7 +133,8 @@ def test_no_case_denies_the_side_the_verdict_takes(runs: dict[str, list[Research
     assert denied[:20] == []
 
 
-IF_ENTERING = {"zh": "仅在入场时适用：", "en": "Only if entering: "}
+IF_ENTERING = {"zh": "止损/止盈位仅在入场时适用", "en": "The stop and take-profit apply only if entering"}
+UNPRICED = ("没有可执行的价格依据", "there is no price to act on")
 
 
 def test_one_entry_price_prices_the_verdict_its_levels_and_its_texts(runs: dict[str, list[Research]]) -> None:
@@ -168,11 +169,13 @@ def test_a_hold_opens_nothing_and_says_its_levels_apply_only_if_entering(runs: d
     for r in every(runs):
         verdict = r.verdict
         if verdict["action"] != "HOLD":
-            assert not verdict["stop_loss"]["basis"].startswith(IF_ENTERING[r.language]), r.where("trade")
+            assert IF_ENTERING[r.language] not in verdict["entry_strategy"], r.where("a trade's levels apply")
             continue
         holds += 1
-        if any(not verdict[name]["basis"].startswith(IF_ENTERING[r.language]) for name in ("stop_loss", "take_profit")):
-            wrong.append(r.where(f"levels: {verdict['stop_loss']['basis']}"))
+        unpriced = any(words in verdict["entry_strategy"] for words in UNPRICED)  # a call without a price or volatility
+        priced = r.judge_input.reference_price is not None and not unpriced
+        if priced and IF_ENTERING[r.language] not in verdict["entry_strategy"]:
+            wrong.append(r.where(f"levels not said to apply only if entering: {verdict['entry_strategy']}"))
         if EXPOSURE.search(verdict["reasoning"]):  # "仓位保留 80%" beside "仓位 0%"
             wrong.append(r.where(f"exposure kept by a HOLD: {verdict['reasoning'][:200]}"))
     assert holds > 100

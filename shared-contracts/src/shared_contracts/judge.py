@@ -172,14 +172,14 @@ class JudgeInput(BaseModel):
 
 
 class PriceLevel(BaseModel):
-    """A stop or a target. For a HOLD it is the level a position entered now would have: it applies only if
-    entering, and its ``basis`` begins by saying so."""
+    """A stop or a target. A HOLD opens no position: its levels are those a position entered now would have, and
+    apply only if entering (its entry strategy says so; the console and the CLI show them so)."""
 
     percent_from_entry: float = Field(
         description="Signed percent from the entry price (the verdict's reference_price), e.g. -8.0 or 15.0."
     )
     price: float | None = Field(default=None, description="Absolute level when a reference price was given.")
-    basis: str = Field(description="How the level was set (for a HOLD: first, that it applies only if entering).")
+    basis: str = Field(description="How the level was set.")
 
 
 class GuardrailAdjustment(BaseModel):

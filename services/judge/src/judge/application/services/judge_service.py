@@ -11,15 +11,12 @@ from judge.application.position_lots import size_in_lots
 from judge.application.price_levels import price_levels
 from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import VerdictProposal
-from judge.domain.model.enums import Action
 from judge.domain.ports.judge_agent import IJudgeAgentPort
-from shared_contracts.judge import CONFIDENCE_SENTENCE, PriceLevel
+from shared_contracts.judge import CONFIDENCE_SENTENCE
 
 Decide = Callable[[JudgeInput], Awaitable[VerdictProposal]]
 Calibration = Callable[[str, float | None, float | None], float]
 """(action, universe_rank, score) → the probability that the call is right (the judge's fitted map)."""
-_IF_ENTERING = {"zh": "仅在入场时适用：", "en": "Only if entering: "}
-"""How a HOLD's stop and target begin: they are the levels of a position entered now, not of the HOLD."""
 _CONFIDENCE = {"zh": "置信度 {confidence:.2f}：{sentence}", "en": "Confidence {confidence:.2f}: {sentence}"}
 
 
@@ -49,8 +46,6 @@ class JudgeService:
         proposal = await self._decide(judge_input)
         safe, notes = apply_guardrails(proposal, judge_input, self._policy)
         stop, take = price_levels(safe.action, safe.stop_loss, safe.take_profit, judge_input.reference_price)
-        if safe.action is Action.HOLD:  # a HOLD's levels are those of a position entered now
-            stop, take = (_if_entering(level, self._policy.language) for level in (stop, take))
         confidence, reasoning = safe.confidence, safe.reasoning
         if self._confidence is not None and judge_input.score is not None:
             language = self._policy.language
@@ -83,10 +78,3 @@ class JudgeService:
             market_exposure=safe.market_exposure,
             numbers_check=safe.numbers_check,
         )
-
-
-def _if_entering(level: PriceLevel, language: str) -> PriceLevel:
-    """``level`` with a basis that begins by saying it applies only if entering (``_IF_ENTERING``)."""
-    prefix = _IF_ENTERING["en" if language == "en" else "zh"]
-    basis = level.basis if level.basis.startswith(prefix) else prefix + level.basis
-    return level.model_copy(update={"basis": basis})
