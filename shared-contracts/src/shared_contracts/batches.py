@@ -64,7 +64,8 @@ class BatchRequestBody(BaseModel):
     ] = Field(default=None, description="The experts each item runs, each once (default: all five).")
     language: RequestLanguage = Field(
         default=None,
-        description="The language every item is written in: zh or en (default: the coordinator's REPORT_LANGUAGE); "
+        description="The language every item is written in: zh or en (default: the coordinator's REPORT_LANGUAGE, "
+        "unset: the services' own); "
         "anything else is 400 invalid_language.",
     )
     token_budget: TokenBudget = Field(default=None, description="Tokens each item's model calls may use.")

@@ -87,8 +87,8 @@ class ResearchRequestBody(BaseModel):
     language: RequestLanguage = Field(
         default=None,
         description="The language every expert, the debate and the judge write in: zh or en (default: the "
-        "coordinator's REPORT_LANGUAGE). Kept with the session and reused by a retry; anything else is 400 "
-        "invalid_language.",
+        "coordinator's REPORT_LANGUAGE; unset, the services' own). Kept with the session and reused by a retry; "
+        "anything else is 400 invalid_language.",
     )
     token_budget: TokenBudget = Field(
         default=None,
@@ -109,7 +109,9 @@ class ResearchResponseBody(BaseModel):
     symbol: str
     analysis_date: IsoDate | None = Field(default=None, description="The day the research was made as of.")
     language: Language | None = Field(
-        default=None, description="The language its experts, debate and verdict are written in (zh or en)."
+        default=None,
+        description="The language its experts, debate and verdict are written in (zh or en); null when neither the "
+        "request nor the coordinator's REPORT_LANGUAGE named one (each service wrote in its own).",
     )
     overall_status: OverallStatus = Field(description=_OVERALL_STATUS_DESCRIPTION)
     expert_results: dict[str, ExpertResultEnvelope]
@@ -166,8 +168,9 @@ class SessionSummary(BaseModel):
     )
     language: Language | None = Field(
         default=None,
-        description="The language its experts, debate and verdict are written in (zh or en); null on sessions "
-        "stored before it was recorded (they were written in the coordinator's REPORT_LANGUAGE)",
+        description="The language its experts, debate and verdict are written in (zh or en); null when neither the "
+        "request nor the coordinator's REPORT_LANGUAGE named one (each service wrote in its own), and on sessions "
+        "stored before it was recorded",
     )
     experts: list[str]
     status: SessionStatus = Field(description=_SESSION_STATUS_DESCRIPTION)

@@ -24,8 +24,11 @@ LANGUAGE_DESCRIPTION = (
 
 def parse_language(value: object, default: Language) -> Language:
     """``value`` as a language; ``default`` when it is None; ``InvalidLanguageError`` for anything else."""
-    if value is None:
-        return default
+    return default if value is None else known_language(value)
+
+
+def known_language(value: object) -> Language:
+    """``value`` as a language; ``InvalidLanguageError`` for anything but zh or en."""
     for language in LANGUAGES:
         if value == language:
             return language

@@ -87,7 +87,8 @@ class WatchlistRunBody(BaseModel):
     )
     language: RequestLanguage = Field(
         default=None,
-        description="The language every item is written in: zh or en (default: the coordinator's REPORT_LANGUAGE).",
+        description="The language every item is written in: zh or en (default: the coordinator's REPORT_LANGUAGE, "
+        "unset: the services' own).",
     )
 
 

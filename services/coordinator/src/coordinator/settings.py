@@ -19,8 +19,10 @@ class Settings(ServiceSettings):
     debate_service_url: str = "http://127.0.0.1:8002"
     judge_service_url: str = "http://127.0.0.1:8003"
     database_url: str = "sqlite+aiosqlite:///./data/coordinator.db"
-    report_language: Language = Field(
-        default="zh", description="The language of a research that names none (the peers' REPORT_LANGUAGE)."
+    report_language: Language | None = Field(
+        default=None,
+        description="The language of a research that names none (set it to the peers' REPORT_LANGUAGE); unset: such "
+        "a research names none to the peers either, and each writes in its own REPORT_LANGUAGE.",
     )
 
     expert_timeout_seconds: float = Field(default=120.0, gt=0, description="One expert call, retries included.")

@@ -35,8 +35,10 @@ async def test_every_stage_is_asked_for_the_researchs_language(language: str) ->
     assert (detail["language"], detail["request"]["language"]) == (language, language)
 
 
-@pytest.mark.parametrize("configured", ["zh", "en"])
-async def test_a_research_naming_no_language_is_written_in_report_language(configured: str) -> None:
+@pytest.mark.parametrize("configured", ["zh", "en", None])
+async def test_a_research_naming_no_language_is_written_in_report_language(configured: str | None) -> None:
+    """The coordinator's REPORT_LANGUAGE, when set (compose and Kubernetes set the peers'); unset, the research names
+    none to the peers either (each writes in its own) and its language is null."""
     research, debate = FakeExpertGateway(), FakeDebateGateway()
     settings = make_settings(report_language=configured)
     async with serve(fake_container(gateway=research, debate=debate, settings=settings), settings) as client:
@@ -46,6 +48,7 @@ async def test_a_research_naming_no_language_is_written_in_report_language(confi
     assert response.json()["language"] == configured
     assert [item["language"] for item in listed] == [configured]
     assert [asked.get("language") for asked in debate.asked] == [configured]
+    assert {o.language for _, _, o in research.calls if isinstance(o, ExpertOptions)} == {configured}
 
 
 @pytest.mark.parametrize(

@@ -63,7 +63,7 @@ async def test_a_session_detail_holds_everything_stored(app: AppUnderTest) -> No
         "experts": [TA, MI],
         "options": {TA: {"analysis_date": "2026-02-13"}, MI: {}},
         "skip_debate": False,
-        "language": "zh",
+        "language": None,  # named by neither the request nor REPORT_LANGUAGE: each peer wrote in its own
     }
     assert detail["request_id"] == "audit-42"
     assert (detail["retry_count"], detail["retried_from"]) == (0, None)

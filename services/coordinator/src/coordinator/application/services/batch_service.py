@@ -74,7 +74,7 @@ class BatchService:
         accounting: UsageAccounting | None = None,
         queue_limit: int = 20_000,
         poll_seconds: float = 0.5,
-        language: Language = "zh",
+        language: Language | None = None,
     ) -> None:
         """``token_budget``: RESEARCH_TOKEN_BUDGET, each item's cap; ``queue_limit``: items of every batch that may
         wait at once (beyond: ``queue_full``); ``poll_seconds``: how often an event stream reads the progress;

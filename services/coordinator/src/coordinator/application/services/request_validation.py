@@ -4,7 +4,8 @@ Defaults are resolved here, at request time, so what is stored and what a retry 
 what ran: the research's one ``analysis_date`` (the top-level field, else
 ``options.technical_analyst.analysis_date``, else today; both given and different is a
 ``ConflictingAnalysisDateError``), which the technical analyst's option then repeats, and
-``financial_auditor.limit`` = 5, and the language its texts are written in (REPORT_LANGUAGE when not given).
+``financial_auditor.limit`` = 5, and the language its texts are written in (when not given, the coordinator's
+REPORT_LANGUAGE if it has one, else none: each peer's own).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from shared_contracts.errors import (
     resolve_analysis_date,
 )
 from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
-from shared_contracts.language import Language, parse_language
+from shared_contracts.language import Language, known_language
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
 _VALUES = [e.value for e in ExpertType]
@@ -42,10 +43,10 @@ _DATE_OPTION = "analysis_date"
 
 
 def validate_command(
-    command: ResearchCommand, today: Callable[[], date] = date.today, default_language: Language = "zh"
+    command: ResearchCommand, today: Callable[[], date] = date.today, default_language: Language | None = None
 ) -> ResearchRequest:
     """The request ``command`` asks for, every default resolved (the language: ``default_language``, the
-    coordinator's REPORT_LANGUAGE); a mistake raises its coded ``InvalidRequestError``."""
+    coordinator's REPORT_LANGUAGE; None: the peers' own); a mistake raises its coded ``InvalidRequestError``."""
     symbol = (command.symbol or "").strip()
     if not symbol:
         raise SymbolRequiredError("symbol is required (e.g. 600519.SH)")
@@ -54,7 +55,7 @@ def validate_command(
     except SymbolSyntaxError as exc:
         raise InvalidSymbolError(str(exc)) from None
     experts = _experts(command.experts)
-    language = parse_language(command.language, default_language)
+    language = default_language if command.language is None else known_language(command.language)
     given_date = _analysis_date(command.analysis_date)
     options = _options(experts, command.options or {})
     option = options.get(_TECHNICAL, {}).get(_DATE_OPTION)

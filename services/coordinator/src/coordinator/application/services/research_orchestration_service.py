@@ -77,12 +77,12 @@ class ResearchOrchestrationService:
         today: Callable[[], date] = date.today,
         token_budget: int | None = None,
         accounting: UsageAccounting | None = None,
-        language: Language = "zh",
+        language: Language | None = None,
     ) -> None:
         """``token_budget``: RESEARCH_TOKEN_BUDGET, the cap of every research (a request may ask for less);
         ``accounting``: the usage on each result, and the client's daily token quota, which holds a research's budget
         from its submission (given back when it is not queued, or cancelled before it ran); ``language``:
-        REPORT_LANGUAGE, the language of a research that names none."""
+        REPORT_LANGUAGE, the language of a research that names none (None: each peer's own)."""
         self._accounting = accounting
         self._language = language
         self._jobs = jobs
