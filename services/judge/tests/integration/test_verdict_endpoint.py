@@ -183,6 +183,21 @@ async def test_llm_engine_end_to_end_with_guardrail_visible() -> None:
     assert body["guardrail_adjustments"][0]["rule"] == "position_clamped"
 
 
+@pytest.mark.parametrize(("asked", "named"), [("en", "English"), ("zh", "简体中文")])
+async def test_the_llm_judge_is_told_the_language_the_request_names(asked: str, named: str) -> None:
+    """Issue 51: the prompt names the request's language; REPORT_LANGUAGE is the other one here."""
+    endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(json.dumps(llm_answer())))
+    other = "zh" if asked == "en" else "en"
+    container = build_container(settings(**LLM_ENV, report_language=other), llm_http_client=endpoint.client())
+    async for c in client_with(container):
+        response = await c.post("/api/v1/judge/verdict", json=wire_body(reference_price=100.0, atr=2.0, language=asked))
+    await container.aclose()
+    assert response.status_code == 200, response.text
+    prompt = endpoint.messages()["system"] + endpoint.messages()["user"]
+    assert named in prompt
+    assert ("Simplified Chinese" in prompt) is (asked == "zh")
+
+
 async def test_an_answer_cut_off_at_its_length_limit_keeps_what_the_model_wrote() -> None:
     cut = '{"action": "BUY", "position_percent": 10, "reasoning": "the trend'
     endpoint = RecordingLLMEndpoint(lambda _r: contract_chat_completion(cut, "judge-model", finish_reason="length"))
