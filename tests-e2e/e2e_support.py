@@ -38,6 +38,7 @@ RESPONSE_KEYS = {
     "session_id",
     "symbol",
     "analysis_date",
+    "language",  # issue 51: the one language of the research's texts
     "overall_status",
     "expert_results",
     "debate_outcome",

@@ -61,13 +61,16 @@ def texts_of(value: Any, path: str) -> list[tuple[str, str]]:
 
 
 async def researches(snapshot: OfflineSnapshotProvider, language: str) -> list[Research]:
-    """Every research of the grid in ``language``; a symbol with no expert answering on a date is left out."""
-    research = research_container(
-        ResearchSettings(_env_file=None, analysis_engine="rules", report_language=language),
-        provider=snapshot,
+    """Every research of the grid in ``language``, asked per call of services whose REPORT_LANGUAGE is the other
+    one; a symbol with no expert answering on a date is left out."""
+    other = "en" if language == "zh" else "zh"
+    research_services = research_container(
+        ResearchSettings(_env_file=None, analysis_engine="rules", report_language=other), provider=snapshot
     )
-    debate = debate_container(DebateSettings(_env_file=None, analysis_engine="rules", report_language=language))
-    judge = judge_container(JudgeSettings(_env_file=None, analysis_engine="rules", report_language=language))
+    debate_services = debate_container(DebateSettings(_env_file=None, analysis_engine="rules", report_language=other))
+    judge_services = judge_container(JudgeSettings(_env_file=None, analysis_engine="rules", report_language=other))
+    research = research_services.dispatchers(language)
+    debate, judge = debate_services.debate_services(language), judge_services.judge_services(language)
     symbols = await snapshot.available_symbols()
     assert symbols is not None
     made: list[Research] = []
@@ -76,18 +79,23 @@ async def researches(snapshot: OfflineSnapshotProvider, language: str) -> list[R
             experts: dict[str, dict[str, Any] | None] = {}
             for expert in ExpertType:
                 try:
-                    experts[expert.value] = await research.experts.run(expert.value, symbol, analysis_date=on)
+                    experts[expert.value] = await research.run(expert.value, symbol, analysis_date=on)
                 except ServiceError:
                     experts[expert.value] = None  # no data yet on that day: the research goes on without it
             if not any(experts.values()):
                 continue  # every expert refused: the research is a 422, there is nothing to read
             body = DebateRunRequest.model_validate(debate_request_body(symbol, experts))
-            outcome = await debate.debate_service.run(to_debate_input(body))
+            outcome = await debate.run(to_debate_input(body))
             debated = DebateOutcome.model_validate(outcome.model_dump(mode="json")).model_dump(mode="json")
             failed = [name for name, result in experts.items() if result is None]
-            context = {"expert_results": experts, "analysis_date": on.isoformat(), "failed_experts": failed}
+            context = {
+                "expert_results": experts,
+                "analysis_date": on.isoformat(),
+                "failed_experts": failed,
+                "language": language,
+            }
             judge_input = to_judge_input(symbol, debated, context)
-            verdict = await judge.judge_service.run(JudgeDomainInput.from_wire(judge_input))
+            verdict = await judge.run(JudgeDomainInput.from_wire(judge_input))
             made.append(Research(symbol, on, language, experts, debated, judge_input, verdict.model_dump(mode="json")))
     return made
 

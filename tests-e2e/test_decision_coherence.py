@@ -8,7 +8,10 @@ dates, in both languages, with the rules engines (``in_process_grid``):
 - every figure the debate's resolution and the verdict's reasoning state for the score, the rank, the
   contributions and the market exposure is the structured field's;
 - no bull case says that no expert (or no dimension) is bullish beside a BUY, and no bear case the mirror beside a
-  SELL.
+  SELL;
+- one entry price (issue 51): the verdict's reference price is the judge's, at the market's tick, its levels are
+  measured from it and its texts quote it; a HOLD's entry strategy says its levels apply only if entering, and a
+  HOLD states no market exposure kept.
 
 The counts are printed (``pytest -s``) and recorded in docs/decisions.md, "One decision (issue 52)"."""
 
@@ -22,6 +25,7 @@ import pytest
 from in_process_grid import Research, every
 
 from shared_contracts.experts import EXPERT_LABELS
+from shared_contracts.text import format_price, tick_decimals
 
 SCORE = re.compile(r"(?:综合得分|composite score(?: in its reference universe is)?) ([+-]\d+\.\d\d)")
 SUM = re.compile(r" = ([+-]\d+\.\d\d)(?=（| \(|；|;)")
@@ -127,3 +131,52 @@ def test_no_case_denies_the_side_the_verdict_takes(runs: dict[str, list[Research
         if r.verdict["action"] == "SELL" and any(p in r.debate["bear_case"]["core_thesis"] for p in NO_BEAR):
             denied.append(r.where(r.debate["bear_case"]["core_thesis"]))
     assert denied[:20] == []
+
+
+IF_ENTERING = {"zh": "止损/止盈位仅在入场时适用", "en": "The stop and take-profit apply only if entering"}
+UNPRICED = ("没有可执行的价格依据", "there is no price to act on")
+
+
+def test_one_entry_price_prices_the_verdict_its_levels_and_its_texts(runs: dict[str, list[Research]]) -> None:
+    """Issue 51: the verdict's reference_price is the judge's (the technical analyst's close of the analysis date, at
+    the market's tick); the stop and target percentages are measured from it and the texts quote that number."""
+    wrong, quoted = [], 0
+    for r in every(runs):
+        verdict, price, day = r.verdict, r.judge_input.reference_price, r.judge_input.reference_date
+        if (verdict["reference_price"], verdict["reference_date"]) != (price, day.isoformat() if day else None):
+            wrong.append(r.where(f"reference {verdict['reference_price']} {verdict['reference_date']} vs {price}"))
+        if price is None:
+            continue
+        if price != round(price, tick_decimals(r.symbol, price)):
+            wrong.append(r.where(f"reference {price} not at the tick"))
+        for name in ("stop_loss", "take_profit"):
+            level = verdict[name]
+            # the price is rounded to the cent (to 4 decimals below 1), the percentage to 0.01
+            at, rounding = level["price"], 0.5 * 10 ** -(2 if (level["price"] or 0) >= 1 else 4) + price * 5e-5
+            if at is not None and abs(at - price * (1 + level["percent_from_entry"] / 100)) > rounding + 1e-9:
+                wrong.append(r.where(f"{name} {level} is not measured from {price}"))
+        texts = verdict["entry_strategy"] + verdict["reasoning"]
+        if format_price(price, price) in texts:
+            quoted += 1
+        elif verdict["action"] != "HOLD" or r.judge_input.reference_date is not None:
+            wrong.append(r.where(f"{format_price(price, price)} not quoted: {verdict['entry_strategy']}"))
+    assert quoted > 100
+    assert wrong[:20] == []
+
+
+def test_a_hold_opens_nothing_and_says_its_levels_apply_only_if_entering(runs: dict[str, list[Research]]) -> None:
+    holds, wrong = 0, []
+    for r in every(runs):
+        verdict = r.verdict
+        if verdict["action"] != "HOLD":
+            assert IF_ENTERING[r.language] not in verdict["entry_strategy"], r.where("a trade's levels apply")
+            continue
+        holds += 1
+        unpriced = any(words in verdict["entry_strategy"] for words in UNPRICED)  # a call without a price or volatility
+        priced = r.judge_input.reference_price is not None and not unpriced
+        if priced and IF_ENTERING[r.language] not in verdict["entry_strategy"]:
+            wrong.append(r.where(f"levels not said to apply only if entering: {verdict['entry_strategy']}"))
+        if EXPOSURE.search(verdict["reasoning"]):  # "仓位保留 80%" beside "仓位 0%"
+            wrong.append(r.where(f"exposure kept by a HOLD: {verdict['reasoning'][:200]}"))
+    assert holds > 100
+    assert wrong[:20] == []

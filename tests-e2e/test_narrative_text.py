@@ -5,8 +5,11 @@ the rest of the pipeline goes on without them.
 In-process and with the rules engines only: each research service expert through its use cases, the coordinator's
 projections into the debate and the judge inputs, the debate's and the judge's use cases. For each research:
 
-- no narrative text shows a hole (``n/a``, ``(-)``, ``nan``, ``None``, ``null``) or is cut inside a word (an
-  ellipsis follows a clause boundary);
+- no narrative text shows a hole (``n/a``, ``(-)``, ``nan``, ``None``, ``null``), is cut (an ellipsis anywhere) or
+  ends in a dangling separator (``;`` ``，`` ``、`` ``:`` ...);
+- each research is written in the one language it asked for, per call of services set to the other one: no CJK
+  character in English, no English word in Chinese (outside symbols, tickers, enum names and indicator
+  abbreviations, which are upper case);
 - no risk field is empty (an expert's ``risk_warning``, a risk-list item, the verdict's ``risk_warnings``);
 - a BUY or SELL always has a reference price and a volatility measure, and absolute stop and target prices;
 - the sizing sentence's figures are the verdict's position (and a "rounded down" never goes up);
@@ -25,8 +28,21 @@ from shared_contracts.experts import ExpertType
 from shared_contracts.projection import ExpertDataQuality
 
 PLACEHOLDER = re.compile(r"n/a|\(-\)|（-）|\bnan\b|\bNaN\b|\bNone\b|\bnull\b")
-CUT = re.compile(r"(?<![;,:.!?；，：。、！？])…")
-"""An ellipsis not right after a clause boundary: a text cut inside a clause (or a word)."""
+CUT = re.compile(r"…|\.\.\.")
+"""An ellipsis: a text cut (narrative is kept in whole sentences)."""
+DANGLING = (";", "；", ",", "，", "、", ":", "：", "-", "—")
+"""What a narrative text never ends with: a separator with nothing after it."""
+CJK = re.compile(r"[\u3400-\u9fff]")
+ENGLISH_WORD = re.compile(r"(?<![A-Za-z0-9_.-])[a-z]{3,}(?![A-Za-z0-9_])")
+"""A lower-case English word: symbols, tickers, enum names and indicator names are upper case."""
+IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+"""A snake_case key (``financial_auditor``): the reader is told the expert's name in the research's language."""
+NOT_PROSE = ("information_sources", "data_source", ".engine.", "relative_standing", "_indicators", ".figures")
+NOT_PROSE += ("catalyst_context", "key_technical_levels", "contributions", ".dimension", ".date", "coverage")
+NOT_PROSE += ("source_experts", "intrinsic_value_range.method")
+"""Fields that hold data (source names, units, factor descriptions, keys), not prose in the research's language."""
+DATA_SOURCES = {"offline", "snapshot"}
+"""The offline snapshot's name (``offline-snapshot``), which a data note may name."""
 STRING_RISK_FIELDS = {ExpertType.TECHNICAL_ANALYST: "risk_warning", ExpertType.FINANCIAL_AUDITOR: "risk_warning"}
 LIST_RISK_FIELDS = {ExpertType.VALUATION_MODELER: "risk_factors", ExpertType.MACRO_INTELLIGENCE: "key_risks"}
 SIZED = re.compile(r"→ (\d+(?:\.\d+)?)%")
@@ -59,6 +75,49 @@ def test_no_narrative_shows_a_placeholder_or_a_cut_word(runs: dict[str, list[Res
     assert checked > 100_000
     assert holes[:20] == []
     assert cuts[:20] == []
+
+
+def _prose(r: Research) -> list[tuple[str, str]]:
+    """The research's narrative texts (``texts_of``) but its data fields (``NOT_PROSE``)."""
+    texts = [t for name, result in r.experts.items() if result for t in texts_of(result, name)]
+    texts += texts_of(r.debate, "debate") + texts_of(r.verdict, "verdict")
+    return [(path, text) for path, text in texts if not any(part in path for part in NOT_PROSE)]
+
+
+def test_no_narrative_ends_in_a_dangling_separator(runs: dict[str, list[Research]]) -> None:
+    dangling = [
+        r.where(f"{path}: {text[-80:]!r}") for r in every(runs) for path, text in _prose(r) if text.endswith(DANGLING)
+    ]
+    assert dangling[:20] == []
+
+
+def test_each_research_is_written_in_its_one_language(runs: dict[str, list[Research]]) -> None:
+    mixed, checked = [], {"zh": 0, "en": 0}
+    for r in every(runs):
+        for path, text in _prose(r):
+            checked[r.language] += 1
+            if r.language == "en" and CJK.search(text):
+                mixed.append(r.where(f"{path}: {text[:120]!r}"))
+            if r.language == "zh" and (words := ENGLISH_WORD.findall(text)):
+                mixed.append(r.where(f"{path}: {words[:3]} in {text[:120]!r}"))
+            if keys := IDENTIFIER.findall(text):
+                mixed.append(r.where(f"{path}: {keys[:3]} in {text[:120]!r}"))
+    assert min(checked.values()) > 10_000
+    assert mixed[:20] == []
+
+
+def test_data_notes_are_written_in_the_researchs_language(runs: dict[str, list[Research]]) -> None:
+    mixed, checked = [], 0
+    for r in every(runs):
+        for name, result in r.experts.items():
+            for field in ("data_gaps", "staleness"):
+                for note in (result or {}).get(field, []):
+                    checked += 1
+                    words = [*ENGLISH_WORD.findall(note), *IDENTIFIER.findall(note)] if r.language == "zh" else []
+                    if (r.language == "en" and CJK.search(note)) or [w for w in words if w not in DATA_SOURCES]:
+                        mixed.append(r.where(f"{name}.{field}: {note[:120]!r}"))
+    assert checked > 1_000
+    assert mixed[:20] == []
 
 
 def test_no_risk_field_is_empty(runs: dict[str, list[Research]]) -> None:

@@ -247,9 +247,12 @@ class FakeDebateGateway(IDebateGateway):
     def __init__(self, error: Exception | None = None) -> None:
         self.error = error
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.asked: list[dict[str, Any]] = []
+        """The keywords of each call (``language``, ``token_budget`` when the research has them)."""
 
-    async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+    async def run_debate(self, symbol: str, expert_results: dict[str, Any], **asked: Any) -> dict[str, Any]:
         self.calls.append((symbol, copy.deepcopy(expert_results)))
+        self.asked.append(asked)
         if self.error is not None:
             raise self.error
         return debate_outcome(symbol)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.coordinator import ResearchResponseBody, SessionStatus
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate
+from shared_contracts.language import RequestLanguage
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 from shared_contracts.usage import TokenBudget
 
@@ -61,6 +62,12 @@ class BatchRequestBody(BaseModel):
             }
         ),
     ] = Field(default=None, description="The experts each item runs, each once (default: all five).")
+    language: RequestLanguage = Field(
+        default=None,
+        description="The language every item is written in: zh or en (default: the coordinator's REPORT_LANGUAGE, "
+        "unset: the services' own); "
+        "anything else is 400 invalid_language.",
+    )
     token_budget: TokenBudget = Field(default=None, description="Tokens each item's model calls may use.")
 
 

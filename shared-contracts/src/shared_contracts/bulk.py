@@ -25,6 +25,7 @@ from shared_contracts.debate import DebateRunRequest
 from shared_contracts.experts import EXPERT_OPTION_MODELS, IsoDate
 from shared_contracts.json_schema import DocumentedAs
 from shared_contracts.judge import JudgeInput
+from shared_contracts.language import LANGUAGE_DESCRIPTION, RequestLanguage
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 from shared_contracts.usage import MAX_TOKEN_BUDGET, whole_tokens
 
@@ -48,6 +49,7 @@ class ExpertBulkRequest(BaseModel):
     options: Annotated[dict[str, Any] | None, DocumentedAs(*dict.fromkeys(EXPERT_OPTION_MODELS.values()))] = Field(
         default=None, description="The expert's options, the same for every symbol."
     )
+    language: RequestLanguage = Field(default=None, description=LANGUAGE_DESCRIPTION)
     token_budget: ItemBudget = None
 
 

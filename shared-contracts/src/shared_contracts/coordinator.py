@@ -11,6 +11,7 @@ from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA, ExpertType, IsoDate, ResearchOptions
 from shared_contracts.json_schema import DocumentedAs
 from shared_contracts.judge import Action, Verdict
+from shared_contracts.language import Language, RequestLanguage
 from shared_contracts.numbers_check import NumbersCheckRollup
 from shared_contracts.research import EXPERT_RESULT_MODELS
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
@@ -83,10 +84,11 @@ class ResearchRequestBody(BaseModel):
             "400 conflicting_analysis_date."
         ),
     )
-    language: Literal["zh", "en"] | None = Field(
+    language: RequestLanguage = Field(
         default=None,
-        description="The language every expert, the debate and the judge write in (zh or en). Default: the "
-        "services' REPORT_LANGUAGE.",
+        description="The language every expert, the debate and the judge write in: zh or en (default: the "
+        "coordinator's REPORT_LANGUAGE; unset, the services' own). Kept with the session and reused by a retry; "
+        "anything else is 400 invalid_language.",
     )
     token_budget: TokenBudget = Field(
         default=None,
@@ -106,6 +108,11 @@ class ResearchResponseBody(BaseModel):
     session_id: str
     symbol: str
     analysis_date: IsoDate | None = Field(default=None, description="The day the research was made as of.")
+    language: Language | None = Field(
+        default=None,
+        description="The language its experts, debate and verdict are written in (zh or en); null when neither the "
+        "request nor the coordinator's REPORT_LANGUAGE named one (each service wrote in its own).",
+    )
     overall_status: OverallStatus = Field(description=_OVERALL_STATUS_DESCRIPTION)
     expert_results: dict[str, ExpertResultEnvelope]
     debate_outcome: DebateOutcome | None
@@ -158,6 +165,12 @@ class SessionSummary(BaseModel):
         default=None,
         description="The day the research was made as of (null on sessions stored before it was recorded "
         "that had no technical analyst)",
+    )
+    language: Language | None = Field(
+        default=None,
+        description="The language its experts, debate and verdict are written in (zh or en); null when neither the "
+        "request nor the coordinator's REPORT_LANGUAGE named one (each service wrote in its own), and on sessions "
+        "stored before it was recorded",
     )
     experts: list[str]
     status: SessionStatus = Field(description=_SESSION_STATUS_DESCRIPTION)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import KNOWN_SIGNALS
 from shared_contracts.json_schema import InlineEnum
+from shared_contracts.language import LANGUAGE_DESCRIPTION, RequestLanguage
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.projection import ExpertDataQuality
 from shared_contracts.standing import CompositeStanding, SignedUnit, UnitShare
@@ -98,6 +99,7 @@ class DebateRunRequest(BaseModel):
         "relative_standing.composite); read from expert_results when not given. With it the debate's direction "
         "follows the stock's standing, not the experts' votes.",
     )
+    language: RequestLanguage = Field(default=None, description=LANGUAGE_DESCRIPTION)
 
 
 class SupportingArgument(BaseModel):

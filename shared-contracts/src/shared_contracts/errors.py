@@ -12,6 +12,7 @@ ServiceError
 │   ├── InvalidOptionsError  invalid_options (an expert's options unknown or malformed)
 │   ├── InvalidDateError     invalid_date (not a YYYY-MM-DD day)
 │   ├── InvalidDateRangeError  invalid_date_range (start after end)
+│   ├── InvalidLanguageError   invalid_language (a research language other than zh or en)
 │   ├── ConflictingAnalysisDateError  conflicting_analysis_date (analysis_date and the option differ)
 │   └── AnalysisDateInFutureError     analysis_date_in_future (after today)
 ├── SymbolNotFoundError      symbol_not_found (no data for the symbol; research, and the coordinator when
@@ -62,6 +63,10 @@ class InvalidDateError(InvalidRequestError):
 
 class InvalidDateRangeError(InvalidRequestError):
     code = "invalid_date_range"
+
+
+class InvalidLanguageError(InvalidRequestError):
+    code = "invalid_language"
 
 
 class ConflictingAnalysisDateError(InvalidRequestError):

@@ -10,6 +10,7 @@ from shared_contracts.debate import MAX_DEBATE_EXPERTS, Contribution, Direction
 from shared_contracts.engine import EngineInfo
 from shared_contracts.experts import IsoDate
 from shared_contracts.json_schema import InlineEnum
+from shared_contracts.language import LANGUAGE_DESCRIPTION, RequestLanguage
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import SignedUnit, UnitShare
 from shared_contracts.usage import LLMUsage
@@ -158,6 +159,7 @@ class JudgeInput(BaseModel):
         max_length=MAX_DEBATE_EXPERTS,
         description="The debate's contributions (debate_outcome.contributions): what the score is made of.",
     )
+    language: RequestLanguage = Field(default=None, description=LANGUAGE_DESCRIPTION)
 
     @model_validator(mode="after")
     def _range_in_order(self) -> JudgeInput:
@@ -170,7 +172,12 @@ class JudgeInput(BaseModel):
 
 
 class PriceLevel(BaseModel):
-    percent_from_entry: float = Field(description="Signed percent from the entry price, e.g. -8.0 or 15.0.")
+    """A stop or a target. A HOLD opens no position: its levels are those a position entered now would have, and
+    apply only if entering (its entry strategy says so; the console and the CLI show them so)."""
+
+    percent_from_entry: float = Field(
+        description="Signed percent from the entry price (the verdict's reference_price), e.g. -8.0 or 15.0."
+    )
     price: float | None = Field(default=None, description="Absolute level when a reference price was given.")
     basis: str = Field(description="How the level was set.")
 
@@ -228,6 +235,15 @@ class Verdict(BaseModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="What the score is made of: the debate's contributions per expert (they sum to score).",
+    )
+    reference_price: float | None = Field(
+        default=None,
+        description="The entry price: the close of reference_date at the market's tick precision (A-shares 0.01). "
+        "stop_loss and take_profit percent_from_entry are measured from it and every text quotes it as the entry "
+        "or reference price. Null when the research had no close to price it on (then a HOLD).",
+    )
+    reference_date: IsoDate | None = Field(
+        default=None, description="The trading day whose close reference_price is (at most the analysis date)."
     )
     entry_strategy: str
     stop_loss: PriceLevel

@@ -30,6 +30,7 @@ PROBLEM_STATUS: dict[str, int] = {
     "invalid_date": 400,
     "invalid_date_range": 400,
     "invalid_engine": 400,
+    "invalid_language": 400,
     "conflicting_analysis_date": 400,
     "analysis_date_in_future": 400,
     "experts_empty": 400,

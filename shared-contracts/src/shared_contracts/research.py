@@ -20,6 +20,7 @@ from shared_contracts.experts import (
     ValuationVerdict,
 )
 from shared_contracts.json_schema import DocumentedAs
+from shared_contracts.language import LANGUAGE_DESCRIPTION, RequestLanguage
 from shared_contracts.numbers_check import NumbersCheck
 from shared_contracts.standing import RelativeStanding
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
@@ -41,6 +42,7 @@ class ExpertRunRequest(BaseModel):
         default=None,
         description="The options of the expert named in the path (GET /api/v1/research/experts lists them).",
     )
+    language: RequestLanguage = Field(default=None, description=LANGUAGE_DESCRIPTION)
 
 
 class ExpertOptionSpec(BaseModel):

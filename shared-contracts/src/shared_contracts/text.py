@@ -1,9 +1,10 @@
-"""Narrative text helpers every service's rules engine writes with: shortening at a clause boundary and prices
+"""Narrative text helpers every service's rules engine writes with: shortening to whole sentences and prices
 at the instrument's precision.
 
-``shorten`` never cuts inside a word or a number: a text longer than its limit keeps its leading clauses (up to
-the last ``;`` ``,`` ``:`` ``.`` followed by a space, or a Chinese ``；，：。、``) and ends with an ellipsis; only a
-text with no boundary at all within the limit is cut at the last space. ``format_price`` writes a price with as
+``shorten`` never cuts inside a sentence: a text longer than its limit keeps its leading whole sentences (each
+ending in ``.`` ``!`` ``?`` ``;`` followed by a space or the end, or a Chinese ``。！？；``), and a text whose first
+sentence is already longer than the limit keeps that sentence whole. Nothing is cut mid-sentence and no ellipsis
+is added. ``format_price`` writes a price with as
 many decimals as the reference price it stands beside (two to four), so a level and the close it is measured
 from read alike (``1492.31``, never ``1492.3141`` next to it)."""
 
@@ -12,9 +13,7 @@ from __future__ import annotations
 import math
 import re
 
-ELLIPSIS = "…"
-_CLAUSE_END = re.compile(r"[;,:.!?](?=\s)|[；，：。、！？]")
-_SPACE = re.compile(r"\s")
+_SENTENCE_END = re.compile(r"[;.!?](?=\s|$)|[；。！？]")
 MIN_PRICE_DECIMALS, MAX_PRICE_DECIMALS = 2, 4
 
 
@@ -24,17 +23,18 @@ def one_line(text: str) -> str:
 
 
 def shorten(text: str, limit: int) -> str:
-    """``text`` on one line, at most ``limit`` characters: whole when it fits, else its leading clauses and an
-    ellipsis (the boundary's punctuation kept, so the reader sees where the text was cut)."""
+    """``text`` on one line: whole when it fits in ``limit`` characters, else its leading whole sentences that fit
+    (at least the first one, however long). A last sentence ended by ``;`` or ``；`` ends with a full stop."""
     flat = one_line(text)
     if len(flat) <= limit:
         return flat
-    room = flat[: max(limit - 1, 0)]
-    ends = [m.end() for m in _CLAUSE_END.finditer(room)]
-    if not ends:
-        ends = [m.start() for m in _SPACE.finditer(room)]
-    cut = room[: ends[-1]] if ends else room
-    return cut.rstrip() + ELLIPSIS
+    ends = [m.end() for m in _SENTENCE_END.finditer(flat)]
+    fitting = [end for end in ends if end <= limit]
+    cut = fitting[-1] if fitting else (ends[0] if ends else len(flat))
+    kept = flat[:cut].rstrip()
+    if kept.endswith("；"):
+        return kept[:-1] + "。"
+    return kept[:-1] + "." if kept.endswith(";") else kept
 
 
 def price_decimals(reference: float | None) -> int:
@@ -44,6 +44,25 @@ def price_decimals(reference: float | None) -> int:
     written = f"{reference:.{MAX_PRICE_DECIMALS}f}".rstrip("0")
     decimals = len(written.partition(".")[2])
     return min(max(decimals, MIN_PRICE_DECIMALS), MAX_PRICE_DECIMALS)
+
+
+A_SHARE_MARKETS = ("SH", "SZ", "BJ")
+
+
+def tick_decimals(symbol: str, price: float) -> int:
+    """The decimals of the market's price tick: A-shares 0.01; Hong Kong 0.001 below HK$0.25, else 0.01 or
+    coarser (two decimals shown); US 0.0001 below $1, else 0.01."""
+    market = symbol.strip().upper().rpartition(".")[2] if "." in symbol else ""
+    if market in A_SHARE_MARKETS:
+        return 2
+    if market == "HK":
+        return 3 if price < 0.25 else 2
+    return 4 if price < 1.0 else 2
+
+
+def at_tick(symbol: str, price: float) -> float:
+    """``price`` rounded to the market's tick precision (``tick_decimals``): the number a verdict quotes."""
+    return round(price, tick_decimals(symbol, price))
 
 
 def format_price(value: float, reference: float | None = None) -> str:

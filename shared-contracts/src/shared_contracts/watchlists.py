@@ -21,12 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shared_contracts.batches import MAX_BATCH_SYMBOLS
 from shared_contracts.experts import ISO_DATE_JSON_SCHEMA
+from shared_contracts.language import Language, RequestLanguage
 from shared_contracts.symbols import SYMBOL_JSON_SCHEMA
 
 MAX_WATCHLIST_SYMBOLS = MAX_BATCH_SYMBOLS
 """A watchlist is run as one batch."""
 ChannelKind = Literal["webhook", "slack", "feishu", "wecom", "telegram", "email"]
-Language = Literal["zh", "en"]
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 
 
@@ -84,6 +84,11 @@ class WatchlistRunBody(BaseModel):
     )
     channels: list[str] = Field(
         default_factory=list, description="Channels told when the run ends (default: none).", max_length=20
+    )
+    language: RequestLanguage = Field(
+        default=None,
+        description="The language every item is written in: zh or en (default: the coordinator's REPORT_LANGUAGE, "
+        "unset: the services' own).",
     )
 
 

@@ -243,6 +243,7 @@ def build_container(
             accounting=accounting,
             queue_limit=settings.batch_queue_limit,
             poll_seconds=settings.job_poll_seconds,
+            language=settings.report_language,
         )
     workflow = None
     if batches is not None and isinstance(batch_store, SqlAlchemyBatchStore):
@@ -257,7 +258,12 @@ def build_container(
         jobs=jobs,
         event_feed=feed,
         research_service=ResearchOrchestrationService(
-            jobs, sessions, sessions, token_budget=settings.research_token_budget, accounting=accounting
+            jobs,
+            sessions,
+            sessions,
+            token_budget=settings.research_token_budget,
+            accounting=accounting,
+            language=settings.report_language,
         ),
         session_queries=SessionQueryService(sessions),
         outcome_service=SessionOutcomeService(sessions, bars),

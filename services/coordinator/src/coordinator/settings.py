@@ -9,6 +9,7 @@ from coordinator.application.services.usage_accounting import DEFAULT_RESERVATIO
 from coordinator.infrastructure.persistence.engine import normalize_database_url
 from coordinator.infrastructure.persistence.instances import DEFAULT_LEASE_SECONDS
 from service_kit.settings import ServiceSettings
+from shared_contracts.language import Language
 from shared_contracts.redaction import url_password
 from shared_contracts.usage import MAX_TOKEN_BUDGET, ModelPrice
 
@@ -18,6 +19,11 @@ class Settings(ServiceSettings):
     debate_service_url: str = "http://127.0.0.1:8002"
     judge_service_url: str = "http://127.0.0.1:8003"
     database_url: str = "sqlite+aiosqlite:///./data/coordinator.db"
+    report_language: Language | None = Field(
+        default=None,
+        description="The language of a research that names none (set it to the peers' REPORT_LANGUAGE); unset: such "
+        "a research names none to the peers either, and each writes in its own REPORT_LANGUAGE.",
+    )
 
     expert_timeout_seconds: float = Field(default=120.0, gt=0, description="One expert call, retries included.")
     debate_timeout_seconds: float = Field(default=180.0, gt=0, description="The debate call, retries included.")

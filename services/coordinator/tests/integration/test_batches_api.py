@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from coordinator_fakes import (
+    FakeDebateGateway,
     FakeExpertGateway,
     FakeJudgeGateway,
     parse_sse,
@@ -303,3 +304,25 @@ async def test_a_batch_holds_every_items_budget_and_gives_it_back_as_items_end_o
     assert (while_held.status_code, while_held.json()["code"]) == (429, "token_quota_exceeded")
     assert after_cancel.status_code == 202, after_cancel.text
     assert after_end.status_code == 202, after_end.text
+
+
+async def test_a_batch_writes_every_item_in_the_language_it_names(fresh_url: str) -> None:
+    """Issue 51: each item is a session in the batch's language; every stage's bulk call asks for it."""
+    experts, debate, judge = Experts(), FakeDebateGateway(), ScoringJudge()
+    async with coordinator_on_store(
+        fresh_url, research_gateway=experts, debate_gateway=debate, judge_gateway=judge, batch_chunk_size=2
+    ) as client:
+        refused = await client.post(BATCHES, json={"symbols": SYMBOLS[:2], "language": "de"})
+        submitted = await client.post(
+            BATCHES, json={"symbols": SYMBOLS[:3], "analysis_date": "2025-06-30", "language": "en"}
+        )
+        assert submitted.status_code == 202, submitted.text
+        body = await finished(client, submitted.json()["batch_id"])
+        sessions = [(await client.get(f"{SESSIONS}/{item['session_id']}")).json() for item in body["items"]]
+
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid_language")
+    assert [s["language"] for s in sessions] == ["en", "en", "en"]
+    assert {options.language for _, _, options in experts.calls} == {"en"}  # type: ignore[union-attr]
+    assert len(experts.calls) == 3 * len(ExpertType)
+    assert [asked.get("language") for asked in debate.asked] == ["en", "en", "en"]
+    assert [(context or {}).get("language") for _, _, context in judge.calls] == ["en", "en", "en"]

@@ -137,3 +137,18 @@ async def test_the_stocks_composite_standing_goes_beside_the_summaries(adapter: 
     assert "relative_standing" not in body["expert_results"]["technical_analyst"]
     plain = await sent_body(adapter, {"technical_analyst": sample_result("technical_analyst")})
     assert "composite" not in plain
+
+
+async def test_the_language_asked_for_is_sent_with_one_debate_and_with_every_bulk_item(
+    adapter: DebateGatewayAdapter,
+) -> None:
+    results = {"technical_analyst": sample_result("technical_analyst")}
+    with respx.mock:
+        one = respx.post(URL).mock(return_value=httpx.Response(200, json=debate_outcome()))
+        bulk = respx.post(f"{URL}/bulk").mock(
+            return_value=httpx.Response(200, json={"items": [{"symbol": "600519.SH", "result": debate_outcome()}] * 2})
+        )
+        await adapter.run_debate("600519.SH", results, language="en")
+        await adapter.run_debate_bulk([("600519.SH", results), ("600519.SH", results)], language="en")
+    assert json.loads(one.calls.last.request.content)["language"] == "en"
+    assert [item["language"] for item in json.loads(bulk.calls.last.request.content)["items"]] == ["en", "en"]

@@ -148,12 +148,11 @@ async def test_over_http_every_expert_is_asked_for_the_date_and_the_verdict_is_p
             )
     assert response.status_code == 200, response.text
     sent = {e: json.loads(route.calls.last.request.content) for e, route in experts.items()}
-    assert sent == {
-        TA: {"symbol": "600519.SH", "analysis_date": "2025-09-30", "options": {"analysis_date": "2025-09-30"}},
-        VM: {"symbol": "600519.SH", "analysis_date": "2025-09-30", "options": {}},
-    }
+    asked = {"symbol": "600519.SH", "analysis_date": "2025-09-30"}  # no language: REPORT_LANGUAGE is unset here
+    assert sent == {TA: {**asked, "options": {"analysis_date": "2025-09-30"}}, VM: {**asked, "options": {}}}
     judged = json.loads(judge.calls.last.request.content)
     assert (judged["reference_price"], judged["reference_date"]) == (1580.5, "2025-09-30")
+    assert "language" not in judged
 
 
 # --- every expert failing for the caller's mistake ---------------------------------------------------

@@ -47,7 +47,7 @@ async def test_migrations_build_exactly_the_models_schema(fresh_url: str) -> Non
         "coordinator_instances",
         "alembic_version",
     } <= tables
-    assert version == "0010_watchlists"
+    assert version == "0011_session_language"
 
 
 _OLD_SESSIONS = sa.table(

@@ -44,6 +44,7 @@ async def test_valid_request_returns_200_with_the_orchestrated_result() -> None:
         "session_id",
         "symbol",
         "analysis_date",
+        "language",  # issue 51: the one language of its texts (REPORT_LANGUAGE when the request named none)
         "overall_status",
         "expert_results",
         "debate_outcome",

@@ -333,3 +333,24 @@ async def test_a_retry_in_which_every_expert_fails_again_is_500_with_the_full_bo
     assert (body["code"], body["overall_status"], body["retry_count"]) == ("all_experts_failed", "failed", 1)
     stored = (await app.client.get(f"{SESSIONS}/{body['session_id']}")).json()
     assert (stored["status"], stored["retried_from"]) == ("failed", first["session_id"])
+
+
+async def test_a_retry_writes_in_its_sources_language(
+    app: AppUnderTest, research: FakeExpertGateway, debate: FakeDebateGateway, judge: FakeJudgeGateway
+) -> None:
+    """Issue 51: the language is kept with the session; the retry asks every stage for it again."""
+    first = await _first_run(app, {**BODY, "language": "en"})
+    assert first["language"] == "en"
+    research.calls.clear()
+    research.failures = {}
+    debate.asked.clear()
+    judge.calls.clear()
+
+    retry = (await app.client.post(retry_path(first["session_id"]))).json()
+
+    assert retry["language"] == "en"
+    assert {options.language for _, _, options in research.calls} == {"en"}  # type: ignore[union-attr]
+    assert [asked.get("language") for asked in debate.asked] == ["en"]
+    assert [(context or {}).get("language") for _, _, context in judge.calls] == ["en"]
+    detail = (await app.client.get(f"{SESSIONS}/{retry['session_id']}")).json()
+    assert (detail["language"], detail["request"]["language"]) == ("en", "en")

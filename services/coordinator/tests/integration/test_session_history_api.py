@@ -63,6 +63,7 @@ async def test_a_session_detail_holds_everything_stored(app: AppUnderTest) -> No
         "experts": [TA, MI],
         "options": {TA: {"analysis_date": "2026-02-13"}, MI: {}},
         "skip_debate": False,
+        "language": None,  # named by neither the request nor REPORT_LANGUAGE: each peer wrote in its own
     }
     assert detail["request_id"] == "audit-42"
     assert (detail["retry_count"], detail["retried_from"]) == (0, None)
@@ -149,6 +150,7 @@ async def test_history_is_newest_first_filtered_and_paginated(app: AppUnderTest)
         "session_id",
         "symbol",
         "analysis_date",
+        "language",
         "experts",
         "status",
         "action",
@@ -267,9 +269,9 @@ class WatchedDebate(FakeDebateGateway):
         super().__init__()
         self.watcher = watcher
 
-    async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+    async def run_debate(self, symbol: str, expert_results: dict[str, Any], **asked: Any) -> dict[str, Any]:
         await self.watcher.look("debate")
-        return await super().run_debate(symbol, expert_results)
+        return await super().run_debate(symbol, expert_results, **asked)
 
 
 class WatchedJudge(FakeJudgeGateway):

@@ -459,3 +459,18 @@ async def test_the_previous_runs_calls_that_touched_their_stop_or_target_are_tol
     assert ("target_hit", "600519.SH", "BUY", 115.0, "2025-07-02") in hits
     assert ("stop_hit", "300750.SZ", "SELL", 108.0, "2025-07-03") in hits
     assert not any(symbol == "000001.SZ" for _, symbol, *_ in hits)
+
+
+async def test_a_run_may_name_its_language_and_another_is_a_400(fresh_url: str) -> None:
+    """Issue 51: a watchlist's run is a batch, every item in the language the run names."""
+    async with coordinator(fresh_url) as client:
+        watchlist = (await client.post(f"{API}/watchlists", json={"name": "Core", "symbols": SYMBOLS})).json()
+        refused = await client.post(watchlist["links"]["run"], json={"language": "es"})
+        run = await client.post(watchlist["links"]["run"], json={"language": "en"})
+        batch = await until(client, run.headers["Location"], ended)
+        languages = [
+            (await client.get(f"{API}/sessions/{item['session_id']}")).json()["language"] for item in batch["items"]
+        ]
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid_language")
+    assert run.status_code == 202, run.text
+    assert languages == ["en", "en", "en"]

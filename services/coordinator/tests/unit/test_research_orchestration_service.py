@@ -114,7 +114,7 @@ async def test_a_research_cancelled_during_the_debate_keeps_its_experts() -> Non
     debate_called, debate_cancelled = asyncio.Event(), asyncio.Event()
 
     class DebateThatHangs(FakeDebateGateway):
-        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
+        async def run_debate(self, symbol: str, expert_results: dict[str, Any], **asked: Any) -> dict[str, Any]:
             debate_called.set()
             try:
                 await asyncio.Event().wait()
@@ -266,8 +266,8 @@ async def test_a_research_cancelled_during_the_verdict_settles_what_its_debate_s
     judge_called = asyncio.Event()
 
     class DebateThatSpends(FakeDebateGateway):
-        async def run_debate(self, symbol: str, expert_results: dict[str, Any]) -> dict[str, Any]:
-            outcome = await super().run_debate(symbol, expert_results)
+        async def run_debate(self, symbol: str, expert_results: dict[str, Any], **asked: Any) -> dict[str, Any]:
+            outcome = await super().run_debate(symbol, expert_results, **asked)
             return {**outcome, "usage": {"llm_calls": 3, "input_tokens": 900, "output_tokens": 300, "model": "m"}}
 
     class JudgeThatHangs(FakeJudgeGateway):

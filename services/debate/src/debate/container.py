@@ -18,18 +18,26 @@ from debate.infrastructure.adapters.resolution_agent_adapter import ResolutionAg
 from debate.infrastructure.rules.advocates import RulesBearAdvocateAgent, RulesBullAdvocateAgent
 from debate.infrastructure.rules.resolution import RulesResolutionAgent
 from debate.settings import Settings
+from service_kit.languages import ByLanguage
 from service_kit.llm.client import OpenAICompatibleChat, build_chat_client
 from service_kit.llm.fallback import RulesFallback
 from service_kit.llm.numbers.gate import NumbersGate
 from shared_contracts.engine import EngineInfo
+from shared_contracts.language import Language
 
 
 @dataclass
 class DebateContainer:
     settings: Settings
-    debate_service: DebateService
+    debate_services: ByLanguage[DebateService]
+    """The debate in each report language (a request's ``language``, else REPORT_LANGUAGE)."""
     chat: OpenAICompatibleChat | None = None
     """The LLM client this container opened (closed by ``aclose``)."""
+
+    @property
+    def debate_service(self) -> DebateService:
+        """The debate in REPORT_LANGUAGE."""
+        return self.debate_services.preferred
 
     async def readiness(self) -> dict[str, str]:
         return {"debate_service": "ok", f"engine_{self.debate_service.engine.kind}": "ok"}
@@ -43,30 +51,37 @@ def build_container(
     settings: Settings, *, llm: ILLMPort | None = None, llm_http_client: httpx2.AsyncClient | None = None
 ) -> DebateContainer:
     """``llm`` replaces the LLM port (tests); ``llm_http_client`` the transport of the real client."""
-    language = settings.report_language
-    rules = DebateService(
-        RulesBullAdvocateAgent(language),
-        RulesBearAdvocateAgent(language),
-        RulesResolutionAgent(language),
-        EngineInfo(kind="rules"),
-        language=language,
-    )
+    rules = ByLanguage.build(settings.report_language, _rules_debate)
     if not settings.uses_llm:
         return DebateContainer(settings, rules)
     chat = None
     if llm is None:
         chat = build_chat_client(settings, http_client=llm_http_client)
         llm = LLMAdapter(chat)
-    gate = NumbersGate(settings.llm_numbers_policy)
-    service = DebateService(
-        BullAdvocateAgentAdapter(llm, language, gate),
-        BearAdvocateAgentAdapter(llm, language, gate),
-        ResolutionAgentAdapter(llm, language, gate),
-        EngineInfo(kind="llm", model=settings.llm_model),
-        fallback=(lambda debate: RulesFallback(debate, rules.run)) if settings.llm_fallback_to_rules else None,
+    port, gate = llm, NumbersGate(settings.llm_numbers_policy)
+
+    def llm_debate(language: Language) -> DebateService:
+        fallback = rules.each[language].run
+        return DebateService(
+            BullAdvocateAgentAdapter(port, language, gate),
+            BearAdvocateAgentAdapter(port, language, gate),
+            ResolutionAgentAdapter(port, language, gate),
+            EngineInfo(kind="llm", model=settings.llm_model),
+            fallback=(lambda debate: RulesFallback(debate, fallback)) if settings.llm_fallback_to_rules else None,
+            language=language,
+        )
+
+    return DebateContainer(settings, ByLanguage.build(settings.report_language, llm_debate), chat)
+
+
+def _rules_debate(language: Language) -> DebateService:
+    return DebateService(
+        RulesBullAdvocateAgent(language),
+        RulesBearAdvocateAgent(language),
+        RulesResolutionAgent(language),
+        EngineInfo(kind="rules"),
         language=language,
     )
-    return DebateContainer(settings, service, chat)
 
 
 @asynccontextmanager

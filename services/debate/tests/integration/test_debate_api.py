@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from debate_http import debate_client, rules_settings
 
 from debate.application.services.debate_service import DebateService
 from debate.container import DebateContainer
+from service_kit.languages import ByLanguage
 from service_kit.llm.errors import LLMTimeoutError, LLMUnavailableError, LLMUpstreamError
 from shared_contracts.debate import DebateOutcome
 from shared_contracts.engine import EngineInfo
@@ -20,7 +22,7 @@ URL = "/api/v1/debate/run"
 
 def _container_failing_with(error: Exception) -> DebateContainer:
     service = DebateService(FakeBullAgent(error=error), FakeBearAgent(), FakeResolutionAgent(), EngineInfo(kind="llm"))
-    return DebateContainer(settings=rules_settings(), debate_service=service)
+    return DebateContainer(settings=rules_settings(), debate_services=ByLanguage("zh", {"zh": service, "en": service}))
 
 
 async def test_valid_request_returns_200_with_the_debate_outcome() -> None:
@@ -285,3 +287,36 @@ async def test_a_failed_expert_that_also_answered_or_a_bad_name_is_400() -> None
     assert (both.status_code, both.json()["code"], both.json()["expert"]) == (400, "invalid_expert_result", "a")
     assert (bad_name.status_code, bad_name.json()["code"]) == (400, "invalid_expert_result")
     assert (too_many.status_code, too_many.json()["code"]) == (400, "too_many_experts")
+
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _own_texts(outcome: dict[str, Any]) -> list[str]:
+    """What the debate writes itself (not the experts' evidence it quotes)."""
+    return [outcome["bull_case"]["core_thesis"], outcome["bear_case"]["core_thesis"], outcome["conflict_resolution"]]
+
+
+@pytest.mark.parametrize("configured", ["zh", "en"])
+async def test_the_debate_is_written_in_the_requests_language_whatever_the_service_default(configured: str) -> None:
+    body = {"symbol": "600519.SH", "expert_results": raw_research_results()}
+    async with debate_client(rules_settings(report_language=configured)) as (client, _):
+        english = await client.post(URL, json={**body, "language": "en"})
+        chinese = await client.post(URL, json={**body, "language": "zh"})
+        default = await client.post(URL, json=body)
+    assert english.status_code == chinese.status_code == default.status_code == 200
+    assert not any(CJK.search(text) for text in _own_texts(english.json()))
+    assert all(CJK.search(text) for text in _own_texts(chinese.json()))
+    assert (
+        default.json()["conflict_resolution"]
+        == (english if configured == "en" else chinese).json()["conflict_resolution"]
+    )
+
+
+async def test_a_language_other_than_zh_or_en_is_a_400_invalid_language() -> None:
+    body = {"symbol": "600519.SH", "expert_results": raw_research_results(), "language": "ja"}
+    async with debate_client() as (client, _):
+        one = await client.post(URL, json=body)
+        bulk = await client.post(f"{URL}/bulk", json={"items": [body]})
+    assert (one.status_code, one.json()["code"]) == (400, "invalid_language")
+    assert (bulk.status_code, bulk.json()["code"]) == (400, "invalid_language")

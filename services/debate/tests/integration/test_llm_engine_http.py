@@ -149,3 +149,21 @@ async def test_an_argument_citing_an_unheard_expert_names_the_agent_once() -> No
     assert (problem["code"], problem["agent"]) == ("llm_output_invalid", "bull_advocate")
     assert problem["detail"].startswith("bull_advocate: source_experts cites experts not in the input: warren_buffett")
     assert problem["detail"].count("bull_advocate") == 1
+
+
+@pytest.mark.parametrize("asked", ["en", "zh"])
+async def test_every_agent_is_told_the_language_the_request_names(asked: str) -> None:
+    """Issue 51: the bull, the bear and the resolution prompts name the request's language, not REPORT_LANGUAGE."""
+    server = RecordingLLMServer()
+    other = "zh" if asked == "en" else "en"
+    container = build_container(llm_settings(report_language=other), llm_http_client=mock_llm_http_client(server))
+    try:
+        async with debate_client(container=container) as (client, _):
+            body = {"symbol": "600519.SH", "expert_results": raw_research_results(), "language": asked}
+            response = await client.post(URL, json=body)
+    finally:
+        await container.aclose()
+    assert response.status_code == 200, response.text
+    systems = [r["body"]["messages"][0]["content"] + r["body"]["messages"][1]["content"] for r in server.requests]
+    assert len(systems) == 3
+    assert all(("Simplified Chinese" in prompt) is (asked == "zh") for prompt in systems)

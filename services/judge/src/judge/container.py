@@ -17,17 +17,25 @@ from judge.infrastructure.adapters.judge_agent_adapter import JudgeAgentAdapter
 from judge.infrastructure.calibration.verdict_confidence import calibrated_confidence
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.settings import Settings
+from service_kit.languages import ByLanguage
 from service_kit.llm.client import OpenAICompatibleChat, build_chat_client
 from service_kit.llm.fallback import RulesFallback
 from service_kit.llm.numbers.gate import NumbersGate
+from shared_contracts.language import Language
 
 
 @dataclass
 class JudgeContainer:
     settings: Settings
-    judge_service: JudgeService
+    judge_services: ByLanguage[JudgeService]
+    """The judge in each report language (a request's ``language``, else REPORT_LANGUAGE)."""
     chat: OpenAICompatibleChat | None = None
     """The LLM client this container opened (closed by ``aclose``)."""
+
+    @property
+    def judge_service(self) -> JudgeService:
+        """The judge in REPORT_LANGUAGE."""
+        return self.judge_services.preferred
 
     async def readiness(self) -> dict[str, str]:
         return {"judge_service": "ok"}
@@ -41,26 +49,33 @@ def build_container(
     settings: Settings, *, agent: IJudgeAgentPort | None = None, llm_http_client: httpx2.AsyncClient | None = None
 ) -> JudgeContainer:
     """``agent`` replaces the engine (tests); ``llm_http_client`` the transport of the real LLM client."""
-    max_position, language = settings.judge_max_position_percent, settings.report_language
-    policy = GuardrailPolicy(max_position_percent=max_position, language=language)
-    if agent is not None:
-        return JudgeContainer(settings, JudgeService(agent, policy, confidence=calibrated_confidence))
-    rules = RulesJudgeAgent(max_position_percent=max_position, language=language)
-    if not settings.uses_llm:
-        return JudgeContainer(settings, JudgeService(rules, policy, confidence=calibrated_confidence))
+    max_position, default = settings.judge_max_position_percent, settings.report_language
+
+    def policy(language: Language) -> GuardrailPolicy:
+        return GuardrailPolicy(max_position_percent=max_position, language=language)
+
+    def rules(language: Language) -> RulesJudgeAgent:
+        return RulesJudgeAgent(max_position_percent=max_position, language=language)
+
+    if agent is not None or not settings.uses_llm:
+
+        def plain(language: Language) -> JudgeService:
+            return JudgeService(agent or rules(language), policy(language), confidence=calibrated_confidence)
+
+        return JudgeContainer(settings, ByLanguage.build(default, plain))
     chat = build_chat_client(settings, http_client=llm_http_client)
-    service = JudgeService(
-        JudgeAgentAdapter(
-            chat,
-            max_position_percent=max_position,
-            language=language,
-            gate=NumbersGate(settings.llm_numbers_policy),
-        ),
-        policy,
-        fallback=(lambda decide: RulesFallback(decide, rules.decide)) if settings.llm_fallback_to_rules else None,
-        confidence=calibrated_confidence,
-    )
-    return JudgeContainer(settings, service, chat)
+    gate = NumbersGate(settings.llm_numbers_policy)
+
+    def llm(language: Language) -> JudgeService:
+        fallback = rules(language).decide
+        return JudgeService(
+            JudgeAgentAdapter(chat, max_position_percent=max_position, language=language, gate=gate),
+            policy(language),
+            fallback=(lambda decide: RulesFallback(decide, fallback)) if settings.llm_fallback_to_rules else None,
+            confidence=calibrated_confidence,
+        )
+
+    return JudgeContainer(settings, ByLanguage.build(default, llm), chat)
 
 
 @asynccontextmanager

@@ -170,15 +170,18 @@ async def test_filtered_debate_details_never_reach_the_llm_prompt() -> None:
     assert verdict["engine"]["kind"] == "llm"
 
 
-async def test_a_hold_names_the_close_its_levels_are_set_from() -> None:
+async def test_a_hold_names_the_close_its_levels_are_set_from_and_that_they_apply_only_if_entering() -> None:
     context = {
         "expert_results": {
-            "technical_analyst": {"as_of": "2025-09-30", "technical_indicators": {"close": 1450.0}},
+            "technical_analyst": {"as_of": "2025-09-30", "technical_indicators": {"close": 1450.0049}},
         }
     }
     verdict, _ = await run_verdict(rules(), debate_outcome(direction="NEUTRAL", confidence=0.3), context)
     assert verdict["action"] == "HOLD"
-    assert verdict["entry_strategy"].endswith("止损/止盈位按 2025-09-30 的收盘价 1450.00 计算。")
+    assert verdict["entry_strategy"].endswith("止损/止盈位仅在入场时适用，按 2025-09-30 的收盘价 1450.00 计算。")
+    assert (verdict["reference_price"], verdict["reference_date"]) == (1450.0, "2025-09-30")  # at the 0.01 tick
+    for level in (verdict["stop_loss"], verdict["take_profit"]):
+        assert level["price"] == pytest.approx(1450.0 * (1 + level["percent_from_entry"] / 100), abs=0.006)
 
 
 async def test_technical_price_context_makes_levels_absolute() -> None:

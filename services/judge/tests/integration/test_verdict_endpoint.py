@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -182,6 +183,21 @@ async def test_llm_engine_end_to_end_with_guardrail_visible() -> None:
     assert body["guardrail_adjustments"][0]["rule"] == "position_clamped"
 
 
+@pytest.mark.parametrize(("asked", "named"), [("en", "English"), ("zh", "简体中文")])
+async def test_the_llm_judge_is_told_the_language_the_request_names(asked: str, named: str) -> None:
+    """Issue 51: the prompt names the request's language; REPORT_LANGUAGE is the other one here."""
+    endpoint = RecordingLLMEndpoint(lambda _r: chat_completion(json.dumps(llm_answer())))
+    other = "zh" if asked == "en" else "en"
+    container = build_container(settings(**LLM_ENV, report_language=other), llm_http_client=endpoint.client())
+    async for c in client_with(container):
+        response = await c.post("/api/v1/judge/verdict", json=wire_body(reference_price=100.0, atr=2.0, language=asked))
+    await container.aclose()
+    assert response.status_code == 200, response.text
+    prompt = endpoint.messages()["system"] + endpoint.messages()["user"]
+    assert named in prompt
+    assert ("Simplified Chinese" in prompt) is (asked == "zh")
+
+
 async def test_an_answer_cut_off_at_its_length_limit_keeps_what_the_model_wrote() -> None:
     cut = '{"action": "BUY", "position_percent": 10, "reasoning": "the trend'
     endpoint = RecordingLLMEndpoint(lambda _r: contract_chat_completion(cut, "judge-model", finish_reason="length"))
@@ -338,3 +354,50 @@ async def test_the_new_fields_reach_the_engine() -> None:
     assert received.valuation_bounds == (1.5, 2.5)
     assert received.portfolio_value == 1e6
     assert response.json()["position_shares"] is None  # no reference price
+
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+ENGLISH_DEBATE = {
+    "bull_thesis": "Cheap against its intrinsic value.",
+    "bear_thesis": "The industry cycle is turning down.",
+    "risk_factors": ["Demand slows", "Policy risk"],
+    "key_disagreements": ["Whether the valuation is fair"],
+    "conflict_resolution": "The bulls lead slightly.",
+    "reference_price": 20.0,
+    "atr": 0.5,
+}
+"""A debate written in English: what the verdict quotes of it is English too."""
+
+
+def _narrative(verdict: dict[str, Any]) -> list[str]:
+    levels = [verdict[name]["basis"] for name in ("stop_loss", "take_profit")]
+    return [verdict["reasoning"], verdict["entry_strategy"], *verdict["risk_warnings"], *levels]
+
+
+@pytest.mark.parametrize("configured", ["zh", "en"])
+async def test_the_verdict_is_written_in_the_requests_language_whatever_the_service_default(configured: str) -> None:
+    async for c in open_client(create_app(settings(report_language=configured))):
+        english = await c.post("/api/v1/judge/verdict", json=wire_body(**ENGLISH_DEBATE, language="en"))
+        chinese = await c.post("/api/v1/judge/verdict", json=wire_body(**ENGLISH_DEBATE, language="zh"))
+        default = await c.post("/api/v1/judge/verdict", json=wire_body(**ENGLISH_DEBATE))
+    assert english.status_code == chinese.status_code == default.status_code == 200
+    assert not any(CJK.search(text) for text in _narrative(english.json()))
+    assert all(CJK.search(text) for text in (chinese.json()["reasoning"], chinese.json()["entry_strategy"]))
+    assert default.json()["reasoning"] == (english if configured == "en" else chinese).json()["reasoning"]
+    assert english.json()["reference_price"] == chinese.json()["reference_price"] == 20.0
+
+
+@pytest.mark.parametrize("language", ["fr", "EN", "", 1])
+async def test_a_language_other_than_zh_or_en_is_a_400_invalid_language(
+    client: httpx.AsyncClient, language: object
+) -> None:
+    response = await client.post("/api/v1/judge/verdict", json=wire_body(language=language))
+    assert response.status_code == 400
+    assert response.json()["code"] == ("invalid_language" if isinstance(language, str) else "invalid_request")
+
+
+async def test_a_bulk_item_in_no_known_language_is_a_400_naming_it(client: httpx.AsyncClient) -> None:
+    items = [wire_body(language="en"), wire_body(language="de")]
+    response = await client.post("/api/v1/judge/verdict/bulk", json={"items": items})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_language"

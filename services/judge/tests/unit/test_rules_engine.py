@@ -180,8 +180,7 @@ async def test_failed_experts_are_named_first_and_counted_as_one_more_risk() -> 
     missing = ("financial_auditor", "valuation_modeler", "macro_intelligence")
     partial = await agent().decide(make_input(risk_factors=("需求放缓",), failed_experts=missing, **PRICED))
     assert partial.risk_warnings[0] == (
-        "分析不完整：3 位专家失败（financial_auditor、valuation_modeler、macro_intelligence），"
-        "结论只基于其余专家，按一项风险因素计入。"
+        "分析不完整：3 位专家失败（财务审计师、估值建模师、宏观情报员），结论只基于其余专家，按一项风险因素计入。"
     )
     assert "风险等级 LOW" in heard_all.reasoning
     assert "2 项风险因素 → 风险等级 MEDIUM" in partial.reasoning

@@ -36,10 +36,12 @@ from research.infrastructure.rules.macro_intelligence import RulesMacroIntellige
 from research.infrastructure.rules.technical_analyst import RulesTechnicalAnalystAgent
 from research.infrastructure.rules.valuation_modeler import RulesValuationModelerAgent
 from research.settings import Settings
+from service_kit.languages import ByLanguage
 from service_kit.llm.client import OpenAICompatibleChat, build_chat_client
 from service_kit.llm.numbers.gate import NumbersGate
 from service_kit.settings import ConfigurationError
 from shared_contracts.engine import EngineInfo
+from shared_contracts.language import Language
 
 F = TypeVar("F")
 V = TypeVar("V", bound=BaseModel)
@@ -53,9 +55,15 @@ _LIVE_PROVIDERS = {
 class ResearchContainer:
     settings: Settings
     provider: IMarketDataProvider
-    experts: ExpertDispatcher
+    dispatchers: ByLanguage[ExpertDispatcher]
+    """The experts writing in each report language (a request's ``language``, else REPORT_LANGUAGE)."""
     engine: EngineInfo
     chat: OpenAICompatibleChat | None = None
+
+    @property
+    def experts(self) -> ExpertDispatcher:
+        """The experts writing in REPORT_LANGUAGE."""
+        return self.dispatchers.preferred
 
     async def readiness(self) -> dict[str, str]:
         symbols = await self.provider.available_symbols()
@@ -92,35 +100,39 @@ def build_container(
     """Build everything from settings; tests pass a fake ``provider``, a ``chat`` on a mock transport, a clock."""
     provider = provider or build_provider(settings)
     chat = (chat or build_chat_client(settings)) if settings.uses_llm else None
-    lang = settings.report_language
-
-    def agent(rules: ExpertAgent[F, V], expert: str, model: type[V], **slots: Any) -> ExpertAgent[F, V]:
-        """The rules engine, or the LLM (then the rules engine when it fails, if LLM_FALLBACK_TO_RULES)."""
-        if chat is None:
-            return rules
-        fallback = rules if settings.llm_fallback_to_rules else None
-        gate = NumbersGate(settings.llm_numbers_policy)
-        return LLMExpertAgent(chat, expert, model, lang, gate=gate, fallback=fallback, **slots)
-
-    technical = agent(RulesTechnicalAnalystAgent(lang), "technical_analyst", TechnicalVerdict)
-    financial = agent(RulesFinancialAuditorAgent(lang), "financial_auditor", FinancialVerdict)
-    valuation = agent(RulesValuationModelerAgent(lang), "valuation_modeler", ValuationVerdictModel)
-    macro = agent(RulesMacroIntelligenceAgent(lang), "macro_intelligence", MacroVerdict)
-    catalyst = agent(RulesCatalystDetectiveAgent(lang), "catalyst_detective", CatalystVerdict, slots=catalyst_slots)
     data = PointInTimeData(provider)
     configured = settings.reference_symbols
     label = "configured list (REFERENCE_UNIVERSE)" if configured is not None else f"{provider.name} symbols"
     standing = UniverseStanding(data, configured, label)
-    experts = ExpertDispatcher(
-        TechnicalAnalystService(data, technical, today, standing=standing, language=lang),
-        FinancialAuditorService(data, financial, today, standing=standing, language=lang),
-        ValuationModelerService(data, valuation, today, standing=standing, language=lang),
-        MacroIntelligenceService(data, macro, today),
-        CatalystDetectiveService(data, catalyst, today),
-        today,
-    )
+
+    def experts(lang: Language) -> ExpertDispatcher:
+        """The five experts writing in ``lang``, on the one data access and universe standing."""
+
+        def agent(rules: ExpertAgent[F, V], expert: str, model: type[V], **slots: Any) -> ExpertAgent[F, V]:
+            """The rules engine, or the LLM (then the rules engine when it fails, if LLM_FALLBACK_TO_RULES)."""
+            if chat is None:
+                return rules
+            fallback = rules if settings.llm_fallback_to_rules else None
+            gate = NumbersGate(settings.llm_numbers_policy)
+            return LLMExpertAgent(chat, expert, model, lang, gate=gate, fallback=fallback, **slots)
+
+        technical = agent(RulesTechnicalAnalystAgent(lang), "technical_analyst", TechnicalVerdict)
+        financial = agent(RulesFinancialAuditorAgent(lang), "financial_auditor", FinancialVerdict)
+        valuation = agent(RulesValuationModelerAgent(lang), "valuation_modeler", ValuationVerdictModel)
+        macro = agent(RulesMacroIntelligenceAgent(lang), "macro_intelligence", MacroVerdict)
+        catalyst = agent(RulesCatalystDetectiveAgent(lang), "catalyst_detective", CatalystVerdict, slots=catalyst_slots)
+        return ExpertDispatcher(
+            TechnicalAnalystService(data, technical, today, standing=standing, language=lang),
+            FinancialAuditorService(data, financial, today, standing=standing, language=lang),
+            ValuationModelerService(data, valuation, today, standing=standing, language=lang),
+            MacroIntelligenceService(data, macro, today, language=lang),
+            CatalystDetectiveService(data, catalyst, today, language=lang),
+            today,
+        )
+
+    dispatchers = ByLanguage.build(settings.report_language, experts)
     engine = EngineInfo(kind="llm", model=chat.model) if chat else EngineInfo(kind="rules")
-    return ResearchContainer(settings=settings, provider=provider, experts=experts, engine=engine, chat=chat)
+    return ResearchContainer(settings=settings, provider=provider, dispatchers=dispatchers, engine=engine, chat=chat)
 
 
 @asynccontextmanager

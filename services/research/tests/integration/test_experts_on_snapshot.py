@@ -15,7 +15,7 @@ from research.domain.model.market_data import PriceHistory
 from research.domain.model.symbol import Symbol
 from research.infrastructure.data.snapshot_provider import OfflineSnapshotProvider
 from research.settings import Settings
-from shared_contracts.errors import DataUnavailableError
+from shared_contracts.errors import DataUnavailableError, InvalidLanguageError
 from shared_contracts.experts import ExpertType
 from shared_contracts.projection import ExpertSummary, summarize_expert_result
 from shared_contracts.research import (
@@ -101,7 +101,7 @@ async def test_english_reports_and_cited_numbers(snapshot: OfflineSnapshotProvid
 
 
 async def test_catalyst_service_returns_the_agent_result_model(snapshot: OfflineSnapshotProvider) -> None:
-    result = await rules_container(snapshot).experts.catalyst.run("600519.SH")
+    result = await rules_container(snapshot, "en").experts.catalyst.run("600519.SH")
     assert isinstance(result, CatalystDetectiveAgentResult)
     assert result.raw_llm_output is None
     assert result.user_prompt is None
@@ -113,7 +113,7 @@ async def test_catalyst_service_returns_the_agent_result_model(snapshot: Offline
 
 
 async def test_financial_auditor_limit_and_gaps(snapshot: OfflineSnapshotProvider) -> None:
-    result = await rules_container(snapshot).experts.financial.run("600519.SH", limit=3)
+    result = await rules_container(snapshot, "en").experts.financial.run("600519.SH", limit=3)
     assert [p["period_end"] for p in result["financial_indicators"]["periods"]] == [
         "2023-12-31",
         "2024-12-31",
@@ -143,7 +143,7 @@ async def test_valuation_states_its_assumptions() -> None:
 
 
 async def test_an_analysis_date_past_the_last_bar_is_named_as_staleness(snapshot: OfflineSnapshotProvider) -> None:
-    container = rules_container(snapshot)
+    container = rules_container(snapshot, "en")
     recent = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2025-09-30"})
     after_a_holiday = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2025-10-08"})
     stale = await container.experts.run("technical_analyst", "600519.SH", {"analysis_date": "2026-11-21"})
@@ -159,7 +159,7 @@ async def test_an_analysis_date_past_the_last_bar_is_named_as_staleness(snapshot
 
 async def test_no_analysis_date_analyses_as_of_today_and_names_the_gap(snapshot: OfflineSnapshotProvider) -> None:
     """The spec's default is today (默认当天), for a direct call to the research service as for the coordinator."""
-    settings = Settings(_env_file=None, analysis_engine="rules")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, analysis_engine="rules", report_language="en")  # type: ignore[call-arg]
     container = build_container(settings, provider=snapshot, today=lambda: date(2026, 11, 21))
     result = await container.experts.run("technical_analyst", "600519.SH")
     assert result["as_of"] == "2025-09-30"
@@ -190,3 +190,19 @@ async def test_todays_valuation_is_priced_on_the_research_close_not_a_later_snap
     assert valuation["as_of"] == technical["as_of"] == "2025-09-30"
     assert valuation["valuation_indicators"]["close"] == technical["technical_indicators"]["close"]
     assert "2026-06" not in str(valuation["reasoning_summary"]) + str(valuation["risk_factors"])
+
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+async def test_the_data_notes_follow_the_language_asked_for(snapshot: OfflineSnapshotProvider) -> None:
+    """Data gaps and staleness are written in the research's language, whatever REPORT_LANGUAGE is."""
+    container = rules_container(snapshot, "en")
+    on = date(2026, 11, 20)  # past the last bar: stale; the offline snapshot has no news: a gap
+    for language in ("zh", "en"):
+        result = (await container.dispatchers(language).catalyst.run("600519.SH", analysis_date=on)).model_dump()
+        notes = [*result["data_gaps"], *result["staleness"]]
+        assert notes
+        assert all(bool(CJK.search(note)) is (language == "zh") for note in notes), notes
+    with pytest.raises(InvalidLanguageError):
+        container.dispatchers("fr")

@@ -112,6 +112,21 @@ async def test_a_blank_risk_warning_says_no_specific_risk_was_seen(serve: Callab
     assert response.json()["risk_warning"] == NO_SPECIFIC_RISK[language]
 
 
+@pytest.mark.parametrize(("configured", "asked", "named"), [("zh", "en", "English"), ("en", "zh", "简体中文")])
+async def test_the_model_is_told_the_language_the_request_names(
+    serve: Callable[..., Any], configured: str, asked: str, named: str
+) -> None:
+    """Issue 51: the prompt names the request's language, not REPORT_LANGUAGE; so does the no-risk sentence."""
+    endpoint = answering(json.dumps({**TECHNICAL, "risk_warning": " "}, ensure_ascii=False))
+    async with serve(endpoint, report_language=configured) as http:
+        body = {"symbol": "600519.SH", "analysis_date": "2025-09-30", "language": asked}
+        response = await http.post(URL, json=body)
+    assert response.status_code == 200, response.text
+    assert named in endpoint.messages()["system"]
+    assert ("Simplified Chinese" in endpoint.messages()["system"]) is (asked == "zh")
+    assert response.json()["risk_warning"] == NO_SPECIFIC_RISK[asked]
+
+
 async def test_json_in_a_fenced_block_with_extra_keys_is_accepted(serve: Callable[..., Any]) -> None:
     answer = {**TECHNICAL, "mood": "optimistic", "extra": [1, 2]}
     endpoint = answering(f"Here is my analysis:\n```json\n{json.dumps(answer)}\n```\nDone.")

@@ -71,7 +71,9 @@ async def test_valuation_before_any_snapshot_is_computed_from_the_close_and_publ
     assert result["as_of"] == technical["as_of"] == "2024-06-28"
     assert result["valuation_indicators"]["close"] == technical["technical_indicators"]["close"]
     assert result["inputs_as_of"]["valuation"] == {"as_of": "2024-06-28", "computed": True}
-    assert result["data_gaps"][0].startswith("multiples computed here")
+    assert result["data_gaps"][0].startswith("估值倍数由收盘价与最新公开年报计算")  # REPORT_LANGUAGE zh
+    english = await container.dispatchers("en").run("valuation_modeler", "600519.SH", None, date(2024, 6, 28))
+    assert english["data_gaps"][0].startswith("multiples computed here")
     with pytest.raises(InsufficientHistoryError) as err:
         await container.experts.run("valuation_modeler", "600519.SH", None, date(2024, 4, 29))
     assert err.value.earliest_usable_date == date(2024, 4, 30)  # FY2023, the first report with a DPS

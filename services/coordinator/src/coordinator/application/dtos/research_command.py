@@ -15,6 +15,8 @@ class ResearchCommand:
     options: dict[str, dict[str, Any]] | None = None
     skip_debate: bool = False
     analysis_date: str | None = None
+    language: str | None = None
+    """As sent (zh or en expected; None: REPORT_LANGUAGE); the service validates it."""
     token_budget: int | None = None
     """The request's own token budget (the lower of it and RESEARCH_TOKEN_BUDGET applies)."""
     """As sent (``YYYY-MM-DD`` expected); the service validates and resolves it."""

@@ -176,7 +176,10 @@ class BatchRunner:
 
     async def _expert(self, expert: ExpertType, items: list[_Item], chunk: Chunk) -> None:
         first = chunk.sessions[0]
-        options = ExpertOptions(first.options.get(expert.value, {}), analysis_date=chunk.batch.analysis_date)
+        language = first.written_in  # a batch's items share it
+        options = ExpertOptions(
+            first.options.get(expert.value, {}), analysis_date=chunk.batch.analysis_date, language=language
+        )
         if first.token_budget is not None:
             options.token_budget = first.token_budget // len(chunk.batch.experts)  # the parallel experts' share
         started = time.perf_counter()
@@ -195,7 +198,10 @@ class BatchRunner:
             return
         requests = [(i.session.symbol, {**dict.fromkeys(i.session.failed_experts), **i.results}) for i in items]
         started = time.perf_counter()
-        answers = await _each(self._debate.run_debate_bulk(requests, token_budget=_left(items)), items)
+        language = chunk.sessions[0].written_in  # a batch's items share it
+        answers = await _each(
+            self._debate.run_debate_bulk(requests, token_budget=_left(items), language=language), items
+        )
         for item, answer in zip(items, answers, strict=True):
             item.session.debate = _stage_outcome(answer, _elapsed_ms(started))
 
@@ -213,6 +219,8 @@ class BatchRunner:
             }
             if budget is not None:
                 context["token_budget"] = budget
+            if (language := item.session.written_in) is not None:
+                context["language"] = language
             requests.append((item.session.symbol, item.session.debate.data or {}, context))
         started = time.perf_counter()
         answers = await _each(self._judge.run_verdict_bulk(requests), items)

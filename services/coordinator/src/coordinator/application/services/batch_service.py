@@ -33,6 +33,7 @@ from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.batch_store import IBatchStore
 from shared_contracts.batches import MAX_BATCH_SYMBOLS
 from shared_contracts.errors import InvalidSymbolError
+from shared_contracts.language import Language
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
 
@@ -42,6 +43,8 @@ class BatchCommand:
     analysis_date: str | None = None
     experts: list[str] | None = None
     token_budget: int | None = None
+    language: str | None = None
+    """As sent (zh or en expected; None: REPORT_LANGUAGE): every item's language."""
     request_id: str | None = field(default=None, compare=False)
     client_id: str = field(default=LOCAL_CLIENT_ID, compare=False)
     watchlist_id: str | None = None
@@ -71,9 +74,12 @@ class BatchService:
         accounting: UsageAccounting | None = None,
         queue_limit: int = 20_000,
         poll_seconds: float = 0.5,
+        language: Language | None = None,
     ) -> None:
         """``token_budget``: RESEARCH_TOKEN_BUDGET, each item's cap; ``queue_limit``: items of every batch that may
-        wait at once (beyond: ``queue_full``); ``poll_seconds``: how often an event stream reads the progress."""
+        wait at once (beyond: ``queue_full``); ``poll_seconds``: how often an event stream reads the progress;
+        ``language``: REPORT_LANGUAGE, the items' language when the batch names none."""
+        self._language = language
         self._store = store
         self._runner = runner
         self._today = today
@@ -103,8 +109,8 @@ class BatchService:
         (``release`` gives them back when they are not stored); raises as ``submit`` does."""
         symbols = normalized_symbols(command.symbols)
         experts = command.experts if command.experts is not None else [e.value for e in ExpertType]
-        probe = ResearchCommand(symbols[0], experts, analysis_date=command.analysis_date)
-        request = validate_command(probe, self._today)
+        probe = ResearchCommand(symbols[0], experts, analysis_date=command.analysis_date, language=command.language)
+        request = validate_command(probe, self._today, self._language)
         assert request.analysis_date is not None  # validate_command resolves it
         if await self._store.waiting_items() + len(symbols) > self._queue_limit:
             raise QueueFullError(self._queue_limit, 30)
@@ -132,6 +138,7 @@ class BatchService:
                 False,
                 batch.analysis_date,
                 status="queued",
+                language=request.language,
                 request_id=command.request_id,
                 client_id=batch.client_id,
                 requested_by=batch.client_id,

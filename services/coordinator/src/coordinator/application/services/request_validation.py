@@ -4,7 +4,8 @@ Defaults are resolved here, at request time, so what is stored and what a retry 
 what ran: the research's one ``analysis_date`` (the top-level field, else
 ``options.technical_analyst.analysis_date``, else today; both given and different is a
 ``ConflictingAnalysisDateError``), which the technical analyst's option then repeats, and
-``financial_auditor.limit`` = 5.
+``financial_auditor.limit`` = 5, and the language its texts are written in (when not given, the coordinator's
+REPORT_LANGUAGE if it has one, else none: each peer's own).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from shared_contracts.errors import (
     resolve_analysis_date,
 )
 from shared_contracts.experts import EXPERT_OPTION_MODELS, is_iso_date
+from shared_contracts.language import Language, known_language
 from shared_contracts.symbols import SymbolSyntaxError, normalize_symbol
 
 _VALUES = [e.value for e in ExpertType]
@@ -40,7 +42,11 @@ _TECHNICAL = ExpertType.TECHNICAL_ANALYST.value
 _DATE_OPTION = "analysis_date"
 
 
-def validate_command(command: ResearchCommand, today: Callable[[], date] = date.today) -> ResearchRequest:
+def validate_command(
+    command: ResearchCommand, today: Callable[[], date] = date.today, default_language: Language | None = None
+) -> ResearchRequest:
+    """The request ``command`` asks for, every default resolved (the language: ``default_language``, the
+    coordinator's REPORT_LANGUAGE; None: the peers' own); a mistake raises its coded ``InvalidRequestError``."""
     symbol = (command.symbol or "").strip()
     if not symbol:
         raise SymbolRequiredError("symbol is required (e.g. 600519.SH)")
@@ -49,6 +55,7 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     except SymbolSyntaxError as exc:
         raise InvalidSymbolError(str(exc)) from None
     experts = _experts(command.experts)
+    language = default_language if command.language is None else known_language(command.language)
     given_date = _analysis_date(command.analysis_date)
     options = _options(experts, command.options or {})
     option = options.get(_TECHNICAL, {}).get(_DATE_OPTION)
@@ -61,7 +68,12 @@ def validate_command(command: ResearchCommand, today: Callable[[], date] = date.
     if _TECHNICAL in options:
         options[_TECHNICAL][_DATE_OPTION] = analysis_date.isoformat()
     return ResearchRequest(
-        symbol=symbol, experts=experts, options=options, skip_debate=command.skip_debate, analysis_date=analysis_date
+        symbol=symbol,
+        experts=experts,
+        options=options,
+        skip_debate=command.skip_debate,
+        analysis_date=analysis_date,
+        language=language,
     )
 
 

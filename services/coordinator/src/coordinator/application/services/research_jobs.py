@@ -400,6 +400,7 @@ def request_of(session: ResearchSession) -> ResearchRequest:
         options=session.options,
         skip_debate=session.skip_debate,
         analysis_date=session.analysis_date,
+        language=session.written_in,
         carried_results=session.successful_results,
         carried_failures=carried_failures(session),
         carried_debate_outcome=session.debate_outcome if session.debate_succeeded else None,

@@ -55,6 +55,7 @@ from coordinator.domain.model.viewer import Viewer
 from coordinator.domain.ports.job_store import IJobStore
 from coordinator.domain.ports.session_repository import ISessionRepository
 from shared_contracts.experts import is_iso_date
+from shared_contracts.language import Language
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,14 @@ class ResearchOrchestrationService:
         today: Callable[[], date] = date.today,
         token_budget: int | None = None,
         accounting: UsageAccounting | None = None,
+        language: Language | None = None,
     ) -> None:
         """``token_budget``: RESEARCH_TOKEN_BUDGET, the cap of every research (a request may ask for less);
         ``accounting``: the usage on each result, and the client's daily token quota, which holds a research's budget
-        from its submission (given back when it is not queued, or cancelled before it ran)."""
+        from its submission (given back when it is not queued, or cancelled before it ran); ``language``:
+        REPORT_LANGUAGE, the language of a research that names none (None: each peer's own)."""
         self._accounting = accounting
+        self._language = language
         self._jobs = jobs
         self._sessions = sessions
         self._store = store
@@ -92,7 +96,7 @@ class ResearchOrchestrationService:
         return await self._result(await self.submit(command, idempotency_key))
 
     async def submit(self, command: ResearchCommand, idempotency_key: str | None = None) -> Submission:
-        request = validate_command(command, self._today)
+        request = validate_command(command, self._today, self._language)
         recorded = {
             "client_id": command.client_id,
             "requested_by": command.client_id,
@@ -173,7 +177,7 @@ class ResearchOrchestrationService:
     def _session(self, request: ResearchRequest, **recorded: Any) -> ResearchSession:
         """A new session for ``request``, with what else is ``recorded`` of it."""
         asked = (request.symbol, [e.value for e in request.experts], request.options, request.skip_debate)
-        return ResearchSession(str(uuid.uuid4()), *asked, request.analysis_date, **recorded)
+        return ResearchSession(str(uuid.uuid4()), *asked, request.analysis_date, language=request.language, **recorded)
 
     async def _submit(self, session: ResearchSession, key: str | None, asked: dict[str, Any]) -> Submission:
         request_hash = _hash(asked)
@@ -239,6 +243,7 @@ def result_of(session: ResearchSession) -> ResearchResult:
         symbol=session.symbol,
         overall_status=session.status,
         analysis_date=session.analysis_date,
+        language=session.written_in,
         expert_results=items,
         debate_outcome=session.debate_outcome if session.debate_succeeded else None,
         verdict=session.verdict if session.verdict_succeeded else None,
@@ -250,7 +255,8 @@ def result_of(session: ResearchSession) -> ResearchResult:
 def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) -> ResearchRequest:
     """The request that re-runs only what failed in ``source``; raises a ``SessionConflictError`` when there
     is nothing to re-run now. The analysis date is the source's (a session stored before dates were recorded:
-    its technical analyst's ``analysis_date`` option, else today, as such a session's experts had used)."""
+    its technical analyst's ``analysis_date`` option, else today, as such a session's experts had used); its
+    language is the source's."""
     if source.status == "running":
         raise SessionRunningError(source.session_id)
     # A source retried already gets through here: storing the new session raises the precise conflict.
@@ -270,6 +276,7 @@ def plan_retry(source: ResearchSession, today: Callable[[], date] = date.today) 
         options=source.options,
         skip_debate=source.skip_debate,
         analysis_date=source.analysis_date or fallback,
+        language=source.written_in,
         carried_results=source.successful_results,
         carried_failures=carried_failures(source),
         carried_debate_outcome=source.debate_outcome

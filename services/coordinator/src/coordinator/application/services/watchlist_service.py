@@ -90,9 +90,10 @@ class WatchlistService:
         analysis_date: str | None = None,
         channels: list[str] | None = None,
         request_id: str | None = None,
+        language: str | None = None,
     ) -> BatchState:
-        """Submits a batch of the watchlist's symbols (``analysis_date``: default the last trading day with data),
-        telling ``channels`` (the viewer's) when it ends."""
+        """Submits a batch of the watchlist's symbols (``analysis_date``: default the last trading day with data;
+        ``language``: default REPORT_LANGUAGE), telling ``channels`` (the viewer's) when it ends."""
         watchlist = await self.get(watchlist_id, viewer)
         await self.check_channels(channels or [], watchlist.client_id)
         day = (
@@ -107,6 +108,7 @@ class WatchlistService:
             client_id=watchlist.client_id,
             watchlist_id=watchlist.watchlist_id,
             channels=list(dict.fromkeys(channels or [])),
+            language=language,
         )
         return await self._batches.submit(command)
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coordinator.domain.model.enums import ExpertType
+from shared_contracts.language import Language
 from shared_contracts.usage import TOKEN_BUDGET_EXHAUSTED, LLMUsage, ResearchUsage
 
 OverallStatus = Literal["completed", "partial", "failed"]
@@ -29,6 +30,8 @@ class ResearchRequest(BaseModel):
     experts: list[ExpertType] = Field(min_length=1)
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     analysis_date: date | None = None
+    language: Language | None = None
+    """The language every expert, the debate and the judge write in (None: each service's REPORT_LANGUAGE)."""
     skip_debate: bool = False
     carried_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
     carried_failures: dict[str, ExpertResultItem] = Field(default_factory=dict)
@@ -71,6 +74,7 @@ class ResearchResult(BaseModel):
     symbol: str
     overall_status: OverallStatus
     analysis_date: date | None = None
+    language: Language | None = None
     expert_results: list[ExpertResultItem]
     debate_outcome: dict[str, Any] | None = None
     verdict: dict[str, Any] | None = None

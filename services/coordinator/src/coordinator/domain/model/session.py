@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from coordinator.domain.dtos.research_dtos import ExpertFailure
+from shared_contracts.language import LANGUAGES, Language
 
 LOCAL_CLIENT_ID = "local"
 """The client of every session stored with ``AUTH_MODE=none`` (and of the rows stored before clients were)."""
@@ -62,6 +63,9 @@ class ResearchSession:
     """The day the research was made as of; None on sessions stored before it was recorded that had no
     technical analyst (whose ``options`` held the only date then)."""
     status: SessionStatus = "running"
+    language: str | None = None
+    """The language its experts, debate and verdict are written in (zh or en; None on sessions stored before it
+    was recorded: the services' REPORT_LANGUAGE then)."""
     retry_count: int = 0
     retried_from: str | None = None
     retried_by: str | None = None
@@ -95,6 +99,11 @@ class ResearchSession:
     """The batch it is an item of (None: asked for alone)."""
     batch_position: int | None = None
     """Its place in its batch's list of symbols, from 0."""
+
+    @property
+    def written_in(self) -> Language | None:
+        """``language`` as a research names it (None when it was not recorded, or is not a known language)."""
+        return next((known for known in LANGUAGES if known == self.language), None)
 
     @property
     def finished(self) -> bool:

@@ -16,7 +16,8 @@ class IJudgeGateway(ABC):
         """``debate_outcome``: the graph state's debate outcome. ``context`` (optional):
         ``{"expert_results": {...}, "analysis_date": "YYYY-MM-DD" | None, "failed_experts": [...]}``, from
         which a gateway may take price references (none after the analysis date), and ``token_budget`` when the research
-        has one (what the judge's model calls may use). Returns the verdict as a dict."""
+        has one (what the judge's model calls may use), and ``language`` when the research names one
+        (what the verdict is written in). Returns the verdict as a dict."""
 
     async def run_verdict_bulk(
         self, items: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]

@@ -18,9 +18,13 @@ class ExpertOptions(dict[str, Any]):
     session's audit stores it; ``token_budget``: the expert's share of the research's token budget. A plain dict
     is still accepted by every gateway: then no date is given."""
 
-    def __init__(self, options: dict[str, Any] | None = None, *, analysis_date: date | None = None) -> None:
+    def __init__(
+        self, options: dict[str, Any] | None = None, *, analysis_date: date | None = None, language: str | None = None
+    ) -> None:
         super().__init__(options or {})
         self.analysis_date = analysis_date
+        self.language = language
+        """The language the expert writes in (None: the research service's REPORT_LANGUAGE)."""
         self.attempts = 1
         self.token_budget: int | None = None
         """The tokens the expert's model calls may use (None: no budget)."""
@@ -50,7 +54,7 @@ class IResearchExpertGateway(ABC):
         adapter with a bulk endpoint overrides it."""
 
         async def one(symbol: str) -> dict[str, Any]:
-            each = ExpertOptions(dict(options), analysis_date=options.analysis_date)
+            each = ExpertOptions(dict(options), analysis_date=options.analysis_date, language=options.language)
             each.token_budget = options.token_budget
             return await self.run_expert(expert_type, symbol, each)
 

@@ -48,15 +48,22 @@ class DebateGatewayAdapter(IDebateGateway):
         self._debate = debate
 
     async def run_debate(
-        self, symbol: str, expert_results: dict[str, Any], token_budget: int | None = None
+        self, symbol: str, expert_results: dict[str, Any], token_budget: int | None = None, language: str | None = None
     ) -> dict[str, Any]:
-        """``token_budget``: what the debate's model calls may use (None: no budget)."""
+        """``token_budget``: what the debate's model calls may use (None: no budget); ``language``: what it is
+        written in (None: the debate service's REPORT_LANGUAGE)."""
         body = self._request(symbol, expert_results)
+        if language is not None:
+            body["language"] = language
         reply, attempts = await self._debate.post_json("/api/v1/debate/run", body, token_budget=token_budget)
         return self._outcome(reply, attempts)
 
     async def run_debate_bulk(
-        self, items: Sequence[tuple[str, dict[str, Any]]], *, token_budget: int | None = None
+        self,
+        items: Sequence[tuple[str, dict[str, Any]]],
+        *,
+        token_budget: int | None = None,
+        language: str | None = None,
     ) -> list[dict[str, Any] | Exception]:
         """POST {DEBATE_SERVICE_URL}/api/v1/debate/run/bulk (``shared_contracts.bulk``): the items that cannot be
         sent (nothing to debate) fail here, the others are sent together."""
@@ -66,7 +73,7 @@ class DebateGatewayAdapter(IDebateGateway):
                 requests.append(self._request(symbol, results))
             except GatewayError as exc:
                 requests.append(exc)
-        sent = [r for r in requests if isinstance(r, dict)]
+        sent = [r if language is None else r | {"language": language} for r in requests if isinstance(r, dict)]
         answers: list[dict[str, Any] | Exception] = []
         if sent:
             body: dict[str, Any] = {"items": sent}

@@ -29,6 +29,7 @@ from shared_contracts.debate import DebateOutcome
 from shared_contracts.experts import is_iso_date
 from shared_contracts.judge import JudgeInput, KeyLevels, Verdict
 from shared_contracts.reference_price import prices_the_date
+from shared_contracts.text import at_tick
 
 
 def to_judge_input(
@@ -52,7 +53,11 @@ def to_judge_input(
     }
     if failed := list((context or {}).get("failed_experts") or ()):
         fields["failed_experts"] = failed
+    if (language := (context or {}).get("language")) is not None:
+        fields["language"] = language
     fields.update(_price_context(context))
+    if "reference_price" in fields and (quoted := at_tick(symbol, fields["reference_price"])) > 0:
+        fields["reference_price"] = quoted  # the verdict's one entry price, as the market quotes it
     fields.update(_volatility_context(context, fields))
     fields.update(_standing_context(outcome, context))
     try:

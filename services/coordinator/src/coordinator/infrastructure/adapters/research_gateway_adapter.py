@@ -46,6 +46,8 @@ class ResearchGatewayAdapter(IResearchExpertGateway):
         if (analysis_date := analysis_date_of(options)) is not None:
             request["analysis_date"] = analysis_date.isoformat()
         request["options"] = dict(options or {})
+        if isinstance(options, ExpertOptions) and options.language is not None:
+            request["language"] = options.language
         budget = options.token_budget if isinstance(options, ExpertOptions) else None
         path = f"/api/v1/research/experts/{expert.value}"
         body, attempts = await self._research.post_json(path, request, token_budget=budget)
@@ -64,6 +66,8 @@ class ResearchGatewayAdapter(IResearchExpertGateway):
             request["analysis_date"] = options.analysis_date.isoformat()
         if options.token_budget is not None:
             request["token_budget"] = options.token_budget
+        if options.language is not None:
+            request["language"] = options.language
 
         def item(result: dict[str, Any], attempts: int) -> dict[str, Any]:
             self._research.parsed(RESULT_MODELS[expert], result, attempts, f"{expert.value}: result")

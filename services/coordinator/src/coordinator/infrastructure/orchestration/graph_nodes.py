@@ -90,7 +90,9 @@ def create_expert_node(expert_type: ExpertType, gateway: IResearchExpertGateway)
 
     async def expert_node(state: ResearchGraphState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
         started = time.perf_counter()
-        options = ExpertOptions(state["options"].get(name, {}), analysis_date=state.get("analysis_date"))
+        options = ExpertOptions(
+            state["options"].get(name, {}), analysis_date=state.get("analysis_date"), language=state.get("language")
+        )
         if (remaining := remaining_budget(state)) is not None:
             running = [e for e in state["selected_experts"] if e not in (state.get("experts") or {})]
             options.token_budget = max(remaining, 0) // max(len(running), 1)  # parallel experts share it evenly
@@ -184,6 +186,12 @@ def _budget_kwargs(remaining: int | None) -> dict[str, int]:
     return {} if remaining is None else {"token_budget": remaining}
 
 
+def _language_kwargs(state: ResearchGraphState) -> dict[str, str]:
+    """The research's language for a gateway (nothing without one: fakes of the spec's signature still fit)."""
+    language = state.get("language")
+    return {} if language is None else {"language": language}
+
+
 def create_debate_node(debate_gateway: IDebateGateway) -> Node:
     """Skipped when every expert failed; a retry's carried debate outcome is used instead of a new debate. An
     expert asked for that failed is sent as None (missing evidence)."""
@@ -198,7 +206,8 @@ def create_debate_node(debate_gateway: IDebateGateway) -> Node:
         remaining = remaining_budget(state)
         if remaining is not None and remaining <= 0:
             return _not_funded(state, "debate")
-        run = partial(debate_gateway.run_debate, state["symbol"], results, **_budget_kwargs(remaining))
+        asked = _budget_kwargs(remaining) | _language_kwargs(state)
+        run = partial(debate_gateway.run_debate, state["symbol"], results, **asked)
         return _written("debate", *await _stage("debate", runtime, run, "direction"))
 
     return debate_node
@@ -224,6 +233,7 @@ def create_judge_node(judge_gateway: IJudgeGateway) -> Node:
             "analysis_date": analysis_date.isoformat() if analysis_date is not None else None,
             "failed_experts": failed(state),
             **_budget_kwargs(remaining),
+            **_language_kwargs(state),
         }
         run = partial(judge_gateway.run_verdict, state["symbol"], debate_outcome, context=context)
         return _written("verdict", *await _stage("verdict", runtime, run, "action"))

@@ -6,7 +6,8 @@ are the spec's views of the same outcomes (an expert's data, or its error text),
 ``debate_outcome`` and ``verdict`` are the spec's: the debate's outcome and the verdict, empty unless they
 succeeded; ``stages`` holds how the debate and the verdict ended (status, error, duration; their data is in those
 two fields). ``analysis_date`` is the one day the research is made as of (every expert is asked for it, the judge
-prices on it). ``token_budget``: the tokens the research's model calls may use (None: no cap); ``tokens_spent``:
+prices on it); ``language`` the one every stage writes in (None: each service's REPORT_LANGUAGE).
+``token_budget``: the tokens the research's model calls may use (None: no cap); ``tokens_spent``:
 what the stages run so far used (each node adds its own; a retry's carried stages add nothing), checkpointed with
 the rest, so a resumed research goes on with what it had left. ``ResearchContext`` is what a run is given beside its
 state (LangGraph's typed runtime context, not checkpointed): a retry's carried debate outcome, and the run's spans
@@ -32,6 +33,7 @@ class ResearchGraphState(TypedDict, total=False):
     selected_experts: list[str]
     options: dict[str, dict[str, Any]]
     analysis_date: date | None
+    language: str | None
     results: Annotated[dict[str, Any], merge_dicts]
     errors: Annotated[dict[str, str], merge_dicts]
     experts: Annotated[dict[str, ExpertOutcome], merge_dicts]

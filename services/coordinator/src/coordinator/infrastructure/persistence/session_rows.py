@@ -36,7 +36,7 @@ SESSION_FIELDS += (
     "started_at",
 )
 SESSION_FIELDS += ("resume_count", "status_reason", "idempotency_key", "request_hash", "token_budget")
-SESSION_FIELDS += ("batch_id", "batch_position")
+SESSION_FIELDS += ("batch_id", "batch_position", "language")
 """What is stored as it is, in the column of its name (experts' and stages' columns apart)."""
 EXPERT_FIELDS = ("status", "data", "error", "duration_ms", "attempts")
 

@@ -133,6 +133,8 @@ class SessionRow(Base):
     """The sequence number of its last event (``research_session_events``)."""
     token_budget: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """Tokens its model calls may use (NULL: no cap)."""
+    language: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    """The language its texts are written in, zh or en (NULL on rows written before it was recorded)."""
     carried_stages: Mapped[list[str] | None] = mapped_column(JSONDocument, nullable=True)
     """The stages a retry carried from its source (NULL on rows written before it was recorded: none)."""
     debate_usage: Mapped[dict[str, Any] | None] = mapped_column(JSONDocument, nullable=True)

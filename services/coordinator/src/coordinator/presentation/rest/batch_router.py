@@ -70,7 +70,7 @@ Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Items to skip.")
         400: {
             "model": ProblemDetail,
             "description": "`code` symbols_empty, invalid_symbol (naming the symbol's place), unknown_expert, "
-            "duplicate_expert, experts_empty, invalid_request (analysis_date not YYYY-MM-DD), "
+            "duplicate_expert, experts_empty, invalid_language, invalid_request (analysis_date not YYYY-MM-DD), "
             "analysis_date_in_future, malformed_json.",
         },
         413: {"model": ProblemDetail, "description": "`code` batch_too_large: more than 1,000 symbols."},
@@ -85,6 +85,7 @@ async def submit_batch(body: BatchRequestBody, service: BatchServiceDep, viewer:
         analysis_date=body.analysis_date,
         experts=body.experts,
         token_budget=body.token_budget,
+        language=body.language,
         request_id=current_request_id(),
         client_id=viewer.client_id,
     )

@@ -28,7 +28,8 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {
         "model": ProblemDetail,
         "description": "A client mistake; `code` is one of symbol_required, invalid_symbol, experts_empty, "
-        "unknown_expert, duplicate_expert, invalid_options, conflicting_analysis_date (analysis_date and "
+        "unknown_expert, duplicate_expert, invalid_options, invalid_language (not zh or en), "
+        "conflicting_analysis_date (analysis_date and "
         "options.technical_analyst.analysis_date differ), invalid_request (e.g. an analysis_date that is not "
         "YYYY-MM-DD), malformed_json.",
     },

@@ -37,6 +37,7 @@ def to_detail(
             "experts": list(session.experts),
             "options": session.options,
             "skip_debate": session.skip_debate,
+            "language": session.language,
         },
         request_id=session.request_id,
         requested_by=session.requested_by,

@@ -139,8 +139,8 @@ async def delete_watchlist(watchlist_id: str, service: WatchlistsDep, viewer: Vi
         **_NOT_FOUND,
         400: {
             "model": ProblemDetail,
-            "description": "`code` invalid_request (analysis_date), analysis_date_in_future, invalid_schedule (a "
-            "channel that is not the caller's).",
+            "description": "`code` invalid_request (analysis_date), analysis_date_in_future, invalid_language, "
+            "invalid_schedule (a channel that is not the caller's).",
         },
         429: {"model": ProblemDetail, "description": "`code` token_quota_exceeded (`Retry-After`)."},
         503: {"model": ProblemDetail, "description": "`code` queue_full (`Retry-After`)."},
@@ -156,6 +156,7 @@ async def run_watchlist(
         viewer,
         analysis_date=body.analysis_date,
         channels=body.channels,
+        language=body.language,
         request_id=current_request_id(),
     )
     return accepted(state)

@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 
 from debate.application.services.debate_service import DebateService
 from debate.container import DebateContainer
+from service_kit.languages import ByLanguage
 
 
 async def get_container(request: Request) -> DebateContainer:
@@ -16,8 +17,11 @@ async def get_container(request: Request) -> DebateContainer:
     return container
 
 
-async def get_debate_service(container: Annotated[DebateContainer, Depends(get_container)]) -> DebateService:
-    return container.debate_service
+async def get_debate_services(
+    container: Annotated[DebateContainer, Depends(get_container)],
+) -> ByLanguage[DebateService]:
+    return container.debate_services
 
 
-DebateServiceDep = Annotated[DebateService, Depends(get_debate_service)]
+DebateServicesDep = Annotated[ByLanguage[DebateService], Depends(get_debate_services)]
+"""The debate of a request's ``language``: ``services(body.language)``."""

@@ -62,6 +62,8 @@ class JudgeService:
             position_percent=position,
             position_shares=shares,
             confidence=confidence,
+            reference_price=judge_input.reference_price,
+            reference_date=judge_input.reference_date,
             entry_strategy=entry,
             stop_loss=stop,
             take_profit=take,

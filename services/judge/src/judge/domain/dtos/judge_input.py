@@ -102,11 +102,11 @@ class JudgeInput:
 
     @classmethod
     def from_wire(cls, body: wire.JudgeInput) -> JudgeInput:
-        """The request body's fields as they are, with the symbol in its canonical form and the direction as the
-        domain's enum."""
+        """The request body's fields as they are (but ``language``: the service judging it is that language's),
+        with the symbol in its canonical form and the direction as the domain's enum."""
         return cls(
             **{
-                **dict(body),
+                **{name: value for name, value in dict(body).items() if name != "language"},
                 "symbol": canonical_symbol(body.symbol),
                 "direction": Direction(body.direction),
                 "key_levels": body.key_levels or KeyLevels(),

@@ -130,7 +130,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             ),
             take_profit=LevelProposal(take.distance_percent, _take_basis(say, action, take, volatility, price)),
             time_horizon=horizon,
-            risk_warnings=_warnings(say, judge_input, action),
+            risk_warnings=_warnings(say, judge_input, action, self._language),
             reasoning=self._reasoning(say, judge_input, action, level, horizon, stop, take, raw, position)
             if not unpriced
             else self._unpriced_reasoning(say, judge_input, called, unpriced, raw),
@@ -173,7 +173,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
         c, risks, volatility = judge_input.confidence, judge_input.risk_count, judge_input.volatility
         standing = judge_input.score is not None
         parts = [say("reason_standing" if standing else "reason_action")]
-        if standing:
+        if standing and action is not Action.HOLD:  # a HOLD has no position for the market view to scale
             parts.append(say("reason_exposure" if judge_input.market_view else "reason_no_market_view"))
         if action is Action.SELL:
             parts.append(say("reason_sell_a_share" if is_a_share(judge_input.symbol) else "reason_sell_other"))
@@ -296,9 +296,10 @@ def _take_basis(
     return say(key, anchor=format_price(take.anchor, reference), distance=take.distance_percent)
 
 
-def _warnings(say: Say, judge_input: JudgeInput, action: Action) -> tuple[str, ...]:
+def _warnings(say: Say, judge_input: JudgeInput, action: Action, language: Language) -> tuple[str, ...]:
     risks, disagreements, failed = judge_input.named_risks, judge_input.named_disagreements, judge_input.failed_experts
-    warnings = [say("warn_failed_experts", count=len(failed), names=say("list_sep").join(failed))] if failed else []
+    names = say("list_sep").join(EXPERT_LABELS[language].get(name, name) for name in failed)
+    warnings = [say("warn_failed_experts", count=len(failed), names=names)] if failed else []
     warnings += [shorten(r, RISK_TEXT_LIMIT) for r in risks[:MAX_LISTED_RISKS]]
     if len(risks) > MAX_LISTED_RISKS:
         warnings.append(say("warn_more_risks", count=len(risks) - MAX_LISTED_RISKS))
@@ -334,9 +335,8 @@ def _why(
 
 
 def _theses(say: Say, bull: str, bear: str, resolution: str) -> str:
-    """The three theses quoted; a shortened one keeps its ellipsis as its closing mark (no "…。")."""
-    quoted = say("reason_theses", bull=bull, bear=bear, resolution=resolution)
-    return quoted.replace("…。", "…").replace("….", "…")
+    """The three theses quoted, each in whole sentences."""
+    return say("reason_theses", bull=bull, bear=bear, resolution=resolution)
 
 
 def _clause(thesis: str) -> str:

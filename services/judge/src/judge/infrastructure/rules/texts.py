@@ -16,8 +16,7 @@ ZH: dict[str, str] = {
     "reason_no_market_view": "未听取市场观点：仓位按完整敞口。",
     "reason_position_standing": "仓位 = 风险预算 {budget:g}% × 风险系数 {mult:.2f}（{risks} 项风险因素）÷ 止损距离 "
     "{stop:.2f}%，上限 {limit:.2f}%，再乘市场敞口 = {raw:.2f}%，{rounding}。",
-    "entry_hold_standing": "暂不新开仓：该股不在参照股票池的前/后五分之一（或证据覆盖不足）；"
-    "已持有者按止损/止盈位管理。",
+    "entry_hold_standing": "暂不新开仓：该股不在参照股票池的前/后五分之一（或证据覆盖不足）；已持有者维持现有仓位。",
     "warn_low_coverage": "综合得分的证据覆盖 {coverage} 低于 {min_coverage:.0%}，不据此交易。",
     "why_standing": "综合得分的因子（一个月反转、波动率、换手、规模）是按月更新的信号，持有约 {horizon_days} 个交易日",
     "entry_buy": "分两批建仓，目标仓位 {position:g}%：先买入 {half:g}%{at_price}，{second}；跌破止损位即全部离场。",
@@ -27,11 +26,10 @@ ZH: dict[str, str] = {
     "价格突破止损位说明空头论点失效，停止减仓。",
     "entry_sell_a_share": "A 股不做空，SELL 即清仓/回避：持有者分两批卖出 {position:g}%，先卖出 {half:g}%{at_price}，"
     "反弹时再卖出其余 {half:g}%；未持有者回避、不买入。价格突破止损位说明空头论点失效，停止卖出。",
-    "entry_hold": "暂不新开仓；已持有者维持现有仓位，按止损/止盈位管理，待辩论方向明确且置信度 ≥ {threshold:.2f} "
-    "再行动。",
+    "entry_hold": "暂不新开仓；已持有者维持现有仓位，待辩论方向明确且置信度 ≥ {threshold:.2f} 再行动。",
     "at_price": "（参考价 {price} 附近）",
-    "hold_levels_from": "止损/止盈位按参考价 {price} 计算。",
-    "hold_levels_from_dated": "止损/止盈位按 {date} 的收盘价 {price} 计算。",
+    "hold_levels_from": "止损/止盈位仅在入场时适用，按参考价 {price} 计算。",
+    "hold_levels_from_dated": "止损/止盈位仅在入场时适用，按 {date} 的收盘价 {price} 计算。",
     "at_price_dated": "（参考价 {price} 附近，即 {date} 的收盘价）",
     "level_percent": "风险等级 {level}：距入场价 {distance:g}%",
     "stop_anchor_long": "支撑位 {anchor} 下方 1%（距参考价 {distance:.2f}%）",
@@ -105,7 +103,7 @@ EN: dict[str, str] = {
     "reason_position_standing": "Position = risk budget {budget:g}% × risk factor {mult:.2f} ({risks} risk factors) "
     "÷ stop distance {stop:.2f}%, at most {limit:.2f}%, × the market exposure = {raw:.2f}%; {rounding}.",
     "entry_hold_standing": "No new position: the stock is not in its reference universe's top or bottom fifth (or "
-    "its evidence coverage is too thin); holders manage it by the stop and take-profit.",
+    "its evidence coverage is too thin); holders keep theirs.",
     "warn_low_coverage": "The composite's evidence coverage {coverage} is below {min_coverage:.0%}: no trade on it.",
     "why_standing": "the composite's factors (one-month reversal, volatility, turnover, size) are monthly signals, "
     "held about {horizon_days} trading days",
@@ -118,11 +116,11 @@ EN: dict[str, str] = {
     "entry_sell_a_share": "An A-share is not shorted here: SELL means exit or avoid. Holders sell {position:g}% in two "
     "tranches, {half:g}% first{at_price}, the other {half:g}% into a rebound; non-holders stay out. A move through "
     "the stop invalidates the bearish case, so stop selling there.",
-    "entry_hold": "Open no new position; holders keep theirs and manage it with the stop and take-profit, and act once "
-    "the debate is directional with confidence ≥ {threshold:.2f}.",
+    "entry_hold": "Open no new position; holders keep theirs, and act once the debate is directional with confidence "
+    "≥ {threshold:.2f}.",
     "at_price": " (near the reference price {price})",
-    "hold_levels_from": " The stop and take-profit are set from the reference price {price}.",
-    "hold_levels_from_dated": " The stop and take-profit are set from the close of {date}, {price}.",
+    "hold_levels_from": " The stop and take-profit apply only if entering, from the reference price {price}.",
+    "hold_levels_from_dated": " The stop and take-profit apply only if entering, from the close of {date}, {price}.",
     "at_price_dated": " (near the reference price {price}, the close of {date})",
     "level_percent": "{level} risk level: {distance:g}% from entry",
     "stop_anchor_long": "1% below support {anchor} ({distance:.2f}% from the reference price)",

@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 
 from judge.application.services.judge_service import JudgeService
 from judge.container import JudgeContainer
+from service_kit.languages import ByLanguage
 
 
 async def get_container(request: Request) -> JudgeContainer:
@@ -16,8 +17,9 @@ async def get_container(request: Request) -> JudgeContainer:
     return container
 
 
-async def get_judge_service(container: Annotated[JudgeContainer, Depends(get_container)]) -> JudgeService:
-    return container.judge_service
+async def get_judge_services(container: Annotated[JudgeContainer, Depends(get_container)]) -> ByLanguage[JudgeService]:
+    return container.judge_services
 
 
-JudgeServiceDep = Annotated[JudgeService, Depends(get_judge_service)]
+JudgeServicesDep = Annotated[ByLanguage[JudgeService], Depends(get_judge_services)]
+"""The judge of a request's ``language``: ``services(body.language)``."""

@@ -82,7 +82,7 @@ class CatalystDetectiveService(ExpertService[CatalystFacts, CatalystVerdict]):
                 "net_score": facts.net_score,
                 "price_window_bars": WINDOW_BARS,
             },
-            data_gaps=list(facts.gaps),
+            data_gaps=self._gaps(facts.gaps),
             **self._audit(parsed, facts.as_of, on, answer, provenance, staleness),
         )
 

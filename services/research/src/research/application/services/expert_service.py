@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from research.application.data_notes import notes_in
 from research.application.point_in_time_data import PointInTimeData
 from research.application.standing_vote import standing_vote
 from research.application.universe_standing import UniverseStanding
@@ -89,6 +90,10 @@ class ExpertService(Generic[F, V]):
             }
         )
 
+    def _gaps(self, gaps: list[str] | tuple[str, ...]) -> list[str]:
+        """The result's ``data_gaps`` in the research's language (``application.data_notes``)."""
+        return notes_in(gaps, self._language)
+
     def _start(self, symbol: str, analysis_date: date | None) -> tuple[Symbol, date]:
         """The parsed symbol and the analysis date (today when None)."""
         return Symbol.parse(symbol), analysis_date or self._today()
@@ -104,7 +109,7 @@ class ExpertService(Generic[F, V]):
             "as_of": as_of.isoformat(),
             "analysis_date": on.isoformat(),
             "inputs_as_of": inputs,
-            "staleness": stale,
+            "staleness": notes_in(stale, self._language),
             "data_source": self._data.name,
             "engine": answer.engine,
             "input": answer.input,

@@ -56,7 +56,7 @@ class FinancialAuditorService(ExpertService[FinancialFacts, FinancialVerdict]):
         stale = report_staleness(facts.as_of, on)
         return FinancialAuditorResult(
             **self._audit(parsed, facts.as_of, on, answer, {"financials": dated.provenance()}, stale),
-            data_gaps=financial_gaps(facts, limit),
+            data_gaps=self._gaps(financial_gaps(facts, limit)),
             **await self._voted(parsed, on, "financial", verdict, VOTE_FIELDS),
             dimension_analyses=dimensions,
             financial_indicators=to_jsonable_python(facts, exclude={"symbol"}, inf_nan_mode="null"),

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from research.application.data_notes import missing_series
 from research.application.services.expert_service import ExpertService
 from research.domain.analysis.macro import MacroFacts, compute_macro_facts
 from research.domain.model.verdicts import MacroVerdict
@@ -26,7 +27,7 @@ class MacroIntelligenceService(ExpertService[MacroFacts, MacroVerdict]):
         stale = macro_staleness({name: (macro.series[name].frequency, day) for name, day in latest.items()}, on)
         return MacroIntelligenceResult(
             **self._audit(parsed, facts.as_of, on, answer, inputs, stale),
-            data_gaps=[f"no {name} series" for name in facts.missing_core],
+            data_gaps=missing_series(facts.missing_core, self._language),
             **answer.verdict.model_dump(),
             macro_indicators={"region": facts.region, **to_jsonable_python(facts.series, inf_nan_mode="null")},
             information_sources=[self._data.name, *facts.sources],

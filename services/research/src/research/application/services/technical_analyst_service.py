@@ -34,7 +34,7 @@ class TechnicalAnalystService(ExpertService[TechnicalFacts, TechnicalVerdict]):
         stale = bars_staleness(facts.as_of, on, self._data.name)
         return TechnicalAnalystResult(
             **self._audit(symbol, facts.as_of, on, answer, {"bars": facts.as_of.isoformat()}, stale),
-            data_gaps=gaps,
+            data_gaps=self._gaps(gaps),
             **await self._voted(symbol, on, "technical", answer.verdict.model_dump(), VOTE_FIELDS),
             key_technical_levels=to_jsonable_python(facts.levels, inf_nan_mode="null"),
             technical_indicators=to_jsonable_python(facts, exclude={"levels", "symbol", "as_of"}, inf_nan_mode="null"),

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from research.application.data_notes import in_language
 from research.application.point_in_time_data import ALL_PERIODS, report_available_from
 from research.application.services.expert_service import ExpertService, Missing, optional
 from research.domain.analysis.valuation import (
@@ -94,12 +95,17 @@ class ValuationModelerService(ExpertService[ValuationFacts, ValuationVerdictMode
             if facts.intrinsic_value
             else {"available": False}
         )
+        if isinstance(assumptions := intrinsic.get("assumptions"), dict):
+            intrinsic["assumptions"] = {
+                name: in_language(value, self._language) if isinstance(value, str) else value
+                for name, value in assumptions.items()
+            }
         inputs: dict[str, Any] = {"valuation": {"as_of": facts.as_of.isoformat(), "computed": computed}}
         if facts.bond_yield_date is not None:
             inputs["macro"] = {"cgb_10y_yield": facts.bond_yield_date.isoformat()}
         return ValuationModelerResult(
             **self._audit(parsed, facts.as_of, on, answer, inputs, valuation_staleness(facts.as_of, on)),
-            data_gaps=list(facts.gaps),
+            data_gaps=self._gaps(facts.gaps),
             **await self._voted(parsed, on, "valuation", answer.verdict.model_dump(), VOTE_FIELDS),
             estimated_intrinsic_value_range=intrinsic,
             valuation_indicators=to_jsonable_python(

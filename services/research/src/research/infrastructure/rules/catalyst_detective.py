@@ -14,6 +14,7 @@ from research.domain.model.verdicts import AgentAnswer, CatalystPoint, CatalystV
 from research.domain.ports.agents import ExpertAgent
 from research.infrastructure.rules.scoring import THRESHOLD, Language, RulesAgent, num, rules_answer, tr
 from shared_contracts.experts import CatalystAssessment
+from shared_contracts.text import shorten
 
 MIN_DENOMINATOR = 4
 """A single small event does not make a strong call: the score is divided by at least 4."""
@@ -65,7 +66,7 @@ def describe(e: CatalystEvent, lang: Language) -> str:
 
 def _point(e: CatalystEvent, lang: Language) -> CatalystPoint:
     zh, en = _TITLES[e.kind]
-    return CatalystPoint(title=tr(lang, zh, en), description=describe(e, lang)[:400], date=e.date.isoformat())
+    return CatalystPoint(title=tr(lang, zh, en), description=shorten(describe(e, lang), 400), date=e.date.isoformat())
 
 
 class RulesCatalystDetectiveAgent(RulesAgent, ExpertAgent[CatalystFacts, CatalystVerdict]):

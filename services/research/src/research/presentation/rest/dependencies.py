@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from research.application.services.expert_dispatcher import ExpertDispatcher
 from research.container import ResearchContainer
 from research.domain.ports.market_data import IMarketDataProvider
+from service_kit.languages import ByLanguage
 from shared_contracts.engine import EngineInfo
 
 
@@ -21,8 +22,8 @@ async def get_container(request: Request) -> ResearchContainer:
 ContainerDep = Annotated[ResearchContainer, Depends(get_container)]
 
 
-async def get_expert_dispatcher(container: ContainerDep) -> ExpertDispatcher:
-    return container.experts
+async def get_expert_dispatchers(container: ContainerDep) -> ByLanguage[ExpertDispatcher]:
+    return container.dispatchers
 
 
 async def get_market_data(container: ContainerDep) -> IMarketDataProvider:
@@ -33,6 +34,7 @@ async def get_engine(container: ContainerDep) -> EngineInfo:
     return container.engine
 
 
-ExpertDispatcherDep = Annotated[ExpertDispatcher, Depends(get_expert_dispatcher)]
+ExpertDispatchersDep = Annotated[ByLanguage[ExpertDispatcher], Depends(get_expert_dispatchers)]
+"""The experts of a request's ``language``: ``dispatchers(body.language)``."""
 MarketDataDep = Annotated[IMarketDataProvider, Depends(get_market_data)]
 EngineDep = Annotated[EngineInfo, Depends(get_engine)]

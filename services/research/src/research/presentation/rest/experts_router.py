@@ -12,7 +12,7 @@ from pydantic import WithJsonSchema
 
 from research.application.services.expert_dispatcher import ExpertDispatcher
 from research.domain.model.symbol import Symbol
-from research.presentation.rest.dependencies import EngineDep, ExpertDispatcherDep, MarketDataDep
+from research.presentation.rest.dependencies import EngineDep, ExpertDispatchersDep, MarketDataDep
 from service_kit.bulk import answer_each
 from service_kit.token_budget import RequestBudgets, TokenBudgetHeader, metered_request
 from shared_contracts.bulk import BulkAnswer, ExpertBulkRequest
@@ -92,7 +92,10 @@ async def list_experts(provider: MarketDataDep, engine: EngineDep) -> ExpertCata
 
 
 _RUN_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"description": "bad symbol or options; analysis_date and options.analysis_date differ"},
+    400: {
+        "description": "bad symbol or options; analysis_date and options.analysis_date differ; a language other "
+        "than zh or en (invalid_language)"
+    },
     403: {"description": "model_calls_not_allowed: a client key asked for the LLM engine's model calls"},
     404: {"description": "unknown expert, unknown symbol, no data of that kind"},
     422: {
@@ -135,11 +138,12 @@ async def _run_metered(
 async def run_expert(
     expert_type: ExpertName,
     body: ExpertRunRequest,
-    experts: ExpertDispatcherDep,
+    dispatchers: ExpertDispatchersDep,
     budgets: RequestBudgets,
     token_budget: TokenBudgetHeader = None,
 ) -> dict[str, Any]:
-    """The expert's result with the ``usage`` of the model calls it took."""
+    """The expert's result, written in the request's ``language``, with the ``usage`` of the model calls it took."""
+    experts = dispatchers(body.language)
     budget = budgets.grant(token_budget)
     return await _run_metered(experts, expert_type, body.symbol, body.options, body.analysis_date, budget)
 
@@ -158,11 +162,12 @@ async def run_expert_bulk(
     expert_type: ExpertName,
     body: ExpertBulkRequest,
     request: Request,
-    experts: ExpertDispatcherDep,
+    dispatchers: ExpertDispatchersDep,
     budgets: RequestBudgets,
 ) -> BulkAnswer:
     """Each symbol's result as ``runExpert`` returns it, or the problem it answers with (its status and code:
     ``symbol_not_found``, ``insufficient_history``, ...), in the order asked; ``token_budget`` is each item's."""
+    experts = dispatchers(body.language)
     experts.resolve(expert_type, body.options, body.analysis_date)
     budget = budgets.grant(body.token_budget)
 
