@@ -109,6 +109,16 @@ def serve_static(route: Route) -> None:
         route.fulfill(status=200, body="<!doctype html><title>console modules</title>", content_type="text/html")
 
 
+def static_page(chromium: Browser) -> Iterator[Page]:
+    """A page on ``STATIC_ORIGIN`` that can import the console's modules (a fixture's body: ``yield from``)."""
+    context = chromium.new_context()
+    context.route(f"{STATIC_ORIGIN}/**", serve_static)
+    page = context.new_page()
+    page.goto(f"{STATIC_ORIGIN}/blank")
+    yield page
+    context.close()
+
+
 ALLOWED_LATIN = frozenset({"API", "Markdown", "PDF", "TradingView", "Lightweight", "Charts", "Apache", "Brier"})
 """Latin words a Chinese page may show besides symbols: names (TradingView Lightweight Charts, Apache-2.0, the Brier
 score), formats (Markdown, PDF) and API; the scorecard's method is the path docs/evaluation.md."""

@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 import pytest
-from console_browser import STATIC, STATIC_ORIGIN, browser, english_words, needs_chromium, serve_static
+from console_browser import STATIC, browser, english_words, needs_chromium, static_page
 from playwright.sync_api import Browser, Page
 
 from shared_contracts.coordinator import OutcomeStatus, SessionStatus
@@ -81,12 +81,7 @@ def chromium() -> Iterator[Browser]:
 
 @pytest.fixture
 def page(chromium: Browser) -> Iterator[Page]:
-    context = chromium.new_context()
-    context.route(f"{STATIC_ORIGIN}/**", serve_static)
-    page = context.new_page()
-    page.goto(f"{STATIC_ORIGIN}/blank")
-    yield page
-    context.close()
+    yield from static_page(chromium)
 
 
 def pending_reason() -> str:

@@ -13,8 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from console_browser import STATIC, browser, needs_chromium, serve_static
-from console_browser import STATIC_ORIGIN as ORIGIN
+from console_browser import STATIC, browser, needs_chromium, static_page
 from deploy_manifests import ROOT
 from e2e_support import load_script
 from playwright.sync_api import Browser, Page
@@ -195,12 +194,7 @@ def chromium() -> Iterator[Browser]:
 
 @pytest.fixture
 def page(chromium: Browser) -> Iterator[Page]:
-    context = chromium.new_context()
-    context.route(f"{ORIGIN}/**", serve_static)
-    page = context.new_page()
-    page.goto(f"{ORIGIN}/blank")
-    yield page
-    context.close()
+    yield from static_page(chromium)
 
 
 def markdown(page: Page, session: dict[str, Any], lang: str = "en") -> str:
