@@ -24,6 +24,7 @@ import pytest
 from in_process_grid import Research, every, texts_of
 
 from debate.domain.dtos.evidence import coverage_of
+from shared_contracts.enum_words import ZH_WORDS
 from shared_contracts.experts import ExpertType
 from shared_contracts.projection import ExpertDataQuality
 
@@ -35,6 +36,9 @@ DANGLING = (";", "；", ",", "，", "、", ":", "：", "-", "—")
 CJK = re.compile(r"[\u3400-\u9fff]")
 ENGLISH_WORD = re.compile(r"(?<![A-Za-z0-9_.-])[a-z]{3,}(?![A-Za-z0-9_])")
 """A lower-case English word: symbols, tickers, enum names and indicator names are upper case."""
+ENUM_VALUE = re.compile(rf"(?<![A-Za-z_])({'|'.join(sorted(ZH_WORDS, key=len, reverse=True))})(?![A-Za-z_])")
+"""A contract's enum value (HOLD, SHORT_TERM) inside a text: a Chinese narrative writes its word instead
+(shared_contracts.enum_words); a field that is only the value is data, not narrative."""
 IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 """A snake_case key (``financial_auditor``): the reader is told the expert's name in the research's language."""
 NOT_PROSE = ("information_sources", "data_source", ".engine.", "relative_standing", "_indicators", ".figures")
@@ -91,6 +95,10 @@ def test_no_narrative_ends_in_a_dangling_separator(runs: dict[str, list[Research
     assert dangling[:20] == []
 
 
+def enum_values_in(text: str) -> list[str]:
+    return [] if text.strip() in ZH_WORDS else ENUM_VALUE.findall(text)
+
+
 def test_each_research_is_written_in_its_one_language(runs: dict[str, list[Research]]) -> None:
     mixed, checked = [], {"zh": 0, "en": 0}
     for r in every(runs):
@@ -98,7 +106,7 @@ def test_each_research_is_written_in_its_one_language(runs: dict[str, list[Resea
             checked[r.language] += 1
             if r.language == "en" and CJK.search(text):
                 mixed.append(r.where(f"{path}: {text[:120]!r}"))
-            if r.language == "zh" and (words := ENGLISH_WORD.findall(text)):
+            if r.language == "zh" and (words := ENGLISH_WORD.findall(text) + enum_values_in(text)):
                 mixed.append(r.where(f"{path}: {words[:3]} in {text[:120]!r}"))
             if keys := IDENTIFIER.findall(text):
                 mixed.append(r.where(f"{path}: {keys[:3]} in {text[:120]!r}"))

@@ -33,8 +33,8 @@ CONFIDENCE_SENTENCE = {
     "that the trade (entered at the next open, closed at its stop, its target or the end of its horizon, after "
     "costs) ends with a positive return; for HOLD, that a long trade entered at the next open would not have made "
     "money over the next 20 trading days.",
-    "zh": "置信度是该判断正确的概率（仅用样本内月份拟合）：BUY/SELL 为按次日开盘价进场、在止损、止盈或期限结束时离场、"
-    "扣除成本后收益为正的概率；HOLD 为次日开盘价做多、持有 20 个交易日不赚钱的概率。",
+    "zh": "置信度是该判断正确的概率（仅用样本内月份拟合）：买入或卖出为按次日开盘价进场、在止损、止盈或期限结束时"
+    "离场、扣除成本后收益为正的概率；持有为次日开盘价做多、持有 20 个交易日不赚钱的概率。",
 }
 """The one sentence the API schema, the console, the CLI, the Markdown export and the reasoning say about
 ``Verdict.confidence`` (docs/evaluation.md, "Verdict confidence")."""

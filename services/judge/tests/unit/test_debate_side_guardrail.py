@@ -81,7 +81,7 @@ async def test_a_hold_is_always_allowed(direction: Direction) -> None:
 
 async def test_the_reasoning_sentence_is_in_the_report_language() -> None:
     verdict = await judge(make_proposal(), Direction.NEUTRAL, language="zh")
-    sentence = "（辩论方向为 NEUTRAL：BUY 只在看多、SELL 只在看空的辩论上执行，此 BUY 改为 HOLD。）"
+    sentence = "（辩论方向为中性：买入只在看多、卖出只在看空的辩论上执行，此买入改为持有。）"
     assert verdict.reasoning.endswith(sentence)
     assert verdict.guardrail_adjustments[0].rule == "debate_side"  # the notes, like errors, are in English
 

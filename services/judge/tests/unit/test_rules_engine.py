@@ -13,6 +13,7 @@ from judge.domain.model.enums import Action, Direction, RiskLevel, TimeHorizon
 from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.rules_judge_agent import RulesJudgeAgent
 from judge.infrastructure.rules.texts import EN, ZH, text
+from shared_contracts.enum_words import enum_word
 from shared_contracts.judge import KeyLevels
 
 BANDS = {"none": (0.0, 0.0), "small": (0.5, 5.0), "medium": (5.0, 10.0), "large": (10.0, 30.0)}
@@ -84,7 +85,7 @@ async def test_stop_and_take_profit_follow_the_risk_level(
     assert policy.risk_level(risks) is level
     proposal = await agent().decide(make_input(risk_factors=tuple(f"risk {i}" for i in range(risks))))
     assert (proposal.stop_loss.distance_percent, proposal.take_profit.distance_percent) == (stop, take)
-    assert level.value in proposal.stop_loss.basis
+    assert enum_word(level.value, "zh") in proposal.stop_loss.basis  # the level in the narrative's word
 
 
 @pytest.mark.parametrize(
@@ -182,8 +183,8 @@ async def test_failed_experts_are_named_first_and_counted_as_one_more_risk() -> 
     assert partial.risk_warnings[0] == (
         "分析不完整：3 位专家失败（财务审计师、估值建模师、宏观情报员），结论只基于其余专家，按一项风险因素计入。"
     )
-    assert "风险等级 LOW" in heard_all.reasoning
-    assert "2 项风险因素 → 风险等级 MEDIUM" in partial.reasoning
+    assert "风险等级 低" in heard_all.reasoning
+    assert "2 项风险因素 → 风险等级 中" in partial.reasoning
     at_stake = [v.position_percent * v.stop_loss.distance_percent for v in (partial, heard_all)]
     assert at_stake[0] < at_stake[1]  # less of the portfolio lost at the stop
 
@@ -213,11 +214,11 @@ async def test_reasoning_cites_its_inputs_and_arithmetic_in_chinese_by_default()
     proposal = await agent().decide(make_input(confidence=0.8, **PRICED))
     reasoning = proposal.reasoning
     for fragment in (
-        "BULLISH",
+        "看多",
         "0.80",
-        "BUY",
+        "买入",
         "6.5%",
-        "风险等级 MEDIUM",
+        "风险等级 中",
         "估值低于内在价值",
         "行业景气度下行",
         "多头略占优",

@@ -263,7 +263,7 @@ async def test_an_a_share_sell_means_exit_or_avoid(symbol: str) -> None:
     assert zh.action is Action.SELL
     assert "清仓/回避" in zh.entry_strategy
     assert "做空" not in zh.entry_strategy.replace("不做空", "")
-    assert "A 股 SELL 指清仓/回避，不是做空" in zh.reasoning
+    assert "A 股的卖出指清仓/回避，不是做空" in zh.reasoning
     assert "exit or avoid" in en.entry_strategy
     assert "non-holders stay out" in en.entry_strategy
     assert "SELL means exit or avoid, not a short" in en.reasoning

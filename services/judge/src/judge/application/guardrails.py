@@ -34,6 +34,7 @@ from judge.domain.dtos.judge_input import JudgeInput
 from judge.domain.dtos.verdict_proposal import LevelProposal, VerdictProposal
 from judge.domain.model import risk
 from judge.domain.model.enums import Action, on_side
+from shared_contracts.enum_words import enum_word
 from shared_contracts.judge import GuardrailAdjustment
 
 MAX_RISK_WARNINGS = 10
@@ -133,7 +134,7 @@ def _exposed(action: Action, position: float, exposure: float, view: str | None,
 
 
 _OFF_SIDE = {
-    "zh": "（辩论方向为 {direction}：BUY 只在看多、SELL 只在看空的辩论上执行，此 {action} 改为 HOLD。）",
+    "zh": "（辩论方向为{direction}：买入只在看多、卖出只在看空的辩论上执行，此{action}改为持有。）",
     "en": " (The debate is {direction}: a BUY is taken only on a BULLISH debate and a SELL only on a BEARISH one, so "
     "this {action} is a HOLD.)",
 }
@@ -147,7 +148,10 @@ def _off_side(action: Action, judge_input: JudgeInput, position: float, policy: 
         f"{action.value} proposed on a {direction} debate outcome (confidence {judge_input.confidence:.2f}): BUY "
         f"only on BULLISH, SELL only on BEARISH → HOLD, position {position:g}% → 0%",
     )
-    return _OFF_SIDE[policy.language].format(direction=direction, action=action.value)
+    language = policy.language
+    return _OFF_SIDE[language].format(
+        direction=enum_word(direction, language), action=enum_word(action.value, language)
+    )
 
 
 def _clamp(value: float, low: float, high: float, rule: str, what: str, notes: _Notes) -> float:

@@ -18,6 +18,7 @@ from debate.domain.ports.bull_advocate_agent import IBullAdvocateAgentPort
 from debate.infrastructure.rules import standing_texts
 from debate.infrastructure.rules.scoring import EVIDENCE_CHARS, fmt, level_of, snippet, split_risks
 from debate.infrastructure.rules.texts import Language, Texts, expert_label, texts_for, weighted
+from shared_contracts.enum_words import enum_word
 from shared_contracts.experts import Signal
 
 
@@ -37,7 +38,7 @@ def _case(debate_input: DebateInput, stance: Signal, texts: Texts) -> dict[str, 
         argument = texts.point.format(
             **side,
             label=expert_label(texts, name),
-            signal=summary.signal,
+            signal=enum_word(summary.signal, texts.language),
             confidence=fmt(summary.confidence),
             coverage=texts.coverage_note.format(coverage=fmt(coverage)) if coverage < 1.0 else "",
         )
@@ -138,7 +139,7 @@ class RulesBearAdvocateAgent(IBearAdvocateAgentPort):
         strengths = [
             texts.strength.format(
                 label=expert_label(texts, name),
-                signal=summaries[name].signal,
+                signal=enum_word(summaries[name].signal, texts.language),
                 confidence=fmt(summaries[name].confidence),
                 evidence=snippet(summaries[name].reasoning, EVIDENCE_CHARS // 2),
             )

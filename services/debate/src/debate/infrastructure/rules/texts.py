@@ -17,6 +17,7 @@ Language = Literal["zh", "en"]
 
 @dataclass(frozen=True)
 class Texts:
+    language: Language
     list_sep: str
     sentence_sep: str
     none: str
@@ -39,6 +40,7 @@ class Texts:
 
 
 ZH = Texts(
+    language="zh",
     list_sep="、",
     sentence_sep="",
     none="无",
@@ -82,6 +84,7 @@ ZH = Texts(
 )
 
 EN = Texts(
+    language="en",
     list_sep=", ",
     sentence_sep=" ",
     none="none",

@@ -17,6 +17,7 @@ from judge.infrastructure.rules import policy
 from judge.infrastructure.rules.policy import LevelChoice
 from judge.infrastructure.rules.texts import Language, Say, text, writer
 from shared_contracts.engine import EngineInfo
+from shared_contracts.enum_words import enum_word
 from shared_contracts.experts import EXPERT_LABELS
 from shared_contracts.reference_price import REFERENCE_STALE_WEEKDAYS
 from shared_contracts.standing import BOTTOM_RANK, MIN_STANDING_COVERAGE, TOP_RANK, standing_side
@@ -70,11 +71,11 @@ class RulesJudgeAgent(IJudgeAgentPort):
             self._language,
             confidence=c,
             threshold=policy.ACTION_THRESHOLD,
-            direction=judge_input.direction.value,
-            action=action.value,
+            direction=enum_word(judge_input.direction.value, self._language),
+            action=enum_word(action.value, self._language),
             risks=risks,
-            level=level.value,
-            horizon=horizon.value,
+            level=enum_word(level.value, self._language),
+            horizon=enum_word(horizon.value, self._language),
             max=self._max_position,
             position=position,
             half=round(position / 2, 2),
@@ -107,7 +108,7 @@ class RulesJudgeAgent(IJudgeAgentPort):
             top=TOP_RANK,
             bottom=BOTTOM_RANK,
             min_coverage=MIN_STANDING_COVERAGE,
-            view=judge_input.market_view,
+            view=enum_word(str(judge_input.market_view), self._language),
             exposure=exposure,
             horizon_days=policy.HORIZON_DAYS[horizon],
             step=policy.POSITION_STEP,
@@ -142,7 +143,9 @@ class RulesJudgeAgent(IJudgeAgentPort):
     ) -> str:
         """The call the evidence made, why it cannot be acted on, and the HOLD's levels and theses."""
         standing = judge_input.score is not None
-        parts = [say("reason_standing" if standing else "reason_action", action=called.value)]
+        parts = [
+            say("reason_standing" if standing else "reason_action", action=enum_word(called.value, self._language))
+        ]
         parts += [say("reason_unpriced", missing=_missing(say, unpriced)), say("reason_no_position")]
         if not standing:
             count = min(len(judge_input.named_disagreements), policy.MAX_DISAGREEMENT_DISCOUNTS)

@@ -11,7 +11,7 @@ ZH: dict[str, str] = {
     "reason_standing": "辩论方向 {direction}：该股在参照股票池中的综合得分 {score:+.2f}{made_of}，池内分位 {rank}，"
     "证据覆盖 {coverage}（分位 ≥ {top:.2f} 看多、≤ {bottom:.2f} 看空，覆盖低于 {min_coverage:.0%} 中性）→ {action}。",
     "made_of": "（= {terms}）",
-    "reason_exposure": "市场观点 {view} 只调节敞口：仓位保留 {exposure:.0%}（FAVORABLE 100%、NEUTRAL 80%、UNFAVORABLE "
+    "reason_exposure": "市场观点 {view} 只调节敞口：仓位保留 {exposure:.0%}（有利 100%、中性 80%、不利 "
     "60%），不决定个股方向。",
     "reason_no_market_view": "未听取市场观点：仓位按完整敞口。",
     "reason_position_standing": "仓位 = 风险预算 {budget:g}% × 风险系数 {mult:.2f}（{risks} 项风险因素）÷ 止损距离 "
@@ -24,7 +24,7 @@ ZH: dict[str, str] = {
     "entry_buy_second_plain": "价格站稳且论点未被证伪后再买入其余 {half:g}%",
     "entry_sell": "分两批卖出/减仓（或做空）{position:g}%：先卖出 {half:g}%{at_price}，反弹时再卖出其余 {half:g}%；"
     "价格突破止损位说明空头论点失效，停止减仓。",
-    "entry_sell_a_share": "A 股不做空，SELL 即清仓/回避：持有者分两批卖出 {position:g}%，先卖出 {half:g}%{at_price}，"
+    "entry_sell_a_share": "A 股不做空，卖出即清仓/回避：持有者分两批卖出 {position:g}%，先卖出 {half:g}%{at_price}，"
     "反弹时再卖出其余 {half:g}%；未持有者回避、不买入。价格突破止损位说明空头论点失效，停止卖出。",
     "entry_hold": "暂不新开仓；已持有者维持现有仓位，待辩论方向明确且置信度 ≥ {threshold:.2f} 再行动。",
     "at_price": "（参考价 {price} 附近）",
@@ -63,16 +63,16 @@ ZH: dict[str, str] = {
     "g}–{max_atr:g} ATR），止盈 {take:.2f}%（盈亏比 {ratio:.2f}，至少 {min_ratio:g}）；{risks} 项风险因素 → "
     "风险等级 {level}。",
     "reason_no_volatility": "未提供波动率（ATR），止损/止盈与仓位按风险等级的百分比规则。",
-    "reason_sell_a_share": "A 股 SELL 指清仓/回避，不是做空。",
-    "reason_sell_other": "SELL 指卖出持仓，或做空。",
+    "reason_sell_a_share": "A 股的卖出指清仓/回避，不是做空。",
+    "reason_sell_other": "卖出指卖出持仓，或做空。",
     "why_evidence": "主导辩论的证据属于该时间尺度",
-    "reason_no_position": "HOLD 不新开仓，仓位 0%。",
+    "reason_no_position": "持有不新开仓，仓位 0%。",
     "reason_levels": "{risks} 项风险因素 → 风险等级 {level} → 止损 {stop:g}%、止盈 {take:g}%（距入场价）。",
     "reason_horizon": "期限 {horizon}：{why}。",
     "why_hold": "观望结论需尽快复核",
     "why_contested": "{count} 项未消解分歧，论点需短期验证",
-    "why_high_risk": "风险等级 HIGH，缩短持有期",
-    "why_strong": "置信度 ≥ {threshold:.2f} 且风险等级 LOW",
+    "why_high_risk": "风险等级高，缩短持有期",
+    "why_strong": "置信度 ≥ {threshold:.2f} 且风险等级低",
     "why_default": "方向明确但仍有风险或分歧",
     "reason_calibrated": "校准后的置信度 {calibrated:.2f}：样本内原始分数约 {raw:.2f} "
     "的交易中盈利的比例（docs/decisions.md）。",
@@ -84,7 +84,7 @@ ZH: dict[str, str] = {
     "round_limit": "取上限 → {position:g}%",
     "entry_hold_unpriced": "暂不新开仓：没有可执行的价格依据；已持有者按自己的止损管理，"
     "待有当日收盘价与波动率时再复核。",
-    "reason_unpriced": "没有可执行的价格依据（{missing}），BUY/SELL 无法设定止损与仓位，改为 HOLD。",
+    "reason_unpriced": "没有可执行的价格依据（{missing}），买入或卖出无法设定止损与仓位，改为持有。",
     "unpriced_price": "分析日（或其前 {days} 个交易日内）没有参考收盘价",
     "unpriced_volatility": "没有波动率（ATR 或历史波动率）",
     "rank_unknown": "无池内分位",
