@@ -8,8 +8,8 @@ projections into the debate and the judge inputs, the debate's and the judge's u
 - no narrative text shows a hole (``n/a``, ``(-)``, ``nan``, ``None``, ``null``), is cut (an ellipsis anywhere) or
   ends in a dangling separator (``;`` ``，`` ``、`` ``:`` ...);
 - each research is written in the one language it asked for, per call of services set to the other one: no CJK
-  character in English, no English word in Chinese (outside symbols, tickers, enum names and indicator
-  abbreviations, which are upper case);
+  character in English, no English word in Chinese (outside symbols, tickers and indicator abbreviations, which are
+  upper case) and no enum value inside a Chinese text (it writes 持有, 看多, 短期);
 - no risk field is empty (an expert's ``risk_warning``, a risk-list item, the verdict's ``risk_warnings``);
 - a BUY or SELL always has a reference price and a volatility measure, and absolute stop and target prices;
 - the sizing sentence's figures are the verdict's position (and a "rounded down" never goes up);
