@@ -977,7 +977,8 @@ def _client(timeout: httpx.Timeout) -> httpx.Client:
 def run_batch(args: argparse.Namespace, api: str, timeout: httpx.Timeout) -> int:
     """``--batch``: submit, follow the progress, print the ranked table; the exit code as for a research."""
     symbols = [s for s in re.split(r"[,\s]+", args.batch) if s]
-    payload: dict[str, Any] = {"symbols": symbols, "experts": [e for e in re.split(r"[,\s]+", args.experts) if e]}
+    experts = [e for e in re.split(r"[,\s]+", args.experts) if e]
+    payload: dict[str, Any] = {"symbols": symbols, "experts": experts, "language": args.language}
     with _client(timeout) as client:
         try:
             payload["analysis_date"] = args.analysis_date

@@ -268,7 +268,10 @@ def test_a_live_provider_or_an_unlisted_symbol_takes_the_last_weekday_up_to_toda
         with httpx.Client() as client:
             assert cli.default_analysis_date(client, URL, ["0700.HK"], today=dt.date(2026, 11, 25))[0] == "2026-11-25"
             batch = cli.default_analysis_date(client, URL, ["600519.SH", "AAPL"], today=sunday)
-    assert batch == ("2025-09-30", "the last trading day the data has for 600519.SH, AAPL")
+    assert batch == (
+        "2025-09-30",
+        "the last trading day the data has for 600519.SH, AAPL; the data of some ends earlier (AAPL on 2025-08-14)",
+    )
     with respx.mock:
         respx.get(f"{API}/universe").mock(return_value=httpx.Response(502, json={"code": "peer_unavailable"}))
         with httpx.Client() as client:
@@ -358,13 +361,16 @@ def test_a_batch_prints_its_progress_then_the_ranked_table(capsys: pytest.Captur
     respx.get(f"{URL}{batch}/events").mock(return_value=httpx.Response(200, text=stream))
     respx.get(f"{URL}{batch}").mock(return_value=httpx.Response(200, json=view))
 
-    code = _cli().main(["--batch", "000001.SZ, 999999.SZ", "--analysis-date", "2025-06-30", "--url", URL])
+    code = _cli().main(
+        ["--batch", "000001.SZ, 999999.SZ", "--analysis-date", "2025-06-30", "--language", "en", "--url", URL]
+    )
     out, err = capsys.readouterr()
 
     assert code == 0
     sent = submitted.calls[0].request.content
     assert b'"symbols":["000001.SZ","999999.SZ"]' in sent
     assert b'"analysis_date":"2025-06-30"' in sent
+    assert b'"language":"en"' in sent
     assert "1/2 done, 0 failed" in err
     assert "2/2 done, 1 failed" in err
     lines = out.splitlines()

@@ -37,17 +37,28 @@ def default_analysis_date(
     if not isinstance(body, Mapping):
         return weekday, "the last weekday up to today (the data's universe could not be read)"
     wanted = {s.strip().upper() for s in symbols}
-    lasts = [
-        str(item["bars"]["last"])
+    lasts = {
+        str(item["symbol"]): str(item["bars"]["last"])
         for item in body.get("symbols") or []
         if isinstance(item, Mapping)
         and str(item.get("symbol", "")).upper() in wanted
         and isinstance(item.get("bars"), Mapping)
         and is_iso_date(str(item["bars"].get("last")))
-    ]
+    }
     named = ", ".join(symbols) if len(symbols) <= 3 else "these symbols"
     if lasts:
-        return max(lasts), f"the last trading day the data has for {named}"
+        day = max(lasts.values())
+        return day, f"the last trading day the data has for {named}" + _ending_earlier(lasts, day)
     if body.get("open_ended"):
         return weekday, f"the last weekday up to today (the data provider, {body.get('data_provider')}, is live)"
     return weekday, f"the last weekday up to today (the data lists no bars for {named})"
+
+
+def _ending_earlier(lasts: Mapping[str, str], day: str, shown: int = 3) -> str:
+    """``"; the data of X ends earlier (on D)"`` for the symbols whose last bar is before ``day`` (a few named)."""
+    earlier = sorted((last, symbol) for symbol, last in lasts.items() if last < day)
+    if not earlier:
+        return ""
+    named = ", ".join(f"{symbol} on {last}" for last, symbol in earlier[:shown])
+    more = f" and {len(earlier) - shown} more" if len(earlier) > shown else ""
+    return f"; the data of some ends earlier ({named}{more})"
