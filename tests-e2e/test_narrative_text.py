@@ -95,6 +95,17 @@ def test_no_narrative_ends_in_a_dangling_separator(runs: dict[str, list[Research
     assert dangling[:20] == []
 
 
+def test_no_narrative_leaves_a_quotation_open(runs: dict[str, list[Research]]) -> None:
+    """A text shortened inside a quotation would leave its 「 (or “) open: texts are cut only between sentences."""
+    opened = [
+        r.where(f"{path}: {text[-80:]!r}")
+        for r in every(runs)
+        for path, text in _prose(r)
+        if text.count("「") != text.count("」") or text.count("“") != text.count("”")
+    ]
+    assert opened[:20] == []
+
+
 def enum_values_in(text: str) -> list[str]:
     return [] if text.strip() in ZH_WORDS else ENUM_VALUE.findall(text)
 

@@ -24,17 +24,28 @@ def one_line(text: str) -> str:
 
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line: whole when it fits in ``limit`` characters, else its leading whole sentences that fit
-    (at least the first one, however long). A last sentence ended by ``;`` or ``；`` ends with a full stop."""
+    (at least the first one, however long; a sentence end inside a quotation or brackets does not count). A last
+    sentence ended by ``;`` or ``；`` ends with a full stop."""
     flat = one_line(text)
     if len(flat) <= limit:
         return flat
-    ends = [m.end() for m in _SENTENCE_END.finditer(flat)]
+    ends = [m.end() for m in _SENTENCE_END.finditer(flat) if _closed(flat[: m.end()])]
     fitting = [end for end in ends if end <= limit]
     cut = fitting[-1] if fitting else (ends[0] if ends else len(flat))
     kept = flat[:cut].rstrip()
     if kept.endswith("；"):
         return kept[:-1] + "。"
     return kept[:-1] + "." if kept.endswith(";") else kept
+
+
+_PAIRS = (("「", "」"), ("『", "』"), ("“", "”"), ("（", "）"), ("(", ")"))
+
+
+def _closed(prefix: str) -> bool:
+    """Whether every quote and bracket opened in ``prefix`` is closed in it (a sentence end inside a quotation is
+    not a place to cut)."""
+    balanced = all(prefix.count(opening) <= prefix.count(closing) for opening, closing in _PAIRS)
+    return balanced and prefix.count('"') % 2 == 0
 
 
 def price_decimals(reference: float | None) -> int:

@@ -43,6 +43,12 @@ def test_chinese_text_keeps_whole_sentences_and_ends_with_a_full_stop() -> None:
     assert shorten(text, 40) == "营收同比 25.60%、净利润同比 36.27%（2018-12-31）。"
 
 
+def test_a_sentence_end_inside_a_quotation_is_not_a_cut() -> None:
+    text = "甲看多与乙看空相互矛盾：「按池内位置投票。贡献 +0.05。」对「估值偏高。」。其余分歧从略。再补一句。"
+    assert shorten(text, 40) == "甲看多与乙看空相互矛盾：「按池内位置投票。贡献 +0.05。」对「估值偏高。」。"
+    assert shorten('He said "it holds. really." Then more. And more.', 30) == 'He said "it holds. really." Then more.'
+
+
 @pytest.mark.parametrize(
     ("value", "reference", "written"),
     [(1492.3141, 1492.31, "1492.31"), (3.4567, 3.456, "3.457"), (117000.5, None, "117000.50"), (30.0, 1500.0, "30.00")],
