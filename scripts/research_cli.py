@@ -163,6 +163,8 @@ def format_summary(body: Mapping[str, Any], stages: Mapping[str, Any] | None = N
         "Experts",
     ]
     failures = _failure_groups(experts)
+    if not experts:
+        lines.append(f"  ({_ended_early(body) or 'no expert result'})")
     for name, envelope in experts.items():
         envelope = envelope if isinstance(envelope, Mapping) else {}
         if envelope.get("status") != "success":
@@ -506,8 +508,8 @@ def _ended_early(body: Mapping[str, Any]) -> str:
 
 def _why_missing(stages: Mapping[str, Any] | None, stage: str, otherwise: str) -> str:
     record = (stages or {}).get(stage)
-    if not isinstance(record, Mapping) or record.get("status") in (None, "success"):
-        return otherwise
+    if not isinstance(record, Mapping) or record.get("status") in (None, "success", "pending"):
+        return otherwise  # a stage still pending in an ended session was never reached: ``otherwise`` says why
     if record.get("error"):
         return f"{record['status']}: {_words(record['error'])}"
     return str(record["status"])

@@ -626,3 +626,10 @@ def test_a_cancelled_session_says_so_where_the_debate_and_the_verdict_would_be()
     text = _cli().format_summary(cancelled, {"debate": {"status": None}, "judge": None})
     assert "Debate   (not reached: the session was cancelled)" in text
     assert "Verdict  (not reached: the session was cancelled)" in text
+    # Cancelled before any expert answered: the stored stages are still pending, which is said as not reached.
+    early = _cli().format_summary(
+        _research({}, "cancelled"), {"debate": {"status": "pending"}, "judge": {"status": "pending"}}
+    )
+    assert "  (not reached: the session was cancelled)" in early.splitlines()
+    assert "Debate   (not reached: the session was cancelled)" in early
+    assert "pending" not in early
