@@ -12,7 +12,7 @@ _LABELS = {
     "ROE": "ROE",
     "gross margin": "毛利率",
     "operating cash flow": "经营现金流",
-    "total assets/liabilities": "资产负债数据",
+    "total assets/liabilities": "资产负债",
     "payout ratio": "分红率",
 }
 SERIES_LABELS: dict[str, dict[str, str]] = {
