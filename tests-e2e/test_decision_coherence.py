@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 from in_process_grid import Research, every
 
-from shared_contracts.experts import EXPERT_LABELS
+from shared_contracts.experts import EXPERT_LABELS, stance_of
+from shared_contracts.projection import summarize_expert_result
 from shared_contracts.text import format_price, tick_decimals
 
 SCORE = re.compile(r"(?:综合得分|composite score(?: in its reference universe is)?) ([+-]\d+\.\d\d)")
@@ -179,4 +180,25 @@ def test_a_hold_opens_nothing_and_says_its_levels_apply_only_if_entering(runs: d
         if EXPOSURE.search(verdict["reasoning"]):  # "仓位保留 80%" beside "仓位 0%"
             wrong.append(r.where(f"exposure kept by a HOLD: {verdict['reasoning'][:200]}"))
     assert holds > 100
+    assert wrong[:20] == []
+
+
+def test_no_disagreement_calls_an_expert_bullish_or_bearish_against_its_own_signal(
+    runs: dict[str, list[Research]],
+) -> None:
+    """A disagreement names an expert bullish (看多) or bearish (看空) only when that is its own stance (its signal
+    as the debate reads it); weighed by the standing, it says which dimension adds to the score and which takes
+    from it instead."""
+    wrong = []
+    for r in every(runs):
+        for line in r.debate.get("key_disagreements") or []:
+            for expert, data in r.experts.items():
+                label = EXPERT_LABELS[r.language].get(expert, expert)
+                summary = summarize_expert_result(expert, data) if data else None
+                stance = stance_of(summary.signal) if summary else None
+                signal = None if stance is None else stance.value
+                for word, meant in (("看多", "BULLISH"), ("看空", "BEARISH"), (" is bullish", "BULLISH"),
+                                    (" is bearish", "BEARISH")):  # fmt: skip
+                    if f"{label}{word}" in line and signal != meant:
+                        wrong.append(r.where(f"{expert} ({signal}) called {word.strip()}: {line[:100]!r}"))
     assert wrong[:20] == []

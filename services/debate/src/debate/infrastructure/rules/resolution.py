@@ -80,7 +80,7 @@ class RulesResolutionAgent(IResolutionAgentPort):
                 direction=DebateDirection(standing.direction),
                 confidence=standing.confidence,
                 risk_matrix=self._risk_matrix(bull.acknowledged_risks, panel),
-                key_disagreements=self._disagreements(bull_side, bear_side),
+                key_disagreements=self._disagreements(bull_side, bear_side, self._texts.disagreement_standing),
                 conflict_resolution=self._texts.sentence_sep.join(
                     [standing_texts.resolution(self._texts, standing), coverage_sentence(self._texts, panel)]
                 ),
@@ -108,10 +108,12 @@ class RulesResolutionAgent(IResolutionAgentPort):
             )
         return sorted(items, key=lambda i: (_ORDER.index(i.probability), _ORDER.index(i.impact)))
 
-    def _disagreements(self, bull: _Side, bear: _Side) -> list[str]:
+    def _disagreements(self, bull: _Side, bear: _Side, template: str | None = None) -> list[str]:
+        """Each pair of a bull-side and a bear-side expert, in ``template`` (default: bullish against bearish; the
+        standing's: adds to the score against takes from it, since a side there is a contribution's sign)."""
         texts = self._texts
         lines = [
-            texts.disagreement.format(
+            (template or texts.disagreement).format(
                 bull_label=expert_label(texts, b),
                 bull_confidence=scoring.fmt(bull.confidence[b]),
                 bear_label=expert_label(texts, r),

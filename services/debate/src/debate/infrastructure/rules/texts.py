@@ -34,6 +34,7 @@ class Texts:
     thesis_none: str
     strength: str
     disagreement: str
+    disagreement_standing: str  # the same between a dimension that adds to the score and one that takes from it
     tally: str
     coverage: str
     verdicts: dict[str, str]  # by direction
@@ -63,6 +64,10 @@ ZH = Texts(
     thesis_none="{symbol} {side}头论证：{total} 位专家中无人{stance}，{side}头缺乏直接证据。",
     strength="{label}看多（{signal}，置信度 {confidence}）：{evidence}",
     disagreement="{bull_label}看多（{bull_confidence}）与{bear_label}看空（{bear_confidence}）相互矛盾：「{bull_evidence}」对「{bear_evidence}」",
+    disagreement_standing=(
+        "{bull_label}为综合得分加分（{bull_confidence}）而{bear_label}减分（{bear_confidence}）：「{bull_evidence}」对"
+        "「{bear_evidence}」"
+    ),
     tally=(
         "证据权重 = 置信度 × 数据完整度。多方：{bullish_experts}，合计 {bull:.2f}；"
         "空方：{bearish_experts}，合计 {bear:.2f}；中性：{neutral_experts}，合计 {neutral:.2f}。"
@@ -110,6 +115,10 @@ EN = Texts(
     strength="{label} is bullish ({signal}, confidence {confidence}): {evidence}",
     disagreement=(
         "{bull_label} is bullish ({bull_confidence}) while {bear_label} is bearish ({bear_confidence}): "
+        '"{bull_evidence}" versus "{bear_evidence}"'
+    ),
+    disagreement_standing=(
+        "{bull_label} adds to the score ({bull_confidence}) while {bear_label} takes from it ({bear_confidence}): "
         '"{bull_evidence}" versus "{bear_evidence}"'
     ),
     tally=(
