@@ -14,6 +14,7 @@ console-scorecard.png)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,12 @@ model's name). The narrative is the research's language: this stack's fake model
 request's language, so only the console's own words (chrome, labels, enums, dates, outcomes) are scanned."""
 
 
+def null_words(page: Page) -> list[str]:
+    """The words "null" and "undefined" anywhere in the page's visible text (a value the page failed to put in
+    words)."""
+    return re.findall(r"\b(?:null|undefined|NaN)\b", page.evaluate(VISIBLE_TEXT, "script, style"))
+
+
 def english_on_page(page: Page, *symbols: str) -> list[str]:
     return english_words(page.evaluate(VISIBLE_TEXT, CONSOLE_OWN), symbols)
 
@@ -283,6 +290,7 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
     assert detail["outcome"]["exit_day"] in exit_label
     assert "%" in exit_label
     assert "Catalyst detective failed:" in page.inner_text('[data-expert="catalyst_detective"]')
+    assert null_words(page) == []
 
     # The model's markup never runs: the services strip it (issue 39) and the console renders what is left as
     # text (test_console_assets: no HTML sinks in its code).
@@ -507,6 +515,7 @@ def test_a_running_research_is_cancelled_from_its_page(page: Page, stack: Stack)
     opens_the_session_page(page, session_id, timeout=60_000)
     assert page.get_attribute("#session-status", "data-status") == "cancelled"
     assert page.inner_text("#verdict-none") == "The research was cancelled: there is no verdict."
+    assert null_words(page) == []
     assert stored_events(page, session_id)[-1][1] == "session.cancelled"
 
 

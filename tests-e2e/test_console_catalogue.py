@@ -148,6 +148,30 @@ def markdown(page: Page, session: dict[str, Any], lang: str) -> str:
     return text
 
 
+def card(page: Page, session: dict[str, Any], lang: str) -> str:
+    """The session page's verdict card for ``session``, as the reader sees its text."""
+    script = """async ([session, lang]) => {
+        localStorage.setItem("console.lang", lang);
+        const { verdictCard } = await import("/js/verdict-card.js");
+        const { levelsOf } = await import("/js/levels.js");
+        document.body.replaceChildren(verdictCard(session, levelsOf(session.verdict)));
+        return document.body.innerText;
+    }"""
+    text: str = page.evaluate(script, [session, lang])
+    return text
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_sell_card_writes_no_null(page: Page) -> None:
+    session = hold_session({})
+    session["verdict"] = {**session["verdict"], "action": "SELL", "position_percent": 15.5}
+    for lang in ("en", "zh"):
+        text = card(page, session, lang)
+        assert re.findall(r"\b(?:null|undefined|NaN)\b", text) == [], text
+        assert "15.5 %" in text
+
+
 @pytest.mark.browser
 @needs_chromium
 def test_the_chinese_download_of_a_pending_hold_is_chinese_and_has_no_holes(page: Page) -> None:

@@ -3,7 +3,7 @@
 // what the confidence means, the guardrails, the engine, and the reasoning whole.
 
 import { isAShare, upDown } from "./colors.js";
-import { h, longText } from "./dom.js";
+import { add, h, longText } from "./dom.js";
 import { expertError, num, pct, price, signed, signedPct, text } from "./format.js";
 import { actionWord, enumWord, t } from "./i18n.js";
 
@@ -83,7 +83,7 @@ export function verdictCard(session, levels) {
   const entry = levels.entryDay
     ? t("verdict.entry", { price: price(levels.entry, symbol), day: levels.entryDay })
     : t("verdict.entry_no_day", { price: price(levels.entry, symbol) });
-  card.append(
+  add(card,
     h("p", { class: `action action-${v.action}`, "data-action": v.action }, actionWord(v.action)),
     hold ? h("p", { class: "hint", id: "verdict-hold-levels" }, t("verdict.hold_levels")) : null,
     dl([
