@@ -174,6 +174,23 @@ def test_a_sell_card_writes_no_null(page: Page) -> None:
 
 @pytest.mark.browser
 @needs_chromium
+def test_a_verdict_without_a_reference_price_invents_no_levels(page: Page) -> None:
+    session = hold_session({})
+    session["verdict"] = {**session["verdict"], "action": "BUY", "reference_price": None, "reference_date": None}
+    english = markdown(page, session, "en")
+    assert "- Entry: No price to act on on the analysis date." in english.splitlines()
+    assert "- Stop: −5.0 % from the entry (no price: see the entry)" in english.splitlines()
+    assert "分析日期没有可执行的价格" in markdown(page, session, "zh")
+    shown = card(page, session, "zh")
+    assert "分析日期没有可执行的价格" in shown
+    assert re.findall(r"\d+\.\d\d(?! %)", shown.split("入场")[1].split("期限")[0]) == [], shown
+    # An older session's levels carry their prices: the entry is the price they were measured from.
+    older = {**session["verdict"], "stop_loss": {"percent_from_entry": -5.0, "price": 950.0}}
+    assert "- Entry: 1000.00, the reference close" in markdown(page, {**session, "verdict": older}, "en")
+
+
+@pytest.mark.browser
+@needs_chromium
 def test_the_chinese_download_of_a_pending_hold_is_chinese_and_has_no_holes(page: Page) -> None:
     pending = {"status": "pending", "reason": pending_reason(), "holding_days": 0}
     text = markdown(page, hold_session(pending), "zh")

@@ -3,11 +3,11 @@
 
 import { contributionsMarkdown } from "./contributions.js";
 import { summaryOf } from "./experts.js";
-import { num, price, signed, signedPct, text } from "./format.js";
+import { num, signed, text } from "./format.js";
 import { actionWord, enumWord, expertName, statusWord, t } from "./i18n.js";
 import { outcomeText } from "./outcome.js";
 import { phrase } from "./phrases.js";
-import { exposureText } from "./verdict-card.js";
+import { entryText, exposureText, levelText } from "./verdict-card.js";
 
 function block(value) {
   return text(value).split(/\r?\n/).map((line) => `> ${line}`).join("\n");
@@ -24,11 +24,11 @@ export function sessionMarkdown(session, levels) {
   } else {
     const sym = session.symbol;
     const ifEntering = v.action === "HOLD" ? t("verdict.if_entering") : "";
-    const level = (value, at) => t("verdict.level", { price: price(at, sym), pct: signedPct(value?.percent_from_entry) });
+    const level = (value, at) => levelText(value, at, sym);
     out.push(`- ${t("field.action")}: ${actionWord(v.action)}`);
     out.push(`- ${t("field.position")}: ${num(v.position_percent, 1)} %${v.position_shares != null ? ` (${t("verdict.shares", { shares: v.position_shares })})` : ""}`);
     out.push(`- ${t("field.confidence")}: ${num(v.confidence)}${v.score == null ? "" : ` (${t("confidence.sentence")})`}`);
-    out.push(`- ${t("field.entry")}: ${levels.entryDay ? t("verdict.entry", { price: price(levels.entry, sym), day: levels.entryDay }) : t("verdict.entry_no_day", { price: price(levels.entry, sym) })}`);
+    out.push(`- ${t("field.entry")}: ${entryText(levels, sym)}`);
     if (v.action === "HOLD") out.push(`- ${t("verdict.hold_levels")}`);
     out.push(`- ${t("field.stop")}${ifEntering}: ${level(v.stop_loss, levels.stop)}`);
     out.push(`- ${t("field.target")}${ifEntering}: ${level(v.take_profit, levels.target)}`);

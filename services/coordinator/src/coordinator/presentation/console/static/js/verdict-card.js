@@ -28,8 +28,19 @@ export function failure(expert, message) {
   return h("p", { class: "error" }, expertError(expert, ""), h("span", { class: "narrative" }, message || t("none")));
 }
 
-function levelText(value, levelPrice, symbol) {
-  return t("verdict.level", { price: price(levelPrice, symbol), pct: signedPct(value?.percent_from_entry) });
+/** A stop or a target: its price and its percent from the entry; without a price, its percent alone, or why none. */
+export function levelText(value, levelPrice, symbol) {
+  const percent = value?.percent_from_entry;
+  if (typeof levelPrice !== "number") return typeof percent === "number" ? t("verdict.level_pct", { pct: signedPct(percent) }) : t("verdict.no_price");
+  return t("verdict.level", { price: price(levelPrice, symbol), pct: signedPct(percent) });
+}
+
+/** The entry: the reference price and its day, or a sentence saying there is no price to act on. */
+export function entryText(levels, symbol) {
+  if (typeof levels.entry !== "number") return t("verdict.no_price");
+  return levels.entryDay
+    ? t("verdict.entry", { price: price(levels.entry, symbol), day: levels.entryDay })
+    : t("verdict.entry_no_day", { price: price(levels.entry, symbol) });
 }
 
 /** The engine: its kind in words, the model's name as an identifier, a fallback's reason as the service wrote it. */
@@ -80,9 +91,7 @@ export function verdictCard(session, levels) {
   updateShares();
   const hold = v.action === "HOLD";
   const ifEntering = hold ? t("verdict.if_entering") : "";
-  const entry = levels.entryDay
-    ? t("verdict.entry", { price: price(levels.entry, symbol), day: levels.entryDay })
-    : t("verdict.entry_no_day", { price: price(levels.entry, symbol) });
+  const entry = entryText(levels, symbol);
   add(card,
     h("p", { class: `action action-${v.action}`, "data-action": v.action }, actionWord(v.action)),
     hold ? h("p", { class: "hint", id: "verdict-hold-levels" }, t("verdict.hold_levels")) : null,

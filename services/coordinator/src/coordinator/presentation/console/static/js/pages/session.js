@@ -96,9 +96,12 @@ async function chartSection(session) {
   const caption = h("figcaption", {}, t("session.chart_caption"));
   const outcomeLine = h("p", { id: "outcome", class: "outcome" });
   figure.append(chart, caption, outcomeLine);
+  if (session.verdict && typeof levelsOf(session.verdict).entry !== "number") {
+    figure.append(h("p", { class: "hint", id: "chart-no-price" }, t("verdict.no_price")));
+  }
   const day = session.analysis_date;
   const outcome = session.outcome;
-  const none = { figure, levels: levelsOf(session.verdict, [], day), draw: () => {} };
+  const none = { figure, levels: levelsOf(session.verdict), draw: () => {} };
   if (!day) {
     outcomeLine.textContent = t("session.no_bars", { reason: t("session.no_date") });
     return none;
@@ -113,7 +116,7 @@ async function chartSection(session) {
     outcomeLine.textContent = t("session.no_bars", { reason: errorText(error) });
     return none;
   }
-  const levels = levelsOf(session.verdict, bars, day);
+  const levels = levelsOf(session.verdict);
   if (outcome) {
     outcomeLine.dataset.status = outcome.status;
     outcomeLine.textContent = outcomeText(outcome, session.verdict?.action, session.symbol);
