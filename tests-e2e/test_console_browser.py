@@ -515,6 +515,8 @@ def test_a_running_research_is_cancelled_from_its_page(page: Page, stack: Stack)
     opens_the_session_page(page, session_id, timeout=60_000)
     assert page.get_attribute("#session-status", "data-status") == "cancelled"
     assert page.inner_text("#verdict-none") == "The research was cancelled: there is no verdict."
+    assert "Cancelled before it finished." in page.inner_text('[data-expert="technical_analyst"]')
+    assert page.inner_text("#debate-none") == "cancelled"
     assert null_words(page) == []
     assert stored_events(page, session_id)[-1][1] == "session.cancelled"
 

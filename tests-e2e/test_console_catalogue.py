@@ -262,6 +262,12 @@ def test_a_cancelled_session_says_so_in_both_languages(page: Page) -> None:
     cancelled = {**hold_session({}), "status": "cancelled", "verdict": None, "outcome": None}
     assert "- The research was cancelled: there is no verdict." in markdown(page, cancelled, "en").splitlines()
     assert "- 研究已取消：没有裁决。" in markdown(page, cancelled, "zh").splitlines()
+    # An expert the cancel stopped says so, not "Error: —".
+    stopped = {**cancelled, "expert_results": {}, "debate": {"status": "pending"}, "judge": {"status": "pending"}}
+    english = markdown(page, stopped, "en")
+    assert "- Cancelled before it finished." in english.splitlines()
+    assert "—" not in english.split("## Experts")[1]
+    assert "- 完成前已取消。" in markdown(page, stopped, "zh").splitlines()
 
 
 @pytest.mark.browser

@@ -7,7 +7,7 @@ import { num, signed, text } from "./format.js";
 import { actionWord, enumWord, expertName, statusWord, t } from "./i18n.js";
 import { outcomeText } from "./outcome.js";
 import { phrase } from "./phrases.js";
-import { entryText, exposureText, levelText } from "./verdict-card.js";
+import { entryText, exposureText, levelText, stageState } from "./verdict-card.js";
 
 function block(value) {
   return text(value).split(/\r?\n/).map((line) => `> ${line}`).join("\n");
@@ -19,7 +19,7 @@ export function sessionMarkdown(session, levels) {
   out.push(`- ${t("field.status")}: ${statusWord(session.status)}`, `- ${t("md.session")}: ${session.session_id}`, "");
   out.push(`## ${t("session.verdict")}`, "");
   if (!v) {
-    const why = ["cancelled", "interrupted", "failed"].includes(session.status) ? t(`verdict.none_${session.status}`) : t(`stage.${session.judge?.status || "pending"}`);
+    const why = ["cancelled", "interrupted", "failed"].includes(session.status) ? t(`verdict.none_${session.status}`) : stageState(session, session.judge);
     out.push(`- ${why}`, "");
   } else {
     const sym = session.symbol;
@@ -46,13 +46,14 @@ export function sessionMarkdown(session, levels) {
     const record = session.expert_results[expert];
     out.push(`### ${expertName(expert)}`, "");
     if (!record || record.status !== "success") {
-      out.push(`- ${t("field.error")}: ${text(record?.error)}`, "");
+      const stoppedBefore = ["cancelled", "interrupted"].includes(session.status) && record?.status !== "failed";
+      out.push(stoppedBefore ? `- ${t(`expert.${session.status}`)}` : `- ${t("field.error")}: ${record?.error ? text(record.error) : t("err.no_message")}`, "");
       continue;
     }
     const s = summaryOf(expert, record.data);
     out.push(`- ${t("field.signal")}: ${enumWord(s.signal)} · ${t("field.confidence")}: ${num(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
     if (s.dataGaps.length) out.push(`- ${t("field.data_gaps")}: ${s.dataGaps.map((g) => phrase(text(g))).join("; ")}`);
-    out.push(`- ${t("field.risk")}: ${text(s.risk)}`, "", block(s.reasoning), "");
+    out.push(`- ${t("field.risk")}: ${s.risk ? text(s.risk) : t("list.no_risk_reported")}`, "", block(s.reasoning), "");
   }
   const d = session.debate_outcome;
   if (d) {

@@ -25,7 +25,26 @@ export function folded(value, className = "") {
 
 /** "Technical analyst failed: " in the reader's language, the service's message after it as it wrote it. */
 export function failure(expert, message) {
-  return h("p", { class: "error" }, expertError(expert, ""), h("span", { class: "narrative" }, message || t("none")));
+  if (!message) return h("p", { class: "error" }, expertError(expert, t("err.no_message")));
+  return h("p", { class: "error" }, expertError(expert, ""), h("span", { class: "narrative" }, message));
+}
+
+/** Whether the session stopped before its end (cancelled or interrupted): what had not finished never will. */
+export function stopped(session) {
+  return ["cancelled", "interrupted"].includes(session.status);
+}
+
+/** A stage's state in words (debate, judge): a stopped session's unfinished stage is cancelled, not waiting. */
+export function stageState(session, stage) {
+  const status = stage?.status || "pending";
+  const state = stopped(session) && ["pending", "running"].includes(status) ? session.status : status;
+  return `${t(`stage.${state}`)}${stage?.error ? `: ${stage.error}` : ""}`;
+}
+
+/** Why an expert has no result: its stage stopped with the session, or it failed (and the service's message). */
+export function expertMissing(session, expert, record) {
+  if (stopped(session) && record?.status !== "failed") return h("p", { class: "hint" }, t(`expert.${session.status}`));
+  return failure(expert, record?.error);
 }
 
 /** A stop or a target: its price and its percent from the entry; without a price, its percent alone, or why none. */
@@ -63,8 +82,7 @@ function noVerdict(session) {
   if (["cancelled", "interrupted", "failed"].includes(session.status)) {
     return h("p", { class: session.status === "failed" ? "error" : "hint", id: "verdict-none" }, t(`verdict.none_${session.status}`));
   }
-  return h("p", { class: session.judge?.status === "failed" ? "error" : "hint", id: "verdict-none" },
-    `${t(`stage.${session.judge?.status || "pending"}`)}${session.judge?.error ? `: ${session.judge.error}` : ""}`);
+  return h("p", { class: session.judge?.status === "failed" ? "error" : "hint", id: "verdict-none" }, stageState(session, session.judge));
 }
 
 /** The card; `levels` {entry, entryDay, stop, target}. */

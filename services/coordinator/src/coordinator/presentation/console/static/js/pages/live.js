@@ -116,6 +116,9 @@ export async function livePage(main, route) {
     if (TERMINAL.has(event.type)) {
       finished = true;
       status.dataset.status = d.status || event.type.split(".")[1];
+      if (["cancelled", "interrupted"].includes(status.dataset.status)) {
+        for (const [key, stage] of stages) if (["pending", "running"].includes(stage.li.dataset.state)) tick(key, status.dataset.status);
+      }
       status.textContent = `${t("live.status")}: ${statusWord(status.dataset.status)}`;
       cancel.remove();
       main.dataset.finished = "true";
