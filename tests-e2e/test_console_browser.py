@@ -400,6 +400,7 @@ def test_retry_reruns_only_the_failed_expert_live(
 ) -> None:
     fake_llm.client.put_script(console_script(catalyst_fails=False))
     page.goto(console(stack, f"#/session/{state['session_id']}"))
+    assert page.inner_text("#retry-session").endswith("(Catalyst detective, Debate, Judge)")
     page.click("#retry-session")
     page.wait_for_url("**/console/#/live/*", timeout=30_000)
     retry_id = page.url.rsplit("/", 1)[1]

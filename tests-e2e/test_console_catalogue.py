@@ -272,6 +272,18 @@ def test_a_cancelled_session_says_so_in_both_languages(page: Page) -> None:
 
 @pytest.mark.browser
 @needs_chromium
+def test_the_stages_a_retry_reruns_are_named_in_words(page: Page) -> None:
+    script = """async (lang) => {
+        localStorage.setItem("console.lang", lang);
+        const { joinNames, stageName } = await import("/js/i18n.js");
+        return joinNames(["catalyst_detective", "debate", "judge"].map(stageName));
+    }"""
+    assert page.evaluate(script, "en") == "Catalyst detective, Debate, Judge"
+    assert page.evaluate(script, "zh") == "催化剂侦探、辩论、裁决"
+
+
+@pytest.mark.browser
+@needs_chromium
 def test_chart_labels_are_stacked_without_overlap(page: Page) -> None:
     tops = page.evaluate(
         """async () => (await import("/js/chart.js")).placeLabels([100, 104, 98, 300, 330], 18, 320)"""

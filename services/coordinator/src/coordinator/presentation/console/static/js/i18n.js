@@ -52,6 +52,8 @@ const WORDS = {
     "stage.failed": "failed",
     "stage.skipped": "skipped",
     "stage.cancelled": "cancelled",
+    "stage.name.debate": "Debate",
+    "stage.name.judge": "Judge",
     "stage.interrupted": "interrupted",
     "expert.cancelled": "Cancelled before it finished.",
     "expert.interrupted": "Interrupted before it finished.",
@@ -449,6 +451,8 @@ const WORDS = {
     "stage.failed": "失败",
     "stage.skipped": "跳过",
     "stage.cancelled": "已取消",
+    "stage.name.debate": "辩论",
+    "stage.name.judge": "裁决",
     "stage.interrupted": "已中断",
     "expert.cancelled": "完成前已取消。",
     "expert.interrupted": "完成前已中断。",
@@ -842,6 +846,21 @@ export function statusWord(status) {
 
 export function expertName(expert) {
   return EXPERT_NAMES[lang()][expert] || expert;
+}
+
+/** A stage a retry re-runs in words: an expert's name, the debate, the judge; anything else as it is. */
+export function stageName(stage) {
+  return EXPERT_NAMES[lang()][stage] || WORDS[lang()][`stage.name.${stage}`] || stage;
+}
+
+/** Names in a list, joined the language's way ("a, b" / "甲、乙"). */
+export function joinNames(items) {
+  return items.join(lang() === "zh" ? "、" : ", ");
+}
+
+/** Sentences or clauses in a list, joined the language's way ("a; b" / "甲；乙"). */
+export function joinClauses(items) {
+  return items.join(lang() === "zh" ? "；" : "; ");
 }
 
 /** A verdict's action in words (BUY → 买入); anything else as it is. */

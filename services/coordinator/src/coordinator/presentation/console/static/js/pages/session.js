@@ -10,7 +10,7 @@ import { h, mount } from "../dom.js";
 import { saveFile } from "../download.js";
 import { summaryOf } from "../experts.js";
 import { errorText, num, pct, seconds, text, tickDigits } from "../format.js";
-import { enumWord, expertName, statusWord, t } from "../i18n.js";
+import { enumWord, expertName, joinNames, stageName, statusWord, t } from "../i18n.js";
 import { levelsOf } from "../levels.js";
 import { sessionMarkdown } from "../markdown.js";
 import { outcomeText } from "../outcome.js";
@@ -135,7 +135,7 @@ export async function sessionPage(main, route) {
 
   const actions = h("div", { class: "actions no-print" });
   if (session.stages_to_retry?.length) {
-    const retry = h("button", { type: "button", id: "retry-session" }, `${t("session.retry")} (${session.stages_to_retry.map(expertName).join(", ")})`);
+    const retry = h("button", { type: "button", id: "retry-session" }, `${t("session.retry")} (${joinNames(session.stages_to_retry.map(stageName))})`);
     retry.addEventListener("click", async () => {
       retry.disabled = true;
       try {
