@@ -467,6 +467,10 @@ def test_the_scorecard_shows_hit_rates_with_intervals_and_the_reliability_chart(
         row = page.inner_text(f'#scorecard-table tr[data-action="{action}"]')
         if (figures.get("hit_rate") or {}).get("n", 0) < 10:
             assert "[" not in row, row
+        assert f"{figures['count']} ({figures['scored']} scored)" in row
+        if action == "HOLD":
+            assert "0 % (a HOLD takes no position)" in row
+            assert "0.0 % [" not in row
     if ((card.get("calibration") or {}).get("brier") or {}).get("score") is not None:
         assert "—" not in page.inner_text("#scorecard-brier") + page.inner_text("#scorecard-skill")
     else:
@@ -578,6 +582,17 @@ def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[
         page.goto(console(stack, "#/scorecard"))
         page.wait_for_selector("#reliability-chart")
         assert english_on_page(page, SYMBOL) == []
+        # The action on one line; the rotated axis title left of the tick labels, not over them.
+        lines = page.eval_on_selector_all(
+            "#scorecard-table tr > :first-child",
+            "els => els.map(e => { const r = document.createRange(); r.selectNodeContents(e); "
+            "return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })",
+        )
+        assert lines
+        assert all(n == 1 for n in lines), lines
+        title = page.eval_on_selector("#reliability-y-title", "e => e.getBoundingClientRect().right")
+        ticks = page.eval_on_selector_all(".tick-y", "els => els.map(e => e.getBoundingClientRect().left)")
+        assert title < min(ticks), (title, ticks)
         screenshot(page, "scorecard-390-zh")
 
         page.goto(console(stack, "#/new"))
