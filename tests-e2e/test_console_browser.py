@@ -255,7 +255,7 @@ def test_a_research_ticks_stage_by_stage_and_a_reload_loses_or_doubles_no_event(
     result = detail["expert_results"]["technical_analyst"]["data"]
     technical = page.inner_text('[data-expert="technical_analyst"] dl')
     assert result["signal"] in technical
-    assert f"{result['confidence']:.2f}" in technical
+    assert f"{round(result['confidence'] * 100)} %" in technical  # a percentage, as the CLI writes it
     failed = page.inner_text('[data-expert="catalyst_detective"] .error')
     assert failed.startswith("Catalyst detective failed:")
     assert "research" in failed
@@ -456,11 +456,11 @@ def test_the_scorecard_shows_hit_rates_with_intervals_and_the_reliability_chart(
     assert set(actions) == set(card["per_action"])
     # Axes with values, each statistic explained, no interval under 10 outcomes, no hole in the Brier line.
     assert page.eval_on_selector_all("#reliability-chart .tick-x", "els => els.map(e => e.textContent)") == [
-        "0.00",
-        "0.25",
-        "0.50",
-        "0.75",
-        "1.00",
+        "0 %",
+        "25 %",
+        "50 %",
+        "75 %",
+        "100 %",
     ]
     assert page.locator("#scorecard-explain li").count() == 4
     for action, figures in card["per_action"].items():

@@ -227,6 +227,7 @@ def test_the_english_download_says_the_same_in_english(page: Page) -> None:
     assert hold in text
     assert "- Stop (if entering): 1339.04 (−5.0 % from the entry)" in text
     assert "- Horizon: short term (20 trading days)" in text
+    assert "- Confidence: 41 % (" in text
     assert "- Universe rank: Percentile 61: stronger than 61 % of its reference universe" in text
     assert "no gross margin in any period" in text
 

@@ -23,6 +23,11 @@ export function signed(value, digits = 3, minus = "\u2212") {
   return `${value < 0 ? minus : "+"}${shown}`;
 }
 
+/** A confidence (0.53) as a whole percent (53 %), as the CLI writes it. */
+export function confidence(value) {
+  return typeof value === "number" && Number.isFinite(value) ? `${Math.round(value * 100)} %` : t("none");
+}
+
 /** A fraction (0.0123) as a percent (1.23 %). */
 export function pct(value, digits = 1) {
   return typeof value === "number" && Number.isFinite(value) ? `${(value * 100).toFixed(digits)} %` : t("none");

@@ -3,7 +3,7 @@
 
 import { contributionsMarkdown } from "./contributions.js";
 import { summaryOf } from "./experts.js";
-import { num, signed, text } from "./format.js";
+import { confidence, num, signed, text } from "./format.js";
 import { actionWord, enumWord, expertName, statusWord, t } from "./i18n.js";
 import { outcomeText } from "./outcome.js";
 import { phrase } from "./phrases.js";
@@ -27,7 +27,7 @@ export function sessionMarkdown(session, levels) {
     const level = (value, at) => levelText(value, at, sym);
     out.push(`- ${t("field.action")}: ${actionWord(v.action)}`);
     out.push(`- ${t("field.position")}: ${num(v.position_percent, 1)} %${v.position_shares != null ? ` (${t("verdict.shares", { shares: v.position_shares })})` : ""}`);
-    out.push(`- ${t("field.confidence")}: ${num(v.confidence)}${v.score == null ? "" : ` (${t("confidence.sentence")})`}`);
+    out.push(`- ${t("field.confidence")}: ${confidence(v.confidence)}${v.score == null ? "" : ` (${t("confidence.sentence")})`}`);
     out.push(`- ${t("field.entry")}: ${entryText(levels, sym)}`);
     if (v.action === "HOLD") out.push(`- ${t("verdict.hold_levels")}`);
     out.push(`- ${t("field.stop")}${ifEntering}: ${level(v.stop_loss, levels.stop)}`);
@@ -51,7 +51,7 @@ export function sessionMarkdown(session, levels) {
       continue;
     }
     const s = summaryOf(expert, record.data);
-    out.push(`- ${t("field.signal")}: ${enumWord(s.signal)} · ${t("field.confidence")}: ${num(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
+    out.push(`- ${t("field.signal")}: ${enumWord(s.signal)} · ${t("field.confidence")}: ${confidence(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
     if (s.dataGaps.length) out.push(`- ${t("field.data_gaps")}: ${s.dataGaps.map((g) => phrase(text(g))).join("; ")}`);
     out.push(`- ${t("field.risk")}: ${s.risk ? text(s.risk) : t("list.no_risk_reported")}`, "", block(s.reasoning), "");
   }
@@ -62,7 +62,7 @@ export function sessionMarkdown(session, levels) {
     if (contributions.length) out.push(`### ${t("contrib.heading")}`, "", ...contributions, "");
     out.push(`### ${t("session.bull")}`, "", block(d.bull_case?.core_thesis), "");
     out.push(`### ${t("session.bear")}`, "", block(d.bear_case?.core_thesis), "");
-    out.push(`### ${t("session.resolution")}`, "", `- ${t("field.direction")}: ${enumWord(d.direction)} · ${t("field.confidence")}: ${num(d.confidence)}`, "", block(d.conflict_resolution), "");
+    out.push(`### ${t("session.resolution")}`, "", `- ${t("field.direction")}: ${enumWord(d.direction)} · ${t("field.confidence")}: ${confidence(d.confidence)}`, "", block(d.conflict_resolution), "");
   }
   return out.join("\n");
 }

@@ -4,7 +4,7 @@
 
 import { isAShare, upDown } from "./colors.js";
 import { add, h, longText } from "./dom.js";
-import { expertError, num, pct, price, signed, signedPct, text } from "./format.js";
+import { confidence, expertError, num, pct, price, signed, signedPct, text } from "./format.js";
 import { actionWord, enumWord, t } from "./i18n.js";
 
 export function dl(rows) {
@@ -115,7 +115,7 @@ export function verdictCard(session, levels) {
     hold ? h("p", { class: "hint", id: "verdict-hold-levels" }, t("verdict.hold_levels")) : null,
     dl([
       [t("field.position"), `${num(v.position_percent, 1)} %${v.position_shares != null ? ` · ${t("verdict.shares", { shares: v.position_shares })}` : ""}`],
-      [t("field.confidence"), num(v.confidence)],
+      [t("field.confidence"), confidence(v.confidence)],
       [t("field.entry"), h("span", { id: "verdict-entry", "data-price": levels.entry ?? "" }, entry)],
       v.entry_strategy && [t("field.entry_strategy"), h("span", { class: "narrative" }, v.entry_strategy)],
       [`${t("field.stop")}${ifEntering}`, levelText(v.stop_loss, levels.stop, symbol)],
@@ -125,7 +125,7 @@ export function verdictCard(session, levels) {
       [t("field.rank"), h("span", { id: "verdict-rank" }, typeof v.universe_rank === "number" ? t("verdict.rank", { pct: Math.round(v.universe_rank * 100) }) : t("verdict.rank_none"))],
       [t("field.exposure"), h("span", { id: "verdict-exposure" }, exposureText(v))],
       [t("field.risks"), serviceList(v.risk_warnings, t("list.no_risks"))],
-      [t("field.confidence_means"), t("confidence.means", { value: num(v.confidence) })],
+      [t("field.confidence_means"), t("confidence.means", { value: confidence(v.confidence) })],
       [t("field.guardrails"), serviceList(v.guardrail_adjustments, t("list.no_guardrails"))],
       [t("field.engine"), engineText(v.engine)],
     ]),

@@ -4,7 +4,7 @@
 
 import { get } from "../api.js";
 import { h, mount, svg } from "../dom.js";
-import { num, pct } from "../format.js";
+import { confidence, num, pct } from "../format.js";
 import { actionWord, t } from "../i18n.js";
 
 const MIN_INTERVAL_N = 10; // fewer outcomes than this: the value alone, no interval
@@ -30,7 +30,7 @@ function reliability(calibration) {
     svg("line", { x1: x(0), y1: y(0), x2: x(1), y2: y(1), stroke: "#9aa4b2", "stroke-dasharray": "4 4" }),
     TICKS.map((v) => svg("g", { class: "tick" },
       svg("line", { x1: x(v), x2: x(v), y1: y(0), y2: y(0) + 4, stroke: "#4a4f59" }),
-      svg("text", { class: "tick-x", x: x(v), y: y(0) + 16, "text-anchor": "middle", "font-size": 10 }, v.toFixed(2)),
+      svg("text", { class: "tick-x", x: x(v), y: y(0) + 16, "text-anchor": "middle", "font-size": 10 }, `${Math.round(v * 100)} %`),
       svg("line", { x1: x(0) - 4, x2: x(0), y1: y(v), y2: y(v), stroke: "#4a4f59" }),
       svg("text", { class: "tick-y", x: x(0) - 6, y: y(v) + 3, "text-anchor": "end", "font-size": 10 }, `${Math.round(v * 100)} %`))),
     svg("text", { x: x(0.5), y: size - 8, "text-anchor": "middle", "font-size": 11 }, t("score.axis_confidence")),
@@ -41,7 +41,7 @@ function reliability(calibration) {
       return svg("g", { class: "bin" },
         interval ? svg("line", { x1: cx, x2: cx, y1: y(b.hit_rate.low), y2: y(b.hit_rate.high), stroke: "#1f5fbf" }) : null,
         svg("circle", { cx, cy: y(b.hit_rate.value), r: 3 + Math.min(6, Math.sqrt(b.n)), fill: "#1f5fbf" },
-          svg("title", {}, `${num(b.mean_confidence)} → ${estimateText(b.hit_rate)}`)));
+          svg("title", {}, `${confidence(b.mean_confidence)} → ${estimateText(b.hit_rate)}`)));
     }));
 }
 

@@ -9,7 +9,7 @@ import { contributionsChart } from "../contributions.js";
 import { h, mount } from "../dom.js";
 import { saveFile } from "../download.js";
 import { summaryOf } from "../experts.js";
-import { errorText, num, pct, seconds, text, tickDigits } from "../format.js";
+import { confidence, errorText, pct, seconds, text, tickDigits } from "../format.js";
 import { enumWord, expertName, joinNames, stageName, statusWord, t } from "../i18n.js";
 import { levelsOf } from "../levels.js";
 import { sessionMarkdown } from "../markdown.js";
@@ -53,7 +53,7 @@ function expertCard(session, expert, record) {
   const s = summaryOf(expert, record.data);
   card.append(dl([
     [t("field.signal"), enumWord(s.signal)],
-    [t("field.confidence"), num(s.confidence)],
+    [t("field.confidence"), confidence(s.confidence)],
     [t("field.as_of"), text(s.asOf)],
     [t("field.duration"), seconds(record.duration_ms)],
     [t("field.data_gaps"), notes(s.dataGaps, t("list.no_gaps"))],
@@ -84,7 +84,7 @@ function debateSection(session) {
     side(t("session.bull"), d.bull_case?.core_thesis, d.bull_case?.supporting_arguments, d.bull_case?.acknowledged_risks),
     side(t("session.bear"), d.bear_case?.core_thesis, d.bear_case?.supporting_arguments, d.bear_case?.acknowledged_strengths)));
   section.append(h("section", { class: "card resolution" }, h("h3", {}, t("session.resolution")),
-    dl([[t("field.direction"), enumWord(d.direction)], [t("field.confidence"), num(d.confidence)]]),
+    dl([[t("field.direction"), enumWord(d.direction)], [t("field.confidence"), confidence(d.confidence)]]),
     folded(d.conflict_resolution), serviceList(d.key_disagreements, t("list.no_disagreements"))));
   return section;
 }
