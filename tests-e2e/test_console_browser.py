@@ -286,6 +286,10 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
     boxes = label_boxes(page)
     assert [b[0] for b in boxes] == ["entry", "stop", "target", "exit"]
     assert overlapping(boxes) == []
+    # A HOLD's stop and target apply only if entering, on the chart as on the card.
+    hold = detail["verdict"]["action"] == "HOLD"
+    for name in ("stop", "target"):
+        assert page.inner_text(f"#price-chart .chart-label-{name}").endswith("(if entering)") == hold
     exit_label = page.inner_text("#price-chart .chart-label-exit")
     assert detail["outcome"]["exit_day"] in exit_label
     assert "%" in exit_label

@@ -124,7 +124,7 @@ async function chartSection(session) {
   const ret = hold ? pct(outcome?.underlying_return) : pct(outcome?.call_return);
   const exit = scored ? { day: outcome.exit_day, price: outcome.exit_price, ret } : null;
   const digits = tickDigits(session.symbol);
-  const draw = () => (bars.length ? drawChart(chart, { bars, levels, digits, symbol: session.symbol, analysisDate: day, exit }) : null);
+  const draw = () => (bars.length ? drawChart(chart, { bars, levels, digits, symbol: session.symbol, analysisDate: day, exit, hold }) : null);
   return { figure, levels, draw };
 }
 
