@@ -199,6 +199,8 @@ def test_the_chinese_download_of_a_pending_hold_is_chinese_and_has_no_holes(page
     assert english_words(text.replace(CONFIDENCE_SENTENCE["zh"], ""), ("600519.SH", "s-1")) == []
     assert "结果未定：20 个交易日已过 0 个（数据中尚无下一个开盘价）。" in text
     assert "所有报告期都没有毛利率" in text
+    assert "没有毛利率；" in text  # the language's separator, not "; "
+    assert "; " not in text.replace(CONFIDENCE_SENTENCE["zh"], "")
     # One entry price (the reference close) and the HOLD's levels measured from it, said to apply only if entering.
     assert "1409.52，2025-09-30 的收盘价" in text
     assert "止损（仅在入场时适用）: 1339.04（距入场价 −5.0 %）" in text

@@ -1,7 +1,7 @@
 // Numbers, durations and errors in words.
 
 import { ApiError, NetworkError } from "./api.js";
-import { expertName, t } from "./i18n.js";
+import { expertName, joinClauses, t } from "./i18n.js";
 
 export const EXPERTS = [
   "technical_analyst",
@@ -39,7 +39,7 @@ export function seconds(ms) {
 
 export function text(value) {
   if (value === undefined || value === null || value === "") return t("none");
-  if (Array.isArray(value)) return value.map(text).join("; ");
+  if (Array.isArray(value)) return joinClauses(value.map(text));
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

@@ -4,7 +4,7 @@
 import { contributionsMarkdown } from "./contributions.js";
 import { summaryOf } from "./experts.js";
 import { confidence, num, signed, text } from "./format.js";
-import { actionWord, enumWord, expertName, statusWord, t } from "./i18n.js";
+import { actionWord, enumWord, expertName, joinClauses, statusWord, t } from "./i18n.js";
 import { outcomeText } from "./outcome.js";
 import { phrase } from "./phrases.js";
 import { entryText, exposureText, levelText, stageState } from "./verdict-card.js";
@@ -52,7 +52,7 @@ export function sessionMarkdown(session, levels) {
     }
     const s = summaryOf(expert, record.data);
     out.push(`- ${t("field.signal")}: ${enumWord(s.signal)} · ${t("field.confidence")}: ${confidence(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
-    if (s.dataGaps.length) out.push(`- ${t("field.data_gaps")}: ${s.dataGaps.map((g) => phrase(text(g))).join("; ")}`);
+    if (s.dataGaps.length) out.push(`- ${t("field.data_gaps")}: ${joinClauses(s.dataGaps.map((g) => phrase(text(g))))}`);
     out.push(`- ${t("field.risk")}: ${s.risk ? text(s.risk) : t("list.no_risk_reported")}`, "", block(s.reasoning), "");
   }
   const d = session.debate_outcome;
