@@ -170,6 +170,7 @@ def test_a_sell_card_writes_no_null(page: Page) -> None:
         text = card(page, session, lang)
         assert re.findall(r"\b(?:null|undefined|NaN)\b", text) == [], text
         assert "15.5 %" in text
+        assert not re.search(r"^\s*—+\s*$", text, re.MULTILINE), text  # no bare dash where a sentence can say why
 
 
 @pytest.mark.browser

@@ -65,7 +65,7 @@ export function entryText(levels, symbol) {
 /** The engine: its kind in words, the model's name as an identifier, a fallback's reason as the service wrote it. */
 function engineText(engine) {
   const parts = Object.entries(engine || {}).filter(([, x]) => x !== null && x !== undefined && x !== "");
-  if (!parts.length) return t("none");
+  if (!parts.length) return t("verdict.engine_none");
   const value = (k, x) => (k === "kind" ? enumWord(x) : k === "model" ? h("code", {}, text(x)) : h("span", { class: "narrative" }, text(x)));
   return h("span", {}, parts.map(([k, x], i) => [i ? " · " : "", `${t(`engine.${k}`)}: `, value(k, x)]));
 }
@@ -101,9 +101,9 @@ export function verdictCard(session, levels) {
   const updateShares = () => {
     const value = Number(portfolio.value);
     const lot = isAShare(symbol) ? 100 : 1;
-    shares.textContent = levels.entry && value > 0
-      ? t("verdict.shares", { shares: Math.floor((value * v.position_percent) / 100 / levels.entry / lot) * lot })
-      : t("none");
+    if (!levels.entry) shares.textContent = t("verdict.no_price");
+    else if (!(value > 0)) shares.textContent = t("verdict.shares_no_value");
+    else shares.textContent = t("verdict.shares", { shares: Math.floor((value * v.position_percent) / 100 / levels.entry / lot) * lot });
   };
   portfolio.addEventListener("input", updateShares);
   updateShares();
