@@ -14,6 +14,7 @@ console-scorecard.png)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,12 @@ model's name). The narrative is the research's language: this stack's fake model
 request's language, so only the console's own words (chrome, labels, enums, dates, outcomes) are scanned."""
 
 
+def null_words(page: Page) -> list[str]:
+    """The words "null" and "undefined" anywhere in the page's visible text (a value the page failed to put in
+    words)."""
+    return re.findall(r"\b(?:null|undefined|NaN)\b", page.evaluate(VISIBLE_TEXT, "script, style"))
+
+
 def english_on_page(page: Page, *symbols: str) -> list[str]:
     return english_words(page.evaluate(VISIBLE_TEXT, CONSOLE_OWN), symbols)
 
@@ -248,7 +255,7 @@ def test_a_research_ticks_stage_by_stage_and_a_reload_loses_or_doubles_no_event(
     result = detail["expert_results"]["technical_analyst"]["data"]
     technical = page.inner_text('[data-expert="technical_analyst"] dl')
     assert result["signal"] in technical
-    assert f"{result['confidence']:.2f}" in technical
+    assert f"{round(result['confidence'] * 100)} %" in technical  # a percentage, as the CLI writes it
     failed = page.inner_text('[data-expert="catalyst_detective"] .error')
     assert failed.startswith("Catalyst detective failed:")
     assert "research" in failed
@@ -279,10 +286,15 @@ def test_the_session_page_draws_the_verdict_on_the_chart_and_model_text_stays_te
     boxes = label_boxes(page)
     assert [b[0] for b in boxes] == ["entry", "stop", "target", "exit"]
     assert overlapping(boxes) == []
+    # A HOLD's stop and target apply only if entering, on the chart as on the card.
+    hold = detail["verdict"]["action"] == "HOLD"
+    for name in ("stop", "target"):
+        assert page.inner_text(f"#price-chart .chart-label-{name}").endswith("(if entering)") == hold
     exit_label = page.inner_text("#price-chart .chart-label-exit")
     assert detail["outcome"]["exit_day"] in exit_label
     assert "%" in exit_label
     assert "Catalyst detective failed:" in page.inner_text('[data-expert="catalyst_detective"]')
+    assert null_words(page) == []
 
     # The model's markup never runs: the services strip it (issue 39) and the console renders what is left as
     # text (test_console_assets: no HTML sinks in its code).
@@ -392,6 +404,7 @@ def test_retry_reruns_only_the_failed_expert_live(
 ) -> None:
     fake_llm.client.put_script(console_script(catalyst_fails=False))
     page.goto(console(stack, f"#/session/{state['session_id']}"))
+    assert page.inner_text("#retry-session").endswith("(Catalyst detective, Debate, Judge)")
     page.click("#retry-session")
     page.wait_for_url("**/console/#/live/*", timeout=30_000)
     retry_id = page.url.rsplit("/", 1)[1]
@@ -447,17 +460,21 @@ def test_the_scorecard_shows_hit_rates_with_intervals_and_the_reliability_chart(
     assert set(actions) == set(card["per_action"])
     # Axes with values, each statistic explained, no interval under 10 outcomes, no hole in the Brier line.
     assert page.eval_on_selector_all("#reliability-chart .tick-x", "els => els.map(e => e.textContent)") == [
-        "0.00",
-        "0.25",
-        "0.50",
-        "0.75",
-        "1.00",
+        "0 %",
+        "25 %",
+        "50 %",
+        "75 %",
+        "100 %",
     ]
     assert page.locator("#scorecard-explain li").count() == 4
     for action, figures in card["per_action"].items():
         row = page.inner_text(f'#scorecard-table tr[data-action="{action}"]')
         if (figures.get("hit_rate") or {}).get("n", 0) < 10:
             assert "[" not in row, row
+        assert f"{figures['count']} ({figures['scored']} scored)" in row
+        if action == "HOLD":
+            assert "0 % (a HOLD takes no position)" in row
+            assert "0.0 % [" not in row
     if ((card.get("calibration") or {}).get("brier") or {}).get("score") is not None:
         assert "—" not in page.inner_text("#scorecard-brier") + page.inner_text("#scorecard-skill")
     else:
@@ -507,6 +524,9 @@ def test_a_running_research_is_cancelled_from_its_page(page: Page, stack: Stack)
     opens_the_session_page(page, session_id, timeout=60_000)
     assert page.get_attribute("#session-status", "data-status") == "cancelled"
     assert page.inner_text("#verdict-none") == "The research was cancelled: there is no verdict."
+    assert "Cancelled before it finished." in page.inner_text('[data-expert="technical_analyst"]')
+    assert page.inner_text("#debate-none") == "cancelled"
+    assert null_words(page) == []
     assert stored_events(page, session_id)[-1][1] == "session.cancelled"
 
 
@@ -566,6 +586,17 @@ def test_chinese_on_a_phone_screen(chromium: Browser, stack: Stack, state: dict[
         page.goto(console(stack, "#/scorecard"))
         page.wait_for_selector("#reliability-chart")
         assert english_on_page(page, SYMBOL) == []
+        # The action on one line; the rotated axis title left of the tick labels, not over them.
+        lines = page.eval_on_selector_all(
+            "#scorecard-table tr > :first-child",
+            "els => els.map(e => { const r = document.createRange(); r.selectNodeContents(e); "
+            "return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })",
+        )
+        assert lines
+        assert all(n == 1 for n in lines), lines
+        title = page.eval_on_selector("#reliability-y-title", "e => e.getBoundingClientRect().right")
+        ticks = page.eval_on_selector_all(".tick-y", "els => els.map(e => e.getBoundingClientRect().left)")
+        assert title < min(ticks), (title, ticks)
         screenshot(page, "scorecard-390-zh")
 
         page.goto(console(stack, "#/new"))

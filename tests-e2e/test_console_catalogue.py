@@ -148,6 +148,48 @@ def markdown(page: Page, session: dict[str, Any], lang: str) -> str:
     return text
 
 
+def card(page: Page, session: dict[str, Any], lang: str) -> str:
+    """The session page's verdict card for ``session``, as the reader sees its text."""
+    script = """async ([session, lang]) => {
+        localStorage.setItem("console.lang", lang);
+        const { verdictCard } = await import("/js/verdict-card.js");
+        const { levelsOf } = await import("/js/levels.js");
+        document.body.replaceChildren(verdictCard(session, levelsOf(session.verdict)));
+        return document.body.innerText;
+    }"""
+    text: str = page.evaluate(script, [session, lang])
+    return text
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_sell_card_writes_no_null(page: Page) -> None:
+    session = hold_session({})
+    session["verdict"] = {**session["verdict"], "action": "SELL", "position_percent": 15.5}
+    for lang in ("en", "zh"):
+        text = card(page, session, lang)
+        assert re.findall(r"\b(?:null|undefined|NaN)\b", text) == [], text
+        assert "15.5 %" in text
+        assert not re.search(r"^\s*—+\s*$", text, re.MULTILINE), text  # no bare dash where a sentence can say why
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_verdict_without_a_reference_price_invents_no_levels(page: Page) -> None:
+    session = hold_session({})
+    session["verdict"] = {**session["verdict"], "action": "BUY", "reference_price": None, "reference_date": None}
+    english = markdown(page, session, "en")
+    assert "- Entry: No price to act on on the analysis date." in english.splitlines()
+    assert "- Stop: −5.0 % from the entry (no price: see the entry)" in english.splitlines()
+    assert "分析日期没有可执行的价格" in markdown(page, session, "zh")
+    shown = card(page, session, "zh")
+    assert "分析日期没有可执行的价格" in shown
+    assert re.findall(r"\d+\.\d\d(?! %)", shown.split("入场")[1].split("期限")[0]) == [], shown
+    # An older session's levels carry their prices: the entry is the price they were measured from.
+    older = {**session["verdict"], "stop_loss": {"percent_from_entry": -5.0, "price": 950.0}}
+    assert "- Entry: 1000.00, the reference close" in markdown(page, {**session, "verdict": older}, "en")
+
+
 @pytest.mark.browser
 @needs_chromium
 def test_the_chinese_download_of_a_pending_hold_is_chinese_and_has_no_holes(page: Page) -> None:
@@ -158,6 +200,8 @@ def test_the_chinese_download_of_a_pending_hold_is_chinese_and_has_no_holes(page
     assert english_words(text.replace(CONFIDENCE_SENTENCE["zh"], ""), ("600519.SH", "s-1")) == []
     assert "结果未定：20 个交易日已过 0 个（数据中尚无下一个开盘价）。" in text
     assert "所有报告期都没有毛利率" in text
+    assert "没有毛利率；" in text  # the language's separator, not "; "
+    assert "; " not in text.replace(CONFIDENCE_SENTENCE["zh"], "")
     # One entry price (the reference close) and the HOLD's levels measured from it, said to apply only if entering.
     assert "1409.52，2025-09-30 的收盘价" in text
     assert "止损（仅在入场时适用）: 1339.04（距入场价 −5.0 %）" in text
@@ -186,6 +230,7 @@ def test_the_english_download_says_the_same_in_english(page: Page) -> None:
     assert hold in text
     assert "- Stop (if entering): 1339.04 (−5.0 % from the entry)" in text
     assert "- Horizon: short term (20 trading days)" in text
+    assert "- Confidence: 41 % (" in text
     assert "- Universe rank: Percentile 61: stronger than 61 % of its reference universe" in text
     assert "no gross margin in any period" in text
 
@@ -221,6 +266,24 @@ def test_a_cancelled_session_says_so_in_both_languages(page: Page) -> None:
     cancelled = {**hold_session({}), "status": "cancelled", "verdict": None, "outcome": None}
     assert "- The research was cancelled: there is no verdict." in markdown(page, cancelled, "en").splitlines()
     assert "- 研究已取消：没有裁决。" in markdown(page, cancelled, "zh").splitlines()
+    # An expert the cancel stopped says so, not "Error: —".
+    stopped = {**cancelled, "expert_results": {}, "debate": {"status": "pending"}, "judge": {"status": "pending"}}
+    english = markdown(page, stopped, "en")
+    assert "- Cancelled before it finished." in english.splitlines()
+    assert "—" not in english.split("## Experts")[1]
+    assert "- 完成前已取消。" in markdown(page, stopped, "zh").splitlines()
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_the_stages_a_retry_reruns_are_named_in_words(page: Page) -> None:
+    script = """async (lang) => {
+        localStorage.setItem("console.lang", lang);
+        const { joinNames, stageName } = await import("/js/i18n.js");
+        return joinNames(["catalyst_detective", "debate", "judge"].map(stageName));
+    }"""
+    assert page.evaluate(script, "en") == "Catalyst detective, Debate, Judge"
+    assert page.evaluate(script, "zh") == "催化剂侦探、辩论、裁决"
 
 
 @pytest.mark.browser

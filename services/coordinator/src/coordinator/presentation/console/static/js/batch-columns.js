@@ -2,7 +2,7 @@
 // CSV download (the figures as numbers, unformatted; the words in the reader's language).
 
 import { h, svg } from "./dom.js";
-import { EXPERTS, num, pct, signed } from "./format.js";
+import { EXPERTS, confidence, pct, signed } from "./format.js";
 import { actionWord, expertName, shortExpertName, statusWord, t } from "./i18n.js";
 
 const BAR = 60; // a contribution bar's width (px), zero in the middle
@@ -68,7 +68,7 @@ export function batchColumns({ withChange }) {
     { key: "position_percent", label: t("batch.col.position"), numeric: true, sortable: true, first: "desc",
       cell: (row) => figure(row.position_percent, (v) => v.toFixed(1)), csv: [[t("batch.col.position"), (row) => row.position_percent]] },
     { key: "confidence", label: t("field.confidence"), numeric: true, sortable: true, first: "desc",
-      cell: (row) => figure(row.confidence, (v) => num(v)), csv: [[t("field.confidence"), (row) => row.confidence]] },
+      cell: (row) => figure(row.confidence, confidence), csv: [[t("field.confidence"), (row) => row.confidence]] },
     { key: "sparkline", label: t("batch.col.sparkline"), cell: (row, sparklines) => sparklines.cell(row.symbol), csv: [] },
   ];
   if (withChange) {

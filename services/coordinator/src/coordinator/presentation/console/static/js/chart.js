@@ -49,9 +49,10 @@ export function placeLabels(ys, height, limit) {
 /**
  * Draw into `container`: `bars` [{date, open, high, low, close, volume}], `levels` {entry, stop, target} (prices,
  * any may be null), `digits` (the market's tick precision), `symbol`, `analysisDate` (YYYY-MM-DD), `exit`
- * {day, price, ret} or null. Returns the chart.
+ * {day, price, ret} or null, `hold` (a HOLD's stop and target are labelled as applying only if entering). Returns
+ * the chart.
  */
-export function drawChart(container, { bars, levels, digits = 2, symbol = "", analysisDate, exit }) {
+export function drawChart(container, { bars, levels, digits = 2, symbol = "", analysisDate, exit, hold = false }) {
   const colours = upDown(symbol);
   const shown = (price) => price.toFixed(digits);
   const chart = createChart(container, {
@@ -64,7 +65,11 @@ export function drawChart(container, { bars, levels, digits = 2, symbol = "", an
   });
   const lines = ["entry", "stop", "target"]
     .filter((name) => typeof levels[name] === "number" && Number.isFinite(levels[name]))
-    .map((name) => ({ name, price: levels[name], text: t(`chart.${name}`, { price: shown(levels[name]) }) }));
+    .map((name) => ({
+      name,
+      price: levels[name],
+      text: `${t(`chart.${name}`, { price: shown(levels[name]) })}${hold && name !== "entry" ? t("chart.if_entering") : ""}`,
+    }));
   if (exit && typeof exit.price === "number") {
     lines.push({ name: "exit", price: exit.price, text: t("chart.exit", { day: exit.day, ret: exit.ret }) });
   }

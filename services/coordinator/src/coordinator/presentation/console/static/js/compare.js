@@ -5,7 +5,7 @@
 import { get } from "./api.js";
 import { h } from "./dom.js";
 import { summaryOf } from "./experts.js";
-import { num, text } from "./format.js";
+import { confidence, text } from "./format.js";
 import { actionWord, enumWord, expertName, t } from "./i18n.js";
 
 /** Whether `a` comes before `b` in analysis-date order (then creation order). */
@@ -41,7 +41,7 @@ function signals(session) {
 export function changesTable(before, after) {
   const rows = [
     [t("field.action"), before.verdict ? actionWord(before.verdict.action) : t("none"), after.verdict ? actionWord(after.verdict.action) : t("none")],
-    [t("field.confidence"), num(before.verdict?.confidence), num(after.verdict?.confidence)],
+    [t("field.confidence"), confidence(before.verdict?.confidence), confidence(after.verdict?.confidence)],
   ];
   const a = signals(before);
   const b = signals(after);

@@ -4,7 +4,7 @@
 // heard).
 
 import { h, svg } from "./dom.js";
-import { num, signed, text } from "./format.js";
+import { confidence, num, signed, text } from "./format.js";
 import { enumWord, expertName, t } from "./i18n.js";
 
 const NOTES = ["market_wide", "events", "no_standing_data", "not_a_family"];
@@ -76,7 +76,7 @@ export function contributionsChart(outcome) {
   const rows = c.voters.map((v) =>
     h("tr", { class: "contrib-row", "data-expert": v.expert, "data-contribution": v.contribution, "data-weight": v.weight, "data-sign": sign(v.contribution) },
       h("th", { scope: "row" }, h("span", { class: "contrib-name" }, expertName(v.expert)),
-        h("span", { class: "contrib-side" }, `${t("field.signal")} ${enumWord(v.signal)} · ${t("field.confidence")} ${num(v.confidence)}`)),
+        h("span", { class: "contrib-side" }, `${t("field.signal")} ${enumWord(v.signal)} · ${t("field.confidence")} ${confidence(v.confidence)}`)),
       h("td", { class: "num" }, num(v.weight)),
       h("td", { class: "contrib-bar-cell" }, bar(v.contribution, scale, sign(v.contribution))),
       h("td", { class: "num contrib-value" }, signed(v.contribution))));

@@ -43,6 +43,12 @@ export function svg(tag, attrs, ...children) {
   return el;
 }
 
+/** Append `children` to `el`, skipping null, undefined and false (the DOM's own append would write "null"). */
+export function add(el, ...children) {
+  append(el, children);
+  return el;
+}
+
 /** Replace the children of `el`. */
 export function mount(el, ...children) {
   el.replaceChildren();

@@ -1,5 +1,7 @@
 // What each expert's result says, read the way the debate reads it (shared_contracts.projection's mapping).
 
+import { joinClauses } from "./i18n.js";
+
 const MAPPING = {
   technical_analyst: ["signal", "confidence", "summary_reasoning", "risk_warning"],
   financial_auditor: ["signal", "confidence", "summary_reasoning", "risk_warning"],
@@ -13,7 +15,7 @@ function read(data, path) {
 }
 
 function risks(value) {
-  if (Array.isArray(value)) return value.map((v) => (typeof v === "object" && v ? v.description || v.risk || v.title || JSON.stringify(v) : String(v))).join("; ");
+  if (Array.isArray(value)) return joinClauses(value.map((v) => (typeof v === "object" && v ? v.description || v.risk || v.title || JSON.stringify(v) : String(v))));
   return value === undefined || value === null ? "" : String(value);
 }
 

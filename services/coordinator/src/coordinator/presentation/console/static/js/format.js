@@ -1,7 +1,7 @@
 // Numbers, durations and errors in words.
 
 import { ApiError, NetworkError } from "./api.js";
-import { expertName, t } from "./i18n.js";
+import { expertName, joinClauses, t } from "./i18n.js";
 
 export const EXPERTS = [
   "technical_analyst",
@@ -23,6 +23,11 @@ export function signed(value, digits = 3, minus = "\u2212") {
   return `${value < 0 ? minus : "+"}${shown}`;
 }
 
+/** A confidence (0.53) as a whole percent (53 %), as the CLI writes it. */
+export function confidence(value) {
+  return typeof value === "number" && Number.isFinite(value) ? `${Math.round(value * 100)} %` : t("none");
+}
+
 /** A fraction (0.0123) as a percent (1.23 %). */
 export function pct(value, digits = 1) {
   return typeof value === "number" && Number.isFinite(value) ? `${(value * 100).toFixed(digits)} %` : t("none");
@@ -34,7 +39,7 @@ export function seconds(ms) {
 
 export function text(value) {
   if (value === undefined || value === null || value === "") return t("none");
-  if (Array.isArray(value)) return value.map(text).join("; ");
+  if (Array.isArray(value)) return joinClauses(value.map(text));
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

@@ -51,6 +51,16 @@ const WORDS = {
     "stage.success": "done",
     "stage.failed": "failed",
     "stage.skipped": "skipped",
+    "stage.cancelled": "cancelled",
+    "stage.name.debate": "Debate",
+    "stage.name.judge": "Judge",
+    "stage.interrupted": "interrupted",
+    "expert.cancelled": "Cancelled before it finished.",
+    "expert.interrupted": "Interrupted before it finished.",
+    "err.no_message": "no message given",
+    "list.no_risk_reported": "None reported.",
+    "list.no_disagreements": "No open disagreement.",
+    "numbers.none": "No figures to check.",
     "session.heading": "Session {symbol} as of {date}",
     "session.chart": "Price chart with the verdict's levels",
     "session.chart_caption": "Daily candles and volume up to the analysis date; entry, stop and target as lines.",
@@ -339,6 +349,8 @@ const WORDS = {
     "verdict.hold_levels": "A HOLD takes no position; the stop and the target below apply only if you enter.",
     "verdict.if_entering": " (if entering)",
     "verdict.level": "{price} ({pct} from the entry)",
+    "verdict.level_pct": "{pct} from the entry (no price: see the entry)",
+    "verdict.no_price": "No price to act on on the analysis date.",
     "verdict.entry": "{price}, the close of {day} (the reference price the stop and the target are measured from)",
     "verdict.entry_no_day": "{price}, the reference close the stop and the target are measured from",
     "verdict.score": "{score} on a scale from −1 (weakest) to +1 (strongest): the stock's composite standing in its reference universe on the analysis date.",
@@ -349,6 +361,8 @@ const WORDS = {
     "verdict.exposure_hold": "The market view would keep {pct} of a position; a HOLD takes none.",
     "verdict.exposure_none": "Not set: the macro view was not heard, so the position is not scaled by the market.",
     "verdict.shares": "{shares} shares",
+    "verdict.shares_no_value": "Enter the portfolio's value to see the shares.",
+    "verdict.engine_none": "Not reported.",
     "text.more": "more",
     "list.no_risks": "No risk named.",
     "list.no_guardrails": "No change: the engine's proposal stands as it was.",
@@ -360,6 +374,7 @@ const WORDS = {
     "chart.entry": "Entry {price}",
     "chart.stop": "Stop {price}",
     "chart.target": "Target {price}",
+    "chart.if_entering": " (if entering)",
     "chart.exit": "Exit {day} · {ret}",
     "chart.labels": "Price lines",
     "history.action": "Verdict",
@@ -375,7 +390,9 @@ const WORDS = {
     "score.hold_no_return": "none: a HOLD takes no trade",
     "score.no_calls": "no call of this action yet",
     "score.not_measured": "not measured: too few scored outcomes",
-    "score.explain.count": "Count: how many verdicts of this action have a known outcome.",
+    "score.explain.count": "Calls: how many verdicts of this action there are, and how many of them are scored; the n in the other cells counts the scored ones.",
+    "score.count_cell": "{count} ({scored} scored)",
+    "score.hold_realised": "0 % (a HOLD takes no position)",
     "score.explain.hit_rate": "Hit rate: the share of calls that were right (a BUY or SELL that made money after costs; a HOLD whose long trade would not have), with its 95 % interval.",
     "score.explain.call_return": "Mean call return: what the call earned on average after costs (long for a BUY, short for a SELL).",
     "score.explain.realised": "Realised mean return: what the position earned on average (a SELL is flat unless shorting is allowed; a HOLD is 0).",
@@ -438,6 +455,16 @@ const WORDS = {
     "stage.success": "完成",
     "stage.failed": "失败",
     "stage.skipped": "跳过",
+    "stage.cancelled": "已取消",
+    "stage.name.debate": "辩论",
+    "stage.name.judge": "裁决",
+    "stage.interrupted": "已中断",
+    "expert.cancelled": "完成前已取消。",
+    "expert.interrupted": "完成前已中断。",
+    "err.no_message": "未给出原因",
+    "list.no_risk_reported": "未报告。",
+    "list.no_disagreements": "无未消解分歧。",
+    "numbers.none": "无需核对的数字。",
     "session.heading": "会话 {symbol}，分析日期 {date}",
     "session.chart": "价格图与裁决价位",
     "session.chart_caption": "截至分析日期的日K线与成交量；入场、止损、目标为水平线。",
@@ -726,6 +753,8 @@ const WORDS = {
     "verdict.hold_levels": "持有即不建仓；下列止损与目标仅在入场时适用。",
     "verdict.if_entering": "（仅在入场时适用）",
     "verdict.level": "{price}（距入场价 {pct}）",
+    "verdict.level_pct": "距入场价 {pct}（没有价格：见入场价）",
+    "verdict.no_price": "分析日期没有可执行的价格。",
     "verdict.entry": "{price}，{day} 的收盘价（止损与目标都以此参考价计算）",
     "verdict.entry_no_day": "{price}，止损与目标都以此参考收盘价计算",
     "verdict.score": "{score}，范围从 −1（最弱）到 +1（最强）：该股在分析日期于参照股票池中的综合评分。",
@@ -736,6 +765,8 @@ const WORDS = {
     "verdict.exposure_hold": "宏观观点会保留仓位的 {pct}；持有不建仓。",
     "verdict.exposure_none": "未设定：未听取宏观观点，仓位未按市场调整。",
     "verdict.shares": "{shares} 股",
+    "verdict.shares_no_value": "输入组合市值即可算出股数。",
+    "verdict.engine_none": "未报告。",
     "text.more": "展开",
     "list.no_risks": "未列出。",
     "list.no_guardrails": "无：引擎的方案未被调整。",
@@ -747,6 +778,7 @@ const WORDS = {
     "chart.entry": "入场 {price}",
     "chart.stop": "止损 {price}",
     "chart.target": "目标 {price}",
+    "chart.if_entering": "（入场时）",
     "chart.exit": "离场 {day} · {ret}",
     "chart.labels": "价格线",
     "history.action": "裁决",
@@ -762,7 +794,9 @@ const WORDS = {
     "score.hold_no_return": "无：持有不交易",
     "score.no_calls": "尚无此操作的裁决",
     "score.not_measured": "未计算：已评分的结果太少",
-    "score.explain.count": "次数：该操作有已知结果的裁决数。",
+    "score.explain.count": "次数：该操作的裁决数，括号内为其中已评分的数目；其他各格中的 n 只计已评分的裁决。",
+    "score.count_cell": "{count}（已评分 {scored}）",
+    "score.hold_realised": "0 %（持有不建仓）",
     "score.explain.hit_rate": "命中率：判断正确的比例（买入或卖出扣除成本后盈利；持有则是做多不会盈利），附 95% 置信区间。",
     "score.explain.call_return": "平均收益：该判断扣除成本后的平均收益（买入做多，卖出做空）。",
     "score.explain.realised": "实际平均收益：仓位的平均收益（不允许做空时卖出为空仓；持有为 0）。",
@@ -822,6 +856,21 @@ export function statusWord(status) {
 
 export function expertName(expert) {
   return EXPERT_NAMES[lang()][expert] || expert;
+}
+
+/** A stage a retry re-runs in words: an expert's name, the debate, the judge; anything else as it is. */
+export function stageName(stage) {
+  return EXPERT_NAMES[lang()][stage] || WORDS[lang()][`stage.name.${stage}`] || stage;
+}
+
+/** Names in a list, joined the language's way ("a, b" / "甲、乙"). */
+export function joinNames(items) {
+  return items.join(lang() === "zh" ? "、" : ", ");
+}
+
+/** Sentences or clauses in a list, joined the language's way ("a; b" / "甲；乙"). */
+export function joinClauses(items) {
+  return items.join(lang() === "zh" ? "；" : "; ");
 }
 
 /** A verdict's action in words (BUY → 买入); anything else as it is. */

@@ -1,5 +1,5 @@
 // The verdict's price levels: one entry price (the verdict's reference price: the close of the analysis date that
-// the stop's and the target's percentages are measured from) and the stop and target as prices.
+// the stop's and the target's percentages are measured from) and the stop and target as prices, or none.
 
 /** An absolute level: its price, else the entry moved by its percent. */
 function level(entry, value) {
@@ -16,11 +16,10 @@ function entryOf(value) {
 }
 
 /** {entry, entryDay, stop, target}: the verdict's reference price and date when it has them, else the entry its
- * levels were measured from, else the last close on or before the analysis date (`bars`, oldest first). */
-export function levelsOf(verdict, bars, analysisDate) {
-  const before = (bars || []).filter((b) => b.date.slice(0, 10) <= (analysisDate || "9999-12-31"));
-  const close = before.at(-1);
-  const entry = verdict?.reference_price ?? entryOf(verdict?.stop_loss) ?? entryOf(verdict?.take_profit) ?? close?.close ?? null;
-  const entryDay = verdict?.reference_date ?? close?.date?.slice(0, 10) ?? null;
+ * levels were measured from (an older session's), else none: the console never makes up a price the verdict does not
+ * have. */
+export function levelsOf(verdict) {
+  const entry = verdict?.reference_price ?? entryOf(verdict?.stop_loss) ?? entryOf(verdict?.take_profit) ?? null;
+  const entryDay = typeof verdict?.reference_price === "number" ? verdict?.reference_date ?? null : null;
   return { entry, entryDay, stop: level(entry, verdict?.stop_loss), target: level(entry, verdict?.take_profit) };
 }

@@ -3,11 +3,11 @@
 
 import { contributionsMarkdown } from "./contributions.js";
 import { summaryOf } from "./experts.js";
-import { num, price, signed, signedPct, text } from "./format.js";
-import { actionWord, enumWord, expertName, statusWord, t } from "./i18n.js";
+import { confidence, num, signed, text } from "./format.js";
+import { actionWord, enumWord, expertName, joinClauses, statusWord, t } from "./i18n.js";
 import { outcomeText } from "./outcome.js";
 import { phrase } from "./phrases.js";
-import { exposureText } from "./verdict-card.js";
+import { entryText, exposureText, levelText, stageState } from "./verdict-card.js";
 
 function block(value) {
   return text(value).split(/\r?\n/).map((line) => `> ${line}`).join("\n");
@@ -19,16 +19,16 @@ export function sessionMarkdown(session, levels) {
   out.push(`- ${t("field.status")}: ${statusWord(session.status)}`, `- ${t("md.session")}: ${session.session_id}`, "");
   out.push(`## ${t("session.verdict")}`, "");
   if (!v) {
-    const why = ["cancelled", "interrupted", "failed"].includes(session.status) ? t(`verdict.none_${session.status}`) : t(`stage.${session.judge?.status || "pending"}`);
+    const why = ["cancelled", "interrupted", "failed"].includes(session.status) ? t(`verdict.none_${session.status}`) : stageState(session, session.judge);
     out.push(`- ${why}`, "");
   } else {
     const sym = session.symbol;
     const ifEntering = v.action === "HOLD" ? t("verdict.if_entering") : "";
-    const level = (value, at) => t("verdict.level", { price: price(at, sym), pct: signedPct(value?.percent_from_entry) });
+    const level = (value, at) => levelText(value, at, sym);
     out.push(`- ${t("field.action")}: ${actionWord(v.action)}`);
     out.push(`- ${t("field.position")}: ${num(v.position_percent, 1)} %${v.position_shares != null ? ` (${t("verdict.shares", { shares: v.position_shares })})` : ""}`);
-    out.push(`- ${t("field.confidence")}: ${num(v.confidence)}${v.score == null ? "" : ` (${t("confidence.sentence")})`}`);
-    out.push(`- ${t("field.entry")}: ${levels.entryDay ? t("verdict.entry", { price: price(levels.entry, sym), day: levels.entryDay }) : t("verdict.entry_no_day", { price: price(levels.entry, sym) })}`);
+    out.push(`- ${t("field.confidence")}: ${confidence(v.confidence)}${v.score == null ? "" : ` (${t("confidence.sentence")})`}`);
+    out.push(`- ${t("field.entry")}: ${entryText(levels, sym)}`);
     if (v.action === "HOLD") out.push(`- ${t("verdict.hold_levels")}`);
     out.push(`- ${t("field.stop")}${ifEntering}: ${level(v.stop_loss, levels.stop)}`);
     out.push(`- ${t("field.target")}${ifEntering}: ${level(v.take_profit, levels.target)}`);
@@ -46,13 +46,14 @@ export function sessionMarkdown(session, levels) {
     const record = session.expert_results[expert];
     out.push(`### ${expertName(expert)}`, "");
     if (!record || record.status !== "success") {
-      out.push(`- ${t("field.error")}: ${text(record?.error)}`, "");
+      const stoppedBefore = ["cancelled", "interrupted"].includes(session.status) && record?.status !== "failed";
+      out.push(stoppedBefore ? `- ${t(`expert.${session.status}`)}` : `- ${t("field.error")}: ${record?.error ? text(record.error) : t("err.no_message")}`, "");
       continue;
     }
     const s = summaryOf(expert, record.data);
-    out.push(`- ${t("field.signal")}: ${enumWord(s.signal)} · ${t("field.confidence")}: ${num(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
-    if (s.dataGaps.length) out.push(`- ${t("field.data_gaps")}: ${s.dataGaps.map((g) => phrase(text(g))).join("; ")}`);
-    out.push(`- ${t("field.risk")}: ${text(s.risk)}`, "", block(s.reasoning), "");
+    out.push(`- ${t("field.signal")}: ${enumWord(s.signal)} · ${t("field.confidence")}: ${confidence(s.confidence)} · ${t("field.as_of")}: ${text(s.asOf)}`);
+    if (s.dataGaps.length) out.push(`- ${t("field.data_gaps")}: ${joinClauses(s.dataGaps.map((g) => phrase(text(g))))}`);
+    out.push(`- ${t("field.risk")}: ${s.risk ? text(s.risk) : t("list.no_risk_reported")}`, "", block(s.reasoning), "");
   }
   const d = session.debate_outcome;
   if (d) {
@@ -61,7 +62,7 @@ export function sessionMarkdown(session, levels) {
     if (contributions.length) out.push(`### ${t("contrib.heading")}`, "", ...contributions, "");
     out.push(`### ${t("session.bull")}`, "", block(d.bull_case?.core_thesis), "");
     out.push(`### ${t("session.bear")}`, "", block(d.bear_case?.core_thesis), "");
-    out.push(`### ${t("session.resolution")}`, "", `- ${t("field.direction")}: ${enumWord(d.direction)} · ${t("field.confidence")}: ${num(d.confidence)}`, "", block(d.conflict_resolution), "");
+    out.push(`### ${t("session.resolution")}`, "", `- ${t("field.direction")}: ${enumWord(d.direction)} · ${t("field.confidence")}: ${confidence(d.confidence)}`, "", block(d.conflict_resolution), "");
   }
   return out.join("\n");
 }

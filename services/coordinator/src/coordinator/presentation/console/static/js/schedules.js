@@ -6,7 +6,7 @@ import { h, mount } from "./dom.js";
 import { errorText } from "./format.js";
 import { actionButton, field, onSubmit, problemLine } from "./forms.js";
 import { channelLabel } from "./channels.js";
-import { lang, statusWord, t } from "./i18n.js";
+import { joinNames, lang, statusWord, t } from "./i18n.js";
 
 const ZONES = ["Asia/Shanghai", "Asia/Hong_Kong", "Asia/Tokyo", "Europe/London", "America/New_York", "UTC"];
 
@@ -38,7 +38,7 @@ function scheduleCard(schedule, names, path, problem, reload) {
   const zone = schedule.timezone;
   return h("article", { class: "card schedule", "data-schedule": schedule.schedule_id },
     h("h3", {}, h("code", {}, schedule.cron), ` (${zone})${schedule.trading_days_only ? t("sched.trading_suffix") : ""}`),
-    schedule.channels.length ? h("p", {}, `${t("sched.channels")}: ${schedule.channels.map((c) => names.get(c) || c).join(", ")}`) : null,
+    schedule.channels.length ? h("p", {}, `${t("sched.channels")}: ${joinNames(schedule.channels.map((c) => names.get(c) || c))}`) : null,
     h("div", { class: "sides" },
       h("div", {}, h("h4", {}, t("sched.next")), h("ul", { class: "next-fires" }, schedule.next_fire_times.map((s) => h("li", {}, inZone(s, zone))))),
       h("div", {}, h("h4", {}, t("sched.last")), schedule.last_runs.length

@@ -3,8 +3,8 @@
 // what the confidence means, the guardrails, the engine, and the reasoning whole.
 
 import { isAShare, upDown } from "./colors.js";
-import { h, longText } from "./dom.js";
-import { expertError, num, pct, price, signed, signedPct, text } from "./format.js";
+import { add, h, longText } from "./dom.js";
+import { confidence, expertError, num, pct, price, signed, signedPct, text } from "./format.js";
 import { actionWord, enumWord, t } from "./i18n.js";
 
 export function dl(rows) {
@@ -25,17 +25,47 @@ export function folded(value, className = "") {
 
 /** "Technical analyst failed: " in the reader's language, the service's message after it as it wrote it. */
 export function failure(expert, message) {
-  return h("p", { class: "error" }, expertError(expert, ""), h("span", { class: "narrative" }, message || t("none")));
+  if (!message) return h("p", { class: "error" }, expertError(expert, t("err.no_message")));
+  return h("p", { class: "error" }, expertError(expert, ""), h("span", { class: "narrative" }, message));
 }
 
-function levelText(value, levelPrice, symbol) {
-  return t("verdict.level", { price: price(levelPrice, symbol), pct: signedPct(value?.percent_from_entry) });
+/** Whether the session stopped before its end (cancelled or interrupted): what had not finished never will. */
+export function stopped(session) {
+  return ["cancelled", "interrupted"].includes(session.status);
+}
+
+/** A stage's state in words (debate, judge): a stopped session's unfinished stage is cancelled, not waiting. */
+export function stageState(session, stage) {
+  const status = stage?.status || "pending";
+  const state = stopped(session) && ["pending", "running"].includes(status) ? session.status : status;
+  return `${t(`stage.${state}`)}${stage?.error ? `: ${stage.error}` : ""}`;
+}
+
+/** Why an expert has no result: its stage stopped with the session, or it failed (and the service's message). */
+export function expertMissing(session, expert, record) {
+  if (stopped(session) && record?.status !== "failed") return h("p", { class: "hint" }, t(`expert.${session.status}`));
+  return failure(expert, record?.error);
+}
+
+/** A stop or a target: its price and its percent from the entry; without a price, its percent alone, or why none. */
+export function levelText(value, levelPrice, symbol) {
+  const percent = value?.percent_from_entry;
+  if (typeof levelPrice !== "number") return typeof percent === "number" ? t("verdict.level_pct", { pct: signedPct(percent) }) : t("verdict.no_price");
+  return t("verdict.level", { price: price(levelPrice, symbol), pct: signedPct(percent) });
+}
+
+/** The entry: the reference price and its day, or a sentence saying there is no price to act on. */
+export function entryText(levels, symbol) {
+  if (typeof levels.entry !== "number") return t("verdict.no_price");
+  return levels.entryDay
+    ? t("verdict.entry", { price: price(levels.entry, symbol), day: levels.entryDay })
+    : t("verdict.entry_no_day", { price: price(levels.entry, symbol) });
 }
 
 /** The engine: its kind in words, the model's name as an identifier, a fallback's reason as the service wrote it. */
 function engineText(engine) {
   const parts = Object.entries(engine || {}).filter(([, x]) => x !== null && x !== undefined && x !== "");
-  if (!parts.length) return t("none");
+  if (!parts.length) return t("verdict.engine_none");
   const value = (k, x) => (k === "kind" ? enumWord(x) : k === "model" ? h("code", {}, text(x)) : h("span", { class: "narrative" }, text(x)));
   return h("span", {}, parts.map(([k, x], i) => [i ? " · " : "", `${t(`engine.${k}`)}: `, value(k, x)]));
 }
@@ -52,8 +82,7 @@ function noVerdict(session) {
   if (["cancelled", "interrupted", "failed"].includes(session.status)) {
     return h("p", { class: session.status === "failed" ? "error" : "hint", id: "verdict-none" }, t(`verdict.none_${session.status}`));
   }
-  return h("p", { class: session.judge?.status === "failed" ? "error" : "hint", id: "verdict-none" },
-    `${t(`stage.${session.judge?.status || "pending"}`)}${session.judge?.error ? `: ${session.judge.error}` : ""}`);
+  return h("p", { class: session.judge?.status === "failed" ? "error" : "hint", id: "verdict-none" }, stageState(session, session.judge));
 }
 
 /** The card; `levels` {entry, entryDay, stop, target}. */
@@ -72,23 +101,21 @@ export function verdictCard(session, levels) {
   const updateShares = () => {
     const value = Number(portfolio.value);
     const lot = isAShare(symbol) ? 100 : 1;
-    shares.textContent = levels.entry && value > 0
-      ? t("verdict.shares", { shares: Math.floor((value * v.position_percent) / 100 / levels.entry / lot) * lot })
-      : t("none");
+    if (!levels.entry) shares.textContent = t("verdict.no_price");
+    else if (!(value > 0)) shares.textContent = t("verdict.shares_no_value");
+    else shares.textContent = t("verdict.shares", { shares: Math.floor((value * v.position_percent) / 100 / levels.entry / lot) * lot });
   };
   portfolio.addEventListener("input", updateShares);
   updateShares();
   const hold = v.action === "HOLD";
   const ifEntering = hold ? t("verdict.if_entering") : "";
-  const entry = levels.entryDay
-    ? t("verdict.entry", { price: price(levels.entry, symbol), day: levels.entryDay })
-    : t("verdict.entry_no_day", { price: price(levels.entry, symbol) });
-  card.append(
+  const entry = entryText(levels, symbol);
+  add(card,
     h("p", { class: `action action-${v.action}`, "data-action": v.action }, actionWord(v.action)),
     hold ? h("p", { class: "hint", id: "verdict-hold-levels" }, t("verdict.hold_levels")) : null,
     dl([
       [t("field.position"), `${num(v.position_percent, 1)} %${v.position_shares != null ? ` · ${t("verdict.shares", { shares: v.position_shares })}` : ""}`],
-      [t("field.confidence"), num(v.confidence)],
+      [t("field.confidence"), confidence(v.confidence)],
       [t("field.entry"), h("span", { id: "verdict-entry", "data-price": levels.entry ?? "" }, entry)],
       v.entry_strategy && [t("field.entry_strategy"), h("span", { class: "narrative" }, v.entry_strategy)],
       [`${t("field.stop")}${ifEntering}`, levelText(v.stop_loss, levels.stop, symbol)],
@@ -98,7 +125,7 @@ export function verdictCard(session, levels) {
       [t("field.rank"), h("span", { id: "verdict-rank" }, typeof v.universe_rank === "number" ? t("verdict.rank", { pct: Math.round(v.universe_rank * 100) }) : t("verdict.rank_none"))],
       [t("field.exposure"), h("span", { id: "verdict-exposure" }, exposureText(v))],
       [t("field.risks"), serviceList(v.risk_warnings, t("list.no_risks"))],
-      [t("field.confidence_means"), t("confidence.means", { value: num(v.confidence) })],
+      [t("field.confidence_means"), t("confidence.means", { value: confidence(v.confidence) })],
       [t("field.guardrails"), serviceList(v.guardrail_adjustments, t("list.no_guardrails"))],
       [t("field.engine"), engineText(v.engine)],
     ]),

@@ -3,7 +3,7 @@
 
 import { call, followEvents, get } from "../api.js";
 import { h, mount } from "../dom.js";
-import { EXPERTS, errorText, expertError, num, price, seconds, signedPct, text } from "../format.js";
+import { EXPERTS, confidence, errorText, expertError, num, price, seconds, signedPct, text } from "../format.js";
 import { actionWord, enumWord, expertName, statusWord, t } from "../i18n.js";
 
 const TERMINAL = new Set(["session.completed", "session.partial", "session.failed", "session.cancelled", "session.interrupted"]);
@@ -83,7 +83,7 @@ export async function livePage(main, route) {
         tick(d.expert, "running");
         break;
       case "expert.completed":
-        tick(d.expert, "success", `${enumWord(d.signal)} · ${t("field.confidence")} ${num(d.confidence)} · ${seconds(d.duration_ms)}`);
+        tick(d.expert, "success", `${enumWord(d.signal)} · ${t("field.confidence")} ${confidence(d.confidence)} · ${seconds(d.duration_ms)}`);
         break;
       case "expert.failed":
         tick(d.expert, "failed", `${expertError(d.expert, d.message)} · ${seconds(d.duration_ms)}`);
@@ -93,7 +93,7 @@ export async function livePage(main, route) {
         tick(event.type.split(".")[0], "running");
         break;
       case "debate.completed":
-        tick("debate", "success", `${enumWord(d.direction)} · ${t("field.confidence")} ${num(d.confidence)} · ${seconds(d.duration_ms)}`);
+        tick("debate", "success", `${enumWord(d.direction)} · ${t("field.confidence")} ${confidence(d.confidence)} · ${seconds(d.duration_ms)}`);
         break;
       case "verdict.completed":
         tick("verdict", "success", `${actionWord(d.action)} · ${num(d.position, 1)} % · ${seconds(d.duration_ms)}`);
@@ -116,6 +116,9 @@ export async function livePage(main, route) {
     if (TERMINAL.has(event.type)) {
       finished = true;
       status.dataset.status = d.status || event.type.split(".")[1];
+      if (["cancelled", "interrupted"].includes(status.dataset.status)) {
+        for (const [key, stage] of stages) if (["pending", "running"].includes(stage.li.dataset.state)) tick(key, status.dataset.status);
+      }
       status.textContent = `${t("live.status")}: ${statusWord(status.dataset.status)}`;
       cancel.remove();
       main.dataset.finished = "true";

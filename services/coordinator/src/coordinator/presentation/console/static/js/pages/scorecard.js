@@ -4,7 +4,7 @@
 
 import { get } from "../api.js";
 import { h, mount, svg } from "../dom.js";
-import { num, pct } from "../format.js";
+import { confidence, num, pct } from "../format.js";
 import { actionWord, t } from "../i18n.js";
 
 const MIN_INTERVAL_N = 10; // fewer outcomes than this: the value alone, no interval
@@ -21,26 +21,27 @@ export function estimateText(e, asPct = true) {
 function reliability(calibration) {
   const size = 300;
   const pad = 44;
-  const x = (v) => pad + v * (size - 2 * pad);
+  const left = 58; // room for the tick labels ("100 %") and, left of them, the rotated axis title
+  const x = (v) => left + v * (size - left - pad);
   const y = (v) => size - pad - v * (size - 2 * pad);
   const bins = (calibration.bins || []).filter((b) => b.n > 0 && b.hit_rate && b.hit_rate.value !== null);
   return svg("svg", { viewBox: `0 0 ${size} ${size}`, width: size, height: size, role: "img", id: "reliability-chart", "aria-labelledby": "reliability-h", "data-bins": bins.length },
-    svg("rect", { x: pad, y: pad, width: size - 2 * pad, height: size - 2 * pad, fill: "none", stroke: "#9aa4b2" }),
+    svg("rect", { x: left, y: pad, width: size - left - pad, height: size - 2 * pad, fill: "none", stroke: "#9aa4b2" }),
     svg("line", { x1: x(0), y1: y(0), x2: x(1), y2: y(1), stroke: "#9aa4b2", "stroke-dasharray": "4 4" }),
     TICKS.map((v) => svg("g", { class: "tick" },
       svg("line", { x1: x(v), x2: x(v), y1: y(0), y2: y(0) + 4, stroke: "#4a4f59" }),
-      svg("text", { class: "tick-x", x: x(v), y: y(0) + 16, "text-anchor": "middle", "font-size": 10 }, v.toFixed(2)),
+      svg("text", { class: "tick-x", x: x(v), y: y(0) + 16, "text-anchor": "middle", "font-size": 10 }, `${Math.round(v * 100)} %`),
       svg("line", { x1: x(0) - 4, x2: x(0), y1: y(v), y2: y(v), stroke: "#4a4f59" }),
       svg("text", { class: "tick-y", x: x(0) - 6, y: y(v) + 3, "text-anchor": "end", "font-size": 10 }, `${Math.round(v * 100)} %`))),
-    svg("text", { x: size / 2, y: size - 8, "text-anchor": "middle", "font-size": 11 }, t("score.axis_confidence")),
-    svg("text", { x: 12, y: size / 2, "font-size": 11, transform: `rotate(-90 12 ${size / 2})`, "text-anchor": "middle" }, t("score.axis_hit_rate")),
+    svg("text", { x: x(0.5), y: size - 8, "text-anchor": "middle", "font-size": 11 }, t("score.axis_confidence")),
+    svg("text", { id: "reliability-y-title", x: 14, y: y(0.5), "font-size": 11, transform: `rotate(-90 14 ${y(0.5)})`, "text-anchor": "middle" }, t("score.axis_hit_rate")),
     bins.map((b) => {
       const cx = x(b.mean_confidence);
       const interval = b.n >= MIN_INTERVAL_N && b.hit_rate.low !== null && b.hit_rate.high !== null;
       return svg("g", { class: "bin" },
         interval ? svg("line", { x1: cx, x2: cx, y1: y(b.hit_rate.low), y2: y(b.hit_rate.high), stroke: "#1f5fbf" }) : null,
         svg("circle", { cx, cy: y(b.hit_rate.value), r: 3 + Math.min(6, Math.sqrt(b.n)), fill: "#1f5fbf" },
-          svg("title", {}, `${num(b.mean_confidence)} → ${estimateText(b.hit_rate)}`)));
+          svg("title", {}, `${confidence(b.mean_confidence)} → ${estimateText(b.hit_rate)}`)));
     }));
 }
 
@@ -61,10 +62,11 @@ export async function scorecardPage(main) {
     const callReturn = action === "HOLD" && a.call_return?.mean?.value == null ? t("score.hold_no_return") : cell(a.call_return?.mean);
     return h("tr", { "data-action": action },
       h("th", { scope: "row" }, actionWord(action)),
-      h("td", {}, String(a.count)),
+      h("td", { class: "score-count" }, t("score.count_cell", { count: a.count ?? 0, scored: a.scored ?? 0 })),
       h("td", {}, cell(a.hit_rate)),
       h("td", {}, callReturn),
-      h("td", {}, cell(a.realised_return?.mean)));
+      // A HOLD takes no position: its realised return is 0 by definition, not an estimate with an interval.
+      h("td", { class: "score-realised" }, action === "HOLD" ? t("score.hold_realised") : cell(a.realised_return?.mean)));
   });
   const explain = ["count", "hit_rate", "call_return", "realised"].map((key) => h("li", {}, t(`score.explain.${key}`)));
   mount(main,

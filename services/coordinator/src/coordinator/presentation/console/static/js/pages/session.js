@@ -9,13 +9,13 @@ import { contributionsChart } from "../contributions.js";
 import { h, mount } from "../dom.js";
 import { saveFile } from "../download.js";
 import { summaryOf } from "../experts.js";
-import { errorText, num, pct, seconds, text, tickDigits } from "../format.js";
-import { enumWord, expertName, statusWord, t } from "../i18n.js";
+import { confidence, errorText, pct, seconds, text, tickDigits } from "../format.js";
+import { enumWord, expertName, joinNames, stageName, statusWord, t } from "../i18n.js";
 import { levelsOf } from "../levels.js";
 import { sessionMarkdown } from "../markdown.js";
 import { outcomeText } from "../outcome.js";
 import { phrase } from "../phrases.js";
-import { dl, failure, folded, serviceList, verdictCard } from "../verdict-card.js";
+import { dl, expertMissing, folded, serviceList, stageState, verdictCard } from "../verdict-card.js";
 
 const DAY = 86400000;
 
@@ -36,29 +36,29 @@ function notes(items, empty) {
 
 /** What the numbers gate found: figures checked, traced, the rest listed as the model wrote them. */
 function numbersCheck(check) {
-  if (!check || typeof check !== "object") return t("none");
+  if (!check || typeof check !== "object") return t("numbers.none");
   const unverified = Array.isArray(check.unverified) ? check.unverified : [];
   return h("span", {}, t("numbers.summary", { checked: check.checked ?? 0, traced: check.traced ?? 0, unverified: unverified.length }),
     check.repaired ? ` ${t("numbers.repaired")}` : "",
     unverified.length ? h("ul", { class: "narrative" }, unverified.map((f) => h("li", {}, `${text(f.text)} (${text(f.field)})`))) : null);
 }
 
-function expertCard(expert, record) {
+function expertCard(session, expert, record) {
   const card = h("article", { class: "card expert", "data-expert": expert, "data-status": record?.status || "missing" },
     h("h3", {}, expertName(expert)));
   if (!record || record.status !== "success") {
-    card.append(failure(expert, record?.error));
+    card.append(expertMissing(session, expert, record));
     return card;
   }
   const s = summaryOf(expert, record.data);
   card.append(dl([
     [t("field.signal"), enumWord(s.signal)],
-    [t("field.confidence"), num(s.confidence)],
+    [t("field.confidence"), confidence(s.confidence)],
     [t("field.as_of"), text(s.asOf)],
     [t("field.duration"), seconds(record.duration_ms)],
     [t("field.data_gaps"), notes(s.dataGaps, t("list.no_gaps"))],
     [t("field.staleness"), notes(s.staleness, t("list.no_staleness"))],
-    [t("field.risk"), s.risk ? h("span", { class: "narrative" }, s.risk) : t("none")],
+    [t("field.risk"), s.risk ? h("span", { class: "narrative" }, s.risk) : t("list.no_risk_reported")],
     s.numbersCheck !== undefined && [t("field.numbers_check"), numbersCheck(s.numbersCheck)],
   ]));
   card.append(h("h4", {}, t("field.reasoning")), folded(s.reasoning, "reasoning"));
@@ -75,8 +75,7 @@ function debateSection(session) {
   const d = session.debate_outcome;
   const section = h("section", { id: "debate", "aria-labelledby": "debate-h" }, h("h2", { id: "debate-h" }, t("session.debate")));
   if (!d) {
-    section.append(h("p", { class: session.debate?.status === "failed" ? "error" : "hint" },
-      `${t(`stage.${session.debate?.status || "pending"}`)}${session.debate?.error ? `: ${session.debate.error}` : ""}`));
+    section.append(h("p", { class: session.debate?.status === "failed" ? "error" : "hint", id: "debate-none" }, stageState(session, session.debate)));
     return section;
   }
   const contributions = contributionsChart(d);
@@ -85,8 +84,8 @@ function debateSection(session) {
     side(t("session.bull"), d.bull_case?.core_thesis, d.bull_case?.supporting_arguments, d.bull_case?.acknowledged_risks),
     side(t("session.bear"), d.bear_case?.core_thesis, d.bear_case?.supporting_arguments, d.bear_case?.acknowledged_strengths)));
   section.append(h("section", { class: "card resolution" }, h("h3", {}, t("session.resolution")),
-    dl([[t("field.direction"), enumWord(d.direction)], [t("field.confidence"), num(d.confidence)]]),
-    folded(d.conflict_resolution), serviceList(d.key_disagreements)));
+    dl([[t("field.direction"), enumWord(d.direction)], [t("field.confidence"), confidence(d.confidence)]]),
+    folded(d.conflict_resolution), serviceList(d.key_disagreements, t("list.no_disagreements"))));
   return section;
 }
 
@@ -96,9 +95,12 @@ async function chartSection(session) {
   const caption = h("figcaption", {}, t("session.chart_caption"));
   const outcomeLine = h("p", { id: "outcome", class: "outcome" });
   figure.append(chart, caption, outcomeLine);
+  if (session.verdict && typeof levelsOf(session.verdict).entry !== "number") {
+    figure.append(h("p", { class: "hint", id: "chart-no-price" }, t("verdict.no_price")));
+  }
   const day = session.analysis_date;
   const outcome = session.outcome;
-  const none = { figure, levels: levelsOf(session.verdict, [], day), draw: () => {} };
+  const none = { figure, levels: levelsOf(session.verdict), draw: () => {} };
   if (!day) {
     outcomeLine.textContent = t("session.no_bars", { reason: t("session.no_date") });
     return none;
@@ -113,7 +115,7 @@ async function chartSection(session) {
     outcomeLine.textContent = t("session.no_bars", { reason: errorText(error) });
     return none;
   }
-  const levels = levelsOf(session.verdict, bars, day);
+  const levels = levelsOf(session.verdict);
   if (outcome) {
     outcomeLine.dataset.status = outcome.status;
     outcomeLine.textContent = outcomeText(outcome, session.verdict?.action, session.symbol);
@@ -122,7 +124,7 @@ async function chartSection(session) {
   const ret = hold ? pct(outcome?.underlying_return) : pct(outcome?.call_return);
   const exit = scored ? { day: outcome.exit_day, price: outcome.exit_price, ret } : null;
   const digits = tickDigits(session.symbol);
-  const draw = () => (bars.length ? drawChart(chart, { bars, levels, digits, symbol: session.symbol, analysisDate: day, exit }) : null);
+  const draw = () => (bars.length ? drawChart(chart, { bars, levels, digits, symbol: session.symbol, analysisDate: day, exit, hold }) : null);
   return { figure, levels, draw };
 }
 
@@ -133,7 +135,7 @@ export async function sessionPage(main, route) {
 
   const actions = h("div", { class: "actions no-print" });
   if (session.stages_to_retry?.length) {
-    const retry = h("button", { type: "button", id: "retry-session" }, `${t("session.retry")} (${session.stages_to_retry.map(expertName).join(", ")})`);
+    const retry = h("button", { type: "button", id: "retry-session" }, `${t("session.retry")} (${joinNames(session.stages_to_retry.map(stageName))})`);
     retry.addEventListener("click", async () => {
       retry.disabled = true;
       try {
@@ -164,7 +166,7 @@ export async function sessionPage(main, route) {
       session.status_reason ? h("span", { class: "narrative" }, ` — ${session.status_reason}`) : null),
     actions, problem, figure, verdictCard(session, levels),
     h("section", { id: "experts", "aria-labelledby": "experts-h" }, h("h2", { id: "experts-h" }, t("session.experts")),
-      h("div", { class: "cards" }, session.experts.map((e) => expertCard(e, session.expert_results[e])))),
+      h("div", { class: "cards" }, session.experts.map((e) => expertCard(session, e, session.expert_results[e])))),
     debateSection(session), compare);
   draw();
   previousOf(session).then((before) => {
