@@ -99,7 +99,7 @@ def run_from_its_page(page: Page) -> str:
     page.fill("#run-date", DAY)
     page.click("#run-watchlist")
     page.wait_for_url("**/console/#/batches/*", timeout=30_000)
-    page.wait_for_selector('main[data-finished="true"]', timeout=120_000)
+    page.wait_for_selector('main .view[data-finished="true"]', timeout=120_000)
     page.wait_for_selector("#batch-table .contrib-term", timeout=30_000)
     return page.url.rsplit("/", 1)[1]
 

@@ -38,17 +38,22 @@ let first = true;
 async function render() {
   if (current) current();
   current = null;
-  delete main.dataset.finished; // a page that runs (live, batch) says when it has finished
   const route = parseRoute();
   for (const link of document.querySelectorAll("#nav a")) {
     if (link.dataset.route === route.name) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  mount(main, h("p", { class: "status", role: "status" }, t("loading")));
+  // Each render draws into a view of its own: a page still loading when the reader moves on (its requests answer
+  // later) fills its own detached view, never the page that replaced it.
+  const view = h("div", { class: "view" });
+  mount(main, view);
+  mount(view, h("p", { class: "status", role: "status" }, t("loading")));
   try {
-    current = (await ROUTES[route.name](main, route)) || null;
+    const cleanup = (await ROUTES[route.name](view, route)) || null;
+    if (view.isConnected) current = cleanup;
+    else if (cleanup) cleanup(); // replaced while it loaded: stop what it started
   } catch (error) {
-    mount(main, h("h1", {}, t("title")), h("p", { class: "error", role: "alert" }, errorText(error)));
+    mount(view, h("h1", {}, t("title")), h("p", { class: "error", role: "alert" }, errorText(error)));
   }
   if (!first && !document.querySelector("dialog[open]")) main.focus(); // a new page: reading starts at its top
   first = false;
