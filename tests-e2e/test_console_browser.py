@@ -455,7 +455,7 @@ def test_the_scorecard_shows_hit_rates_with_intervals_and_the_reliability_chart(
     card = httpx.get(f"{stack['coordinator'].url}/api/v1/coordinator/scorecard", timeout=60).json()
     page.goto(console(stack, "#/scorecard"))
     page.wait_for_selector("#reliability-chart")
-    assert page.inner_text("#scorecard-counts").startswith(f"{card['sessions']} sessions: {card['scored']} scored")
+    assert page.inner_text("#scorecard-counts").startswith(f"Sessions: {card['sessions']} ({card['scored']} scored")
     actions = page.eval_on_selector_all("#scorecard-table tbody tr", "els => els.map(e => e.dataset.action)")
     assert set(actions) == set(card["per_action"])
     # Axes with values, each statistic explained, no interval under 10 outcomes, no hole in the Brier line.

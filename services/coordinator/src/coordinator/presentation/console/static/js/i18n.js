@@ -152,7 +152,7 @@ const WORDS = {
     "history.before": "before",
     "history.after": "now",
     "score.heading": "Scorecard",
-    "score.sessions": "{sessions} sessions: {scored} scored, {pending} pending, {not_scorable} not scorable, {unavailable} unavailable",
+    "score.sessions": "Sessions: {sessions} ({scored} scored, {pending} pending, {not_scorable} not scorable, {unavailable} unavailable)",
     "score.action": "Action",
     "score.hit_rate": "Hit rate (95 % CI)",
     "score.call_return": "Call return mean (95 % CI)",
