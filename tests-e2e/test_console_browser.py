@@ -257,8 +257,9 @@ def test_a_research_ticks_stage_by_stage_and_a_reload_loses_or_doubles_no_event(
     assert result["signal"] in technical
     assert f"{round(result['confidence'] * 100)} %" in technical  # a percentage, as the CLI writes it
     failed = page.inner_text('[data-expert="catalyst_detective"] .error')
-    assert failed.startswith("Catalyst detective failed:")
-    assert "research" in failed
+    assert failed.startswith("Catalyst detective failed: the language model could not be reached.")
+    # The service's own message is kept, folded beneath the reader's words.
+    assert "llm_unavailable" in page.text_content('[data-expert="catalyst_detective"] .error details')
     state["session_id"] = session_id
 
 
@@ -489,8 +490,8 @@ def test_an_unknown_symbol_fails_in_words(page: Page, stack: Stack) -> None:
     assert page.get_attribute("#session-status", "data-status") == "failed"
     assert page.inner_text("#verdict-none") == "The research failed: there is no verdict."
     detail = page.inner_text('[data-expert="technical_analyst"] .error')
-    assert "Technical analyst failed:" in detail
-    assert "symbol_not_found" in detail
+    assert "Technical analyst failed: the data does not cover this symbol." in detail
+    assert "symbol_not_found" in page.text_content('[data-expert="technical_analyst"] .error details')
 
 
 def test_a_dropped_event_stream_is_resumed_after_the_last_event(page: Page, stack: Stack) -> None:

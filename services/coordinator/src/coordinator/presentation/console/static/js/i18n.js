@@ -58,6 +58,16 @@ const WORDS = {
     "expert.cancelled": "Cancelled before it finished.",
     "expert.interrupted": "Interrupted before it finished.",
     "err.no_message": "no message given",
+    "err.code.data_unavailable": "the data has none of what this expert needs for this symbol.",
+    "err.code.insufficient_history": "too little data was public on the analysis date.",
+    "err.code.symbol_not_found": "the data does not cover this symbol.",
+    "err.code.llm_unavailable": "the language model could not be reached.",
+    "err.code.llm_timeout": "the language model did not answer in time.",
+    "err.code.llm_upstream_error": "the language model answered with an error.",
+    "err.code.llm_output_invalid": "the language model's answer could not be read.",
+    "err.code.token_budget_exhausted": "the research's token budget was spent.",
+    "err.code.model_calls_not_allowed": "this key may not run the language model.",
+    "err.service_text": "The service's own words",
     "list.no_risk_reported": "None reported.",
     "list.no_disagreements": "No open disagreement.",
     "numbers.none": "No figures to check.",
@@ -462,6 +472,16 @@ const WORDS = {
     "expert.cancelled": "完成前已取消。",
     "expert.interrupted": "完成前已中断。",
     "err.no_message": "未给出原因",
+    "err.code.data_unavailable": "数据中没有该专家分析此股票所需的数据。",
+    "err.code.insufficient_history": "分析日期时已公开的数据不足。",
+    "err.code.symbol_not_found": "数据不覆盖该股票。",
+    "err.code.llm_unavailable": "无法连接语言模型。",
+    "err.code.llm_timeout": "语言模型未能及时回答。",
+    "err.code.llm_upstream_error": "语言模型返回了错误。",
+    "err.code.llm_output_invalid": "无法读取语言模型的回答。",
+    "err.code.token_budget_exhausted": "本次研究的 token 预算已用完。",
+    "err.code.model_calls_not_allowed": "该密钥无权调用语言模型。",
+    "err.service_text": "服务的原文",
     "list.no_risk_reported": "未报告。",
     "list.no_disagreements": "无未消解分歧。",
     "numbers.none": "无需核对的数字。",
@@ -871,6 +891,11 @@ export function joinNames(items) {
 /** Sentences or clauses in a list, joined the language's way ("a; b" / "甲；乙"). */
 export function joinClauses(items) {
   return items.join(lang() === "zh" ? "；" : "; ");
+}
+
+/** Whether the catalogue has a word for `key` (a key built from what a service sent). */
+export function hasWord(key) {
+  return key in WORDS.en;
 }
 
 /** A verdict's action in words (BUY → 买入); anything else as it is. */

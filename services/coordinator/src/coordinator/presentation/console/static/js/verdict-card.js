@@ -5,7 +5,7 @@
 import { isAShare, upDown } from "./colors.js";
 import { add, h, longText } from "./dom.js";
 import { confidence, expertError, num, pct, price, signed, signedPct, text } from "./format.js";
-import { actionWord, enumWord, t } from "./i18n.js";
+import { actionWord, enumWord, hasWord, t } from "./i18n.js";
 
 export function dl(rows) {
   return h("dl", { class: "facts" }, rows.filter(Boolean).map(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]));
@@ -23,9 +23,19 @@ export function folded(value, className = "") {
   return longText(text(value), { more: t("text.more"), less: t("text.less") }, className ? { class: className } : {});
 }
 
-/** "Technical analyst failed: " in the reader's language, the service's message after it as it wrote it. */
+/** A peer's failure as the coordinator records it ("research 422 insufficient_history: …"): its problem code. */
+const FAILURE = /^(?:research|debate|judge) \d{3} ([a-z_]+): /;
+
+/** "Technical analyst failed: " in the reader's language, then why: in the reader's words when the failure's code
+ * is a known one (the service's own message folded beneath), else the service's message as it wrote it. */
 export function failure(expert, message) {
   if (!message) return h("p", { class: "error" }, expertError(expert, t("err.no_message")));
+  const code = FAILURE.exec(message)?.[1];
+  if (code && hasWord(`err.code.${code}`)) {
+    return h("div", { class: "error" },
+      h("p", {}, expertError(expert, t(`err.code.${code}`))),
+      h("details", {}, h("summary", {}, t("err.service_text")), h("p", { class: "narrative" }, message)));
+  }
   return h("p", { class: "error" }, expertError(expert, ""), h("span", { class: "narrative" }, message));
 }
 
